@@ -1,0 +1,266 @@
+"""Load and validate a study configuration.
+
+The JSON schema (``schemas/config.schema.yaml``) carries every default and every per-key rule. This
+module applies it, fills the defaults in, adds the checks a schema cannot express (for example "no more
+events read than written"), and turns every violation into one message that names the key, the value
+and what would be valid. Invalid configurations stop here, before Snakemake schedules any job.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator, Mapping
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+import yaml
+
+# The paper's defaults per format (seed 000, sections 2.2 and 2.3): the primary xAOD uses AutoFlush 100
+# events and split level 0, the derivations AutoFlush 10 MB and split level 1. The paper does not print its
+# default algorithm; ZLIB level 5 is what the real PHYSLITE sample in shared/data carries (setting 105).
+PAPER_FILE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "xaod": {"algorithm": "zlib", "level": 5, "autoflush": 100, "split_level": 0, "basket_size": 32000},
+    "topq1": {
+        "algorithm": "zlib",
+        "level": 5,
+        "autoflush": -10_000_000,
+        "split_level": 1,
+        "basket_size": 32000,
+    },
+    "susy5": {
+        "algorithm": "zlib",
+        "level": 5,
+        "autoflush": -10_000_000,
+        "split_level": 1,
+        "basket_size": 32000,
+    },
+    "truth3": {
+        "algorithm": "zlib",
+        "level": 5,
+        "autoflush": -10_000_000,
+        "split_level": 1,
+        "basket_size": 32000,
+    },
+}
+PAPER_READ_DEFAULTS: dict[str, Any] = {
+    "cache_size": -1,
+    "learn_entries": "default",
+    "threads": 1,
+    "branches": "particle",
+}
+
+FILE_KEYS = ("algorithm", "level", "autoflush", "split_level", "basket_size")
+READ_KEYS = ("cache_size", "learn_entries", "threads", "branches")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be run. The message lists every problem found, one per line."""
+
+    def __init__(self, problems: list[str], source: str = "the configuration"):
+        self.problems = problems
+        lines = "\n".join(f"  - {p}" for p in problems)
+        super().__init__(
+            f"Invalid study configuration ({source}); nothing was run.\n{lines}\n"
+            "The schema with every key, its default and its valid values is src/rootparams/schemas/config.schema.yaml."
+        )
+
+
+@cache
+def schema() -> dict[str, Any]:
+    text = resources.files("rootparams").joinpath("schemas/config.schema.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configuration") -> dict[str, Any]:
+    """Validate ``raw`` and return a new, complete configuration with every default filled in.
+
+    Raises ConfigError naming each offending key, its value and what is valid.
+    """
+    config = copy.deepcopy(dict(raw or {}))
+    problems = [_describe(error) for error in _schema_errors(config)]
+    if problems:
+        raise ConfigError(problems, source)
+    _fill_defaults(config, schema(), schema())
+    for fmt, settings in config["file_defaults"].items():
+        config["file_defaults"][fmt] = {**PAPER_FILE_DEFAULTS[fmt], **settings}
+    for fmt in config["formats"]:
+        config["file_defaults"].setdefault(fmt, dict(PAPER_FILE_DEFAULTS[fmt]))
+    config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
+    problems = list(_semantic_problems(config))
+    if problems:
+        raise ConfigError(problems, source)
+    return config
+
+
+def _schema_errors(config: dict[str, Any]) -> list[jsonschema.ValidationError]:
+    validator = jsonschema.Draft202012Validator(schema())
+    # Report the most specific error of each failing branch, in a stable order.
+    errors = []
+    for error in validator.iter_errors(config):
+        errors.append(_most_specific(error))
+    return sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])
+
+
+def _most_specific(error: jsonschema.ValidationError) -> jsonschema.ValidationError:
+    # For oneOf/anyOf failures, the sub-error that went deepest says most about what is wrong.
+    if error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        if len(deepest.absolute_path) > len(error.absolute_path):
+            return _most_specific(deepest)
+    return error
+
+
+def key_path(path: Iterator[Any] | list[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    """One line: which key, which value, what would be valid."""
+    where = key_path(list(error.absolute_path))
+    value = error.instance
+    rule = error.validator
+    s = error.schema if isinstance(error.schema, dict) else {}
+    if "propertyNames" in error.schema_path:
+        return f"{where}: unknown key {value!r}; {_valid_text(s)}"
+    if rule in ("oneOf", "anyOf"):
+        options = " or ".join(_option_text(_resolve(o, schema())) for o in s[rule])
+        return f"{where} = {value!r}: must be {options}"
+    if rule == "additionalProperties":
+        allowed = sorted(s.get("properties", {}))
+        extra = sorted(set(value) - set(allowed)) if isinstance(value, dict) else []
+        hints = []
+        for key in extra:
+            close = _closest(key, allowed)
+            hints.append(f"unknown key {key!r}" + (f" (did you mean {close!r}?)" if close else ""))
+        return f"{where}: {'; '.join(hints)}; valid keys here are {', '.join(allowed)}"
+    if rule == "propertyNames":
+        return f"{where}: key {error.instance!r} is not allowed: {_valid_text(s)}"
+    if rule == "enum":
+        return f"{where} = {value!r}: must be one of {', '.join(repr(v) for v in s['enum'])}"
+    if rule == "const":
+        return f"{where} = {value!r}: must be {s['const']!r}"
+    if rule == "type":
+        return f"{where} = {value!r}: must be of type {_type_text(s['type'])}, not {_json_type(value)}"
+    if rule in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        return f"{where} = {value!r}: {_range_text(s)}"
+    if rule == "pattern":
+        return f"{where} = {value!r}: {s.get('description', '').strip() or 'must match ' + s['pattern']}"
+    if rule in ("minItems", "minProperties", "minLength"):
+        return f"{where} = {value!r}: must not be empty"
+    if rule == "uniqueItems":
+        return f"{where} = {value!r}: values must not repeat"
+    if rule == "required":
+        return f"{where}: {error.message}"
+    return f"{where} = {value!r}: {error.message}"
+
+
+def _valid_text(s: dict[str, Any]) -> str:
+    if "enum" in s:
+        return "must be one of " + ", ".join(repr(v) for v in s["enum"])
+    if "$ref" in s:
+        ref = s["$ref"].rsplit("/", 1)[-1]
+        return _valid_text(schema()["$defs"][ref])
+    if "pattern" in s:
+        return f"must match {s['pattern']}"
+    return "see the schema"
+
+
+def _option_text(s: dict[str, Any]) -> str:
+    if "const" in s:
+        return repr(s["const"])
+    if "enum" in s:
+        return "one of " + ", ".join(repr(v) for v in s["enum"])
+    text = f"an {s['type']}" if s.get("type") == "integer" else f"a {_type_text(s.get('type', 'value'))}"
+    if "minimum" in s or "maximum" in s:
+        text += f" that {_range_text(s).replace('must be ', 'is ')}"
+    return text
+
+
+def _type_text(t: str | list[str]) -> str:
+    return " or ".join(t) if isinstance(t, list) else t
+
+
+def _json_type(value: Any) -> str:
+    return {
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }.get(type(value), type(value).__name__)
+
+
+def _range_text(s: dict[str, Any]) -> str:
+    lo = s.get("minimum")
+    hi = s.get("maximum")
+    if lo is not None and hi is not None:
+        return f"must be from {lo} to {hi}"
+    if lo is not None:
+        return f"must be at least {lo}"
+    if "exclusiveMinimum" in s:
+        return f"must be greater than {s['exclusiveMinimum']}"
+    return f"must be at most {hi}"
+
+
+def _closest(word: str, choices: list[str]) -> str | None:
+    import difflib
+
+    match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def _resolve(node: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        node = root["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def _fill_defaults(instance: Any, node: dict[str, Any], root: dict[str, Any]) -> None:
+    """Insert schema defaults for absent keys, recursively (the schema is the one place for defaults)."""
+    node = _resolve(node, root)
+    if not isinstance(instance, dict):
+        return
+    for key, sub in node.get("properties", {}).items():
+        sub_resolved = _resolve(sub, root)
+        if key not in instance and "default" in sub:
+            instance[key] = copy.deepcopy(sub["default"])
+        elif key not in instance and "default" in sub_resolved:
+            instance[key] = copy.deepcopy(sub_resolved["default"])
+        if key in instance:
+            _fill_defaults(instance[key], sub, root)
+
+
+def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
+    if config["repetitions"] < 2 and config["require_sigma"]:
+        yield (
+            f"repetitions = {config['repetitions']}: at least 2 are needed for the 1-sigma spread of every result; "
+            "use 2 or more (the paper used 10), or set require_sigma: false for a single-shot smoke run"
+        )
+    formats = config["formats"]
+    for fmt, events in formats.items():
+        if events["read"] > events["written"]:
+            yield (
+                f"formats.{fmt}.read = {events['read']}: cannot read more events than are written "
+                f"(formats.{fmt}.written = {events['written']}); use at most {events['written']}"
+            )
+    for name, scan in config["scans"].items():
+        for fmt in scan.get("formats", []):
+            if fmt not in formats:
+                yield (
+                    f"scans.{name}.formats contains {fmt!r}, which is not a format of this study; "
+                    f"the study's formats are {', '.join(sorted(formats))} (add it under 'formats')"
+                )
+        if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
+            yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
+    data_dir = config["data_dir"]
+    if any(part == ".." for part in re.split(r"[/\\]", data_dir)):
+        yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
+    if data_dir.rstrip("/") in ("results", ".", "") or data_dir.startswith("results/"):
+        yield f"data_dir = {data_dir!r}: must be separate from results/ (it holds the ROOT files under test)"

@@ -1,0 +1,374 @@
+// rootparams-read: one timed read of a CollectionTree, or a structural inspection of a file.
+//
+// Timed read (one process = one repetition, as the paper's jobs were):
+//   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T
+//     SEL: particle | all | regex:<ECMAScript regex on top-level names> | list:<name>,<name>,...
+//     C:   0 = TTreeCache off, -1 = sized from the AutoFlush cluster, > 0 = bytes
+//     L:   TTreeCache learn entries, -1 = ROOT's built-in default
+//     T:   implicit-MT threads, 1 = implicit MT off
+// Inspection (what the file really is, for the catalogue):
+//   rootparams-read --file F --inspect
+//
+// Every ROOT setting that changes the result is pinned here, whatever the user's environment says:
+// ROOT_TTREECACHE_SIZE / ROOT_TTREECACHE_PREFILL are removed, gEnv's TTreeCache.* and async prefetching
+// are set, the cache size is set explicitly, implicit MT is enabled only when asked for.
+// Output: one line "ROOTPARAMS_JSON {...}" on stdout. Errors: exit code 2 and a message naming the file.
+#include "common.h"
+
+#include <ROOT/RConfig.hxx>
+#include <TBranch.h>
+#include <TBranchElement.h>
+#include <TClass.h>
+#include <TEnv.h>
+#include <TFile.h>
+#include <TLeaf.h>
+#include <TROOT.h>
+#include <TTree.h>
+#include <TTreeCache.h>
+#include <TTreePerfStats.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace rootparams;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &msg)
+{
+   throw std::runtime_error(msg);
+}
+
+const char *kParticleBase = "xAODlike::IParticleContainer";
+
+// TTreePerfStats keeps the decompressor's input and output byte counts to itself; expose them.
+class PerfStats : public TTreePerfStats {
+public:
+   using TTreePerfStats::TTreePerfStats;
+   Long64_t UnzipInputBytes() const { return fUnzipInputSize; }
+   Long64_t UnzipOutputBytes() const { return fUnzipObjSize; }
+};
+
+bool is_particle_container(TBranch *b)
+{
+   TClass *cl = TClass::GetClass(b->GetClassName());
+   return cl && cl->InheritsFrom(kParticleBase);
+}
+
+// Top-level branch names a selection keeps.
+std::vector<std::string> select_top_branches(TTree *tree, const std::string &selection, const std::string &path)
+{
+   std::vector<std::string> all;
+   for (auto *obj : *tree->GetListOfBranches())
+      all.push_back(obj->GetName());
+   auto available = [&]() {
+      std::string s;
+      for (size_t i = 0; i < all.size() && i < 25; ++i)
+         s += (i ? ", " : "") + all[i];
+      return s + (all.size() > 25 ? ", ... (" + std::to_string(all.size()) + " in all)" : "");
+   };
+   std::vector<std::string> chosen;
+   if (selection == "all") {
+      chosen = all;
+   } else if (selection == "particle") {
+      std::set<std::string> containers;
+      for (auto *obj : *tree->GetListOfBranches())
+         if (is_particle_container(static_cast<TBranch *>(obj)))
+            containers.insert(obj->GetName());
+      if (containers.empty())
+         fail(path + ": no particle-container branches (interface class deriving from " + std::string(kParticleBase) +
+              ") in the tree; choose another branch selection ('all', 'regex:...', 'list:...'). Top-level branches: " +
+              available());
+      for (auto &name : all) {
+         for (auto &c : containers) {
+            if (name == c || name == c + "Aux." || name.rfind(c + "AuxDyn.", 0) == 0) {
+               chosen.push_back(name);
+               break;
+            }
+         }
+      }
+   } else if (selection.rfind("regex:", 0) == 0) {
+      std::regex re;
+      try {
+         re = std::regex(selection.substr(6));
+      } catch (const std::regex_error &e) {
+         fail("branch selection '" + selection + "' is not a valid regular expression: " + e.what());
+      }
+      for (auto &name : all)
+         if (std::regex_search(name, re))
+            chosen.push_back(name);
+      if (chosen.empty())
+         fail(path + ": branch selection '" + selection + "' matches no top-level branch. Available: " + available());
+   } else if (selection.rfind("list:", 0) == 0) {
+      std::stringstream s(selection.substr(5));
+      std::string name;
+      std::set<std::string> have(all.begin(), all.end());
+      while (std::getline(s, name, ',')) {
+         if (!have.count(name))
+            fail(path + ": branch '" + name + "' of selection '" + selection + "' is not in the tree. Available: " +
+                 available());
+         chosen.push_back(name);
+      }
+   } else {
+      fail("unknown branch selection '" + selection + "' (use particle, all, regex:<re> or list:<a>,<b>)");
+   }
+   return chosen;
+}
+
+void count_branches(TObjArray *branches, long long &count)
+{
+   for (auto *obj : *branches) {
+      ++count;
+      count_branches(static_cast<TBranch *>(obj)->GetListOfBranches(), count);
+   }
+}
+
+long long active_branch_count(TObjArray *branches)
+{
+   long long n = 0;
+   for (auto *obj : *branches) {
+      auto *b = static_cast<TBranch *>(obj);
+      if (!b->TestBit(kDoNotProcess))
+         ++n;
+      n += active_branch_count(b->GetListOfBranches());
+   }
+   return n;
+}
+
+std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, const std::string &tree_name)
+{
+   std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
+   if (!file || file->IsZombie())
+      fail(path + ": cannot be opened as a ROOT file (missing, truncated or not ROOT)");
+   if (file->TestBit(TFile::kRecovered))
+      fail(path + ": ROOT had to recover the file (it was not closed properly; truncated or still being written)");
+   auto *tree = file->Get<TTree>(tree_name.c_str());
+   if (!tree) {
+      std::string keys;
+      for (auto *k : *file->GetListOfKeys())
+         keys += std::string(keys.empty() ? "" : ", ") + k->GetName();
+      fail(path + ": has no TTree named '" + tree_name + "'; its top-level keys are: " + (keys.empty() ? "(none)" : keys));
+   }
+   return {std::move(file), tree};
+}
+
+int inspect(const std::string &path, const std::string &tree_name)
+{
+   auto [file, tree] = open_tree(path, tree_name);
+   std::vector<std::string> branches;
+   long long particle_zip = 0, particle_tot = 0, total_branches = 0;
+   std::set<std::string> particle_containers;
+   for (auto *obj : *tree->GetListOfBranches())
+      if (is_particle_container(static_cast<TBranch *>(obj)))
+         particle_containers.insert(obj->GetName());
+   for (auto *obj : *tree->GetListOfBranches()) {
+      auto *b = static_cast<TBranch *>(obj);
+      const std::string name = b->GetName();
+      bool particle = false;
+      for (auto &c : particle_containers)
+         particle |= (name == c || name == c + "Aux." || name.rfind(c + "AuxDyn.", 0) == 0);
+      long long sub = 0;
+      count_branches(b->GetListOfBranches(), sub);
+      const long long zip = b->GetZipBytes("*"), tot = b->GetTotBytes("*");
+      if (particle) {
+         particle_zip += zip;
+         particle_tot += tot;
+      }
+      JsonObject j;
+      j.str("name", name)
+         .str("class", b->GetClassName())
+         .boolean("particle", particle)
+         .integer("zip_bytes", zip)
+         .integer("tot_bytes", tot)
+         .integer("sub_branches", sub)
+         .integer("split_level", b->GetSplitLevel())
+         .integer("compression_setting", b->GetCompressionSettings())
+         .integer("baskets", b->GetWriteBasket());
+      branches.push_back(j.dump());
+   }
+   count_branches(tree->GetListOfBranches(), total_branches);
+   std::vector<std::string> cluster_starts;
+   auto it = tree->GetClusterIterator(0);
+   for (Long64_t start = it(); start < tree->GetEntries(); start = it())
+      cluster_starts.push_back(std::to_string(start));
+
+   JsonObject out;
+   out.str("file", path)
+      .integer("file_size_bytes", file->GetSize())
+      .integer("file_compression_setting", file->GetCompressionSettings())
+      .str("tree", tree_name)
+      .integer("entries", tree->GetEntries())
+      .integer("autoflush", tree->GetAutoFlush())
+      .integer("zip_bytes", tree->GetZipBytes())
+      .integer("tot_bytes", tree->GetTotBytes())
+      .integer("particle_zip_bytes", particle_zip)
+      .integer("particle_tot_bytes", particle_tot)
+      .integer("top_level_branches", tree->GetListOfBranches()->GetEntries())
+      .integer("branches", total_branches)
+      .integer("leaves", tree->GetListOfLeaves()->GetEntries())
+      .integer("clusters", static_cast<long long>(cluster_starts.size()))
+      .raw("cluster_starts", json_array(cluster_starts))
+      .raw("branch_list", json_array(branches))
+      .str("root_version", gROOT->GetVersion());
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+int timed_read(const std::map<std::string, std::string> &args)
+{
+   const double process_start = steady_now();
+   auto need = [&](const char *key) {
+      auto it = args.find(key);
+      if (it == args.end())
+         fail(std::string("missing required option --") + key);
+      return it->second;
+   };
+   const std::string path = need("file");
+   const std::string tree_name = args.count("tree") ? args.at("tree") : "CollectionTree";
+   const Long64_t events = std::stoll(need("events"));
+   const std::string selection = need("branches");
+   const Long64_t cache_size = std::stoll(need("cache-size"));
+   const int learn_entries = std::stoi(need("learn-entries"));
+   const int threads = std::stoi(need("threads"));
+   if (events < 2)
+      fail("--events must be at least 2 (the event rate is measured from the 2nd event on)");
+   if (threads < 1)
+      fail("--threads must be at least 1");
+
+   if (threads > 1)
+      ROOT::EnableImplicitMT(threads);  // otherwise it stays off: ROOT never enables it by itself
+
+   const double open_start = steady_now();
+   auto [file, tree] = open_tree(path, tree_name);
+   if (tree->GetEntries() < events)
+      fail(path + ": has " + std::to_string(tree->GetEntries()) + " entries, but " + std::to_string(events) +
+           " were requested");
+
+   const auto chosen = select_top_branches(tree, selection, path);
+   tree->SetBranchStatus("*", false);
+   long long selected_zip = 0, selected_tot = 0;
+   for (auto &name : chosen) {
+      tree->SetBranchStatus(name.c_str(), true);
+      auto *b = tree->GetBranch(name.c_str());
+      if (b->GetListOfBranches()->GetEntries() > 0) {  // split object: enable every sub-branch too
+         const bool dotted = !name.empty() && name.back() == '.';
+         tree->SetBranchStatus((name + (dotted ? "*" : ".*")).c_str(), true);
+      }
+      selected_zip += b->GetZipBytes("*");
+      selected_tot += b->GetTotBytes("*");
+   }
+
+   if (learn_entries >= 0)
+      TTreeCache::SetLearnEntries(learn_entries);
+   if (tree->SetCacheSize(cache_size) < 0)
+      fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
+   auto *perf = new PerfStats("ioperf", tree);
+   auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
+
+   const long long rss_baseline = current_rss_bytes();
+   const double open_seconds = steady_now() - open_start;
+
+   // Event 0 is outside the timed window (it pays for object creation and cache learning), as in the paper.
+   const double first_start = steady_now();
+   if (tree->GetEntry(0) < 0)
+      fail(path + ": reading entry 0 failed (corrupt basket or I/O error)");
+   const double loop_start = steady_now(), loop_start_epoch = epoch_now(), cpu_start = process_cpu_seconds();
+   long long bytes_unpacked = 0;
+   for (Long64_t i = 1; i < events; ++i) {
+      const int n = tree->GetEntry(i);
+      if (n < 0)
+         fail(path + ": reading entry " + std::to_string(i) + " failed (corrupt basket or I/O error)");
+      bytes_unpacked += n;
+   }
+   const double loop_end = steady_now(), loop_end_epoch = epoch_now(), cpu_end = process_cpu_seconds();
+   perf->Finish();
+   const double loop_seconds = loop_end - loop_start;
+
+   cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
+   const double disk_time = perf->GetDiskTime(), unzip_time = perf->GetUnzipTime();
+   const long long bytes_read = file->GetBytesRead();
+   const int read_calls = file->GetReadCalls();
+
+   JsonObject out;
+   out.str("file", path)
+      .str("root_version", gROOT->GetVersion())
+      .str("branches", selection)
+      .integer("selected_top_branches", static_cast<long long>(chosen.size()))
+      .integer("active_branches", active_branch_count(tree->GetListOfBranches()))
+      .integer("selected_zip_bytes", selected_zip)
+      .integer("selected_tot_bytes", selected_tot)
+      .integer("entries_in_tree", tree->GetEntries())
+      .integer("events_read", events)
+      .integer("cache_size_requested", cache_size)
+      .integer("cache_size_used", tree->GetCacheSize())
+      .integer("cache_buffer_bytes", cache ? cache->GetBufferSize() : 0)
+      .integer("cache_cached_branches", cache && cache->GetCachedBranches() ? cache->GetCachedBranches()->GetEntries() : 0)
+      .num("cache_efficiency", cache ? cache->GetEfficiency() : 0.0)
+      .integer("learn_entries_requested", learn_entries)
+      .integer("learn_entries_used", TTreeCache::GetLearnEntries())
+      .integer("threads_requested", threads)
+      .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
+      .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
+      .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
+      .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
+      .num("start_time", loop_start_epoch)
+      .num("end_time", loop_end_epoch)
+      .num("event_loop_seconds", loop_seconds)
+      .num("event_rate_hz", (events - 1) / loop_seconds)
+      .num("first_event_seconds", loop_start - first_start)
+      .num("open_seconds", open_seconds)
+      .num("wall_seconds", loop_end - process_start)
+      .num("loop_cpu_seconds", cpu_end - cpu_start)
+      .num("process_cpu_seconds", process_cpu_seconds())
+      .integer("read_calls", read_calls)
+      .integer("bytes_read", bytes_read)
+      .num("bytes_per_read", read_calls ? double(bytes_read) / read_calls : 0.0)
+      .integer("perfstats_read_calls", perf->GetReadCalls())
+      .integer("perfstats_bytes_read", perf->GetBytesRead())
+      .integer("perfstats_bytes_read_extra", perf->GetBytesReadExtra())
+      .integer("perfstats_tree_cache_size", perf->GetTreeCacheSize())
+      .num("perfstats_real_seconds", perf->GetRealTime())
+      .num("perfstats_cpu_seconds", perf->GetCpuTime())
+      .num("disk_seconds", disk_time)
+      .num("unzip_seconds", unzip_time)
+      .integer("unzip_input_bytes", perf->UnzipInputBytes())
+      .integer("unzip_output_bytes", perf->UnzipOutputBytes())
+      .num("read_mb_per_s_compressed", loop_seconds > 0 ? bytes_read / 1e6 / loop_seconds : 0.0)
+      .num("read_mb_per_s_uncompressed", loop_seconds > 0 ? perf->UnzipOutputBytes() / 1e6 / loop_seconds : 0.0)
+      .integer("bytes_unpacked", bytes_unpacked)
+      .integer("rss_baseline_bytes", rss_baseline)
+      .integer("peak_rss_bytes", peak_rss_bytes())
+      .integer("rss_increase_bytes", peak_rss_bytes() - rss_baseline)
+      .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
+      .integer("pid", getpid());
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+   // Before ROOT reads its environment: no user override may change the cache being measured.
+   unsetenv("ROOT_TTREECACHE_SIZE");
+   unsetenv("ROOT_TTREECACHE_PREFILL");
+   try {
+      gEnv->SetValue("TTreeCache.Size", 1.0);
+      gEnv->SetValue("TTreeCache.Prefill", 0);
+      gEnv->SetValue("TFile.AsyncPrefetching", 0);
+      auto args = parse_args(argc, argv);
+      if (args.count("inspect"))
+         return inspect(args.at("file"), args.count("tree") ? args.at("tree") : "CollectionTree");
+      return timed_read(args);
+   } catch (const std::exception &e) {
+      std::cerr << "rootparams-read: error: " << e.what() << std::endl;
+      return 2;
+   }
+}

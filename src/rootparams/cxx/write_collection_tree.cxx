@@ -1,0 +1,492 @@
+// rootparams-write: write a synthetic xAOD-like CollectionTree at one grid point.
+//
+//   rootparams-write --recipe R --output F --events N --compression S --autoflush A --split L
+//                    --basket B --seed X
+//
+// The recipe (text, one directive per line, written by rootparams.formats) says which containers the
+// events hold and how their values are distributed:
+//   container <Name> <InterfaceClass> <AuxClass> <multiplicity> <params...>
+//   attr      <Name> <member> <dist> <params...>          distribution of a static aux member
+//   dyn       <Name> <attr> <type> <dist> <params...>     a dynamic aux attribute (<Name>AuxDyn.<attr>)
+//   dyn       <Name> <attr> link|vlink <TargetContainer>   an element-link attribute
+//   inner     <Name> <member-or-attr> <multiplicity> <params...>   length of inner vectors
+// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0).
+// Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
+//                | bits p (trigger-like words, mostly constant between events) | link Target | seq
+//
+// Content depends only on (recipe, seed, event number): every container of every event draws from its own
+// random stream, so the same events are written under every compression, AutoFlush and split setting.
+// On success it prints one line "ROOTPARAMS_JSON {...}" with timings; on any error it exits non-zero
+// with a message naming the file and the problem.
+#include "EventModel.h"
+#include "common.h"
+
+#include <TClass.h>
+#include <TDataMember.h>
+#include <TFile.h>
+#include <TList.h>
+#include <TRandom3.h>
+#include <TTree.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+using namespace rootparams;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &msg)
+{
+   throw std::runtime_error(msg);
+}
+
+uint32_t hash32(const std::string &s)
+{  // FNV-1a: stable hashed container keys, as ATLAS hashes container names
+   uint32_t h = 2166136261u;
+   for (unsigned char c : s) {
+      h ^= c;
+      h *= 16777619u;
+   }
+   return h;
+}
+
+uint32_t stream_seed(uint64_t seed, uint64_t event, uint64_t stream)
+{  // splitmix64 of the three inputs; never 0 (TRandom3 treats 0 as "seed from the clock")
+   uint64_t z = seed * 0x9E3779B97F4A7C15ull + event * 0xBF58476D1CE4E5B9ull + stream * 0x94D049BB133111EBull;
+   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+   z ^= z >> 31;
+   return static_cast<uint32_t>(z) | 1u;
+}
+
+struct Distribution {
+   std::string kind = "gaus";
+   std::vector<std::string> args{"0", "1"};
+   double p(size_t i) const
+   {
+      if (i >= args.size())
+         fail("distribution '" + kind + "' needs at least " + std::to_string(i + 1) + " parameter(s)");
+      return std::stod(args[i]);
+   }
+};
+
+struct Event {
+   Long64_t number = 0;
+   std::unordered_map<std::string, uint32_t> multiplicity;
+};
+
+// One per-element column: a std::vector<...> somewhere in memory (a static aux member or a dynamic
+// attribute) that is cleared and refilled for every event.
+struct Column {
+   enum Kind { F, I, U8, U16, U32, U64, VF, VI, VU32, EL, VEL };
+   std::string name;
+   Kind kind;
+   void *address;
+   Distribution values;
+   Distribution inner{"fixed", {"4"}};
+
+   double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
+   {
+      const auto &k = values.kind;
+      if (k == "gaus")
+         return rng.Gaus(values.p(0), values.p(1));
+      if (k == "exp")
+         return rng.Exp(values.p(0));
+      if (k == "uniform")
+         return rng.Uniform(values.p(0), values.p(1));
+      if (k == "int")
+         return std::floor(rng.Uniform(values.p(0), values.p(1) + 1));
+      if (k == "const")
+         return values.p(0);
+      if (k == "seq")
+         return static_cast<double>(index);
+      if (k == "choice") {
+         if (values.args.empty())
+            fail("distribution 'choice' needs at least one value");
+         return std::stod(values.args[rng.Integer(values.args.size())]);
+      }
+      if (k == "bits") {
+         // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
+         uint32_t word = hash32(name + "/" + std::to_string(inner_index));
+         const double flip = values.p(0);
+         for (int b = 0; b < 32; ++b)
+            if (rng.Rndm() < flip)
+               word ^= (1u << b);
+         return static_cast<double>(word);
+      }
+      (void)ev;
+      fail("unknown distribution '" + k + "' for column " + name);
+   }
+
+   uint32_t inner_length(TRandom3 &rng) const { return multiplicity_of(inner, rng); }
+
+   static uint32_t multiplicity_of(const Distribution &d, TRandom3 &rng)
+   {
+      double n = 0;
+      if (d.kind == "fixed")
+         n = d.p(0);
+      else if (d.kind == "poisson")
+         n = rng.Poisson(d.p(0));
+      else if (d.kind == "gaus")
+         n = std::round(rng.Gaus(d.p(0), d.p(1)));
+      else
+         fail("unknown multiplicity '" + d.kind + "' (use fixed, poisson or gaus)");
+      return n < 0 ? 0u : static_cast<uint32_t>(n);
+   }
+
+   template <typename T>
+   void fill_scalar(size_t n, TRandom3 &rng, const Event &ev)
+   {
+      auto &v = *static_cast<std::vector<T> *>(address);
+      v.resize(n);
+      for (size_t i = 0; i < n; ++i)
+         v[i] = static_cast<T>(draw(rng, ev, i, 0));
+   }
+   template <typename T>
+   void fill_nested(size_t n, TRandom3 &rng, const Event &ev)
+   {
+      auto &v = *static_cast<std::vector<std::vector<T>> *>(address);
+      v.resize(n);
+      for (size_t i = 0; i < n; ++i) {
+         v[i].resize(inner_length(rng));
+         for (size_t j = 0; j < v[i].size(); ++j)
+            v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+      }
+   }
+   xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index) const
+   {
+      xAODlike::ElementLink_v1 link;
+      if (values.kind != "link" || values.args.empty())
+         fail("column " + name + " holds element links: give it 'link <TargetContainer>'");
+      const std::string &target = values.args[0];
+      link.m_persKey = hash32(target);
+      auto it = ev.multiplicity.find(target);
+      const uint32_t size = it == ev.multiplicity.end() ? 0 : it->second;
+      // Links mostly point at nearby, increasing indices, as in real containers.
+      link.m_persIndex = size ? static_cast<uint32_t>((index + rng.Integer(3)) % size) : 0;
+      return link;
+   }
+
+   void fill(size_t n, TRandom3 &rng, const Event &ev)
+   {
+      switch (kind) {
+      case F: fill_scalar<float>(n, rng, ev); break;
+      case I: fill_scalar<int>(n, rng, ev); break;
+      case U8: fill_scalar<uint8_t>(n, rng, ev); break;
+      case U16: fill_scalar<uint16_t>(n, rng, ev); break;
+      case U32: fill_scalar<uint32_t>(n, rng, ev); break;
+      case U64: fill_scalar<uint64_t>(n, rng, ev); break;
+      case VF: fill_nested<float>(n, rng, ev); break;
+      case VI: fill_nested<int>(n, rng, ev); break;
+      case VU32: fill_nested<uint32_t>(n, rng, ev); break;
+      case EL: {
+         auto &v = *static_cast<std::vector<xAODlike::ElementLink_v1> *>(address);
+         v.resize(n);
+         for (size_t i = 0; i < n; ++i)
+            v[i] = make_link(rng, ev, i);
+         break;
+      }
+      case VEL: {
+         auto &v = *static_cast<std::vector<std::vector<xAODlike::ElementLink_v1>> *>(address);
+         v.resize(n);
+         for (size_t i = 0; i < n; ++i) {
+            v[i].resize(inner_length(rng));
+            for (size_t j = 0; j < v[i].size(); ++j)
+               v[i][j] = make_link(rng, ev, i + j);
+         }
+         break;
+      }
+      }
+   }
+};
+
+// Type names as ROOT normalizes them, mapped to column kinds.
+bool kind_of(std::string type, Column::Kind &kind)
+{
+   std::string t;
+   for (char c : type)
+      if (c != ' ')
+         t += c;
+   static const std::unordered_map<std::string, Column::Kind> kinds = {
+      {"vector<float>", Column::F},
+      {"vector<int>", Column::I},
+      {"vector<unsignedchar>", Column::U8},
+      {"vector<unsignedshort>", Column::U16},
+      {"vector<unsignedint>", Column::U32},
+      {"vector<unsignedlong>", Column::U64},
+      {"vector<ULong64_t>", Column::U64},
+      {"vector<unsignedlonglong>", Column::U64},
+      {"vector<vector<float>>", Column::VF},
+      {"vector<vector<int>>", Column::VI},
+      {"vector<vector<unsignedint>>", Column::VU32},
+      {"vector<xAODlike::ElementLink_v1>", Column::EL},
+      {"vector<vector<xAODlike::ElementLink_v1>>", Column::VEL},
+   };
+   auto it = kinds.find(t);
+   if (it == kinds.end())
+      return false;
+   kind = it->second;
+   return true;
+}
+
+// Dynamic attribute types of the recipe -> (column kind, ROOT class name of the branch).
+const std::unordered_map<std::string, std::pair<Column::Kind, std::string>> kDynamicTypes = {
+   {"float", {Column::F, "vector<float>"}},
+   {"int", {Column::I, "vector<int>"}},
+   {"uint8", {Column::U8, "vector<unsigned char>"}},
+   {"uint16", {Column::U16, "vector<unsigned short>"}},
+   {"uint32", {Column::U32, "vector<unsigned int>"}},
+   {"uint64", {Column::U64, "vector<ULong64_t>"}},
+   {"vfloat", {Column::VF, "vector<vector<float> >"}},
+   {"vint", {Column::VI, "vector<vector<int> >"}},
+   {"vuint32", {Column::VU32, "vector<vector<unsigned int> >"}},
+   {"link", {Column::EL, "vector<xAODlike::ElementLink_v1>"}},
+   {"vlink", {Column::VEL, "vector<vector<xAODlike::ElementLink_v1> >"}},
+};
+
+void *new_dynamic_vector(Column::Kind kind)
+{
+   switch (kind) {
+   case Column::F: return new std::vector<float>;
+   case Column::I: return new std::vector<int>;
+   case Column::U8: return new std::vector<uint8_t>;
+   case Column::U16: return new std::vector<uint16_t>;
+   case Column::U32: return new std::vector<uint32_t>;
+   case Column::U64: return new std::vector<ULong64_t>;
+   case Column::VF: return new std::vector<std::vector<float>>;
+   case Column::VI: return new std::vector<std::vector<int>>;
+   case Column::VU32: return new std::vector<std::vector<uint32_t>>;
+   case Column::EL: return new std::vector<xAODlike::ElementLink_v1>;
+   case Column::VEL: return new std::vector<std::vector<xAODlike::ElementLink_v1>>;
+   }
+   return nullptr;
+}
+
+struct Container {
+   std::string name;
+   TClass *interface_class = nullptr;
+   TClass *aux_class = nullptr;
+   void *interface_object = nullptr;  // ROOT owns the layout; we own the memory
+   void *aux_object = nullptr;
+   Distribution multiplicity;
+   std::vector<Column> columns;  // static members first, then dynamic attributes
+   std::vector<std::pair<std::string, std::pair<std::string, void *>>> dynamic_branches;  // name, class, address
+
+   Column &column(const std::string &member)
+   {
+      for (auto &c : columns)
+         if (c.name == member)
+            return c;
+      std::string known;
+      for (auto &c : columns)
+         known += " " + c.name;
+      fail("container " + name + " has no member or attribute '" + member + "'; it has:" + known);
+   }
+};
+
+std::vector<std::string> split_words(const std::string &line)
+{
+   std::istringstream s(line);
+   std::vector<std::string> words;
+   std::string w;
+   while (s >> w)
+      words.push_back(w);
+   return words;
+}
+
+std::vector<Container> read_recipe(const std::string &path)
+{
+   std::ifstream in(path);
+   if (!in)
+      fail("cannot read recipe " + path);
+   std::vector<Container> containers;
+   auto find = [&](const std::string &name) -> Container & {
+      for (auto &c : containers)
+         if (c.name == name)
+            return c;
+      fail("recipe " + path + " refers to container '" + name + "' before declaring it");
+   };
+   std::string line;
+   int lineno = 0;
+   while (std::getline(in, line)) {
+      ++lineno;
+      auto hash = line.find('#');
+      if (hash != std::string::npos)
+         line.erase(hash);
+      auto w = split_words(line);
+      if (w.empty())
+         continue;
+      const std::string where = path + ":" + std::to_string(lineno) + ": ";
+      try {
+         if (w[0] == "container" && w.size() >= 6) {
+            Container c;
+            c.name = w[1];
+            c.interface_class = TClass::GetClass(w[2].c_str());
+            c.aux_class = TClass::GetClass(w[3].c_str());
+            if (!c.interface_class || !c.interface_class->IsLoaded())
+               fail("no compiled dictionary for interface class " + w[2]);
+            if (!c.aux_class || !c.aux_class->IsLoaded())
+               fail("no compiled dictionary for aux class " + w[3]);
+            if (!c.interface_class->InheritsFrom("xAODlike::AuxVectorBase"))
+               fail("interface class " + w[2] + " does not derive from xAODlike::AuxVectorBase");
+            c.multiplicity = {w[4], {w.begin() + 5, w.end()}};
+            c.interface_object = c.interface_class->New();
+            c.aux_object = c.aux_class->New();
+            for (auto *obj : *c.aux_class->GetListOfDataMembers()) {
+               auto *dm = static_cast<TDataMember *>(obj);
+               if (!dm->IsPersistent() || dm->Property() & kIsStatic)
+                  continue;
+               Column col;
+               if (!kind_of(dm->GetTrueTypeName(), col.kind))
+                  fail(std::string("member ") + dm->GetName() + " of " + w[3] + " has unsupported type " +
+                       dm->GetTrueTypeName());
+               col.name = dm->GetName();
+               col.address = static_cast<char *>(c.aux_object) + dm->GetOffset();
+               if (col.kind == Column::EL || col.kind == Column::VEL)
+                  col.values = {"link", {c.name}};  // until the recipe says where it points
+               c.columns.push_back(col);
+            }
+            containers.push_back(std::move(c));
+         } else if (w[0] == "attr" && w.size() >= 4) {
+            find(w[1]).column(w[2]).values = {w[3], {w.begin() + 4, w.end()}};
+         } else if (w[0] == "inner" && w.size() >= 5) {
+            find(w[1]).column(w[2]).inner = {w[3], {w.begin() + 4, w.end()}};
+         } else if (w[0] == "dyn" && w.size() >= 5) {
+            auto type = kDynamicTypes.find(w[3]);
+            if (type == kDynamicTypes.end())
+               fail("unknown attribute type '" + w[3] +
+                    "' (use float, int, uint8, uint16, uint32, uint64, vfloat, vint, vuint32, link, vlink)");
+            auto &c = find(w[1]);
+            Column col;
+            col.name = w[2];
+            col.kind = type->second.first;
+            col.address = new_dynamic_vector(col.kind);
+            const bool is_link = col.kind == Column::EL || col.kind == Column::VEL;
+            // Links need only their target: "dyn Electrons truthParticleLink link TruthParticles".
+            col.values = is_link ? Distribution{"link", {w[4]}} : Distribution{w[4], {w.begin() + 5, w.end()}};
+            c.columns.push_back(col);
+            c.dynamic_branches.push_back({c.name + "AuxDyn." + w[2], {type->second.second, col.address}});
+         } else {
+            fail("cannot parse '" + line + "' (expected container, attr, dyn or inner with their parameters)");
+         }
+      } catch (const std::invalid_argument &) {
+         fail(where + "a parameter is not a number in '" + line + "'");
+      } catch (const std::runtime_error &e) {
+         const std::string msg = e.what();
+         fail(msg.rfind(path, 0) == 0 ? msg : where + msg);
+      }
+   }
+   if (containers.empty())
+      fail("recipe " + path + " declares no container");
+   return containers;
+}
+
+int run(const std::map<std::string, std::string> &args)
+{
+   auto need = [&](const char *key) {
+      auto it = args.find(key);
+      if (it == args.end())
+         fail(std::string("missing required option --") + key);
+      return it->second;
+   };
+   const std::string output = need("output");
+   const Long64_t events = std::stoll(need("events"));
+   const int compression = std::stoi(need("compression"));
+   const Long64_t autoflush = std::stoll(need("autoflush"));
+   const int split = std::stoi(need("split"));
+   const int basket = std::stoi(need("basket"));
+   const uint64_t seed = std::stoull(need("seed"));
+   const std::string tree_name = args.count("tree") ? args.at("tree") : "CollectionTree";
+
+   auto containers = read_recipe(need("recipe"));
+
+   const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
+   std::unique_ptr<TFile> file(TFile::Open(output.c_str(), "RECREATE", "", compression));
+   if (!file || file->IsZombie())
+      fail("cannot create " + output);
+   TTree tree(tree_name.c_str(), "xAOD-like synthetic events (rootparams)");
+   tree.SetAutoFlush(autoflush);
+   for (auto &c : containers) {
+      tree.Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
+      tree.Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
+      for (auto &[bname, cls_addr] : c.dynamic_branches) {
+         auto &addr = cls_addr.second;
+         tree.Branch(bname.c_str(), cls_addr.first.c_str(), &addr, basket, split);
+      }
+   }
+
+   TClass *base_class = TClass::GetClass("xAODlike::AuxVectorBase");
+   TRandom3 rng;
+   double generate_seconds = 0, fill_seconds = 0;
+   Event ev;
+   for (Long64_t i = 0; i < events; ++i) {
+      const double g0 = steady_now();
+      ev.number = i;
+      for (size_t k = 0; k < containers.size(); ++k) {
+         rng.SetSeed(stream_seed(seed, i, 2 * k));
+         ev.multiplicity[containers[k].name] = Column::multiplicity_of(containers[k].multiplicity, rng);
+      }
+      for (size_t k = 0; k < containers.size(); ++k) {
+         auto &c = containers[k];
+         rng.SetSeed(stream_seed(seed, i, 2 * k + 1));
+         const uint32_t n = ev.multiplicity[c.name];
+         static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
+            ->m_size = n;
+         for (auto &col : c.columns)
+            col.fill(n, rng, ev);
+      }
+      const double f0 = steady_now();
+      generate_seconds += f0 - g0;
+      if (tree.Fill() < 0 || file->TestBit(TFile::kWriteError))
+         fail("writing event " + std::to_string(i) + " to " + output + " failed (disk full or I/O error?)");
+      fill_seconds += steady_now() - f0;
+   }
+   const double c0 = steady_now();
+   tree.Write();
+   const Long64_t tot_bytes = tree.GetTotBytes(), zip_bytes = tree.GetZipBytes();
+   const bool write_error = file->TestBit(TFile::kWriteError);
+   file->Close();
+   fill_seconds += steady_now() - c0;
+   if (write_error)
+      fail("writing " + output + " failed (disk full or I/O error?)");
+
+   JsonObject out;
+   out.str("file", output)
+      .integer("events", events)
+      .integer("compression_setting_requested", compression)
+      .integer("autoflush_requested", autoflush)
+      .integer("split_level_requested", split)
+      .integer("basket_size_requested", basket)
+      .integer("seed", static_cast<long long>(seed))
+      .num("write_start_time", epoch0)
+      .num("write_end_time", epoch_now())
+      .num("write_wall_seconds", steady_now() - wall0)
+      .num("write_cpu_seconds", process_cpu_seconds() - cpu0)
+      .num("generate_seconds", generate_seconds)
+      .num("root_write_seconds", fill_seconds)
+      .integer("tree_tot_bytes", tot_bytes)
+      .integer("tree_zip_bytes", zip_bytes)
+      .integer("peak_rss_bytes", peak_rss_bytes());
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char **argv)
+{
+   try {
+      return run(parse_args(argc, argv));
+   } catch (const std::exception &e) {
+      std::cerr << "rootparams-write: error: " << e.what() << std::endl;
+      return 2;
+   }
+}

@@ -1,0 +1,102 @@
+"""Write one grid point's ROOT file and describe what was really written.
+
+The file is written under a temporary name next to its destination and renamed only once the writer
+succeeded and the file was read back, so a crash, a full disk or a kill never leaves a file that looks
+finished. The catalogue entry holds the settings read back from the file, not the requested ones.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rootparams.formats import recipe_text
+from rootparams.grid import ALGORITHM_NAMES, FilePoint
+from rootparams.measure import run_tool
+from rootparams.records import write_json_atomic
+
+
+class GenerationError(RuntimeError):
+    pass
+
+
+def generate_file(
+    point: FilePoint, *, events: int, seed: int, writer: str, reader: str, output: str, catalogue: str | None
+) -> dict[str, Any]:
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp_root = out.with_name(f".{out.name}.partial")
+    with tempfile.NamedTemporaryFile("w", suffix=".recipe", delete=False) as r:
+        r.write(recipe_text(point.format))
+        recipe_path = r.name
+    try:
+        written = run_tool(
+            [
+                writer, "--recipe", recipe_path, "--output", str(tmp_root), "--events", str(events),
+                "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
+                "--split", str(point.split_level), "--basket", str(point.basket_size), "--seed", str(seed),
+            ],
+            f"writing {output}",
+        )  # fmt: skip
+        inspected = run_tool([reader, "--file", str(tmp_root), "--inspect"], f"reading back {output}")
+        os.replace(tmp_root, out)
+    except BaseException:
+        tmp_root.unlink(missing_ok=True)
+        raise
+    finally:
+        os.unlink(recipe_path)
+    entry = catalogue_entry(point, written, inspected, output)
+    if catalogue:
+        write_json_atomic(catalogue, entry)
+    return entry
+
+
+def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: str) -> dict[str, Any]:
+    setting = inspected["file_compression_setting"]
+    algorithm_code, level = divmod(setting, 100)
+    branch_settings = {b["compression_setting"] for b in inspected["branch_list"]}
+    uncompressed = inspected["tot_bytes"]
+    root_seconds = written["root_write_seconds"]
+    return {
+        "format": point.format,
+        "file_id": point.id,
+        "path": output,
+        # Settings as read back from the file.
+        "algorithm": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})") if setting else "none",
+        "level": level,
+        "compression_setting": setting,
+        "branch_compression_settings": ";".join(str(s) for s in sorted(branch_settings)),
+        "autoflush": inspected["autoflush"],
+        "split_level": max((b["split_level"] for b in inspected["branch_list"]), default=0),
+        "basket_size": point.basket_size,
+        "events": inspected["entries"],
+        "size_bytes": inspected["file_size_bytes"],
+        "zip_bytes": inspected["zip_bytes"],
+        "tot_bytes": uncompressed,
+        "particle_zip_bytes": inspected["particle_zip_bytes"],
+        "particle_tot_bytes": inspected["particle_tot_bytes"],
+        "particle_fraction_zip": inspected["particle_zip_bytes"] / max(inspected["zip_bytes"], 1),
+        "compression_ratio": uncompressed / max(inspected["zip_bytes"], 1),
+        "bytes_per_event": inspected["file_size_bytes"] / max(inspected["entries"], 1),
+        "clusters": inspected["clusters"],
+        "top_level_branches": inspected["top_level_branches"],
+        "branches": inspected["branches"],
+        "leaves": inspected["leaves"],
+        # Requested settings, to show any difference from what was written.
+        "requested_algorithm": point.algorithm,
+        "requested_level": point.level,
+        "requested_autoflush": point.autoflush,
+        "requested_split_level": point.split_level,
+        "seed": written["seed"],
+        "write_start_time": written["write_start_time"],
+        "write_end_time": written["write_end_time"],
+        "write_wall_seconds": written["write_wall_seconds"],
+        "write_cpu_seconds": written["write_cpu_seconds"],
+        "generate_seconds": written["generate_seconds"],
+        "root_write_seconds": root_seconds,
+        "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds > 0 else 0.0,
+        "write_peak_rss_bytes": written["peak_rss_bytes"],
+        "root_version": inspected["root_version"],
+    }

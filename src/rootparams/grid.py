@@ -1,0 +1,132 @@
+"""Grid points of a study: which files to write and which timed reads to make.
+
+A *file point* is everything that changes the bytes on disk (format, algorithm, level, AutoFlush, split
+level, basket size). A *read point* adds everything that changes how the file is read (TTreeCache size,
+learn entries, implicit-MT threads, branch selection). Scans are expanded per format and de-duplicated, so
+a point shared by several scans is generated and measured once; each point remembers the scans it is in.
+
+Every point has a short, readable id used in paths and Snakemake wildcards, and can be parsed back from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from rootparams.config import FILE_KEYS, READ_KEYS
+
+# ROOT's compression algorithm numbers (ROOT::RCompressionSetting::EAlgorithm); setting = 100*alg + level.
+ALGORITHM_CODES = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5, "none": 0}
+ALGORITHM_NAMES = {code: name for name, code in ALGORITHM_CODES.items()}
+
+
+@dataclass(frozen=True, order=True)
+class FilePoint:
+    format: str
+    algorithm: str
+    level: int
+    autoflush: int
+    split_level: int
+    basket_size: int
+
+    def __post_init__(self):
+        if self.algorithm == "none" and self.level != 0:
+            # Uncompressed files have no level; one canonical id avoids writing the same file twice.
+            object.__setattr__(self, "level", 0)
+
+    @property
+    def compression_setting(self) -> int:
+        return 100 * ALGORITHM_CODES[self.algorithm] + self.level
+
+    @property
+    def id(self) -> str:
+        return f"{self.algorithm}-{self.level}_af{self.autoflush}_split{self.split_level}_basket{self.basket_size}"
+
+    FILE_ID_RE = re.compile(
+        r"^(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
+        r"_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)$"
+    )
+
+    @classmethod
+    def from_id(cls, format: str, file_id: str) -> FilePoint:
+        m = cls.FILE_ID_RE.match(file_id)
+        if not m or m["algorithm"] not in ALGORITHM_CODES:
+            raise ValueError(f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000')")
+        g = m.groupdict()
+        return cls(
+            format, g["algorithm"], *(int(g[k]) for k in ("level", "autoflush", "split_level", "basket_size"))
+        )
+
+
+@dataclass(frozen=True, order=True)
+class ReadPoint:
+    cache_size: int
+    learn_entries: int | str
+    threads: int
+    branches: str
+
+    @property
+    def branches_token(self) -> str:
+        # Regexes and lists can hold any character; a short digest keeps the path safe and unique.
+        if self.branches in ("particle", "all"):
+            return self.branches
+        return "sel" + hashlib.sha1(self.branches.encode()).hexdigest()[:10]
+
+    @property
+    def learn_token(self) -> str:
+        return "D" if self.learn_entries == "default" else str(self.learn_entries)
+
+    @property
+    def id(self) -> str:
+        return f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}_{self.branches_token}"
+
+
+@dataclass(frozen=True, order=True)
+class Point:
+    file: FilePoint
+    read: ReadPoint
+    scans: tuple[str, ...] = field(default=(), compare=False)
+
+    def as_record(self) -> dict[str, Any]:
+        record = {**asdict(self.file), **asdict(self.read)}
+        record["scans"] = ";".join(self.scans)
+        return record
+
+
+def default_file_point(config: dict[str, Any], fmt: str) -> FilePoint:
+    settings = config["file_defaults"][fmt]
+    return FilePoint(fmt, **{k: settings[k] for k in FILE_KEYS})
+
+
+def expand_points(config: dict[str, Any]) -> list[Point]:
+    """Every read point of the study, de-duplicated, in a stable order.
+
+    Each format contributes its default point (so a study with no scans still measures something) and
+    every point of every scan that covers it; parameters a scan does not vary keep the format's defaults.
+    """
+    found: dict[tuple[FilePoint, ReadPoint], set[str]] = {}
+    for fmt in config["formats"]:
+        base_file = default_file_point(config, fmt)
+        base_read = ReadPoint(**{k: config["read_defaults"][k] for k in READ_KEYS})
+        found.setdefault((base_file, base_read), set()).add("default")
+        for name, scan in config["scans"].items():
+            if fmt not in scan.get("formats", config["formats"]):
+                continue
+            varied = [k for k in (*FILE_KEYS, *READ_KEYS) if k in scan]
+            for values in itertools.product(*(scan[k] for k in varied)):
+                change = dict(zip(varied, values, strict=True))
+                file_point = replace(base_file, **{k: v for k, v in change.items() if k in FILE_KEYS})
+                read_point = replace(base_read, **{k: v for k, v in change.items() if k in READ_KEYS})
+                found.setdefault((file_point, read_point), set()).add(name)
+    return sorted(Point(f, r, tuple(sorted(s))) for (f, r), s in found.items())
+
+
+def file_points(points: list[Point]) -> list[FilePoint]:
+    return sorted({p.file for p in points})
+
+
+def read_point_by_id(points: list[Point]) -> dict[str, ReadPoint]:
+    return {p.read.id: p.read for p in points}

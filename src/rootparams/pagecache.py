@@ -1,0 +1,112 @@
+"""Page-cache control: evict a file, and verify with mincore(2) how much of it is still in memory.
+
+As root, eviction is the paper's: ``sync`` then ``echo 3 > /proc/sys/vm/drop_caches`` (everything goes).
+Otherwise, the file's own pages: ``fdatasync`` (dirty pages cannot be dropped) then
+``posix_fadvise(POSIX_FADV_DONTNEED)``. Either way the result is verified, never assumed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+
+
+class EvictionError(RuntimeError):
+    """The file could not be shown to be out of the page cache."""
+
+
+@dataclass(frozen=True)
+class Residency:
+    resident_pages: int
+    total_pages: int
+
+    @property
+    def fraction(self) -> float:
+        return self.resident_pages / self.total_pages if self.total_pages else 0.0
+
+
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+_libc.mmap.argtypes = [
+    ctypes.c_void_p,
+    ctypes.c_size_t,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_int,
+    ctypes.c_long,
+]
+_libc.mmap.restype = ctypes.c_void_p
+_libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_ubyte)]
+_libc.mincore.restype = ctypes.c_int
+_MAP_FAILED = ctypes.c_void_p(-1).value
+
+
+def residency(path: str | Path) -> Residency:
+    """How many of the file's pages are in the page cache now (mmap + mincore; reads no data)."""
+    size = os.path.getsize(path)
+    pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
+    if size == 0:
+        return Residency(0, 0)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        address = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        if address in (None, _MAP_FAILED):
+            err = ctypes.get_errno()
+            raise OSError(err, f"mmap failed on {path}: {os.strerror(err)}")
+        try:
+            vec = (ctypes.c_ubyte * pages)()
+            if _libc.mincore(ctypes.c_void_p(address), size, vec) != 0:
+                err = ctypes.get_errno()
+                raise OSError(err, f"mincore failed on {path}: {os.strerror(err)}")
+            resident = sum(b & 1 for b in bytes(vec))
+        finally:
+            _libc.munmap(ctypes.c_void_p(address), size)
+    finally:
+        os.close(fd)
+    return Residency(resident, pages)
+
+
+def evict(path: str | Path) -> str:
+    """Drop ``path`` from the page cache; return the method used ("drop_caches" or "fadvise")."""
+    with open(path, "rb") as f:  # fdatasync works on a read-only descriptor; user files may be read-only
+        os.fdatasync(f.fileno())
+        os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
+    if can_drop_caches():
+        os.sync()
+        DROP_CACHES.write_text("3\n")
+        return "drop_caches"
+    return "fadvise"
+
+
+def can_drop_caches() -> bool:
+    return os.geteuid() == 0 and os.access(DROP_CACHES, os.W_OK)
+
+
+def make_cold(path: str | Path, attempts: int = 3) -> tuple[str, Residency]:
+    """Evict and verify; raise EvictionError if pages stay resident after ``attempts`` tries."""
+    method, state = "none", residency(path)
+    for _ in range(attempts):
+        method = evict(path)
+        state = residency(path)
+        if state.resident_pages == 0:
+            return method, state
+    raise EvictionError(
+        f"{path}: {state.resident_pages} of {state.total_pages} pages ({state.fraction:.1%}) are still in the "
+        f"page cache after {attempts} evictions with {method}. A cold read cannot be measured. Causes: another "
+        "process keeps reading or mapping the file, or the filesystem ignores eviction (tmpfs, some network "
+        "filesystems). Set measurement.cache_state: warm to measure warm reads instead, labelled as such."
+    )
+
+
+def make_warm(path: str | Path) -> Residency:
+    """Read the whole file once so that the timed read finds it in memory."""
+    with open(path, "rb") as f:
+        while f.read(16 << 20):
+            pass
+    return residency(path)

@@ -1,0 +1,67 @@
+"""Every path the workflow reads or writes, in one place.
+
+Rules and scripts never build paths by string concatenation: they call these functions, so a change of
+layout touches this file only. Patterns contain Snakemake wildcards ({format}, {file_id}, {read_id},
+{rep}); the same functions with values give concrete paths.
+
+Layout:
+    <data_dir>/files/<format>/<file_id>.root          the ROOT files under test (storage under test)
+    <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
+    results/build/                                     compiled event model and reader/writer executables
+    results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
+    results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read
+    results/monitor/<format>/<file_id>/<read_id>/rep<N>.csv        the raw dool/dstat samples of it
+    results/tables/*.csv                               tidy tables for people and later stages
+    results/provenance.json                            machine, software and config of the run
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+RESULTS = "results"
+BUILD = f"{RESULTS}/build"
+TABLES = f"{RESULTS}/tables"
+LOGS = f"{RESULTS}/logs"
+
+WRITER_EXE = f"{BUILD}/bin/rootparams-write"
+READER_EXE = f"{BUILD}/bin/rootparams-read"
+EVENT_MODEL_LIB = f"{BUILD}/lib/libRootparamsEventModel.so"
+BUILD_INFO = f"{BUILD}/build.json"
+
+PROVENANCE = f"{RESULTS}/provenance.json"
+FILES_TABLE = f"{TABLES}/files.csv"
+REPETITIONS_TABLE = f"{TABLES}/repetitions.csv"
+MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
+SUMMARY_TABLE = f"{TABLES}/summary.csv"
+
+
+def root_file(data_dir: str, format: str = "{format}", file_id: str = "{file_id}") -> str:
+    return f"{Path(data_dir).as_posix().rstrip('/')}/files/{format}/{file_id}.root"
+
+
+def warmup_file(data_dir: str, format: str = "{format}") -> str:
+    return f"{Path(data_dir).as_posix().rstrip('/')}/warmup/{format}.root"
+
+
+def catalogue_entry(format: str = "{format}", file_id: str = "{file_id}") -> str:
+    return f"{RESULTS}/catalogue/{format}/{file_id}.json"
+
+
+def repetition_record(
+    format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}", rep: int | str = "{rep}"
+) -> str:
+    return f"{RESULTS}/repetitions/{format}/{file_id}/{read_id}/rep{rep}.json"
+
+
+def monitor_samples(
+    format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}", rep: int | str = "{rep}"
+) -> str:
+    return f"{RESULTS}/monitor/{format}/{file_id}/{read_id}/rep{rep}.csv"
+
+
+def log(stage: str, *parts: str) -> str:
+    return f"{LOGS}/{stage}/{'/'.join(parts)}.log"
+
+
+RUN_SUMMARY = f"{RESULTS}/run_summary.md"

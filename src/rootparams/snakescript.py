@@ -1,0 +1,48 @@
+"""Running package code from a Snakemake ``script:``: log to the rule's log file, fail with a clear message.
+
+Errors that the package raises on purpose (bad file, eviction impossible, no monitor, ...) carry a message
+written for the user; they are printed without a traceback. Anything else is a bug: full traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from rootparams.build import BuildError
+from rootparams.generate import GenerationError
+from rootparams.measure import ReadError
+from rootparams.monitor import MonitorError
+from rootparams.pagecache import EvictionError
+
+USER_ERRORS = (BuildError, GenerationError, ReadError, MonitorError, EvictionError, OSError)
+
+
+def run_logged(snakemake: Any, main: Callable[[Any], Any]) -> None:
+    log_path = snakemake.log[0] if snakemake.log else None
+    log = open(log_path, "w") if log_path else sys.stderr  # noqa: SIM115 - kept open for the job's lifetime
+
+    def say(text: str) -> None:
+        print(text, file=log, flush=True)
+        if log is not sys.stderr:
+            print(text, file=sys.stderr, flush=True)
+
+    start = time.time()
+    try:
+        log.write(f"rule {snakemake.rule}, wildcards {dict(snakemake.wildcards)}\n")
+        main(snakemake)
+        log.write(f"done in {time.time() - start:.2f} s\n")
+    except USER_ERRORS as e:
+        say(f"error in rule {snakemake.rule} ({dict(snakemake.wildcards)}): {e}")
+        sys.exit(1)
+    except Exception:
+        say(
+            f"unexpected error in rule {snakemake.rule} ({dict(snakemake.wildcards)}):\n{traceback.format_exc()}"
+        )
+        sys.exit(1)
+    finally:
+        if log is not sys.stderr:
+            log.close()

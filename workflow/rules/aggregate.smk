@@ -1,0 +1,56 @@
+# Stage 3: tidy tables from the per-file and per-repetition records, plus the run's provenance.
+
+
+rule provenance:
+    input:
+        build=paths.BUILD_INFO,
+    output:
+        paths.PROVENANCE,
+    log:
+        paths.log("aggregate", "provenance"),
+    conda:
+        CONDA_ENV
+    params:
+        study=STUDY,
+    script:
+        "../scripts/provenance.py"
+
+
+rule tabulate_files:
+    input:
+        catalogue_entries(),
+    output:
+        report(
+            paths.FILES_TABLE,
+            caption="../report/files.rst",
+            category="Tables",
+            labels={"table": "files"},
+        ),
+    log:
+        paths.log("aggregate", "files"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/tabulate_files.py"
+
+
+rule tabulate_repetitions:
+    input:
+        records=repetition_records(),
+        samples=monitor_sample_files(),
+        files=paths.FILES_TABLE,
+    output:
+        repetitions=paths.REPETITIONS_TABLE,
+        samples=paths.MONITOR_TABLE,
+        summary=report(
+            paths.SUMMARY_TABLE,
+            caption="../report/summary.rst",
+            category="Tables",
+            labels={"table": "summary"},
+        ),
+    log:
+        paths.log("aggregate", "repetitions"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/tabulate_repetitions.py"

@@ -1,0 +1,14 @@
+# Stage 0: compile the event model (ACLiC) and the native writer and reader, once per checkout.
+
+
+rule build_cxx:
+    output:
+        writer=paths.WRITER_EXE,
+        reader=paths.READER_EXE,
+        info=paths.BUILD_INFO,
+    log:
+        paths.log("build", "cxx"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/build_cxx.py"

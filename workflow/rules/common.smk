@@ -1,0 +1,87 @@
+# Configuration, grid and path helpers. Rules below only wire these; the logic is in src/rootparams.
+from rootparams import paths
+from rootparams.config import load_study_config
+from rootparams.grid import (
+    FilePoint,
+    default_file_point,
+    expand_points,
+    file_points,
+    read_point_by_id,
+)
+from rootparams.formats import KNOWN_FORMATS
+
+# One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
+CONDA_ENV = "../../envs/rootparams.yaml"
+
+# Validated, with every default filled in; an invalid config raises here, before any job is scheduled.
+STUDY = load_study_config(
+    config, source="config/config.yaml and any --configfile/--config given"
+)
+DATA_DIR = STUDY["data_dir"]
+POINTS = expand_points(STUDY)
+READ_POINTS = read_point_by_id(POINTS)
+REPETITIONS = range(STUDY["repetitions"])
+WARMUP_EVENTS = 10
+
+
+wildcard_constraints:
+    format="|".join(KNOWN_FORMATS),
+    file_id=r"[a-z0-9]+-\d_af-?\d+_split\d+_basket\d+",
+    read_id=r"cache-?\d+_learn(D|\d+)_mt\d+_[a-z0-9]+",
+    rep=r"\d+",
+
+
+def file_point(wildcards):
+    return FilePoint.from_id(wildcards.format, wildcards.file_id)
+
+
+def read_point(wildcards):
+    return READ_POINTS[wildcards.read_id]
+
+
+def warmup_file(wildcards):
+    # The format's default file point, written with few events: read once before each timed read.
+    return paths.warmup_file(DATA_DIR, wildcards.format)
+
+
+def warmup_file_point(wildcards):
+    return default_file_point(STUDY, wildcards.format)
+
+
+def events_written(wildcards):
+    return STUDY["formats"][wildcards.format]["written"]
+
+
+def events_read(wildcards):
+    return STUDY["formats"][wildcards.format]["read"]
+
+
+def catalogue_entries():
+    return [paths.catalogue_entry(f.format, f.id) for f in file_points(POINTS)]
+
+
+def repetition_records():
+    return [
+        paths.repetition_record(p.file.format, p.file.id, p.read.id, rep)
+        for p in POINTS
+        for rep in REPETITIONS
+    ]
+
+
+def monitor_sample_files():
+    return [
+        paths.monitor_samples(p.file.format, p.file.id, p.read.id, rep)
+        for p in POINTS
+        for rep in REPETITIONS
+    ]
+
+
+def final_outputs():
+    return [
+        paths.PROVENANCE,
+        paths.FILES_TABLE,
+        paths.REPETITIONS_TABLE,
+        paths.MONITOR_TABLE,
+        paths.SUMMARY_TABLE,
+        paths.RUN_SUMMARY,
+    ]

@@ -1,0 +1,40 @@
+# Stage 1: write one ROOT file per file point and catalogue what was really written.
+
+
+rule generate_file:
+    input:
+        writer=paths.WRITER_EXE,
+        reader=paths.READER_EXE,
+    output:
+        root=paths.root_file(DATA_DIR),
+        catalogue=paths.catalogue_entry(),
+    log:
+        paths.log("generate", "{format}", "{file_id}"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        point=file_point,
+        events=events_written,
+        seed=STUDY["seed"],
+    script:
+        "../scripts/generate_file.py"
+
+
+rule generate_warmup_file:
+    input:
+        writer=paths.WRITER_EXE,
+        reader=paths.READER_EXE,
+    output:
+        root=paths.warmup_file(DATA_DIR),
+    log:
+        paths.log("generate", "{format}", "warmup"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        point=warmup_file_point,
+        events=WARMUP_EVENTS,
+        seed=STUDY["seed"] + 1,
+    script:
+        "../scripts/generate_file.py"

@@ -1,0 +1,13 @@
+"""Snakemake entry point: compile the event model (ACLiC) and the writer/reader executables."""
+
+from pathlib import Path
+
+from rootparams.build import build_all
+from rootparams.snakescript import run_logged
+
+
+def main(smk):
+    build_all(Path(smk.output.info).parent)
+
+
+run_logged(snakemake, main)
