@@ -31,6 +31,12 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+def all_cores(wildcards):
+    # A timed read takes every core Snakemake was given, so that no other job can run beside it.
+    # (A function, not `workflow.cores` directly: the latter fails when no --cores is given, e.g. --report.)
+    return workflow.cores
+
+
 def file_point(wildcards):
     return FilePoint.from_id(wildcards.format, wildcards.file_id)
 

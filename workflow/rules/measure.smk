@@ -14,7 +14,7 @@ rule measure_repetition:
         paths.log("measure", "{format}", "{file_id}", "{read_id}", "rep{rep}"),
     conda:
         CONDA_ENV
-    threads: workflow.cores
+    threads: all_cores
     resources:
         timed_read=1,
     params:

@@ -1,0 +1,58 @@
+"""Shared fixtures: one C++ build per test session, placed where the workflow tests also find it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, why: str) -> None:
+    """Skip locally when an optional piece is missing, but fail in CI: CI must never skip silently."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"required in CI: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory) -> Path:
+    """A Snakemake working directory shared by the session (results/ and data/ live here)."""
+    return tmp_path_factory.mktemp("workflow")
+
+
+@pytest.fixture(scope="session")
+def build(workdir) -> dict[str, Path]:
+    """The event model, writer and reader, built once, in the place the workflow expects them."""
+    from rootparams import paths
+    from rootparams.build import build_all
+
+    require(shutil.which("g++") is not None, "g++ is needed to build the C++ parts")
+    build_all(workdir / paths.BUILD)
+    return {
+        "writer": workdir / paths.WRITER_EXE,
+        "reader": workdir / paths.READER_EXE,
+        "info": workdir / paths.BUILD_INFO,
+    }
+
+
+def snakemake(
+    workdir: Path, *args: str, check: bool = True, env: dict | None = None
+) -> subprocess.CompletedProcess:
+    """Run the workflow in ``workdir`` with this repository's Snakefile."""
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=workdir)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"snakemake failed ({proc.returncode}):\n{proc.stdout[-5000:]}\n{proc.stderr[-8000:]}"
+        )
+    return proc

@@ -1,0 +1,81 @@
+"""Config validation: defaults come from the schema, and every violation names key, value and what is valid."""
+
+import copy
+
+import pytest
+import yaml
+from conftest import REPO
+
+from rootparams.config import PAPER_FILE_DEFAULTS, ConfigError, load_study_config
+
+
+def problems(raw) -> list[str]:
+    with pytest.raises(ConfigError) as info:
+        load_study_config(raw)
+    return info.value.problems
+
+
+def test_empty_config_gets_every_default():
+    config = load_study_config({})
+    assert config["repetitions"] == 10
+    assert config["measurement"]["cache_state"] == "cold"
+    assert config["measurement"]["monitor"] == "auto"
+    assert config["read_defaults"] == {
+        "cache_size": -1,
+        "learn_entries": "default",
+        "threads": 1,
+        "branches": "particle",
+    }
+    assert config["file_defaults"]["xaod"] == PAPER_FILE_DEFAULTS["xaod"]
+
+
+def test_partial_file_defaults_are_completed_per_format():
+    config = load_study_config(
+        {"formats": {"topq1": {"written": 10, "read": 10}}, "file_defaults": {"topq1": {"level": 9}}}
+    )
+    assert config["file_defaults"]["topq1"] == {**PAPER_FILE_DEFAULTS["topq1"], "level": 9}
+
+
+def test_shipped_configs_are_valid():
+    for path in [REPO / "config" / "config.yaml", REPO / "tests" / "configs" / "tiny.yaml"]:
+        load_study_config(yaml.safe_load(path.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ({"repetitons": 3}, ["repetitons", "did you mean 'repetitions'", "valid keys here are"]),
+        ({"repetitions": "ten"}, ["repetitions = 'ten'", "must be of type integer"]),
+        ({"scans": {"c": {"level": [1, 12]}}}, ["scans.c.level[1] = 12", "from 1 to 9"]),
+        ({"scans": {"c": {"algorithm": ["gzip"]}}}, ["scans.c.algorithm[0] = 'gzip'", "'zlib'", "'zstd'"]),
+        ({"formats": {"aod": {"written": 1, "read": 2}}}, ["formats", "'aod'", "'xaod'", "'truth3'"]),
+        ({"read_defaults": {"threads": 0}}, ["read_defaults.threads = 0", "at least 1"]),
+        ({"file_defaults": {"xaod": {"autoflush": 2.5}}}, ["file_defaults.xaod.autoflush = 2.5", "integer"]),
+        ({"formats": {"xaod": {"written": 0, "read": 2}}}, ["formats.xaod.written = 0", "at least 1"]),
+        (
+            {"formats": {"xaod": {"written": 10, "read": 20}}},
+            ["formats.xaod.read = 20", "more events than are written"],
+        ),
+        ({"repetitions": 1}, ["repetitions = 1", "at least 2", "require_sigma: false"]),
+        ({"read_defaults": {"learn_entries": "often"}}, ["learn_entries = 'often'", "'default'", "integer"]),
+        ({"data_dir": "../elsewhere"}, ["data_dir = '../elsewhere'", ".."]),
+        ({"data_dir": "results/data"}, ["data_dir", "separate from results/"]),
+        ({"measurement": {"monitor": "top"}}, ["measurement.monitor = 'top'", "'dool'", "'none'"]),
+    ],
+)
+def test_invalid_values_name_key_value_and_what_is_valid(raw, expected):
+    text = "\n".join(problems(raw))
+    for piece in expected:
+        assert piece in text, f"{piece!r} missing from:\n{text}"
+
+
+def test_all_problems_are_reported_at_once():
+    found = problems({"repetitions": 0, "seed": -1, "formats": {"xaod": {"written": 1, "read": 1}}})
+    assert len(found) == 3  # repetitions, seed, and read < 2
+
+
+def test_loader_does_not_modify_its_input():
+    raw = {"formats": {"xaod": {"written": 10, "read": 10}}}
+    before = copy.deepcopy(raw)
+    load_study_config(raw)
+    assert raw == before

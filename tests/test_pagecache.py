@@ -1,0 +1,57 @@
+"""Page-cache eviction on real files, verified with mincore: never assumed."""
+
+import os
+import subprocess
+
+import pytest
+
+from rootparams import pagecache
+
+
+@pytest.fixture
+def data_file(tmp_path):
+    path = tmp_path / "blob.bin"
+    path.write_bytes(os.urandom(8 << 20))
+    return path
+
+
+def test_a_freshly_written_file_is_resident(data_file):
+    assert pagecache.residency(data_file).fraction > 0.5
+
+
+def test_make_cold_leaves_no_page_resident(data_file):
+    method, state = pagecache.make_cold(data_file)
+    assert state.resident_pages == 0 and state.total_pages == 2048
+    assert method == ("drop_caches" if pagecache.can_drop_caches() else "fadvise")
+    # An independent check: util-linux fincore agrees.
+    out = subprocess.run(
+        ["fincore", "--bytes", "--noheadings", "--output", "RES", str(data_file)],
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode == 0:
+        assert int(out.stdout.split()[0]) == 0
+
+
+def test_per_file_eviction_without_root_powers(data_file, monkeypatch):
+    monkeypatch.setattr(pagecache, "can_drop_caches", lambda: False)
+    method, state = pagecache.make_cold(data_file)
+    assert method == "fadvise" and state.resident_pages == 0
+
+
+def test_make_warm_brings_the_whole_file_in(data_file):
+    pagecache.make_cold(data_file)
+    assert pagecache.make_warm(data_file).fraction == 1.0
+
+
+def test_eviction_that_does_not_take_is_refused(data_file, monkeypatch):
+    # A filesystem that ignores eviction behaves like this: pages stay resident whatever we do.
+    monkeypatch.setattr(pagecache, "evict", lambda path: "fadvise")
+    with pytest.raises(pagecache.EvictionError, match="still in the page cache"):
+        pagecache.make_cold(data_file)
+
+
+def test_empty_file_has_no_pages(tmp_path):
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    assert pagecache.residency(empty).total_pages == 0

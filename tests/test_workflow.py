@@ -1,0 +1,126 @@
+"""The whole chain through Snakemake on the tiny config: build, generate, evict + verify, timed read under
+PerfStats and dool, tables, summary, report. Plus: a bad config stops before any job."""
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+from conftest import REPO, require, snakemake
+
+from rootparams import paths
+
+TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
+REQUIRED_REPETITION_COLUMNS = [
+    "format", "algorithm", "level", "autoflush", "split_level", "cache_size", "learn_entries", "threads", "rep",
+    "start_time", "end_time", "resident_fraction_before", "event_rate_hz", "read_calls", "bytes_read",
+    "peak_rss_bytes", "flagged", "eviction_method", "monitor", "cache_state", "storage_profile", "host",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny_run(workdir, build):
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    snakemake(workdir, "--configfile", TINY, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    return workdir
+
+
+def test_every_stage_produced_its_output(tiny_run):
+    for path in (paths.PROVENANCE, paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.MONITOR_TABLE,
+                 paths.SUMMARY_TABLE, paths.RUN_SUMMARY):  # fmt: skip
+        assert (tiny_run / path).stat().st_size > 0, path
+    root_files = list((tiny_run / "data" / "files" / "xaod").glob("*.root"))
+    assert len(root_files) == 1
+
+
+def test_the_file_has_a_real_collection_tree(tiny_run):
+    files = pd.read_csv(tiny_run / paths.FILES_TABLE)
+    assert len(files) == 1
+    row = files.iloc[0]
+    assert (row["format"], row["algorithm"], row["level"], row["autoflush"], row["split_level"]) == (
+        "xaod",
+        "zlib",
+        5,
+        100,
+        0,
+    )
+    assert row["events"] == 20 and row["top_level_branches"] > 100 and row["size_bytes"] > 0
+
+
+def test_repetition_record_is_complete_and_plausible(tiny_run):
+    reps = pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)
+    files = pd.read_csv(tiny_run / paths.FILES_TABLE)
+    assert len(reps) == 1
+    missing = [c for c in REQUIRED_REPETITION_COLUMNS if c not in reps.columns]
+    assert not missing, missing
+    rep = reps.iloc[0]
+    assert rep["resident_fraction_before"] == 0.0  # verified cold
+    assert rep["cache_state"] == "cold" and rep["eviction_method"] in ("drop_caches", "fadvise")
+    assert 0 < rep["bytes_read"] <= files.iloc[0]["size_bytes"]
+    assert rep["read_calls"] > 0 and rep["event_rate_hz"] > 0 and rep["events_read"] == 20
+    assert rep["start_time"] < rep["end_time"] and rep["monitor"] == "dool"
+    assert rep["mon_monitor_samples"] >= 1  # dool sampled the window
+    assert rep["rss_baseline_bytes"] > 0 and rep["peak_rss_bytes"] >= rep["rss_baseline_bytes"]
+
+
+def test_monitor_samples_are_kept_raw_and_labelled(tiny_run):
+    samples = pd.read_csv(tiny_run / paths.MONITOR_TABLE)
+    assert {
+        "epoch",
+        "cpu_usr_pct",
+        "disk_read_bytes_per_s",
+        "mem_used_bytes",
+        "page_in_per_s",
+        "rep",
+        "file_id",
+    } <= set(samples.columns)
+    assert len(samples) >= 3
+
+
+def test_summary_and_provenance(tiny_run):
+    summary = pd.read_csv(tiny_run / paths.SUMMARY_TABLE)
+    assert len(summary) == 1 and summary.iloc[0]["n"] + summary.iloc[0]["n_flagged"] == 1
+    provenance = json.loads((tiny_run / paths.PROVENANCE).read_text())
+    for key in ("cpu_model", "logical_cores", "memory_bytes", "storage", "kernel", "root_version", "python",
+                "snakemake", "dool", "config_hash"):  # fmt: skip
+        assert key in provenance, key
+    assert provenance["root_version"] == "6.40.00"
+
+
+def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
+    first = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
+    snakemake(tiny_run, "--configfile", TINY, "--config", f"data_dir={tiny_run / 'data'}", "repetitions=2", "--cores", "2")  # fmt: skip
+    again = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
+    assert again["start_time"] == first["start_time"]  # repetition 0 was not redone
+    reps = pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)
+    assert sorted(reps["rep"]) == [0, 1]
+    windows = reps.sort_values("start_time")
+    assert (windows["start_time"].iloc[1:].to_numpy() >= windows["end_time"].iloc[:-1].to_numpy()).all()
+
+
+def test_html_report(tiny_run):
+    snakemake(
+        tiny_run, "--configfile", TINY, "--config", f"data_dir={tiny_run / 'data'}", "--report", "report.html"
+    )
+    assert (tiny_run / "report.html").stat().st_size > 100_000
+
+
+def _ids(workdir):
+    record = next((workdir / "results" / "repetitions" / "xaod").glob("*/*/rep0.json"))
+    return record.parent.parent.name, record.parent.name
+
+
+def test_bad_config_stops_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("repetitons: 3\nformats:\n  xaod: {written: 10, read: 20}\nscans:\n  c: {level: [12]}\n")
+    proc = snakemake(tmp_path, "--configfile", str(bad), "--cores", "1", check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "did you mean 'repetitions'" in out
+    assert "scans.c.level[0] = 12: must be from 1 to 9" in out
+    assert not (tmp_path / "results").exists()  # nothing ran
+
+
+def test_default_config_dry_runs(tmp_path):
+    proc = snakemake(tmp_path, "--configfile", str(REPO / "config" / "config.yaml"), "-n", "--cores", "4")
+    assert "measure_repetition" in proc.stdout
