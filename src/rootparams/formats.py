@@ -26,6 +26,27 @@ SMALL = ("gaus", 0.0, 1.0)
 FRACTION = ("uniform", 0.0, 1.0)
 
 
+# Structure that real data has and compressors exploit (write_collection_tree.cxx, Column::draw):
+def trunc(bits: int, dist: tuple) -> tuple:
+    """ATLAS float compression: only ``bits`` mantissa bits kept (7 or 15 in DAOD_PHYS, 10 here in between)."""
+    return ("trunc", bits, *dist)
+
+
+def grid(step: float, dist: tuple) -> tuple:
+    """Values on a detector grid or integer counts stored as float."""
+    return ("round", step, *dist)
+
+
+def sparse(p: float, default: float, dist: tuple) -> tuple:
+    """Mostly a default value (0, -999, 1): attributes that are only set for a few objects."""
+    return ("sparse", p, default, *dist)
+
+
+def per_event(dist: tuple) -> tuple:
+    """One value per event shared by all elements (beam spot, primary vertex position)."""
+    return ("perevent", *dist)
+
+
 @dataclass
 class Container:
     name: str
@@ -52,164 +73,336 @@ def kinematics() -> dict[str, tuple]:
     return {"pt": PT, "eta": ETA, "phi": PHI, "m": MASS}
 
 
-def egamma(name: str, interface: str, mult: tuple, n_dyn: int) -> Container:
+# Dynamic attributes come in the kinds a real container has (shared/notes/formats.md): dense full-precision
+# floats, floats with reduced precision, mostly-default floats, integer counts stored as float, small ints,
+# uint8 flags that are nearly constant, per-vertex vectors that are mostly zero (pile-up vertices), links.
+_KINDS = ("full", "full", "trunc", "sparse", "full", "u8", "count", "int", "trunc", "sparse", "full", "flag",
+          "pervtx", "full", "trunc", "int")  # fmt: skip
+
+
+def dyn_attributes(
+    stem: str, n: int, scale: float, vertices: float = 24, link: str | None = None
+) -> list[tuple]:
+    out = []
+    for i in range(n):
+        kind = _KINDS[i % len(_KINDS)]
+        name = f"{stem}{i:03d}"
+        s = scale * (1 + (i % 7))
+        if kind == "full":
+            out.append((name, "float", *(("exp", s) if i % 2 else ("gaus", 0.0, s))))
+        elif kind == "trunc":
+            out.append((name, "float", *trunc(7 if i % 3 else 15, ("exp", s))))
+        elif kind == "sparse":
+            out.append((name, "float", *sparse(0.8, -999.0 if i % 2 else 0.0, ("exp", s))))
+        elif kind == "count":
+            out.append((name, "float", *grid(1.0, ("exp", 1 + i % 9))))
+        elif kind == "int":
+            out.append((name, "int", "int", 0, 3 + i % 12))
+        elif kind == "u8":
+            out.append((name, "uint8", "int", 0, 1 + i % 5))
+        elif kind == "flag":
+            out.append((name, "uint8", *sparse(0.95, 1, ("int", 0, 1))))
+        elif kind == "pervtx":
+            out.append((name, "vfloat", *sparse(0.85, 0.0, ("exp", s))))
+    inner = {f"{stem}{i:03d}": ("poisson", vertices) for i in range(n) if _KINDS[i % len(_KINDS)] == "pervtx"}
+    if link:
+        out.append((f"{stem}Link", "link", link))
+    return out, inner
+
+
+def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCommon") -> Container:
     attrs = {**kinematics(), "charge": ("choice", -1, 1), "author": ("choice", 1, 16),
              "OQ": ("const", 1446), "quality": ("int", 0, 3),
+             "f1": FRACTION, "f3": trunc(7, ("exp", 0.02)), "weta2": trunc(15, ("gaus", 0.01, 0.002)),
+             "Reta": trunc(15, ("gaus", 0.95, 0.03)), "Rphi": trunc(15, ("gaus", 0.9, 0.05)),
+             "Eratio": FRACTION, "Rhad": sparse(0.3, 0.0, ("gaus", 0.0, 0.02)), "DeltaE": sparse(0.5, 0.0, ("exp", 200.0)),
+             "topoetcone20": ("gaus", 500.0, 2000.0), "ptcone20": sparse(0.6, 0.0, ("exp", 2000.0)),
+             "ptvarcone30": sparse(0.6, 0.0, ("exp", 2000.0)),
              "trackParticleLink": ("link", "InDetTrackParticles"), "caloClusterLink": ("link", "egammaClusters")}  # fmt: skip
-    dyn = [(f"iso_var{i}", "float", "exp", 1500.0) for i in range(n_dyn)]
+    dyn, inner = dyn_attributes(f"{stem}{name}Var", n_dyn, 1000.0)
     dyn += [("ambiguityType", "uint8", "int", 0, 3), ("truthParticleLink", "link", "TruthParticles"),
-            ("DFCommonElectronsLHLoose", "uint8", "int", 0, 1)]  # fmt: skip
-    return Container(name, interface, "ParticleAuxContainer_v1", mult, attrs, dyn=dyn)
+            ("DFCommonElectronsLHLoose", "uint8", "int", 0, 1), ("truthType", "int", "choice", 2, 2, 2, 4, 17),
+            ("truthOrigin", "int", "choice", 10, 10, 12, 13, 0)]  # fmt: skip
+    return Container(name, interface, "ParticleAuxContainer_v1", mult, attrs, inner, dyn)
 
 
-def tracks(name: str, mult: tuple) -> Container:
+def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Container:
     attrs = {"d0": ("gaus", 0.0, 0.05), "z0": ("gaus", 0.0, 45.0), "phi": PHI, "theta": ("uniform", 0.2, 2.9),
-             "qOverP": ("gaus", 0.0, 0.0005), "vx": ("gaus", 0.0, 0.01), "vy": ("gaus", 0.0, 0.01),
-             "vz": ("gaus", 0.0, 45.0), "chiSquared": ("exp", 20.0), "numberDoF": ("int", 5, 40),
-             "definingParametersCovMatrix": ("exp", 0.001), "numberOfPixelHits": ("int", 2, 6),
-             "numberOfSCTHits": ("int", 6, 10), "numberOfTRTHits": ("int", 0, 40), "particleHypothesis": ("const", 2),
+             "qOverP": ("gaus", 0.0, 0.0005), "vx": ("const", -0.5), "vy": ("const", -0.5),
+             "vz": ("const", 0.0), "chiSquared": ("exp", 20.0), "numberDoF": grid(1.0, ("uniform", 5, 40)),
+             "definingParametersCovMatrix": trunc(7, ("exp", 0.001)), "numberOfPixelHits": ("int", 2, 6),
+             "numberOfSCTHits": ("int", 6, 10), "numberOfTRTHits": ("int", 0, 40),
+             "numberOfPixelHoles": sparse(0.9, 0, ("int", 1, 2)), "numberOfSCTHoles": sparse(0.9, 0, ("int", 1, 2)),
+             "numberOfInnermostPixelLayerHits": ("choice", 0, 1, 1, 1, 2),
+             "numberOfPixelSharedHits": sparse(0.9, 0, ("int", 1, 3)), "expectInnermostPixelLayerHit": sparse(0.95, 1, ("const", 0)),
+             "particleHypothesis": ("const", 2),
              "trackFitter": ("const", 1), "patternRecoInfo": ("choice", 1, 2, 4, 8),
              "vertexLink": ("link", "PrimaryVertices")}  # fmt: skip
-    return Container(name, "TrackParticleContainer_v1", "TrackParticleAuxContainer_v1", mult, attrs,
-                     inner={"definingParametersCovMatrix": ("fixed", 15)})  # fmt: skip
+    dyn, inner = dyn_attributes(f"{name}Summary", n_dyn, 1.0)
+    inner["definingParametersCovMatrix"] = ("fixed", 15)
+    dyn += [
+        ("truthParticleLink", "link", "TruthParticles"),
+        ("truthMatchProbability", "float", *trunc(7, FRACTION)),
+    ]
+    return Container(
+        name, "TrackParticleContainer_v1", "TrackParticleAuxContainer_v1", mult, attrs, inner, dyn
+    )
 
 
-def clusters(name: str, mult: tuple, samplings: int) -> Container:
+def clusters(name: str, mult: tuple, samplings: int, n_dyn: int = 16) -> Container:
     attrs = {k: PT for k in ("rawE", "calE", "altE")}
-    attrs |= {k: ETA for k in ("rawEta", "calEta", "altEta", "eta0")} | {
-        k: PHI for k in ("rawPhi", "calPhi", "altPhi", "phi0")
+    attrs |= {k: ETA for k in ("rawEta", "calEta", "altEta")} | {
+        k: PHI for k in ("rawPhi", "calPhi", "altPhi")
     }
-    attrs |= {"time": ("gaus", 0.0, 2.0), "samplingPattern": ("choice", 15, 255, 3855), "clusterSize": ("choice", 1, 2, 3),
-              "e_sampl": ("exp", 3000.0), "eta_sampl": ETA, "phi_sampl": PHI}  # fmt: skip
+    attrs |= {k: ("const", 0.0) for k in ("rawM", "calM", "altM")}  # topo-clusters are massless
+    attrs |= {"eta0": grid(0.025, ETA), "phi0": grid(0.0245437, PHI),  # seed cell centres on the cell grid
+              "time": trunc(15, ("gaus", 0.0, 2.0)), "secondR": ("exp", 500.0), "centerLambda": ("exp", 300.0),
+              "centerMag": ("gaus", 2500.0, 800.0), "isolation": trunc(7, FRACTION), "engFracEM": FRACTION,
+              "samplingPattern": ("choice", 15, 255, 3855), "clusterSize": ("choice", 1, 2, 3),
+              "e_sampl": sparse(0.25, 0.0, ("exp", 3000.0)), "eta_sampl": trunc(15, ETA), "phi_sampl": trunc(15, PHI)}  # fmt: skip
     inner = {k: ("poisson", samplings) for k in ("e_sampl", "eta_sampl", "phi_sampl")}
-    return Container(name, "CaloClusterContainer_v1", "CaloClusterAuxContainer_v1", mult, attrs, inner)
+    dyn, more = dyn_attributes("CaloMoment", n_dyn, 10.0)
+    return Container(
+        name, "CaloClusterContainer_v1", "CaloClusterAuxContainer_v1", mult, attrs, inner | more, dyn
+    )
 
 
-def jets(name: str, mult: tuple, n_dyn: int, constituents: float) -> Container:
+def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Container:
     attrs = kinematics() | {
         "JetConstitScaleMomentum_pt": PT, "JetEMScaleMomentum_pt": PT, "JetConstitScaleMomentum_eta": ETA,
         "JetEMScaleMomentum_eta": ETA, "JetConstitScaleMomentum_phi": PHI, "JetEMScaleMomentum_phi": PHI,
-        "Jvt": FRACTION, "EMFrac": FRACTION, "HECFrac": FRACTION, "Width": ("exp", 0.1),
-        "ConeTruthLabelID": ("choice", 0, 4, 5, 15), "HadronConeExclTruthLabelID": ("choice", 0, 4, 5),
-        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21), "SumPtTrkPt500": ("exp", 5000.0),
-        "TrackWidthPt1000": ("exp", 0.1), "EnergyPerSampling": ("exp", 3000.0), "NumTrkPt500": ("int", 0, 30),
-        "NumTrkPt1000": ("int", 0, 20), "constituentLinks": ("link", "CaloCalTopoClusters"),
-        "GhostTrack": ("link", "InDetTrackParticles"),
+        "JetConstitScaleMomentum_m": MASS, "JetEMScaleMomentum_m": MASS,
+        "Jvt": FRACTION, "JvtRpt": trunc(15, FRACTION), "EMFrac": FRACTION, "HECFrac": sparse(0.5, 0.0, FRACTION),
+        "Width": ("exp", 0.1), "Timing": trunc(15, ("gaus", 0.0, 3.0)), "LArQuality": sparse(0.7, 0.0, FRACTION),
+        "NegativeE": sparse(0.8, 0.0, ("exp", 300.0)), "ActiveArea": grid(0.001, ("gaus", 0.5, 0.05)),
+        "Charge": trunc(7, ("gaus", 0.0, 0.3)),
+        "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5, 15), "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
+        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21), "SumPtTrkPt500": sparse(0.8, 0.0, ("exp", 5000.0)),
+        "TrackWidthPt1000": sparse(0.85, -1.0, ("exp", 0.1)), "EnergyPerSampling": sparse(0.4, 0.0, ("exp", 3000.0)),
+        "NumTrkPt500": sparse(0.8, 0, ("int", 1, 30)), "NumTrkPt1000": sparse(0.85, 0, ("int", 1, 20)),
+        "constituentLinks": ("link", "CaloCalTopoClusters"), "GhostTrack": ("link", "InDetTrackParticles"),
     }  # fmt: skip
-    inner = {"SumPtTrkPt500": ("poisson", 24), "TrackWidthPt1000": ("poisson", 24), "EnergyPerSampling": ("fixed", 28),
-             "NumTrkPt500": ("poisson", 24), "NumTrkPt1000": ("poisson", 24),
-             "constituentLinks": ("poisson", constituents), "GhostTrack": ("poisson", 8)}  # fmt: skip
-    dyn = [(f"JetAttribute{i:03d}", "float", "gaus", 0.0, 1.0) for i in range(n_dyn)]
-    return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
+    inner = {"SumPtTrkPt500": ("poisson", vertices), "TrackWidthPt1000": ("poisson", vertices),
+             "EnergyPerSampling": ("fixed", 28), "NumTrkPt500": ("poisson", vertices),
+             "NumTrkPt1000": ("poisson", vertices), "constituentLinks": ("poisson", constituents),
+             "GhostTrack": ("poisson", 8)}  # fmt: skip
+    dyn, more = dyn_attributes("JetAttribute", n_dyn, 1.0, vertices, link="TruthParticles")
+    return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
 def truth_particles(name: str, mult: tuple) -> Container:
     attrs = {"px": ("gaus", 0.0, 8000.0), "py": ("gaus", 0.0, 8000.0), "pz": ("gaus", 0.0, 40000.0), "e": ("exp", 40000.0),
-             "m": ("choice", 0, 0.511, 105.66, 139.57, 493.68, 938.27), "pdgId": ("choice", 22, 211, -211, 321, 2212, 11, 13),
-             "status": ("choice", 1, 1, 1, 2), "barcode": ("seq",),
+             "m": ("choice", 0, 0, 0, 0.511, 105.66, 139.57, 139.57, 139.57, 493.68, 938.27),
+             "pdgId": ("choice", 22, 22, 22, 211, -211, 211, -211, 321, -321, 2212, -2212, 11, -11, 13, 130, 310, 2112),
+             "status": ("choice", 1, 1, 1, 2, 2, 1, 1, 1, 62, 71), "barcode": ("linear", 1, 1, "const", 0),
              "prodVtxLink": ("link", "TruthVertices"), "decayVtxLink": ("link", "TruthVertices")}  # fmt: skip
-    return Container(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs)
+    dyn = [("polarizationTheta", "float", *sparse(0.97, 0.0, FRACTION)), ("polarizationPhi", "float", *sparse(0.97, 0.0, PHI)),
+           ("classifierParticleType", "uint32", "choice", 0, 0, 0, 17, 2, 6), ("classifierParticleOrigin", "uint32", "choice", 0, 0, 0, 10, 12, 25),
+           ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12)))]  # fmt: skip
+    return Container(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, dyn=dyn)
 
 
-def vertices(name: str, mult: tuple, tracks_per_vertex: float) -> Container:
+def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -> Container:
     attrs = {"x": ("gaus", -0.5, 0.01), "y": ("gaus", -0.5, 0.01), "z": ("gaus", 0.0, 45.0), "chiSquared": ("exp", 30.0),
-             "numberDoF": ("int", 1, 100), "covariance": ("exp", 0.001), "trackWeights": FRACTION,
+             "numberDoF": grid(1.0, ("uniform", 1, 100)), "covariance": trunc(7, ("exp", 0.001)), "trackWeights": trunc(7, FRACTION),
              "vertexType": ("choice", 1, 3, 3, 3), "trackParticleLinks": ("link", "InDetTrackParticles")}  # fmt: skip
     inner = {"covariance": ("fixed", 6), "trackWeights": ("poisson", tracks_per_vertex),
              "trackParticleLinks": ("poisson", tracks_per_vertex)}  # fmt: skip
-    return Container(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner)
+    dyn, more = dyn_attributes(f"{name}Decor", n_dyn, 1.0, tracks_per_vertex)
+    return Container(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
 def truth_vertices(name: str, mult: tuple) -> Container:
-    attrs = {"x": ("gaus", 0.0, 0.02), "y": ("gaus", 0.0, 0.02), "z": ("gaus", 0.0, 45.0), "t": ("gaus", 0.0, 0.2),
-             "id": ("choice", 0, 1, 2), "barcode": ("seq",), "incomingParticleLinks": ("link", "TruthParticles"),
-             "outgoingParticleLinks": ("link", "TruthParticles")}  # fmt: skip
+    # Generator vertices sit at the event's primary vertex; only the decays of long-lived particles are displaced.
+    attrs = {
+        k: ("either", 0.6, *per_event(("gaus", 0.0, s)), "gaus", 0.0, d)
+        for k, s, d in (("x", 0.01, 20.0), ("y", 0.01, 20.0), ("z", 45.0, 200.0), ("t", 0.2, 1.0))
+    }
+    attrs |= {"id": ("choice", 0, 1, 2), "barcode": ("linear", -1, -1, "const", 0),
+              "incomingParticleLinks": ("link", "TruthParticles"), "outgoingParticleLinks": ("link", "TruthParticles")}  # fmt: skip
     inner = {"incomingParticleLinks": ("fixed", 1), "outgoingParticleLinks": ("poisson", 2)}
     return Container(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
 
 
 def event_info(weights: int) -> Container:
-    attrs = {"runNumber": ("const", 410470), "mcChannelNumber": ("const", 410470), "eventNumber": ("seq",),
-             "lumiBlock": ("int", 1, 800), "bcid": ("int", 1, 3564), "eventTypeBitmask": ("const", 1),
-             "averageInteractionsPerCrossing": ("gaus", 34.0, 10.0), "mcEventWeights": ("gaus", 1.0, 0.05)}  # fmt: skip
+    attrs = {"runNumber": ("const", 284500), "mcChannelNumber": ("const", 410470), "eventNumber": ("seq",),
+             "mcEventNumber": ("seq",), "lumiBlock": ("int", 1, 800), "bcid": ("int", 1, 3564), "eventTypeBitmask": ("const", 1),
+             "averageInteractionsPerCrossing": grid(0.5, ("gaus", 34.0, 10.0)), "actualInteractionsPerCrossing": grid(1.0, ("gaus", 34.0, 10.0)),
+             "mcEventWeights": ("gaus", 1.0, 0.05)}  # fmt: skip
     return Container("EventInfo", "EventInfo_v1", "EventInfoAuxContainer_v1", ("fixed", 1), attrs,
                      {"mcEventWeights": ("fixed", weights)})  # fmt: skip
 
 
-def trigger(words: int) -> Container:
+def trigger(words: int, navigation: int = 0) -> Container:
     attrs = {"smk": ("const", 2232), "l1psk": ("const", 14), "hltpsk": ("const", 9)}
     attrs |= {k: ("bits", 0.01) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
     inner = {k: ("fixed", words) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
-    return Container("xTrigDecision", "TrigDecision_v1", "TrigDecisionAuxInfo_v1", ("fixed", 1), attrs, inner)
+    dyn = []
+    if navigation:  # serialized trigger navigation: hashed feature keys mixed with small indices and counts
+        dyn = [
+            (
+                "serializedNavigation",
+                "vuint32",
+                "either",
+                0.7,
+                "int",
+                0,
+                60,
+                "choice",
+                *(_key(f"HLTNav_{k}") for k in range(11)),
+            )
+        ]
+        inner["serializedNavigation"] = ("gaus", navigation, navigation / 4)
+    return Container(
+        "xTrigDecision", "TrigDecision_v1", "TrigDecisionAuxInfo_v1", ("fixed", 1), attrs, inner, dyn
+    )
 
 
-def met(name: str) -> Container:
-    return Container(name, "MissingETContainer_v1", "MissingETAuxContainer_v1", ("fixed", 9),
+def met(name: str, terms: int = 9) -> Container:
+    return Container(name, "MissingETContainer_v1", "MissingETAuxContainer_v1", ("fixed", terms),
                      {"mpx": ("gaus", 0.0, 30000.0), "mpy": ("gaus", 0.0, 30000.0), "sumet": ("exp", 400000.0),
                       "source": ("seq",)})  # fmt: skip
 
 
-def btagging(name: str, mult: tuple) -> Container:
-    return Container(name, "BTaggingContainer_v1", "BTaggingAuxContainer_v1", mult,
-                     {"BTagTrackToJetAssociator": ("link", "InDetTrackParticles")},
-                     {"BTagTrackToJetAssociator": ("poisson", 6)})  # fmt: skip
+def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6) -> Container:
+    attrs = {
+        k: FRACTION
+        for k in (
+            "MV2c10_discriminant",
+            "DL1_pu",
+            "DL1_pc",
+            "DL1_pb",
+            "IP2D_pu",
+            "IP2D_pb",
+            "IP3D_pu",
+            "IP3D_pb",
+        )
+    }
+    attrs |= {"SV1_masssvx": sparse(0.7, -1.0, ("exp", 2000.0)), "SV1_efracsvx": sparse(0.7, -1.0, FRACTION),
+              "JetFitter_mass": sparse(0.6, -1.0, ("exp", 2000.0)), "JetFitter_efracSV": sparse(0.6, -1.0, FRACTION),
+              "SV1_NGTinSvx": sparse(0.7, -1, ("int", 2, 8)), "JetFitter_nVTX": sparse(0.6, -1, ("int", 1, 3)),
+              "BTagTrackToJetAssociator": ("link", "InDetTrackParticles")}  # fmt: skip
+    dyn, inner = dyn_attributes(f"{name}Tagger", n_dyn, 1.0, tracks_per_jet)
+    per_track = [
+        (f"{tagger}_{var}OfTracks", "vfloat", *dist)
+        for tagger in ("IP2D", "IP3D")
+        for var, dist in (
+            ("valD0wrtPV", ("gaus", 0.0, 0.05)),
+            ("sigD0wrtPV", ("gaus", 0.0, 3.0)),
+            ("valZ0wrtPV", ("gaus", 0.0, 0.2)),
+            ("sigZ0wrtPV", ("gaus", 0.0, 3.0)),
+            ("weightBofTracks", trunc(7, ("exp", 1.0))),
+            ("weightUofTracks", trunc(7, ("exp", 1.0))),
+        )
+    ]
+    per_track += [
+        (f"{tagger}_gradeOfTracks", "vint", "choice", 0, 0, 0, 1, 2, 9, 10) for tagger in ("IP2D", "IP3D")
+    ]
+    per_track += [
+        (f"{tagger}_flagFromV0ofTracks", "vint", *sparse(0.97, 0, ("const", 1)))
+        for tagger in ("IP2D", "IP3D")
+    ]
+    per_track += [
+        (f"{tagger}_TrackParticleLinks", "vlink", "InDetTrackParticles") for tagger in ("IP2D", "IP3D")
+    ]
+    dyn += per_track
+    inner |= {spec[0]: ("poisson", tracks_per_jet) for spec in per_track}
+    inner["BTagTrackToJetAssociator"] = ("poisson", tracks_per_jet)
+    return Container(name, "BTaggingContainer_v1", "BTaggingAuxContainer_v1", mult, attrs, inner, dyn)
+
+
+def _key(text: str) -> int:
+    """A stable 32-bit hashed key (FNV-1a, as the writer hashes container names)."""
+    h = 2166136261
+    for c in text.encode():
+        h = ((h ^ c) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def _interface(kind: str) -> str:
+    return {
+        "e": "ElectronContainer_v1",
+        "g": "PhotonContainer_v1",
+        "mu": "MuonContainer_v1",
+        "tau": "TauJetContainer_v1",
+    }[kind]
 
 
 def recipe(fmt: str) -> list[Container]:
     """The containers of one event of format ``fmt``."""
     if fmt == "xaod":
         return [
-            event_info(250), trigger(64),
-            tracks("InDetTrackParticles", ("gaus", 700, 200)), tracks("GSFTrackParticles", ("poisson", 13)),
-            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6), clusters("egammaClusters", ("poisson", 8), 4),
+            event_info(250), trigger(64, navigation=40000),
+            tracks("InDetTrackParticles", ("gaus", 900, 250), 80), tracks("GSFTrackParticles", ("poisson", 13), 30),
+            tracks("CombinedMuonTrackParticles", ("poisson", 3), 25), tracks("ExtrapolatedMuonTrackParticles", ("poisson", 3), 25),
+            tracks("MuonSpectrometerTrackParticles", ("poisson", 4), 25), tracks("InDetForwardTrackParticles", ("gaus", 60, 20), 25),
+            tracks("HLT_xAOD__TrackParticleContainer_InDetTrigTrackingxAODCnv_Bjet_IDTrig", ("gaus", 120, 40), 30),
+            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60), clusters("egammaClusters", ("poisson", 8), 4, 16),
+            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10), clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
             truth_particles("TruthParticles", ("gaus", 1800, 650)), truth_vertices("TruthVertices", ("gaus", 700, 250)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 25),
-            jets("AntiKt4EMTopoJets", ("gaus", 25, 6), 90, 12), jets("AntiKt4LCTopoJets", ("gaus", 25, 6), 90, 12),
-            jets("AntiKt4EMPFlowJets", ("gaus", 25, 6), 90, 20), btagging("BTagging_AntiKt4EMTopo", ("gaus", 25, 6)),
-            egamma("Electrons", "ElectronContainer_v1", ("gaus", 3, 1.5), 20),
-            egamma("Photons", "PhotonContainer_v1", ("gaus", 4, 2), 20),
-            egamma("Muons", "MuonContainer_v1", ("gaus", 3, 1.5), 20),
-            egamma("TauJets", "TauJetContainer_v1", ("gaus", 4, 2), 30),
-            met("MET_Reference_AntiKt4EMTopo"),
+            vertices("PrimaryVertices", ("gaus", 24, 7), 35, 12), vertices("GSFConversionVertices", ("poisson", 3), 2, 8),
+            vertices("BTagging_AntiKt4EMTopoSecVtx", ("gaus", 25, 6), 3, 8),
+            jets("AntiKt4EMTopoJets", ("gaus", 25, 6), 95, 12), jets("AntiKt4LCTopoJets", ("gaus", 25, 6), 95, 12),
+            jets("AntiKt4EMPFlowJets", ("gaus", 25, 6), 95, 20), jets("AntiKt10LCTopoJets", ("gaus", 8, 3), 70, 60),
+            jets("AntiKt4TruthJets", ("gaus", 20, 5), 30, 15, 0), jets("AntiKt4TruthWZJets", ("gaus", 18, 5), 30, 15, 0),
+            jets("HLT_xAOD__JetContainer_a4tcemsubjesFS", ("gaus", 40, 10), 25, 0, 0),
+            btagging("BTagging_AntiKt4EMTopo", ("gaus", 25, 6), 100, 12), btagging("BTagging_AntiKt4EMPFlow", ("gaus", 25, 6), 100, 12),
+            egamma("Electrons", _interface("e"), ("gaus", 3, 1.5), 120), egamma("ForwardElectrons", _interface("e"), ("poisson", 2), 40),
+            egamma("Photons", _interface("g"), ("gaus", 4, 2), 100), egamma("Muons", _interface("mu"), ("gaus", 3, 1.5), 100),
+            egamma("TauJets", _interface("tau"), ("gaus", 4, 2), 120),
+            egamma("HLT_xAOD__ElectronContainer_egamma_Electrons", _interface("e"), ("poisson", 3), 30, "HLT"),
+            egamma("HLT_xAOD__PhotonContainer_egamma_Photons", _interface("g"), ("poisson", 3), 30, "HLT"),
+            egamma("HLT_xAOD__MuonContainer_MuonEFInfo", _interface("mu"), ("poisson", 2), 30, "HLT"),
+            met("MET_Reference_AntiKt4EMTopo"), met("MET_Reference_AntiKt4EMPFlow"), met("MET_Core_AntiKt4EMTopo", 12),
+            met("MET_Truth", 6), met("MET_Track", 2),
         ]  # fmt: skip
     if fmt == "topq1":
         return [
             event_info(250), trigger(32),
-            tracks("InDetTrackParticles", ("gaus", 120, 40)), tracks("GSFTrackParticles", ("poisson", 13)),
-            clusters("egammaClusters", ("poisson", 6), 4),
-            truth_particles("TruthParticles", ("gaus", 120, 40)), truth_vertices("TruthVertices", ("gaus", 50, 15)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 6),
-            jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 60, 10), jets("AntiKt10LCTopoTrimmedPtFrac5SmallR20Jets", ("gaus", 4, 2), 60, 30),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 14, 4)),
-            egamma("Electrons", "ElectronContainer_v1", ("gaus", 2, 1), 20),
-            egamma("Photons", "PhotonContainer_v1", ("gaus", 2, 1), 15),
-            egamma("Muons", "MuonContainer_v1", ("gaus", 2, 1), 20),
-            met("MET_Reference_AntiKt4EMTopo"),
+            tracks("InDetTrackParticles", ("gaus", 340, 100), 50), tracks("GSFTrackParticles", ("poisson", 13), 30),
+            tracks("CombinedMuonTrackParticles", ("poisson", 2), 20),
+            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20), clusters("egammaClusters", ("poisson", 6), 4, 16),
+            truth_particles("TruthParticles", ("gaus", 400, 120)), truth_vertices("TruthVertices", ("gaus", 150, 45)),
+            vertices("PrimaryVertices", ("gaus", 24, 7), 6, 8),
+            jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 100, 10), jets("AntiKt4EMPFlowJets", ("gaus", 14, 4), 100, 10),
+            jets("AntiKt10LCTopoTrimmedPtFrac5SmallR20Jets", ("gaus", 4, 2), 80, 30),
+            jets("AntiKt4TruthJets", ("gaus", 12, 4), 30, 10, 0), jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3, 1), 30, 20, 0),
+            btagging("BTagging_AntiKt4EMTopo", ("gaus", 14, 4), 80, 10), btagging("BTagging_AntiKt4EMPFlow", ("gaus", 14, 4), 80, 10),
+            egamma("Electrons", _interface("e"), ("gaus", 2, 1), 100), egamma("Photons", _interface("g"), ("gaus", 2, 1), 80),
+            egamma("Muons", _interface("mu"), ("gaus", 2, 1), 100), egamma("TauJets", _interface("tau"), ("gaus", 2, 1), 60),
+            met("MET_Reference_AntiKt4EMTopo"), met("MET_Truth", 6),
         ]  # fmt: skip
     if fmt == "susy5":
         return [
             event_info(250), trigger(16),
-            tracks("InDetTrackParticles", ("gaus", 30, 10)),
-            truth_particles("TruthParticles", ("gaus", 40, 10)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 2),
-            jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 30, 0), jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 30, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 10, 3)),
-            egamma("Electrons", "ElectronContainer_v1", ("gaus", 1.5, 1), 10),
-            egamma("Photons", "PhotonContainer_v1", ("gaus", 1.5, 1), 8),
-            egamma("Muons", "MuonContainer_v1", ("gaus", 1.5, 1), 10),
-            egamma("TauJets", "TauJetContainer_v1", ("gaus", 1.5, 1), 10),
-            met("MET_Reference_AntiKt4EMTopo"),
+            tracks("InDetTrackParticles", ("gaus", 170, 50), 45), tracks("GSFTrackParticles", ("poisson", 8), 20),
+            clusters("egammaClusters", ("poisson", 4), 4, 8),
+            truth_particles("TruthParticles", ("gaus", 150, 40)), truth_vertices("TruthVertices", ("gaus", 50, 15)),
+            vertices("PrimaryVertices", ("gaus", 24, 7), 2, 4),
+            jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 70, 0), jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 70, 0),
+            btagging("BTagging_AntiKt4EMTopo", ("gaus", 10, 3), 60, 6),
+            egamma("Electrons", _interface("e"), ("gaus", 1.5, 1), 80), egamma("Photons", _interface("g"), ("gaus", 1.5, 1), 60),
+            egamma("Muons", _interface("mu"), ("gaus", 1.5, 1), 80), egamma("TauJets", _interface("tau"), ("gaus", 1.5, 1), 60),
+            met("MET_Reference_AntiKt4EMTopo"), met("MET_Truth", 6),
         ]  # fmt: skip
     if fmt == "truth3":
+        small = {"TruthElectrons": 3.6, "TruthMuons": 2.0, "TruthPhotons": 5.2, "TruthTaus": 0.5, "TruthNeutrinos": 3.1,
+                 "TruthTop": 4.0, "TruthBoson": 2.0, "TruthBottom": 4.4}  # fmt: skip
         return [
-            event_info(20),
-            truth_particles("TruthParticles", ("gaus", 45, 12)),
-            truth_vertices("TruthVertices", ("gaus", 15, 5)),
+            event_info(100),
+            truth_particles("TruthParticles", ("gaus", 110, 30)),
+            truth_vertices("TruthVertices", ("gaus", 40, 12)),
+            *(truth_particles(name, ("poisson", mean)) for name, mean in small.items()),
             Container("AntiKt4TruthDressedWZJets", "JetContainer_v1", "JetAuxContainer_v1", ("gaus", 6, 2),
-                      kinematics() | {"HadronConeExclTruthLabelID": ("choice", 0, 4, 5)},
+                      kinematics() | {"HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
+                                      "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5), "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21)},
                       {k: ("fixed", 0) for k in ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling",
                                                  "NumTrkPt500", "NumTrkPt1000", "constituentLinks", "GhostTrack")}),
-            met("MET_Truth"),
+            Container("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", "JetContainer_v1", "JetAuxContainer_v1", ("gaus", 2, 1),
+                      kinematics(),
+                      {k: ("fixed", 0) for k in ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling",
+                                                 "NumTrkPt500", "NumTrkPt1000", "constituentLinks", "GhostTrack")}),
+            met("MET_Truth", 6),
         ]  # fmt: skip
     raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
 

@@ -8,6 +8,8 @@
 //     T:   implicit-MT threads, 1 = implicit MT off
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
+// Content checksum (independent of compression, AutoFlush, basket size and split level):
+//   rootparams-read --file F --checksum
 //
 // Every ROOT setting that changes the result is pinned here, whatever the user's environment says:
 // ROOT_TTREECACHE_SIZE / ROOT_TTREECACHE_PREFILL are removed, gEnv's TTreeCache.* and async prefetching
@@ -18,6 +20,7 @@
 #include <ROOT/RConfig.hxx>
 #include <TBranch.h>
 #include <TBranchElement.h>
+#include <TBufferFile.h>
 #include <TClass.h>
 #include <TEnv.h>
 #include <TFile.h>
@@ -28,6 +31,7 @@
 #include <TTreePerfStats.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -221,6 +225,46 @@ int inspect(const std::string &path, const std::string &tree_name)
    return 0;
 }
 
+// A checksum of the event content that does not depend on how it was stored: every top-level branch's
+// in-memory object is re-serialized with its class streamer into a fresh buffer and hashed (FNV-1a 64),
+// so compression, AutoFlush, basket size and split level all give the same value for the same events.
+int content_checksum(const std::string &path, const std::string &tree_name)
+{
+   auto [file, tree] = open_tree(path, tree_name);
+   uint64_t hash = 1469598103934665603ull;
+   auto mix = [&hash](const char *data, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+         hash ^= static_cast<unsigned char>(data[i]);
+         hash *= 1099511628211ull;
+      }
+   };
+   std::vector<std::pair<TBranch *, TClass *>> branches;
+   for (auto *obj : *tree->GetListOfBranches()) {
+      auto *b = static_cast<TBranch *>(obj);
+      TClass *cl = TClass::GetClass(b->GetClassName());
+      if (!cl)
+         fail(path + ": branch " + b->GetName() + " has no class (only object branches are supported)");
+      branches.emplace_back(b, cl);
+   }
+   for (Long64_t i = 0; i < tree->GetEntries(); ++i) {
+      if (tree->GetEntry(i) < 0)
+         fail(path + ": reading entry " + std::to_string(i) + " failed");
+      for (auto &[b, cl] : branches) {
+         void *object = static_cast<TBranchElement *>(b)->GetObject();
+         TBufferFile buffer(TBuffer::kWrite);
+         buffer.WriteObjectAny(object, cl);
+         mix(b->GetName(), std::strlen(b->GetName()));
+         mix(buffer.Buffer(), buffer.Length());
+      }
+   }
+   char hex[17];
+   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+   std::cout << "ROOTPARAMS_JSON "
+             << JsonObject().str("file", path).integer("entries", tree->GetEntries()).str("content_checksum", hex).dump()
+             << std::endl;
+   return 0;
+}
+
 int timed_read(const std::map<std::string, std::string> &args)
 {
    const double process_start = steady_now();
@@ -364,6 +408,8 @@ int main(int argc, char **argv)
       gEnv->SetValue("TTreeCache.Prefill", 0);
       gEnv->SetValue("TFile.AsyncPrefetching", 0);
       auto args = parse_args(argc, argv);
+      if (args.count("checksum"))
+         return content_checksum(args.at("file"), args.count("tree") ? args.at("tree") : "CollectionTree");
       if (args.count("inspect"))
          return inspect(args.at("file"), args.count("tree") ? args.at("tree") : "CollectionTree");
       return timed_read(args);

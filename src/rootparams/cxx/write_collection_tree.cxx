@@ -13,6 +13,11 @@
 // Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0).
 // Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
 //                | bits p (trigger-like words, mostly constant between events) | link Target | seq
+// Wrappers that give values the structure of real data (D is a nested distribution; choice must come last):
+//   trunc n D       keep n mantissa bits (ATLAS float compression)   | round step D   quantize to a grid
+//   mod m D         wrap into [0, m)                                  | sparse p v D   value v with probability p
+//   either p D1 D2  D1 with probability p, else D2                    | linear a b D   a + b*index + D
+//   perevent D      one value per (column, event) for all elements    | perindex D     one per element
 //
 // Content depends only on (recipe, seed, event number): every container of every event draws from its own
 // random stream, so the same events are written under every compression, AutoFlush and split setting.
@@ -95,35 +100,141 @@ struct Column {
 
    double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
    {
-      const auto &k = values.kind;
-      if (k == "gaus")
-         return rng.Gaus(values.p(0), values.p(1));
-      if (k == "exp")
-         return rng.Exp(values.p(0));
-      if (k == "uniform")
-         return rng.Uniform(values.p(0), values.p(1));
-      if (k == "int")
-         return std::floor(rng.Uniform(values.p(0), values.p(1) + 1));
-      if (k == "const")
-         return values.p(0);
-      if (k == "seq")
-         return static_cast<double>(index);
-      if (k == "choice") {
-         if (values.args.empty())
-            fail("distribution 'choice' needs at least one value");
-         return std::stod(values.args[rng.Integer(values.args.size())]);
+      // The distribution is a token list: kind, then its parameters; wrapper kinds (trunc, round, sparse,
+      // either, linear, perevent) take a nested distribution as their last parameter(s). Numeric parameters
+      // are parsed once per column and cached (the columns do not move during the event loop).
+      struct Cached {
+         const Distribution *dist = nullptr;
+         size_t size = 0;
+         std::vector<double> num;  // NaN for tokens that are distribution names
+      };
+      static thread_local std::unordered_map<const Column *, Cached> cache;
+      Cached &cached = cache[this];
+      if (cached.dist != &values || cached.size != values.args.size() + 1) {
+         cached.dist = &values;
+         cached.size = values.args.size() + 1;
+         cached.num.assign(cached.size, std::nan(""));
+         for (size_t t = 1; t < cached.size; ++t) {
+            const std::string &a = values.args[t - 1];
+            char *end = nullptr;
+            const double x = std::strtod(a.c_str(), &end);
+            if (end != a.c_str() && *end == '\0')
+               cached.num[t] = x;
+         }
       }
-      if (k == "bits") {
-         // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
-         uint32_t word = hash32(name + "/" + std::to_string(inner_index));
-         const double flip = values.p(0);
-         for (int b = 0; b < 32; ++b)
-            if (rng.Rndm() < flip)
-               word ^= (1u << b);
-         return static_cast<double>(word);
-      }
-      (void)ev;
-      fail("unknown distribution '" + k + "' for column " + name);
+      struct Eval {
+         const Column &col;
+         const Event &ev;
+         const std::vector<double> &num;
+         size_t index, inner_index;
+         const std::string &tok(size_t t) const
+         {
+            if (t >= num.size())
+               fail("distribution of column " + col.name + " is missing parameters");
+            return t == 0 ? col.values.kind : col.values.args[t - 1];
+         }
+         double p(size_t t) const
+         {
+            tok(t);
+            if (std::isnan(num[t]))
+               fail("parameter '" + tok(t) + "' of column " + col.name + " is not a number");
+            return num[t];
+         }
+         // Index of the token after the distribution that starts at token t.
+         size_t span(size_t t) const
+         {
+            const std::string &k = tok(t);
+            if (k == "gaus" || k == "uniform" || k == "int")
+               return t + 3;
+            if (k == "exp" || k == "const" || k == "bits" || k == "link")
+               return t + 2;
+            if (k == "seq")
+               return t + 1;
+            if (k == "choice")
+               return num.size();
+            if (k == "trunc" || k == "round" || k == "mod")
+               return span(t + 2);
+            if (k == "sparse" || k == "linear")
+               return span(t + 3);
+            if (k == "perevent" || k == "perindex")
+               return span(t + 1);
+            if (k == "either")
+               return span(span(t + 2));
+            fail("unknown distribution '" + k + "' for column " + col.name);
+         }
+         double operator()(TRandom &r, size_t t) const
+         {
+            const std::string &k = tok(t);
+            if (k == "gaus")
+               return r.Gaus(p(t + 1), p(t + 2));
+            if (k == "exp")
+               return r.Exp(p(t + 1));
+            if (k == "uniform")
+               return r.Uniform(p(t + 1), p(t + 2));
+            if (k == "int")
+               return std::floor(r.Uniform(p(t + 1), p(t + 2) + 1));
+            if (k == "const")
+               return p(t + 1);
+            if (k == "seq")
+               return static_cast<double>(index);
+            if (k == "choice") {
+               if (t + 1 >= num.size())
+                  fail("distribution 'choice' needs at least one value");
+               return p(t + 1 + r.Integer(num.size() - t - 1));
+            }
+            if (k == "bits") {
+               // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
+               uint32_t word = hash32(col.name + "/" + std::to_string(inner_index));
+               const double flip = p(t + 1);
+               for (int b = 0; b < 32; ++b)
+                  if (r.Rndm() < flip)
+                     word ^= (1u << b);
+               return static_cast<double>(word);
+            }
+            if (k == "trunc") {
+               // Mantissa truncation as ATLAS float compression does it: keep n mantissa bits, rounded.
+               const double x = (*this)(r, t + 2);
+               int e = 0;
+               const double m = std::frexp(x, &e);
+               const double scale = std::ldexp(1.0, static_cast<int>(p(t + 1)) + 1);
+               return std::ldexp(std::round(m * scale) / scale, e);
+            }
+            if (k == "round") {  // quantized to a step (detector granularity, integer-valued floats)
+               const double step = p(t + 1);
+               return std::round((*this)(r, t + 2) / step) * step;
+            }
+            if (k == "mod") {  // wrapped into [0, m): counters stored in narrow types
+               const double m = p(t + 1);
+               const double x = (*this)(r, t + 2);
+               return x - std::floor(x / m) * m;
+            }
+            if (k == "sparse")  // mostly a default value (0, -999, ...), otherwise drawn
+               return r.Rndm() < p(t + 1) ? p(t + 2) : (*this)(r, t + 3);
+            if (k == "either") {  // one of two distributions with probability p / 1-p
+               const size_t b = span(t + 2);
+               return r.Rndm() < p(t + 1) ? (*this)(r, t + 2) : (*this)(r, b);
+            }
+            if (k == "linear")  // correlated with the element index: a + b * index + x
+               return p(t + 1) + p(t + 2) * static_cast<double>(index) + (*this)(r, t + 3);
+            if (k == "perevent" || k == "perindex") {
+               // perevent: one value per (column, event), shared by all elements (a beam spot, a primary
+               // vertex); perindex: one value per (column, event, element), shared by its inner entries.
+               // Drawn from a private stream so the container's own stream is untouched. The event's
+               // multiplicities enter the seed, so it depends on the run seed as everything else does.
+               uint64_t h = hash32(col.name) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
+               for (const auto &[name, n] : ev.multiplicity)
+                  h += (static_cast<uint64_t>(hash32(name)) + 1) * (n + 0x51ull);
+               if (k == "perindex")
+                  h = h * 0xBF58476D1CE4E5B9ull + index;
+               h ^= h >> 31;
+               TRandom local(static_cast<UInt_t>(h ^ (h >> 32)) | 1u);
+               return (*this)(local, t + 1);
+            }
+            fail("unknown distribution '" + k + "' for column " + col.name);
+         }
+      };
+      const Eval eval{*this, ev, cached.num, index, inner_index};
+      return eval(rng, 0);
    }
 
    uint32_t inner_length(TRandom3 &rng) const { return multiplicity_of(inner, rng); }

@@ -1,0 +1,127 @@
+"""Generated files checked by an independent reader (uproot) and by a layout-independent content checksum."""
+
+import struct
+
+import numpy as np
+import pytest
+import uproot
+
+from rootparams.formats import KNOWN_FORMATS, recipe_text
+from rootparams.generate import generate_file
+from rootparams.grid import FilePoint
+from rootparams.measure import run_tool
+
+# The first two bytes of a compressed ROOT basket payload name its algorithm.
+MAGIC = {b"ZL": "zlib", b"XZ": "lzma", b"L4": "lz4", b"ZS": "zstd"}
+
+
+@pytest.fixture(scope="module")
+def make(build, tmp_path_factory):
+    out = tmp_path_factory.mktemp("formats")
+
+    def make(fmt, algorithm, level, autoflush, split, events=40, seed=11, basket=32000):
+        point = FilePoint(fmt, algorithm, level, autoflush, split, basket)
+        path = out / f"{fmt}_{point.id}_s{seed}.root"
+        if not path.exists():
+            generate_file(point, events=events, seed=seed, writer=str(build["writer"]), reader=str(build["reader"]),
+                          output=str(path), catalogue=None)  # fmt: skip
+        return path
+
+    return make
+
+
+def checksum(build, path):
+    return run_tool([str(build["reader"]), "--file", str(path), "--checksum"], "checksum")["content_checksum"]
+
+
+def basket_algorithms(path, tree, limit=40):
+    """Algorithm of the first basket of some branches, read from the raw bytes (not from branch metadata)."""
+    found = set()
+    with open(path, "rb") as raw:
+        for branch in list(tree.itervalues(recursive=True))[:limit]:
+            seeks = branch.member("fBasketSeek")
+            if not len(seeks) or seeks[0] == 0:
+                continue
+            raw.seek(int(seeks[0]))
+            header = raw.read(64)
+            nbytes, _version, objlen = struct.unpack(">ihi", header[:10])
+            keylen = struct.unpack(">h", header[14:16])[0]
+            if nbytes - keylen == objlen:
+                found.add("none")  # stored uncompressed (ROOT does so when compression does not pay)
+                continue
+            raw.seek(int(seeks[0]) + keylen)
+            found.add(MAGIC.get(raw.read(2), "unknown"))
+    return found
+
+
+@pytest.mark.parametrize("fmt", KNOWN_FORMATS)
+def test_every_format_has_a_recipe_with_particle_containers(fmt):
+    text = recipe_text(fmt)
+    assert "container EventInfo" in text
+    assert any(cls in text for cls in ("JetContainer_v1", "TruthParticleContainer_v1"))
+
+
+@pytest.mark.parametrize(("algorithm", "level"), [("zlib", 1), ("lzma", 9), ("lz4", 4), ("zstd", 5)])
+def test_basket_headers_carry_the_requested_algorithm(make, algorithm, level):
+    path = make("susy5", algorithm, level, 10, 1)
+    tree = uproot.open(path)["CollectionTree"]
+    algorithms = basket_algorithms(path, tree) - {"none"}
+    assert algorithms == {algorithm}
+    assert {b.compression.__class__.__name__.lower() for b in tree.itervalues()} == {algorithm}
+
+
+def test_uncompressed_files_have_uncompressed_baskets(make):
+    path = make("susy5", "none", 0, 10, 1)
+    assert basket_algorithms(path, uproot.open(path)["CollectionTree"]) == {"none"}
+
+
+@pytest.mark.parametrize("autoflush", [10, 7])
+def test_cluster_boundaries_follow_autoflush(make, autoflush):
+    tree = uproot.open(make("truth3", "zlib", 1, autoflush, 1))["CollectionTree"]
+    expected = [*range(0, 40, autoflush), 40]
+    assert tree.member("fAutoFlush") == autoflush
+    with_data = [b for b in tree.itervalues(recursive=True) if b.num_baskets > 0]
+    assert len(with_data) > 10
+    for branch in with_data:
+        # Every cluster boundary is a basket boundary of every branch; a basket that fills up early may add
+        # boundaries inside a cluster, but no basket spans two clusters.
+        assert set(expected) <= set(branch.entry_offsets), branch.name
+
+
+def test_split_level_shows_in_the_branch_structure(make):
+    unsplit = uproot.open(make("truth3", "zlib", 1, 10, 0))["CollectionTree"]
+    split = uproot.open(make("truth3", "zlib", 1, 10, 1))["CollectionTree"]
+    assert len(unsplit["TruthParticlesAux."].branches) == 0
+    members = {b.name.split(".")[-1] for b in split["TruthParticlesAux."].branches}
+    assert {"px", "py", "pz", "e", "m", "pdgId", "status", "barcode"} <= members
+    assert len(split.keys(recursive=True)) > len(unsplit.keys(recursive=True))
+
+
+def test_uproot_values_equal_roots(make):
+    path = make("truth3", "zlib", 5, 10, 1)
+    columns = ["TruthParticlesAux.px", "TruthParticlesAux.pdgId", "TruthParticlesAuxDyn.polarizationPhi"]
+    tree = uproot.open(path)["CollectionTree"]
+    import ROOT  # independent of uproot: ROOT's own reading of the same branches
+
+    by_root = ROOT.RDataFrame("CollectionTree", str(path)).AsNumpy(columns)
+    for column in columns:
+        top = column.split(".")[0] + "."
+        name = f"{top}/{column}" if f"{top}/{column}" in tree else column
+        by_uproot = tree[name].array(library="np")
+        assert len(by_uproot) == len(by_root[column]) == 40
+        for event_uproot, event_root in zip(by_uproot, by_root[column], strict=True):
+            np.testing.assert_array_equal(np.asarray(event_uproot), np.asarray(list(event_root)))
+
+
+def test_same_seed_same_content_under_every_setting(make, build):
+    settings = [
+        ("zlib", 1, 100, 0),
+        ("lzma", 9, 7, 99),
+        ("lz4", 1, -1_000_000, 1),
+        ("none", 0, 0, 2),
+        ("zstd", 5, 10, 1),
+    ]
+    sums = {checksum(build, make("topq1", *s)) for s in settings}
+    sums.add(checksum(build, make("topq1", "zlib", 1, 100, 0, basket=4096)))
+    assert len(sums) == 1
+    assert checksum(build, make("topq1", "zlib", 1, 100, 0, seed=12)) not in sums
