@@ -24,10 +24,10 @@ def test_snakefmt_is_clean():
 
 
 def test_ruff_lint_is_clean():
-    proc = run(sys.executable, "-m", "ruff", "check", "src", "tests", "workflow")
+    proc = run(sys.executable, "-m", "ruff", "check", "src", "tests", "workflow", "benchmarks")
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
 def test_ruff_format_is_clean():
-    proc = run(sys.executable, "-m", "ruff", "format", "--check", "src", "tests", "workflow")
+    proc = run(sys.executable, "-m", "ruff", "format", "--check", "src", "tests", "workflow", "benchmarks")
     assert proc.returncode == 0, proc.stdout + proc.stderr

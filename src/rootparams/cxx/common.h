@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -138,6 +139,20 @@ inline std::map<std::string, std::string> parse_args(int argc, char **argv)
          args[key] = "1";
    }
    return args;
+}
+
+inline const std::string &required_arg(const std::map<std::string, std::string> &args, const char *key)
+{
+   auto it = args.find(key);
+   if (it == args.end())
+      throw std::runtime_error(std::string("missing required option --") + key);
+   return it->second;
+}
+
+inline std::string tree_name_arg(const std::map<std::string, std::string> &args)
+{
+   auto it = args.find("tree");
+   return it == args.end() ? "CollectionTree" : it->second;
 }
 
 }  // namespace rootparams

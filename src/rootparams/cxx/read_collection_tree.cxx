@@ -268,14 +268,9 @@ int content_checksum(const std::string &path, const std::string &tree_name)
 int timed_read(const std::map<std::string, std::string> &args)
 {
    const double process_start = steady_now();
-   auto need = [&](const char *key) {
-      auto it = args.find(key);
-      if (it == args.end())
-         fail(std::string("missing required option --") + key);
-      return it->second;
-   };
+   auto need = [&](const char *key) { return required_arg(args, key); };
    const std::string path = need("file");
-   const std::string tree_name = args.count("tree") ? args.at("tree") : "CollectionTree";
+   const std::string tree_name = tree_name_arg(args);
    const Long64_t events = std::stoll(need("events"));
    const std::string selection = need("branches");
    const Long64_t cache_size = std::stoll(need("cache-size"));
@@ -409,9 +404,9 @@ int main(int argc, char **argv)
       gEnv->SetValue("TFile.AsyncPrefetching", 0);
       auto args = parse_args(argc, argv);
       if (args.count("checksum"))
-         return content_checksum(args.at("file"), args.count("tree") ? args.at("tree") : "CollectionTree");
+         return content_checksum(required_arg(args, "file"), tree_name_arg(args));
       if (args.count("inspect"))
-         return inspect(args.at("file"), args.count("tree") ? args.at("tree") : "CollectionTree");
+         return inspect(required_arg(args, "file"), tree_name_arg(args));
       return timed_read(args);
    } catch (const std::exception &e) {
       std::cerr << "rootparams-read: error: " << e.what() << std::endl;

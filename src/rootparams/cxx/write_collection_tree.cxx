@@ -502,12 +502,7 @@ std::vector<Container> read_recipe(const std::string &path)
 
 int run(const std::map<std::string, std::string> &args)
 {
-   auto need = [&](const char *key) {
-      auto it = args.find(key);
-      if (it == args.end())
-         fail(std::string("missing required option --") + key);
-      return it->second;
-   };
+   auto need = [&](const char *key) { return required_arg(args, key); };
    const std::string output = need("output");
    const Long64_t events = std::stoll(need("events"));
    const int compression = std::stoi(need("compression"));
@@ -515,7 +510,7 @@ int run(const std::map<std::string, std::string> &args)
    const int split = std::stoi(need("split"));
    const int basket = std::stoi(need("basket"));
    const uint64_t seed = std::stoull(need("seed"));
-   const std::string tree_name = args.count("tree") ? args.at("tree") : "CollectionTree";
+   const std::string tree_name = tree_name_arg(args);
 
    auto containers = read_recipe(need("recipe"));
 
