@@ -31,7 +31,8 @@ SUMMARY_METRICS = [
     "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_before",
     "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
     "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops", "mon_mem_used_bytes_max",
-    "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean", "disk_to_root_bytes_ratio",
+    "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean", "mon_process_disk_read_bytes",
+    "disk_to_root_bytes_ratio",
 ]  # fmt: skip
 
 

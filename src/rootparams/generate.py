@@ -23,8 +23,18 @@ class GenerationError(RuntimeError):
 
 
 def generate_file(
-    point: FilePoint, *, events: int, seed: int, writer: str, reader: str, output: str, catalogue: str | None
+    point: FilePoint,
+    *,
+    events: int,
+    seed: int,
+    writer: str,
+    reader: str,
+    output: str,
+    catalogue: str | None,
+    content: str | None = None,
 ) -> dict[str, Any]:
+    """Write ``output`` at ``point``. With ``content`` (a file written earlier from the same recipe and seed),
+    the events are read from it instead of generated again: the settings change, the events do not."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_root = out.with_name(f".{out.name}.partial")
@@ -37,6 +47,7 @@ def generate_file(
                 writer, "--recipe", recipe_path, "--output", str(tmp_root), "--events", str(events),
                 "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
                 "--split", str(point.split_level), "--basket", str(point.basket_size), "--seed", str(seed),
+                *(["--content", content] if content else []),
             ],
             f"writing {output}",
         )  # fmt: skip
@@ -94,6 +105,7 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "write_end_time": written["write_end_time"],
         "write_wall_seconds": written["write_wall_seconds"],
         "write_cpu_seconds": written["write_cpu_seconds"],
+        "content_source": written["content_source"],
         "generate_seconds": written["generate_seconds"],
         "root_write_seconds": root_seconds,
         "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds > 0 else 0.0,

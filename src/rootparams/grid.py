@@ -101,6 +101,12 @@ def default_file_point(config: dict[str, Any], fmt: str) -> FilePoint:
     return FilePoint(fmt, **{k: settings[k] for k in FILE_KEYS})
 
 
+def content_file_point(fmt: str) -> FilePoint:
+    """Settings of the file that holds a format's events for all its grid points: fast to read back
+    (LZ4), whole objects (split 0), clusters of ~30 MB whatever the event size."""
+    return FilePoint(fmt, "lz4", 1, -30_000_000, 0, 32000)
+
+
 def expand_points(config: dict[str, Any]) -> list[Point]:
     """Every read point of the study, de-duplicated, in a stable order.
 

@@ -22,6 +22,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +89,9 @@ def find_monitor(choice: str) -> tuple[str, str] | None:
         return None
     candidates = ["dool", "dstat"] if choice == "auto" else [choice]
     for name in candidates:
-        path = shutil.which(name)
+        # dool comes with this project's environment: look beside the running Python too, so that a
+        # Snakemake started without activating the environment still finds it (and not a broken dstat).
+        path = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
         if path:
             return name, path
     raise MonitorError(
@@ -232,7 +235,14 @@ class Monitor:
         while time.time() < deadline:
             if self.proc and self.proc.poll() is not None:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                raise MonitorError(f"{self.name} exited early (code {self.proc.returncode}): {err.strip()}")
+                hint = (
+                    " (Debian's dstat 0.8.0 cannot write CSV; use dool: `pip install dool==1.3.8`)"
+                    if self.name == "dstat" and "NameError" in err
+                    else ""
+                )
+                raise MonitorError(
+                    f"{self.name} exited early (code {self.proc.returncode}){hint}: {err.strip()[-1500:]}"
+                )
             try:
                 rows = self.samples().rows
             except MonitorCSVError:

@@ -7,6 +7,7 @@ layout touches this file only. Patterns contain Snakemake wildcards ({format}, {
 Layout:
     <data_dir>/files/<format>/<file_id>.root          the ROOT files under test (storage under test)
     <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
+    <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
     results/build/                                     compiled event model and reader/writer executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read
@@ -38,6 +39,10 @@ SUMMARY_TABLE = f"{TABLES}/summary.csv"
 
 def root_file(data_dir: str, format: str = "{format}", file_id: str = "{file_id}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/files/{format}/{file_id}.root"
+
+
+def content_file(data_dir: str, format: str = "{format}") -> str:
+    return f"{Path(data_dir).as_posix().rstrip('/')}/content/{format}.root"
 
 
 def warmup_file(data_dir: str, format: str = "{format}") -> str:

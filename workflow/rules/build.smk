@@ -2,6 +2,8 @@
 
 
 rule build_cxx:
+    input:
+        cxx_sources(),
     output:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,

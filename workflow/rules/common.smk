@@ -1,8 +1,10 @@
 # Configuration, grid and path helpers. Rules below only wire these; the logic is in src/rootparams.
 from rootparams import paths
+from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import load_study_config
 from rootparams.grid import (
     FilePoint,
+    content_file_point,
     default_file_point,
     expand_points,
     file_points,
@@ -31,6 +33,11 @@ wildcard_constraints:
     rep=r"\d+",
 
 
+def cxx_sources():
+    # Inputs of the C++ build, so that editing the event model, the writer or the reader rebuilds them.
+    return [str(source_dir() / name) for name in CXX_SOURCES]
+
+
 def all_cores(wildcards):
     # A timed read takes every core Snakemake was given, so that no other job can run beside it.
     # (A function, not `workflow.cores` directly: the latter fails when no --cores is given, e.g. --report.)
@@ -48,6 +55,10 @@ def read_point(wildcards):
 def warmup_file(wildcards):
     # The format's default file point, written with few events: read once before each timed read.
     return paths.warmup_file(DATA_DIR, wildcards.format)
+
+
+def content_point(wildcards):
+    return content_file_point(wildcards.format)
 
 
 def warmup_file_point(wildcards):

@@ -1,10 +1,31 @@
-# Stage 1: write one ROOT file per file point and catalogue what was really written.
+# Stage 1: write one ROOT file per file point and catalogue what was really written. The events of a
+# format are generated once (generate_content) and read back for every grid point of that format.
+
+
+rule generate_content:
+    input:
+        writer=paths.WRITER_EXE,
+        reader=paths.READER_EXE,
+    output:
+        root=temp(paths.content_file(DATA_DIR)),
+    log:
+        paths.log("generate", "{format}", "content"),
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        point=content_point,
+        events=events_written,
+        seed=STUDY["seed"],
+    script:
+        "../scripts/generate_file.py"
 
 
 rule generate_file:
     input:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
+        content=paths.content_file(DATA_DIR),
     output:
         root=paths.root_file(DATA_DIR),
         catalogue=paths.catalogue_entry(),

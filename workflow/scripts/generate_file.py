@@ -12,7 +12,8 @@ def main(smk):
         writer=smk.input.writer,
         reader=smk.input.reader,
         output=smk.output.root,
-        catalogue=smk.output.get("catalogue"),  # the warm-up file has no catalogue entry
+        catalogue=smk.output.get("catalogue"),  # content and warm-up files have no catalogue entry
+        content=smk.input.get("content"),  # events written once per format, read back here
     )
 
 

@@ -267,7 +267,7 @@ int content_checksum(const std::string &path, const std::string &tree_name)
 
 int timed_read(const std::map<std::string, std::string> &args)
 {
-   const double process_start = steady_now();
+   const double process_start = steady_now(), process_start_epoch = epoch_now();
    auto need = [&](const char *key) { return required_arg(args, key); };
    const std::string path = need("file");
    const std::string tree_name = tree_name_arg(args);
@@ -357,6 +357,7 @@ int timed_read(const std::map<std::string, std::string> &args)
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
       .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
+      .num("process_start_time", process_start_epoch)
       .num("start_time", loop_start_epoch)
       .num("end_time", loop_end_epoch)
       .num("event_loop_seconds", loop_seconds)

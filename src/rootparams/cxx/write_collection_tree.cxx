@@ -3,6 +3,9 @@
 //   rootparams-write --recipe R --output F --events N --compression S --autoflush A --split L
 //                    --basket B --seed X
 //
+//   rootparams-write ... --content C      read the events from C (written earlier from the same recipe)
+//   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
+//
 // The recipe (text, one directive per line, written by rootparams.formats) says which containers the
 // events hold and how their values are distributed:
 //   container <Name> <InterfaceClass> <AuxClass> <multiplicity> <params...>
@@ -500,8 +503,43 @@ std::vector<Container> read_recipe(const std::string &path)
    return containers;
 }
 
+// ROOT's own rewrite of a file, for comparison with this writer: TTree::CloneTree(-1, "") re-streams every
+// object (no fast cloning) into a new file; branch settings (split, baskets, AutoFlush) come with the tree.
+int clone_tree(const std::map<std::string, std::string> &args)
+{
+   const std::string source = required_arg(args, "clone-from"), output = required_arg(args, "output");
+   const int compression = std::stoi(required_arg(args, "compression"));
+   std::unique_ptr<TFile> in(TFile::Open(source.c_str(), "READ"));
+   if (!in || in->IsZombie())
+      fail("cannot open " + source);
+   auto *tree = in->Get<TTree>(tree_name_arg(args).c_str());
+   if (!tree)
+      fail(source + " has no tree " + tree_name_arg(args));
+   const double wall0 = steady_now(), cpu0 = process_cpu_seconds();
+   std::unique_ptr<TFile> out(TFile::Open(output.c_str(), "RECREATE", "", compression));
+   if (!out || out->IsZombie())
+      fail("cannot create " + output);
+   TTree *copy = tree->CloneTree(-1, "");
+   if (!copy)
+      fail("CloneTree failed for " + source);
+   copy->Write();
+   const Long64_t tot_bytes = copy->GetTotBytes(), zip_bytes = copy->GetZipBytes();
+   out->Close();
+   JsonObject j;
+   j.str("file", output)
+      .str("source", source)
+      .num("clone_wall_seconds", steady_now() - wall0)
+      .num("clone_cpu_seconds", process_cpu_seconds() - cpu0)
+      .integer("tree_tot_bytes", tot_bytes)
+      .integer("tree_zip_bytes", zip_bytes);
+   std::cout << "ROOTPARAMS_JSON " << j.dump() << std::endl;
+   return 0;
+}
+
 int run(const std::map<std::string, std::string> &args)
 {
+   if (args.count("clone-from"))
+      return clone_tree(args);
    auto need = [&](const char *key) { return required_arg(args, key); };
    const std::string output = need("output");
    const Long64_t events = std::stoll(need("events"));
@@ -529,12 +567,49 @@ int run(const std::map<std::string, std::string> &args)
       }
    }
 
+   // Content written once per format can be read back instead of generated again: the same recipe gives
+   // the same objects, so reading fills exactly what generation would have filled.
+   std::unique_ptr<TFile> content_file;
+   TTree *content = nullptr;
+   if (args.count("content")) {
+      const std::string &path = args.at("content");
+      content_file.reset(TFile::Open(path.c_str(), "READ"));
+      if (!content_file || content_file->IsZombie())
+         fail("cannot open the content file " + path);
+      content = content_file->Get<TTree>(tree_name.c_str());
+      if (!content || content->GetEntries() < events)
+         fail("content file " + path + " has " + std::to_string(content ? content->GetEntries() : 0) +
+              " events, " + std::to_string(events) + " are needed");
+      auto attach = [&](const std::string &bname, void *address, TClass *cl) {
+         if (!content->GetBranch(bname.c_str()))
+            fail("content file " + path + " has no branch " + bname + " (written from another recipe?)");
+         content->SetBranchAddress(bname.c_str(), address, nullptr, cl, kOther_t, true);
+      };
+      for (auto &c : containers) {
+         attach(c.name, &c.interface_object, c.interface_class);
+         attach(c.name + "Aux.", &c.aux_object, c.aux_class);
+         for (auto &[bname, cls_addr] : c.dynamic_branches)
+            attach(bname, &cls_addr.second, TClass::GetClass(cls_addr.first.c_str()));
+      }
+      file->cd();  // opening the content file made it the current directory; the tree is written to ours
+   }
+
    TClass *base_class = TClass::GetClass("xAODlike::AuxVectorBase");
    TRandom3 rng;
    double generate_seconds = 0, fill_seconds = 0;
    Event ev;
    for (Long64_t i = 0; i < events; ++i) {
       const double g0 = steady_now();
+      if (content) {
+         if (content->GetEntry(i) <= 0)
+            fail("reading event " + std::to_string(i) + " of the content file failed");
+         const double f0 = steady_now();
+         generate_seconds += f0 - g0;
+         if (tree.Fill() < 0 || file->TestBit(TFile::kWriteError))
+            fail("writing event " + std::to_string(i) + " to " + output + " failed (disk full or I/O error?)");
+         fill_seconds += steady_now() - f0;
+         continue;
+      }
       ev.number = i;
       for (size_t k = 0; k < containers.size(); ++k) {
          rng.SetSeed(stream_seed(seed, i, 2 * k));
@@ -556,6 +631,7 @@ int run(const std::map<std::string, std::string> &args)
       fill_seconds += steady_now() - f0;
    }
    const double c0 = steady_now();
+   file->cd();
    tree.Write();
    const Long64_t tot_bytes = tree.GetTotBytes(), zip_bytes = tree.GetZipBytes();
    const bool write_error = file->TestBit(TFile::kWriteError);
@@ -572,6 +648,7 @@ int run(const std::map<std::string, std::string> &args)
       .integer("split_level_requested", split)
       .integer("basket_size_requested", basket)
       .integer("seed", static_cast<long long>(seed))
+      .str("content_source", args.count("content") ? args.at("content") : "generated")
       .num("write_start_time", epoch0)
       .num("write_end_time", epoch_now())
       .num("write_wall_seconds", steady_now() - wall0)
