@@ -179,7 +179,7 @@ def synthetic_particle(name: str, cls: str) -> bool:
 
 
 def framing(units: list[Unit], kinds: tuple[str, ...]) -> tuple[float, int] | None:
-    """Median uncompressed bytes per entry beyond the 4-byte payload, over the vector<float> units of kinds."""
+    """Median uncompressed bytes per entry beyond the 4-byte payload (vector<float> units of ``kinds``)."""
     values = [
         (u.tot_bytes - 4 * u.elements) / u.entries
         for u in units

@@ -125,3 +125,21 @@ def test_same_seed_same_content_under_every_setting(make, build):
     sums.add(checksum(build, make("topq1", "zlib", 1, 100, 0, basket=4096)))
     assert len(sums) == 1
     assert checksum(build, make("topq1", "zlib", 1, 100, 0, seed=12)) not in sums
+
+
+def test_events_read_back_from_the_content_file_are_the_generated_ones(make, build, tmp_path):
+    from rootparams.grid import content_file_point
+
+    content = tmp_path / "content.root"
+    common = {
+        "events": 40,
+        "seed": 11,
+        "writer": str(build["writer"]),
+        "reader": str(build["reader"]),
+        "catalogue": None,
+    }
+    generate_file(content_file_point("topq1"), output=str(content), **common)
+    point = FilePoint("topq1", "zlib", 1, 100, 0, 32000)
+    entry = generate_file(point, output=str(tmp_path / "via_content.root"), content=str(content), **common)
+    assert entry["content_source"] == str(content)
+    assert checksum(build, tmp_path / "via_content.root") == checksum(build, make("topq1", "zlib", 1, 100, 0))

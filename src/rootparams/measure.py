@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rootparams import pagecache
+from rootparams import pagecache, storage
 from rootparams.monitor import Monitor, find_monitor, summarize_window
 from rootparams.records import write_json_atomic
 
@@ -40,9 +40,9 @@ class ReadError(RuntimeError):
     """The reader failed; the message names the file and ROOT's complaint."""
 
 
-def run_tool(cmd: list[str], what: str) -> dict[str, Any]:
+def run_tool(cmd: list[str], what: str, preexec=None) -> dict[str, Any]:
     """Run one of our executables (argument list, never a shell string) and return its JSON line."""
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(JSON_MARKER)]
     if proc.returncode != 0 or not lines:
         err = "\n".join(line for line in proc.stderr.splitlines() if line.strip())[-3000:]
@@ -105,8 +105,11 @@ def measure_repetition(
     if cold and not pagecache.can_drop_caches() and not os.access(root_file, os.R_OK):
         raise pagecache.EvictionError(f"{root_file}: not readable")
     tool = find_monitor(measurement["monitor"])
+    profile = storage.resolve_profile(measurement["storage_profile"])
+    storage.check_throttling_possible(profile, root_file)
     busy = cpu_busy_fraction()
     record: dict[str, Any] = {**labels, **host_fingerprint(), "cache_state": measurement["cache_state"]}
+    record.update(profile.as_record())
     record["cpu_busy_before"] = busy
     record["monitor"] = tool[0] if tool else "none"
 
@@ -131,7 +134,13 @@ def measure_repetition(
         record["resident_fraction_before"] = state.fraction
         record["file_pages"] = state.total_pages
         record["harness_prepare_seconds"] = time.time() - harness_start
-        return run_tool(reader_command(reader, root_file, events, read), f"timed read of {root_file}")
+        # Only the reader goes into the throttled group: the warm-up and the rest of the pipeline are not slowed.
+        with storage.throttle_group(profile, root_file) as procs:
+            return run_tool(
+                reader_command(reader, root_file, events, read),
+                f"timed read of {root_file}",
+                preexec=storage.join_group(procs),
+            )
 
     if tool:
         with Monitor(tool, monitor_csv) as mon:

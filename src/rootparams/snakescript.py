@@ -17,8 +17,17 @@ from rootparams.generate import GenerationError
 from rootparams.measure import ReadError
 from rootparams.monitor import MonitorError
 from rootparams.pagecache import EvictionError
+from rootparams.storage import StorageProfileError
 
-USER_ERRORS = (BuildError, GenerationError, ReadError, MonitorError, EvictionError, OSError)
+USER_ERRORS = (
+    BuildError,
+    GenerationError,
+    ReadError,
+    MonitorError,
+    EvictionError,
+    StorageProfileError,
+    OSError,
+)
 
 
 def run_logged(snakemake: Any, main: Callable[[Any], Any]) -> None:

@@ -15,7 +15,6 @@ def main(smk):
         "read_id": read_point.id,
         "rep": int(smk.wildcards.rep),
         "events_requested": smk.params.events,
-        "storage_profile": "native",  # throttled profiles: see the README's roadmap
     }
     measure_repetition(
         root_file=smk.input.root,
