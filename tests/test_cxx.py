@@ -109,3 +109,31 @@ def test_same_seed_same_content_under_other_settings(build, tmp_path):
     assert a["size_bytes"] != b["size_bytes"]
     # Uncompressed payload of the same objects: equal up to per-basket framing, which split level changes.
     assert a["tot_bytes"] == pytest.approx(b["tot_bytes"], rel=0.25)
+
+
+def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, tmp_path):
+    """The whole harness (eviction, warm-up, throttle, reader) with a slow disk: ROOT's reads of the cold
+    file cannot go faster than the configured bandwidth."""
+    import os
+
+    from conftest import require
+
+    from rootparams.measure import measure_repetition
+    from rootparams.storage import BLKIO
+
+    require(
+        os.geteuid() == 0 and (BLKIO / "blkio.throttle.read_bps_device").exists(), "root and cgroup v1 blkio"
+    )
+    path, _ = xaod
+    warmup = tmp_path / "warmup.root"
+    generate_file(FilePoint("xaod", "lz4", 1, 10, 1, 32000), events=3, seed=8, writer=str(build["writer"]),
+                  reader=str(build["reader"]), output=str(warmup), catalogue=None)  # fmt: skip
+    bps = 20_000_000
+    measurement = {"cache_state": "cold", "monitor": "none", "busy_cpu_threshold": 1.0,
+                   "disk_crosscheck_tolerance": 0.5, "storage_profile": {"read_bps": bps}}  # fmt: skip
+    record = measure_repetition(root_file=str(path), warmup_file=str(warmup), reader=str(build["reader"]), events=40,
+                                read=READ, measurement=measurement, monitor_csv=str(tmp_path / "m.csv"),
+                                record_path=str(tmp_path / "rep.json"), labels={})  # fmt: skip
+    assert record["storage_profile"] == "custom" and record["storage_read_bps"] == bps
+    assert record["resident_fraction_before"] == 0.0
+    assert record["wall_seconds"] >= 0.9 * record["bytes_read"] / bps

@@ -101,29 +101,42 @@ def measure_repetition(
 ) -> dict[str, Any]:
     """Make one timed repetition and write its record to ``record_path``; return the record."""
     harness_start = time.time()
+    last_mark = [harness_start]
+
+    def mark(step: str) -> None:
+        # Where the harness spends its time per repetition (reported by benchmarks/read_throughput.py).
+        now = time.time()
+        record[f"harness_{step}_seconds"] = now - last_mark[0]
+        last_mark[0] = now
+
     cold = measurement["cache_state"] == "cold"
     if cold and not pagecache.can_drop_caches() and not os.access(root_file, os.R_OK):
         raise pagecache.EvictionError(f"{root_file}: not readable")
     tool = find_monitor(measurement["monitor"])
     profile = storage.resolve_profile(measurement["storage_profile"])
     storage.check_throttling_possible(profile, root_file)
-    busy = cpu_busy_fraction()
     record: dict[str, Any] = {**labels, **host_fingerprint(), "cache_state": measurement["cache_state"]}
+    busy = cpu_busy_fraction()
+    mark("busy_check")
     record.update(profile.as_record())
     record["cpu_busy_before"] = busy
     record["monitor"] = tool[0] if tool else "none"
 
     def prepare_and_read(mon: Monitor | None) -> dict[str, Any]:
+        mark("monitor_start")
         if cold:
             method, _ = pagecache.make_cold(root_file)
         else:
             method = "warm-read"
             pagecache.make_warm(root_file)
+        mark("eviction")
         run_tool(reader_command(reader, warmup_file, 2, read), f"warm-up read of {warmup_file}")
+        mark("warmup")
         if mon:
             # Start on a fresh monitor interval, so that the samples covering the timed read do not also
             # hold the eviction and the warm-up.
             mon.wait_for_sample_after(time.time(), timeout=10)
+        mark("monitor_align")
         state = pagecache.residency(root_file)
         if cold and state.resident_pages:
             raise pagecache.EvictionError(
@@ -145,6 +158,7 @@ def measure_repetition(
     if tool:
         with Monitor(tool, monitor_csv) as mon:
             result = prepare_and_read(mon)
+            mark("reader")
             mon.wait_for_sample_after(result["end_time"] + 0.05, timeout=10)
         samples = mon.samples()
         window = summarize_window(samples, result["start_time"], result["end_time"])
@@ -156,7 +170,9 @@ def measure_repetition(
         Path(monitor_csv).parent.mkdir(parents=True, exist_ok=True)
         Path(monitor_csv).write_text("")  # the record says monitor = none
         result = prepare_and_read(None)
+        mark("reader")
         window = {}
+    mark("monitor_stop")
     record.update(result)
     record.update({f"mon_{k}": v for k, v in window.items()})
     record["harness_total_seconds"] = time.time() - harness_start

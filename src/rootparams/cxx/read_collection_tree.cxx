@@ -6,6 +6,7 @@
 //     C:   0 = TTreeCache off, -1 = sized from the AutoFlush cluster, > 0 = bytes
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
+//   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
 // Content checksum (independent of compression, AutoFlush, basket size and split level):
@@ -52,12 +53,25 @@ namespace {
 
 const char *kParticleBase = "xAODlike::IParticleContainer";
 
-// TTreePerfStats keeps the decompressor's input and output byte counts to itself; expose them.
+// TTreePerfStats as the paper used it (read calls, bytes, disk and unzip time), with two changes:
+// - the decompressor's input and output byte counts, which it keeps to itself, are exposed;
+// - its per-basket bookkeeping (which basket was used, cached, missed) is switched off. ROOT calls it for
+//   every branch of every entry; on a 1000-branch file it slowed the event loop by ~30% here
+//   (benchmarks/read_throughput.py), and none of the paper's metrics comes from it.
 class PerfStats : public TTreePerfStats {
 public:
    using TTreePerfStats::TTreePerfStats;
    Long64_t UnzipInputBytes() const { return fUnzipInputSize; }
    Long64_t UnzipOutputBytes() const { return fUnzipObjSize; }
+   void SetLoaded(TBranch *, size_t) override {}
+   void SetLoaded(size_t, size_t) override {}
+   void SetLoadedMiss(TBranch *, size_t) override {}
+   void SetLoadedMiss(size_t, size_t) override {}
+   void SetMissed(TBranch *, size_t) override {}
+   void SetMissed(size_t, size_t) override {}
+   void SetUsed(TBranch *, size_t) override {}
+   void SetUsed(size_t, size_t) override {}
+   void UpdateBranchIndices(TObjArray *) override {}
 };
 
 bool is_particle_container(TBranch *b)
@@ -124,6 +138,15 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
       fail("unknown branch selection '" + selection + "' (use particle, all, regex:<re> or list:<a>,<b>)");
    }
    return chosen;
+}
+
+void enable_descendants(TBranch *branch)
+{
+   for (auto *obj : *branch->GetListOfBranches()) {
+      auto *sub = static_cast<TBranch *>(obj);
+      sub->ResetBit(kDoNotProcess);
+      enable_descendants(sub);
+   }
 }
 
 void count_branches(TObjArray *branches, long long &count)
@@ -296,10 +319,9 @@ int timed_read(const std::map<std::string, std::string> &args)
    for (auto &name : chosen) {
       tree->SetBranchStatus(name.c_str(), true);
       auto *b = tree->GetBranch(name.c_str());
-      if (b->GetListOfBranches()->GetEntries() > 0) {  // split object: enable every sub-branch too
-         const bool dotted = !name.empty() && name.back() == '.';
-         tree->SetBranchStatus((name + (dotted ? "*" : ".*")).c_str(), true);
-      }
+      // A split object: enable every sub-branch too. Not by name pattern: the sub-branches of a branch
+      // named without a trailing dot ("Electrons") are not prefixed with it ("m_size"), so names repeat.
+      enable_descendants(b);
       selected_zip += b->GetZipBytes("*");
       selected_tot += b->GetTotBytes("*");
    }
@@ -308,7 +330,14 @@ int timed_read(const std::map<std::string, std::string> &args)
       TTreeCache::SetLearnEntries(learn_entries);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
-   auto *perf = new PerfStats("ioperf", tree);
+   // --no-perfstats gives the bare loop the benchmarks compare against (same binary, same settings).
+   PerfStats *perf = args.count("no-perfstats") ? nullptr : new PerfStats("ioperf", tree);
+   // Keep it as the global gPerfStats (file reads and unzipping report to it) but detach it from the
+   // tree: with a tree-level PerfStats, ROOT's TTreeCache searches every branch and basket on each cache
+   // miss to book-keep it (TTreeCache::ReadBufferNormal), which slowed the loop by ~20% on a 1000-branch
+   // file here, an artefact of the instrument, not of the file.
+   if (perf)
+      tree->SetPerfStats(nullptr);
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
 
    const long long rss_baseline = current_rss_bytes();
@@ -327,11 +356,12 @@ int timed_read(const std::map<std::string, std::string> &args)
       bytes_unpacked += n;
    }
    const double loop_end = steady_now(), loop_end_epoch = epoch_now(), cpu_end = process_cpu_seconds();
-   perf->Finish();
+   if (perf)
+      perf->Finish();
    const double loop_seconds = loop_end - loop_start;
 
    cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
-   const double disk_time = perf->GetDiskTime(), unzip_time = perf->GetUnzipTime();
+   const double disk_time = (perf ? perf->GetDiskTime() : 0), unzip_time = (perf ? perf->GetUnzipTime() : 0);
    const long long bytes_read = file->GetBytesRead();
    const int read_calls = file->GetReadCalls();
 
@@ -339,6 +369,7 @@ int timed_read(const std::map<std::string, std::string> &args)
    out.str("file", path)
       .str("root_version", gROOT->GetVersion())
       .str("branches", selection)
+      .boolean("perfstats", perf != nullptr)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()))
       .integer("selected_zip_bytes", selected_zip)
@@ -370,18 +401,18 @@ int timed_read(const std::map<std::string, std::string> &args)
       .integer("read_calls", read_calls)
       .integer("bytes_read", bytes_read)
       .num("bytes_per_read", read_calls ? double(bytes_read) / read_calls : 0.0)
-      .integer("perfstats_read_calls", perf->GetReadCalls())
-      .integer("perfstats_bytes_read", perf->GetBytesRead())
-      .integer("perfstats_bytes_read_extra", perf->GetBytesReadExtra())
-      .integer("perfstats_tree_cache_size", perf->GetTreeCacheSize())
-      .num("perfstats_real_seconds", perf->GetRealTime())
-      .num("perfstats_cpu_seconds", perf->GetCpuTime())
+      .integer("perfstats_read_calls", (perf ? perf->GetReadCalls() : 0))
+      .integer("perfstats_bytes_read", (perf ? perf->GetBytesRead() : 0))
+      .integer("perfstats_bytes_read_extra", (perf ? perf->GetBytesReadExtra() : 0))
+      .integer("perfstats_tree_cache_size", (perf ? perf->GetTreeCacheSize() : 0))
+      .num("perfstats_real_seconds", (perf ? perf->GetRealTime() : 0))
+      .num("perfstats_cpu_seconds", (perf ? perf->GetCpuTime() : 0))
       .num("disk_seconds", disk_time)
       .num("unzip_seconds", unzip_time)
-      .integer("unzip_input_bytes", perf->UnzipInputBytes())
-      .integer("unzip_output_bytes", perf->UnzipOutputBytes())
+      .integer("unzip_input_bytes", (perf ? perf->UnzipInputBytes() : 0))
+      .integer("unzip_output_bytes", (perf ? perf->UnzipOutputBytes() : 0))
       .num("read_mb_per_s_compressed", loop_seconds > 0 ? bytes_read / 1e6 / loop_seconds : 0.0)
-      .num("read_mb_per_s_uncompressed", loop_seconds > 0 ? perf->UnzipOutputBytes() / 1e6 / loop_seconds : 0.0)
+      .num("read_mb_per_s_uncompressed", loop_seconds > 0 ? (perf ? perf->UnzipOutputBytes() : 0) / 1e6 / loop_seconds : 0.0)
       .integer("bytes_unpacked", bytes_unpacked)
       .integer("rss_baseline_bytes", rss_baseline)
       .integer("peak_rss_bytes", peak_rss_bytes())

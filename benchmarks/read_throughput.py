@@ -1,0 +1,117 @@
+"""Is the harness an honest instrument? Read throughput next to ROOT's rootreadspeed and a bare loop, and
+what each repetition costs around its timed window.
+
+    python benchmarks/read_throughput.py [--format susy5] [--events 1500] [--repeat 5] [--build results/build]
+
+1. Warm-cache read of one file, all branches, all entries, 1 thread, alternating in one run:
+   - the harness's reader (rootparams-read, TTreePerfStats on, TTreeCache -1);
+   - the same compiled GetEntry loop without PerfStats (--no-perfstats): the bare loop;
+   - ROOT's rootreadspeed on the same file and branches (--all-branches --threads 0), with the event
+     model's dictionary preloaded so that it streams the same classes.
+   All three read the same bytes, so their speeds compare as the inverse of their reading times; each
+   tool's own uncompressed MB/s is printed too. Targets: harness >= 1.0 x rootreadspeed, >= 0.97 x bare.
+2. Cold repetitions through the full harness (eviction, warm-up, dool, PerfStats): the seconds spent per
+   step, and the overhead as a fraction of the timed window.
+Not a test: the machine is shared and noisy, so only ratios measured side by side mean something.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from rootparams import pagecache, paths, rootenv
+from rootparams.build import LIBRARY_NAME, build_all
+from rootparams.config import PAPER_FILE_DEFAULTS
+from rootparams.generate import generate_file
+from rootparams.grid import FilePoint
+from rootparams.measure import measure_repetition, reader_command, run_tool
+
+READ = {"cache_size": -1, "learn_entries": "default", "threads": 1}
+STEPS = ["busy_check", "monitor_start", "eviction", "warmup", "monitor_align", "reader", "monitor_stop"]
+
+
+def rootreadspeed_seconds(path: Path, dictionary: Path) -> tuple[float, float]:
+    """rootreadspeed's real time and its own uncompressed MB/s."""
+    env = {**os.environ, "LD_PRELOAD": str(dictionary)}
+    cmd = [str(rootenv.bin_path("rootreadspeed")), "--files", str(path), "--trees", "CollectionTree",
+           "--all-branches", "--threads", "0"]  # fmt: skip
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
+    real = float(re.search(r"Real time:\s+([\d.]+) s", out).group(1))
+    mbps = float(re.search(r"Uncompressed throughput:\s+([\d.]+) MB/s", out).group(1))
+    return real, mbps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--format", default="susy5", choices=sorted(PAPER_FILE_DEFAULTS))
+    parser.add_argument("--events", type=int, default=1500)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--build", type=Path, default=Path(paths.BUILD))
+    args = parser.parse_args()
+    if not (args.build / "build.json").exists():
+        build_all(args.build)
+    reader, writer = str(args.build / "bin" / "rootparams-read"), str(args.build / "bin" / "rootparams-write")
+    scratch = Path(tempfile.mkdtemp(prefix="rootparams-read-bench-"))
+    d = PAPER_FILE_DEFAULTS[args.format]
+    point = FilePoint(
+        args.format, d["algorithm"], d["level"], d["autoflush"], d["split_level"], d["basket_size"]
+    )
+    path, warmup = scratch / "file.root", scratch / "warmup.root"
+    common = {"seed": 20200326, "writer": writer, "reader": reader, "catalogue": None}
+    entry = generate_file(point, events=args.events, output=str(path), **common)
+    generate_file(point, events=5, output=str(warmup), **common)
+    dictionary = args.build / "lib" / f"{LIBRARY_NAME}.so"
+
+    pagecache.make_warm(path)
+    times: dict[str, list[float]] = {"harness": [], "bare": [], "rootreadspeed": []}
+    own_mbps: dict[str, list[float]] = {k: [] for k in times}
+    for i in range(args.repeat):
+        order = ["harness", "bare", "rootreadspeed"] if i % 2 == 0 else ["rootreadspeed", "bare", "harness"]
+        for tool in order:
+            if tool == "rootreadspeed":
+                real, mbps = rootreadspeed_seconds(path, dictionary)
+            else:
+                cmd = reader_command(reader, str(path), args.events, {**READ, "branches": "all"})
+                r = run_tool(cmd + (["--no-perfstats"] if tool == "bare" else []), tool)
+                real = r["first_event_seconds"] + r["event_loop_seconds"]  # from the first entry to the last
+                mbps = r["selected_tot_bytes"] / 1e6 / real
+            times[tool].append(real)
+            own_mbps[tool].append(mbps)
+    print(f"{args.format} {point.id}, {args.events} events, {entry['size_bytes'] / 1e6:.0f} MB on disk, "
+          f"warm page cache, all branches, 1 thread, {args.repeat} alternating repeats (medians)")  # fmt: skip
+    print("| reader | seconds | own uncompressed MB/s | harness speed / this |")
+    print("|---|---|---|---|")
+    harness = statistics.median(times["harness"])
+    for tool in times:
+        t = statistics.median(times[tool])
+        print(f"| {tool} | {t:.3f} | {statistics.median(own_mbps[tool]):.1f} | {t / harness:.3f} |")
+
+    print("\nCold repetitions through the full harness (dool, drop_caches or fadvise, warm-up, PerfStats):")
+    records = []
+    for i in range(3):
+        measurement = {"cache_state": "cold", "monitor": "auto", "busy_cpu_threshold": 0.1,
+                       "disk_crosscheck_tolerance": 0.5, "storage_profile": "native"}  # fmt: skip
+        records.append(measure_repetition(
+            root_file=str(path), warmup_file=str(warmup), reader=reader, events=args.events,
+            read={**READ, "branches": "particle"}, measurement=measurement, monitor_csv=str(scratch / f"m{i}.csv"),
+            record_path=str(scratch / f"rep{i}.json"), labels={},
+        ))  # fmt: skip
+    print("| step | seconds per repetition (median of 3) |")
+    print("|---|---|")
+    for step in STEPS:
+        print(f"| {step} | {statistics.median(r.get(f'harness_{step}_seconds', 0.0) for r in records):.3f} |")
+    window = statistics.median(r["event_loop_seconds"] for r in records)
+    total = statistics.median(r["harness_total_seconds"] for r in records)
+    print(f"| total | {total:.3f} |")
+    print(f"\nTimed window (event loop from the 2nd event): {window:.3f} s; harness overhead around it: "
+          f"{total - window:.3f} s = {(total - window) / window:.1f} x the window")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
