@@ -27,7 +27,7 @@ from pathlib import Path
 
 from rootparams import pagecache, paths, rootenv
 from rootparams.build import LIBRARY_NAME, build_all
-from rootparams.config import PAPER_FILE_DEFAULTS
+from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
 from rootparams.measure import measure_repetition, reader_command, run_tool
@@ -94,9 +94,8 @@ def main() -> None:
 
     print("\nCold repetitions through the full harness (dool, drop_caches or fadvise, warm-up, PerfStats):")
     records = []
+    measurement = load_study_config({"measurement": {"attempts": 1}})["measurement"]  # the defaults, no retry
     for i in range(3):
-        measurement = {"cache_state": "cold", "monitor": "auto", "busy_cpu_threshold": 0.1,
-                       "disk_crosscheck_tolerance": 0.5, "storage_profile": "native"}  # fmt: skip
         records.append(measure_repetition(
             root_file=str(path), warmup_file=str(warmup), reader=reader, events=args.events,
             read={**READ, "branches": "particle"}, measurement=measurement, monitor_csv=str(scratch / f"m{i}.csv"),

@@ -118,6 +118,7 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
 
     from conftest import require
 
+    from rootparams.config import load_study_config
     from rootparams.measure import measure_repetition
     from rootparams.storage import BLKIO
 
@@ -129,8 +130,10 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
     generate_file(FilePoint("xaod", "lz4", 1, 10, 1, 32000), events=3, seed=8, writer=str(build["writer"]),
                   reader=str(build["reader"]), output=str(warmup), catalogue=None)  # fmt: skip
     bps = 20_000_000
-    measurement = {"cache_state": "cold", "monitor": "none", "busy_cpu_threshold": 1.0,
-                   "disk_crosscheck_tolerance": 0.5, "storage_profile": {"read_bps": bps}}  # fmt: skip
+    # Never retried nor flagged for a busy machine: this test is about the throttle.
+    settings = {"monitor": "none", "busy_cpu_threshold": 1.0, "max_cpu_steal": 1.0, "attempts": 1,
+                "storage_profile": {"read_bps": bps}}  # fmt: skip
+    measurement = load_study_config({"measurement": settings})["measurement"]
     record = measure_repetition(root_file=str(path), warmup_file=str(warmup), reader=str(build["reader"]), events=40,
                                 read=READ, measurement=measurement, monitor_csv=str(tmp_path / "m.csv"),
                                 record_path=str(tmp_path / "rep.json"), labels={})  # fmt: skip

@@ -1,8 +1,9 @@
 """From per-repetition records to tidy tables: repetitions.csv, monitor_samples.csv, files.csv, summary.csv.
 
 Rule for flagged repetitions (documented in the README): a repetition flagged for any reason (busy machine,
-disk bytes not matching ROOT's bytes on a cold read) is kept in repetitions.csv with its reasons, excluded
-from the mean and sigma in summary.csv, and counted there in ``n_flagged``.
+CPU steal, disk bytes not matching ROOT's bytes on a cold read) that stayed flagged after its retries is
+kept in repetitions.csv with its reasons, excluded from the mean and sigma in summary.csv, and counted there
+in ``n_flagged``; the attempts discarded by retries are counted in ``attempts_discarded``.
 
 Before anything is summarized, the recorded windows are checked: no timed read may overlap another timed
 read or the writing of any file. An overlap means the measurement conditions were broken and is an error.
@@ -104,6 +105,8 @@ def summarize(repetitions: pd.DataFrame) -> pd.DataFrame:
         row["n"] = len(good)
         row["n_flagged"] = len(group) - len(good)
         row["flag_reasons"] = "; ".join(sorted({r for r in group["flag_reasons"] if r}))
+        if "attempt" in group:  # attempts measured again because their conditions were not met
+            row["attempts_discarded"] = int((group["attempt"] - 1).sum())
         for metric in metrics:
             values = pd.to_numeric(good[metric], errors="coerce").dropna()
             row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
