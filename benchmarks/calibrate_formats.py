@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from rootparams import paths
-from rootparams.build import build_all
+from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
@@ -34,12 +34,19 @@ RATIO_TARGETS = {
 }  # fmt: skip
 
 
-def write(fmt, algorithm, level, events, build, out):
+def write(fmt, algorithm, level, events, tools, out):
     d = PAPER_FILE_DEFAULTS[fmt]
     point = FilePoint(fmt, algorithm, level, d["autoflush"], d["split_level"], d["basket_size"])
-    return generate_file(point, events=events, seed=20200326, writer=str(build / "bin" / "rootparams-write"),
-                         reader=str(build / "bin" / "rootparams-read"), output=str(out / f"{fmt}_{point.id}.root"),
-                         catalogue=None)  # fmt: skip
+    output = str(out / f"{fmt}_{point.id}.root")
+    return generate_file(
+        point,
+        events=events,
+        seed=20200326,
+        writer=tools.writer,
+        reader=tools.reader,
+        output=output,
+        catalogue=None,
+    )
 
 
 def main() -> None:
@@ -49,8 +56,7 @@ def main() -> None:
     )
     parser.add_argument("--out", type=Path, default=None, help="scratch directory for the files")
     args = parser.parse_args()
-    if not (args.build / "build.json").exists():
-        build_all(args.build)
+    tools = ensure_built(args.build)
     out = args.out or Path(tempfile.mkdtemp(prefix="rootparams-calibration-"))
     out.mkdir(parents=True, exist_ok=True)
 
@@ -59,7 +65,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|---|---|")
     for fmt, (target, events) in SIZE_TARGETS.items():
-        e = write(fmt, "zlib", 5, events, args.build, out)
+        e = write(fmt, "zlib", 5, events, tools, out)
         print(f"| {fmt} | {events} | {target:,} | {e['bytes_per_event']:,.0f} | {e['bytes_per_event'] / target - 1:+.0%} "
               f"| {e['particle_fraction_zip']:.2f} | {e['top_level_branches']} | {e['branches']} |")  # fmt: skip
 
@@ -67,7 +73,7 @@ def main() -> None:
         "\n| xAOD setting | paper size / LZMA-9 | achieved size / LZMA-9 | deviation | write s (30 events) |"
     )
     print("|---|---|---|---|---|")
-    sizes = {key: write("xaod", *key, 30, args.build, out) for key in RATIO_TARGETS}
+    sizes = {key: write("xaod", *key, 30, tools, out) for key in RATIO_TARGETS}
     base = sizes[("lzma", 9)]["size_bytes"]
     for (algorithm, level), target in RATIO_TARGETS.items():
         e = sizes[(algorithm, level)]

@@ -24,7 +24,7 @@ import awkward as ak
 import ROOT
 import uproot
 
-from rootparams.build import build_all, source_dir
+from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
@@ -198,14 +198,6 @@ def generate(fmt: str, events: int, build: Path, out: Path) -> Path:
     return output
 
 
-def build_is_stale(build: Path) -> bool:
-    """Missing, or older than a C++ source (the writer's JSON and the files must match the sources)."""
-    marker = build / "build.json"
-    if not marker.exists():
-        return True
-    return any(src.stat().st_mtime > marker.stat().st_mtime for src in source_dir().iterdir())
-
-
 def kind_table(results: dict[str, dict], cell) -> list[str]:
     names = list(results)
     lines = ["| kind | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
@@ -273,8 +265,7 @@ def main() -> None:
     parser.add_argument("--real", type=Path, default=REAL_FILE, help="the real PHYSLITE file")
     args = parser.parse_args()
     build = args.build.resolve()
-    if build_is_stale(build):
-        build_all(build)
+    ensure_built(build)
     out = args.out or build.parent / "files"
     out.mkdir(parents=True, exist_ok=True)
     ROOT.gErrorIgnoreLevel = ROOT.kError  # the real file's xAOD classes have no dictionary: expected warnings

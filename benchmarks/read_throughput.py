@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from rootparams import pagecache, paths, rootenv
-from rootparams.build import LIBRARY_NAME, build_all
+from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
@@ -54,9 +54,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--build", type=Path, default=Path(paths.BUILD))
     args = parser.parse_args()
-    if not (args.build / "build.json").exists():
-        build_all(args.build)
-    reader, writer = str(args.build / "bin" / "rootparams-read"), str(args.build / "bin" / "rootparams-write")
+    tools = ensure_built(args.build)
+    reader, writer = tools.reader, tools.writer
     scratch = Path(tempfile.mkdtemp(prefix="rootparams-read-bench-"))
     d = PAPER_FILE_DEFAULTS[args.format]
     point = FilePoint(
@@ -66,7 +65,7 @@ def main() -> None:
     common = {"seed": 20200326, "writer": writer, "reader": reader, "catalogue": None}
     entry = generate_file(point, events=args.events, output=str(path), **common)
     generate_file(point, events=5, output=str(warmup), **common)
-    dictionary = args.build / "lib" / f"{LIBRARY_NAME}.so"
+    dictionary = Path(tools.library)
 
     pagecache.make_warm(path)
     times: dict[str, list[float]] = {"harness": [], "bare": [], "rootreadspeed": []}

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from rootparams import paths
-from rootparams.build import build_all
+from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint, content_file_point
@@ -43,9 +43,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--build", type=Path, default=Path(paths.BUILD))
     args = parser.parse_args()
-    if not (args.build / "build.json").exists():
-        build_all(args.build)
-    writer, reader = str(args.build / "bin" / "rootparams-write"), str(args.build / "bin" / "rootparams-read")
+    tools = ensure_built(args.build)
+    writer, reader = tools.writer, tools.reader
     scratch = Path(tempfile.mkdtemp(prefix="rootparams-write-bench-"))
     common = {"events": args.events, "seed": 20200326, "writer": writer, "reader": reader, "catalogue": None}
     content = scratch / "content.root"

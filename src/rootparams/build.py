@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +24,29 @@ LIBRARY_NAME = "libRootparamsEventModel"
 
 class BuildError(RuntimeError):
     pass
+
+
+@dataclass(frozen=True)
+class Tools:
+    writer: str
+    reader: str
+    library: str
+
+
+def ensure_built(out_dir: str | Path) -> Tools:
+    """The tools built in ``out_dir``, (re)built first if missing or older than a C++ source (for the
+    benchmark scripts; the workflow's build rule tracks the sources itself)."""
+    out_dir = Path(out_dir).resolve()
+    marker = out_dir / "build.json"
+    if not marker.exists() or any(
+        src.stat().st_mtime > marker.stat().st_mtime for src in source_dir().iterdir()
+    ):
+        build_all(out_dir)
+    return Tools(
+        writer=str(out_dir / "bin" / "rootparams-write"),
+        reader=str(out_dir / "bin" / "rootparams-read"),
+        library=str(out_dir / "lib" / f"{LIBRARY_NAME}.so"),
+    )
 
 
 def source_dir() -> Path:
