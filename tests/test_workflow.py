@@ -27,7 +27,8 @@ def tiny_run(workdir, build):
 
 def test_every_stage_produced_its_output(tiny_run):
     for path in (paths.PROVENANCE, paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.MONITOR_TABLE,
-                 paths.SUMMARY_TABLE, paths.RUN_SUMMARY):  # fmt: skip
+                 paths.SUMMARY_TABLE, paths.RUN_SUMMARY, paths.table1("xaod", "csv"), paths.table1("xaod", "md"),
+                 paths.table1("xaod", "tex")):  # fmt: skip
         assert (tiny_run / path).stat().st_size > 0, path
     root_files = list((tiny_run / "data" / "files" / "xaod").glob("*.root"))
     assert len(root_files) == 1

@@ -21,7 +21,7 @@ import pandas as pd
 from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
-    "format", "algorithm", "level", "autoflush", "split_level", "basket_size",
+    "format", "file_id", "read_id", "algorithm", "level", "autoflush", "split_level", "basket_size",
     "cache_size", "learn_entries", "threads", "branches", "cache_state", "storage_profile",
 ]  # fmt: skip
 # Metrics summarized per point (mean, std, n), when present.

@@ -70,3 +70,7 @@ def log(stage: str, *parts: str) -> str:
 
 
 RUN_SUMMARY = f"{RESULTS}/run_summary.md"
+
+
+def table1(format: str = "{format}", ext: str = "csv") -> str:
+    return f"{TABLES}/table1_compression_{format}.{ext}"

@@ -101,4 +101,9 @@ def final_outputs():
         paths.MONITOR_TABLE,
         paths.SUMMARY_TABLE,
         paths.RUN_SUMMARY,
+        *(
+            paths.table1(fmt, ext)
+            for fmt in STUDY["formats"]
+            for ext in ("csv", "md", "tex")
+        ),
     ]

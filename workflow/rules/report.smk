@@ -20,3 +20,26 @@ rule run_summary:
         CONDA_ENV
     script:
         "../scripts/run_summary.py"
+
+
+rule table1:
+    input:
+        summary=paths.SUMMARY_TABLE,
+        files=paths.FILES_TABLE,
+    output:
+        csv=report(
+            paths.table1("{format}", "csv"),
+            caption="../report/table1.rst",
+            category="Table 1",
+            labels={"format": "{format}", "type": "csv"},
+        ),
+        md=paths.table1("{format}", "md"),
+        tex=paths.table1("{format}", "tex"),
+    log:
+        paths.log("report", "table1_{format}"),
+    conda:
+        CONDA_ENV
+    params:
+        study=STUDY,
+    script:
+        "../scripts/table1.py"

@@ -1,0 +1,40 @@
+"""The paper's Table 1 from a known summary and catalogue."""
+
+import pandas as pd
+
+from rootparams.config import load_study_config
+from rootparams.tables import compression_table, to_latex, to_markdown
+
+CONFIG = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
+
+
+def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1):
+    file_id = f"{algorithm}-{level}_af{autoflush}"
+    return {"format": "xaod", "file_id": file_id, "read_id": f"mt{threads}", "algorithm": algorithm, "level": level,
+            "autoflush": autoflush, "split_level": 0, "basket_size": 32000, "cache_size": -1, "learn_entries": "default",
+            "threads": threads, "branches": "particle", "cache_state": "cold", "storage_profile": "native",
+            "event_rate_hz_mean": mean, "event_rate_hz_std": std, "n": n, "n_flagged": 10 - n}  # fmt: skip
+
+
+def test_table1_has_the_compression_points_only_in_the_papers_order():
+    summary = pd.DataFrame([
+        summary_row("zlib", 5, 59.4, 0.7), summary_row("lz4", 1, 63.0, 1.1), summary_row("lzma", 9, 15.5, 0.0, n=1),
+        summary_row("zlib", 5, 70.0, 1.0, autoflush=10),  # another scan's point: not in Table 1
+        summary_row("zlib", 5, 80.0, 1.0, threads=2),  # another scan's point: not in Table 1
+    ])  # fmt: skip
+    files = pd.DataFrame([{"format": "xaod", "file_id": r["file_id"], "size_bytes": s}
+                          for r, s in zip(summary.to_dict("records"), [7.03e9, 8.756e9, 5.901e9, 7.4e9, 7.03e9], strict=True)])  # fmt: skip
+    files = files.drop_duplicates("file_id")
+    table = compression_table(summary, files, CONFIG, "xaod")
+    assert list(zip(table["algorithm"], table["level"], strict=True)) == [
+        ("lz4", 1),
+        ("zlib", 5),
+        ("lzma", 9),
+    ]
+    assert list(table["size_bytes"]) == [8.756e9, 7.03e9, 5.901e9]
+    md = to_markdown(table, "xaod")
+    assert "| lz4 | 1 | 8.756 × 10^9 | 63.0 ± 1.1 | 10 |" in md
+    assert "| lzma | 9 | 5.901 × 10^9 | 15.5 ± 0.0 | 1 |" in md
+    assert "cold reads, storage native" in md
+    tex = to_latex(table, "xaod")
+    assert "lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 \\\\" in tex

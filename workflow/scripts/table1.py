@@ -1,0 +1,21 @@
+"""Snakemake entry point: the paper's Table 1 (compression settings) for one format, as CSV, Markdown, LaTeX."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from rootparams.snakescript import run_logged
+from rootparams.tables import compression_table, to_latex, to_markdown
+
+
+def main(smk):
+    fmt = smk.wildcards.format
+    table = compression_table(
+        pd.read_csv(smk.input.summary), pd.read_csv(smk.input.files), smk.params.study, fmt
+    )
+    table.to_csv(smk.output.csv, index=False)
+    Path(smk.output.md).write_text(to_markdown(table, fmt))
+    Path(smk.output.tex).write_text(to_latex(table, fmt))
+
+
+run_logged(snakemake, main)
