@@ -27,6 +27,7 @@ def test_a_quiet_repetition_is_not_flagged():
     [
         ({"cpu_busy_before": 0.5}, "busy machine: 50% CPU used before the read"),
         ({"mon_cpu_steal_pct_mean": 20.0}, "CPU stolen by the hypervisor: 20% during the read"),
+        ({"cpu_steal_before": 0.2}, "CPU stolen by the hypervisor: 20% just before the read"),
         ({"mon_process_disk_read_bytes": 1e6}, "disk read 0.10x the bytes ROOT read"),
         ({"mon_process_disk_read_bytes": 30e6}, "disk read 3.00x the bytes ROOT read"),
     ],
@@ -75,3 +76,8 @@ def test_when_every_attempt_is_flagged_the_last_is_kept_flagged(fake_attempts):
     rec = measure.measure_repetition(measurement=MEASUREMENT, **kwargs)
     assert rec["flagged"] is True and rec["attempt"] == 3 and rec["flag_reasons"] == "c"
     assert rec["discarded_attempts"] == "attempt 1: a | attempt 2: b"
+
+
+def test_cpu_use_tells_other_processes_from_steal():
+    busy, steal = measure.cpu_use(0.2)
+    assert 0.0 <= busy <= 1.0 and 0.0 <= steal <= 1.0 and busy + steal <= 1.0

@@ -29,7 +29,7 @@ SUMMARY_METRICS = [
     "event_rate_hz", "event_loop_seconds", "wall_seconds", "open_seconds", "loop_cpu_seconds",
     "read_calls", "bytes_read", "bytes_per_read", "disk_seconds", "unzip_seconds",
     "read_mb_per_s_compressed", "read_mb_per_s_uncompressed", "cache_size_used",
-    "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_before",
+    "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_before", "cpu_steal_before",
     "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
     "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops", "mon_mem_used_bytes_max",
     "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean", "mon_process_disk_read_bytes",

@@ -63,20 +63,26 @@ def reader_command(reader: str, path: str, events: int, read: dict[str, Any]) ->
     ]  # fmt: skip
 
 
-def cpu_busy_fraction(seconds: float = 0.5) -> float:
-    """Fraction of all CPUs' time not idle over ``seconds`` (this process sleeps meanwhile)."""
+def cpu_use(seconds: float = 0.5) -> tuple[float, float]:
+    """(busy, steal) fractions of all CPUs' time over ``seconds`` while this process sleeps: busy is what
+    other processes used, steal what the hypervisor gave to other machines (/proc/stat's 8th field); they
+    are told apart because they have different causes and remedies."""
 
-    def snapshot() -> tuple[int, int]:
+    def snapshot() -> tuple[int, int, int]:
         with open("/proc/stat") as f:
             fields = [int(x) for x in f.readline().split()[1:]]
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
-        return idle, sum(fields[:8])
+        steal = fields[7] if len(fields) > 7 else 0
+        return idle, steal, sum(fields[:8])
 
-    idle0, total0 = snapshot()
+    idle0, steal0, total0 = snapshot()
     time.sleep(seconds)
-    idle1, total1 = snapshot()
+    idle1, steal1, total1 = snapshot()
     total = total1 - total0
-    return 1.0 - (idle1 - idle0) / total if total > 0 else 0.0
+    if total <= 0:
+        return 0.0, 0.0
+    steal = (steal1 - steal0) / total
+    return 1.0 - (idle1 - idle0) / total - steal, steal
 
 
 def host_fingerprint() -> dict[str, str]:
@@ -161,7 +167,7 @@ def _attempt(
         run_tool(reader_command(reader, warmup_file, 2, read), f"warm-up read of {warmup_file}")
         mark("warmup")
         # Sampled just before the read, after the workflow's own start-up of this job has settled.
-        record["cpu_busy_before"] = cpu_busy_fraction()
+        record["cpu_busy_before"], record["cpu_steal_before"] = cpu_use()
         mark("busy_check")
         if mon:
             # Start on a fresh monitor interval, so that the samples covering the timed read do not also
@@ -218,10 +224,13 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     busy = record["cpu_busy_before"]
     if busy > measurement["busy_cpu_threshold"]:
         reasons.append(f"busy machine: {busy:.0%} CPU used before the read")
-    # On a VM the hypervisor can give this machine's CPU to others while we read; dool sees it as "stl".
+    # On a VM the hypervisor can give this machine's CPU to others; dool sees it as "stl" during the read.
+    steal_before = record.get("cpu_steal_before", 0.0)
     steal = record.get("mon_cpu_steal_pct_mean", 0.0) / 100
     if steal > measurement["max_cpu_steal"]:
         reasons.append(f"CPU stolen by the hypervisor: {steal:.0%} during the read")
+    elif steal_before > measurement["max_cpu_steal"]:
+        reasons.append(f"CPU stolen by the hypervisor: {steal_before:.0%} just before the read")
     process_disk = record.get("mon_process_disk_read_bytes")
     if cold and process_disk is not None and record["bytes_read"] >= CROSSCHECK_MIN_BYTES:
         ratio = process_disk / record["bytes_read"]
