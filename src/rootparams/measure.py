@@ -213,6 +213,9 @@ def _attempt(
     record.update(result)
     record.update({f"mon_{k}": v for k, v in window.items()})
     record["harness_total_seconds"] = time.time() - harness_start
+    ratio = disk_to_root_ratio(record, cold)
+    if ratio is not None:
+        record["disk_to_root_bytes_ratio"] = ratio
     record["flag_reasons"] = "; ".join(flag_reasons(record, measurement, cold))
     record["flagged"] = bool(record["flag_reasons"])
     return record
@@ -231,10 +234,16 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
         reasons.append(f"CPU stolen by the hypervisor: {steal:.0%} during the read")
     elif steal_before > measurement["max_cpu_steal"]:
         reasons.append(f"CPU stolen by the hypervisor: {steal_before:.0%} just before the read")
-    process_disk = record.get("mon_process_disk_read_bytes")
-    if cold and process_disk is not None and record["bytes_read"] >= CROSSCHECK_MIN_BYTES:
-        ratio = process_disk / record["bytes_read"]
-        record["disk_to_root_bytes_ratio"] = ratio
-        if abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
-            reasons.append(f"disk read {ratio:.2f}x the bytes ROOT read")
+    ratio = disk_to_root_ratio(record, cold)
+    if ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
+        reasons.append(f"disk read {ratio:.2f}x the bytes ROOT read")
     return reasons
+
+
+def disk_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
+    """Disk bytes dool saw over the reader's lifetime over the bytes ROOT read; None where the cross-check
+    does not apply (warm read, no monitor, a read too small for 1 s samples to resolve)."""
+    process_disk = record.get("mon_process_disk_read_bytes")
+    if not cold or process_disk is None or record["bytes_read"] < CROSSCHECK_MIN_BYTES:
+        return None
+    return process_disk / record["bytes_read"]

@@ -100,29 +100,21 @@ struct Column {
    void *address;
    Distribution values;
    Distribution inner{"fixed", {"4"}};
+   mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
 
    double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
    {
       // The distribution is a token list: kind, then its parameters; wrapper kinds (trunc, round, sparse,
       // either, linear, perevent) take a nested distribution as their last parameter(s). Numeric parameters
-      // are parsed once per column and cached (the columns do not move during the event loop).
-      struct Cached {
-         const Distribution *dist = nullptr;
-         size_t size = 0;
-         std::vector<double> num;  // NaN for tokens that are distribution names
-      };
-      static thread_local std::unordered_map<const Column *, Cached> cache;
-      Cached &cached = cache[this];
-      if (cached.dist != &values || cached.size != values.args.size() + 1) {
-         cached.dist = &values;
-         cached.size = values.args.size() + 1;
-         cached.num.assign(cached.size, std::nan(""));
-         for (size_t t = 1; t < cached.size; ++t) {
+      // are parsed on the first draw and kept with the column (the recipe does not change afterwards).
+      if (numbers.size() != values.args.size() + 1) {
+         numbers.assign(values.args.size() + 1, std::nan(""));  // NaN for tokens that are distribution names
+         for (size_t t = 1; t < numbers.size(); ++t) {
             const std::string &a = values.args[t - 1];
             char *end = nullptr;
             const double x = std::strtod(a.c_str(), &end);
             if (end != a.c_str() && *end == '\0')
-               cached.num[t] = x;
+               numbers[t] = x;
          }
       }
       struct Eval {
@@ -236,7 +228,7 @@ struct Column {
             fail("unknown distribution '" + k + "' for column " + col.name);
          }
       };
-      const Eval eval{*this, ev, cached.num, index, inner_index};
+      const Eval eval{*this, ev, numbers, index, inner_index};
       return eval(rng, 0);
    }
 
