@@ -24,3 +24,7 @@ rule all:
     default_target: True
     input:
         final_outputs(),
+
+
+onsuccess:
+    print_noise_summary()

@@ -25,6 +25,7 @@ def test_empty_config_gets_every_default():
         "learn_entries": "default",
         "threads": 1,
         "branches": "particle",
+        "storage_profile": "hdd",
     }
     assert config["file_defaults"]["xaod"] == PAPER_FILE_DEFAULTS["xaod"]
 

@@ -119,7 +119,7 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
     from conftest import require
 
     from rootparams.config import load_study_config
-    from rootparams.measure import measure_repetition
+    from rootparams.measure import measure_point
     from rootparams.storage import BLKIO
 
     require(
@@ -132,11 +132,12 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
     bps = 20_000_000
     # Never retried nor flagged for a busy machine: this test is about the throttle.
     settings = {"monitor": "none", "busy_cpu_threshold": 1.0, "max_cpu_steal": 1.0, "attempts": 1,
-                "storage_profile": {"read_bps": bps}}  # fmt: skip
+                "eviction": "system", "storage_profiles": {"slow": {"read_bps": bps}}}  # fmt: skip
     measurement = load_study_config({"measurement": settings})["measurement"]
-    record = measure_repetition(root_file=str(path), warmup_file=str(warmup), reader=str(build["reader"]), events=40,
-                                read=READ, measurement=measurement, monitor_csv=str(tmp_path / "m.csv"),
-                                record_path=str(tmp_path / "rep.json"), labels={})  # fmt: skip
-    assert record["storage_profile"] == "custom" and record["storage_read_bps"] == bps
+    (record,) = measure_point(root_file=str(path), warmup_file=str(warmup), reader=str(build["reader"]), events=40,
+                              read={**READ, "storage_profile": "slow"}, measurement=measurement,
+                              monitor_csv=str(tmp_path / "m.csv"), records={0: str(tmp_path / "rep0.json")},
+                              labels={})  # fmt: skip
+    assert record["storage_profile"] == "slow" and record["storage_read_bps"] == bps
     assert record["resident_fraction_before"] == 0.0
     assert record["wall_seconds"] >= 0.9 * record["bytes_read"] / bps

@@ -15,9 +15,9 @@ def test_named_and_custom_profiles():
     assert storage.resolve_profile("native").throttled is False
     hdd = storage.resolve_profile("hdd")
     assert (hdd.read_bps, hdd.read_iops) == (150_000_000, 50)
-    custom = storage.resolve_profile({"read_bps": 10_000_000})
+    custom = storage.resolve_profile("nfs", {"nfs": {"read_bps": 10_000_000}})
     assert custom.as_record() == {
-        "storage_profile": "custom",
+        "storage_profile": "nfs",
         "storage_read_bps": 10_000_000,
         "storage_read_iops": 0,
     }
@@ -65,3 +65,10 @@ def test_throttled_cold_read_takes_at_least_size_over_bandwidth(tmp_path, thrott
     start = time.monotonic()
     subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
     assert time.monotonic() - start < elapsed / 2
+
+
+def test_unknown_profile_names_the_valid_ones():
+    with pytest.raises(
+        storage.StorageProfileError, match=r"unknown storage profile 'tape'; valid are 'native', 'hdd', 'ssd'"
+    ):
+        storage.resolve_profile("tape")

@@ -5,7 +5,9 @@ import pandas as pd
 from rootparams.config import load_study_config
 from rootparams.tables import compression_table, to_latex, to_markdown
 
-CONFIG = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
+CONFIG = load_study_config(
+    {"formats": {"xaod": {"written": 10, "read": 10}}, "read_defaults": {"storage_profile": "native"}}
+)
 
 
 def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1):

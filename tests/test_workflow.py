@@ -72,7 +72,7 @@ def test_monitor_samples_are_kept_raw_and_labelled(tiny_run):
         "disk_read_bytes_per_s",
         "mem_used_bytes",
         "page_in_per_s",
-        "rep",
+        "read_id",
         "file_id",
     } <= set(samples.columns)
     assert len(samples) >= 3
@@ -124,4 +124,4 @@ def test_bad_config_stops_before_any_job(tmp_path):
 
 def test_default_config_dry_runs(tmp_path):
     proc = snakemake(tmp_path, "--configfile", str(REPO / "config" / "config.yaml"), "-n", "--cores", "4")
-    assert "measure_repetition" in proc.stdout
+    assert "measure_point" in proc.stdout

@@ -29,7 +29,8 @@ SUMMARY_METRICS = [
     "event_rate_hz", "event_loop_seconds", "wall_seconds", "open_seconds", "loop_cpu_seconds",
     "read_calls", "bytes_read", "bytes_per_read", "disk_seconds", "unzip_seconds",
     "read_mb_per_s_compressed", "read_mb_per_s_uncompressed", "cache_size_used",
-    "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_before", "cpu_steal_before",
+    "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_during", "cpu_steal_during",
+    "first_event_seconds", "process_cpu_seconds", "cache_efficiency", "unzip_output_bytes",
     "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
     "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops", "mon_mem_used_bytes_max",
     "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean", "mon_process_disk_read_bytes",
@@ -56,7 +57,8 @@ def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFrame:
-    """Raw samples of every repetition in one long table, labelled with the repetition's point and number."""
+    """Raw samples of every point in one long table, labelled with the point (a repetition's samples are
+    those between its process_start_time and end_time in repetitions.csv)."""
     frames = []
     for csv_path, labels in pairs:
         text = Path(csv_path).read_text()
@@ -116,3 +118,15 @@ def summarize(repetitions: pd.DataFrame) -> pd.DataFrame:
     if not summary.empty:
         summary["event_rate_rel_std"] = summary["event_rate_hz_std"] / summary["event_rate_hz_mean"]
     return summary
+
+
+def point_table(points) -> pd.DataFrame:
+    """format, file_id, read_id and the scans (";"-joined) of each point of the study (grid.Point list):
+    the link from the measured points to the scans that the figures and recommendations draw."""
+    return pd.DataFrame(
+        [
+            {"format": p.file.format, "file_id": p.file.id, "read_id": p.read.id, "scans": ";".join(p.scans)}
+            for p in points
+        ],
+        columns=["format", "file_id", "read_id", "scans"],
+    )

@@ -50,10 +50,13 @@ PAPER_READ_DEFAULTS: dict[str, Any] = {
     "learn_entries": "default",
     "threads": 1,
     "branches": "particle",
+    # The paper's testbed was a 5400 rpm HDD; the timed reads emulate it wherever the machine allows it.
+    "storage_profile": "hdd",
 }
 
 FILE_KEYS = ("algorithm", "level", "autoflush", "split_level", "basket_size")
-READ_KEYS = ("cache_size", "learn_entries", "threads", "branches")
+READ_KEYS = ("cache_size", "learn_entries", "threads", "branches", "storage_profile")
+BUILTIN_STORAGE_PROFILES = ("native", "hdd", "ssd")
 
 
 class ConfigError(ValueError):
@@ -259,8 +262,44 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
                 )
         if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
+    known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
+    used_profiles = [("read_defaults.storage_profile", config["read_defaults"]["storage_profile"])]
+    for name, scan in config["scans"].items():
+        used_profiles += [(f"scans.{name}.storage_profile", p) for p in scan.get("storage_profile", [])]
+    for where, profile in used_profiles:
+        if profile not in known_profiles:
+            yield (
+                f"{where} = {profile!r}: not a storage profile; valid are {', '.join(map(repr, known_profiles))} "
+                "(define others under measurement.storage_profiles)"
+            )
     data_dir = config["data_dir"]
     if any(part == ".." for part in re.split(r"[/\\]", data_dir)):
         yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
     if data_dir.rstrip("/") in ("results", ".", "") or data_dir.startswith("results/"):
         yield f"data_dir = {data_dir!r}: must be separate from results/ (it holds the ROOT files under test)"
+
+
+def without_throttling(config: dict[str, Any], reason: str) -> dict[str, Any]:
+    """The study with every storage profile replaced by native, for a machine that cannot throttle
+    (``reason``). Points that differed only by profile then coincide and are measured once. Raises
+    ConfigError if measurement.unthrottled_fallback is "fail" and a throttled profile is asked for."""
+    used = {config["read_defaults"]["storage_profile"]}
+    for scan in config["scans"].values():
+        used.update(scan.get("storage_profile", []))
+    if used <= {"native"}:
+        return config
+    if config["measurement"]["unthrottled_fallback"] == "fail":
+        raise ConfigError(
+            [
+                f"storage profiles {', '.join(sorted(used - {'native'}))} cannot be applied on this machine: "
+                f"{reason}; run as root with cgroup v1 blkio, use storage_profile: native, or set "
+                "measurement.unthrottled_fallback: native"
+            ]
+        )
+    out = copy.deepcopy(config)
+    out["read_defaults"]["storage_profile"] = "native"
+    for scan in out["scans"].values():
+        if "storage_profile" in scan:
+            scan["storage_profile"] = ["native"]
+    out["measurement"]["storage_note"] = f"throttled profiles fell back to native: {reason}"
+    return out

@@ -67,6 +67,7 @@ class ReadPoint:
     learn_entries: int | str
     threads: int
     branches: str
+    storage_profile: str
 
     @property
     def branches_token(self) -> str:
@@ -81,7 +82,10 @@ class ReadPoint:
 
     @property
     def id(self) -> str:
-        return f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}_{self.branches_token}"
+        return (
+            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}_{self.branches_token}"
+            f"_{self.storage_profile}"
+        )
 
 
 @dataclass(frozen=True, order=True)
@@ -127,7 +131,10 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
                 file_point = replace(base_file, **{k: v for k, v in change.items() if k in FILE_KEYS})
                 read_point = replace(base_read, **{k: v for k, v in change.items() if k in READ_KEYS})
                 found.setdefault((file_point, read_point), set()).add(name)
-    return sorted(Point(f, r, tuple(sorted(s))) for (f, r), s in found.items())
+    # Sorted by id on the read side: learn entries mix integers and "default".
+    return sorted(
+        (Point(f, r, tuple(sorted(s))) for (f, r), s in found.items()), key=lambda p: (p.file, p.read.id)
+    )
 
 
 def file_points(points: list[Point]) -> list[FilePoint]:

@@ -1,30 +1,39 @@
-"""One timed repetition: check the machine is quiet, make the file cold, read it in a fresh native process
-under TTreePerfStats while dool samples the system, and write one record.
+"""The timed reads of one grid point: check the machine is quiet, make the file cold, read it in a fresh
+native process under TTreePerfStats while dool samples the system, and write one record per repetition.
 
-Order of a repetition, and why:
- 1. start the monitor and wait for its first real sample (so the window is covered from its start);
- 2. evict the file (drop_caches as root, else fdatasync + fadvise);
- 3. make the same read of a small warm-up file of the same format: drop_caches also evicted the reader,
-    ROOT's libraries and modules, and reading those back would otherwise show up in the monitor's disk
-    traffic and in the start-up of the timed read (the warm-up file is a different file, so the file under
-    test stays cold);
- 4. sample /proc/stat for the CPU use of everything else (a busy machine flags the repetition);
- 5. wait for the next monitor sample, then verify with mincore that none of the file's pages are resident,
-    immediately before the read;
- 6. run the reader (one fresh process; the event loop and all timing are in C++);
- 7. wait for the monitor sample that covers the end of the window, stop it, summarize the window;
- 8. flag what was not as it should be (busy machine, CPU steal, disk bytes against ROOT's bytes), try
-    again if so (up to measurement.attempts), write the record atomically.
+Once per point:
+ 1. start the monitor and wait for its first real sample (so the first window is covered from its start);
+ 2. with measurement.eviction = "system" (as root): drop the whole page cache (sync; echo 3 > drop_caches),
+    the paper's method, then read a small warm-up file of the same format with the same reader, so that the
+    reader, ROOT's libraries and modules are back in memory: otherwise reading them would show up in the
+    monitor's disk traffic and in the start-up of the first timed read (the warm-up file is a different
+    file: the file under test stays cold). The default, "file", skips this: every other process (Snakemake,
+    dool, the shell) would re-read its own evicted pages during the next reads and pollute the monitor's
+    disk counters, and step 3 is what makes the file cold either way;
+Then for each repetition:
+ 3. evict the file under test (fdatasync + POSIX_FADV_DONTNEED on its pages only, so the libraries stay
+    warm) and verify with mincore, immediately before the read, that none of its pages is resident;
+ 4. run the reader (one fresh process; the event loop and all timing are in C++), with /proc/stat read just
+    before and after it: what the CPUs did meanwhile, minus the reader's own CPU time, is what the rest of
+    the machine used, and the steal column is what the hypervisor gave to other machines;
+ 5. wait for the monitor sample that covers the end of the read and summarize the read's window;
+ 6. flag what was not as it should be (busy machine, CPU steal, disk bytes against ROOT's bytes), try again
+    if so (up to measurement.attempts), and write the record atomically.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
+import resource
 import socket
 import subprocess
 import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -63,26 +72,44 @@ def reader_command(reader: str, path: str, events: int, read: dict[str, Any]) ->
     ]  # fmt: skip
 
 
-def cpu_use(seconds: float = 0.5) -> tuple[float, float]:
-    """(busy, steal) fractions of all CPUs' time over ``seconds`` while this process sleeps: busy is what
-    other processes used, steal what the hypervisor gave to other machines (/proc/stat's 8th field); they
-    are told apart because they have different causes and remedies."""
+@dataclass(frozen=True)
+class CpuTimes:
+    """/proc/stat's first line (all CPUs, in clock ticks) and this process's children's CPU time."""
 
-    def snapshot() -> tuple[int, int, int]:
+    busy: int
+    steal: int
+    total: int
+    children_cpu_seconds: float
+
+    @classmethod
+    def now(cls) -> CpuTimes:
         with open("/proc/stat") as f:
             fields = [int(x) for x in f.readline().split()[1:]]
         idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
         steal = fields[7] if len(fields) > 7 else 0
-        return idle, steal, sum(fields[:8])
+        total = sum(fields[:8])
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return cls(total - idle - steal, steal, total, usage.ru_utime + usage.ru_stime)
 
-    idle0, steal0, total0 = snapshot()
-    time.sleep(seconds)
-    idle1, steal1, total1 = snapshot()
-    total = total1 - total0
+
+def cpu_use_between(before: CpuTimes, after: CpuTimes) -> tuple[float, float]:
+    """(busy, steal) as fractions of all CPUs' time between two snapshots: busy is what processes other than
+    the children waited for in between used, steal what the hypervisor gave to other machines. They are told
+    apart because they have different causes and remedies."""
+    total = after.total - before.total
     if total <= 0:
         return 0.0, 0.0
-    steal = (steal1 - steal0) / total
-    return 1.0 - (idle1 - idle0) / total - steal, steal
+    ticks = os.sysconf("SC_CLK_TCK")
+    children = (after.children_cpu_seconds - before.children_cpu_seconds) * ticks
+    busy = max(0.0, (after.busy - before.busy - children) / total)
+    return min(busy, 1.0), (after.steal - before.steal) / total
+
+
+def cpu_use(seconds: float = 0.5) -> tuple[float, float]:
+    """(busy, steal) of the machine over ``seconds`` while this process sleeps."""
+    before = CpuTimes.now()
+    time.sleep(seconds)
+    return cpu_use_between(before, CpuTimes.now())
 
 
 def host_fingerprint() -> dict[str, str]:
@@ -94,7 +121,41 @@ def host_fingerprint() -> dict[str, str]:
     }
 
 
-def measure_repetition(
+def point_identity(root_file: str, measurement: dict[str, Any]) -> dict[str, Any]:
+    """What a kept repetition record must match to be reused by a rerun: the very file (its size and
+    modification time, so a regenerated file is measured again) and the measurement settings."""
+    st = os.stat(root_file)
+    settings = json.dumps(measurement, sort_keys=True, default=str)
+    return {
+        "file_size_bytes": st.st_size,
+        "file_mtime_ns": st.st_mtime_ns,
+        "measurement_key": hashlib.sha1(settings.encode()).hexdigest()[:12],
+    }
+
+
+IDENTITY_KEYS = (
+    "file_id",
+    "read_id",
+    "events_requested",
+    "file_size_bytes",
+    "file_mtime_ns",
+    "measurement_key",
+)
+
+
+def reusable_record(path: str, labels: dict[str, Any]) -> dict[str, Any] | None:
+    """The record at ``path`` if an earlier run took it under the same identity, else None."""
+    try:
+        with open(path) as f:
+            record = json.load(f)
+    except (OSError, ValueError):
+        return None  # absent, or cut short by a crash (records are written atomically, so rarely)
+    if all(record.get(k) == labels.get(k) for k in IDENTITY_KEYS if k in labels):
+        return record
+    return None
+
+
+def measure_point(
     *,
     root_file: str,
     warmup_file: str,
@@ -102,114 +163,123 @@ def measure_repetition(
     events: int,
     read: dict[str, Any],
     measurement: dict[str, Any],
-    monitor_csv: str,
-    record_path: str,
+    monitor_csv: str | Callable[[int], str],
+    records: dict[int, str],
     labels: dict[str, Any],
-) -> dict[str, Any]:
-    """Make one timed repetition and write its record to ``record_path``; return the record.
+) -> list[dict[str, Any]]:
+    """Make the timed repetitions of one point, writing repetition ``rep``'s record to ``records[rep]``
+    as soon as it is taken; return every repetition's record (``reused``: kept from an earlier run).
+
+    Repetitions whose record an earlier run already wrote under the same identity (see point_identity)
+    are kept, not measured again. ``monitor_csv`` is a path or, given the first repetition this call
+    measures, returns one (so that the samples of earlier runs are kept too).
 
     A repetition whose conditions were not met (busy machine, CPU stolen by the hypervisor, disk bytes not
     matching ROOT's) is tried again, up to ``measurement.attempts`` times in all; the record keeps the last
     attempt, its number, and why the earlier ones were discarded. If every attempt is flagged, the last one
     is kept, flagged.
     """
+    kept = {rep: r for rep, path in records.items() if (r := reusable_record(path, labels)) is not None}
+    todo = sorted(set(records) - set(kept))
+    out = {rep: {**r, "reused": True} for rep, r in kept.items()}
+    if not todo:
+        return [out[rep] for rep in sorted(out)]
     cold = measurement["cache_state"] == "cold"
-    if cold and not pagecache.can_drop_caches() and not os.access(root_file, os.R_OK):
-        raise pagecache.EvictionError(f"{root_file}: not readable")
+    if not os.access(root_file, os.R_OK):
+        raise ReadError(f"{root_file}: not readable")
     tool = find_monitor(measurement["monitor"])
-    profile = storage.resolve_profile(measurement["storage_profile"])
+    profile = storage.resolve_profile(read["storage_profile"], measurement["storage_profiles"])
     storage.check_throttling_possible(profile, root_file)
-    discarded: list[str] = []
-    for attempt in range(1, measurement["attempts"] + 1):
-        record = _attempt(
-            root_file, warmup_file, reader, events, read, measurement, monitor_csv, tool, profile
-        )
-        if not record["flagged"] or attempt == measurement["attempts"]:
-            break
-        discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
-    record = {**labels, **record, "attempt": attempt, "discarded_attempts": " | ".join(discarded)}
-    write_json_atomic(record_path, record)
-    return record
+    csv_path = monitor_csv(todo[0]) if callable(monitor_csv) else monitor_csv
+    with Monitor(tool, csv_path) if tool else nullcontext() as mon:
+        if not tool:
+            Path(csv_path).parent.mkdir(parents=True, exist_ok=True)
+            Path(csv_path).write_text("")  # the records say monitor = none
+        point_start = time.time()
+        system_eviction = "none"
+        if cold and measurement["eviction"] == "system":
+            # The paper's method, once per point; the warm-up read then brings the reader and ROOT's
+            # libraries back (from another file, so the file under test stays cold).
+            system_eviction, _ = pagecache.make_cold(root_file, system_wide=True)
+            run_tool(reader_command(reader, warmup_file, 2, read), f"warm-up read of {warmup_file}")
+        if mon:
+            # The first repetition's samples start after the preparation (its disk traffic stays out).
+            mon.wait_for_sample_after(time.time(), timeout=10)
+        point_prepare = time.time() - point_start
+        for rep in todo:
+            discarded: list[str] = []
+            for attempt in range(1, measurement["attempts"] + 1):
+                record = _attempt(root_file, reader, events, read, measurement, mon, profile)
+                if not record["flagged"] or attempt == measurement["attempts"]:
+                    break
+                discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
+            record = {
+                **labels,
+                "rep": rep,
+                **record,
+                "monitor": tool[0] if tool else "none",
+                "monitor_csv": csv_path,
+                "point_eviction_method": system_eviction,
+                "harness_point_prepare_seconds": point_prepare,
+                "attempt": attempt,
+                "discarded_attempts": " | ".join(discarded),
+            }
+            write_json_atomic(records[rep], record)
+            out[rep] = {**record, "reused": False}
+    return [out[rep] for rep in sorted(out)]
 
 
 def _attempt(
     root_file: str,
-    warmup_file: str,
     reader: str,
     events: int,
     read: dict[str, Any],
     measurement: dict[str, Any],
-    monitor_csv: str,
-    tool: tuple[str, str] | None,
+    mon: Monitor | None,
     profile: storage.StorageProfile,
 ) -> dict[str, Any]:
     harness_start = time.time()
-    last_mark = [harness_start]
     cold = measurement["cache_state"] == "cold"
     record: dict[str, Any] = {**host_fingerprint(), "cache_state": measurement["cache_state"]}
     record.update(profile.as_record())
-    record["monitor"] = tool[0] if tool else "none"
-
-    def mark(step: str) -> None:
-        # Where the harness spends its time per repetition (reported by benchmarks/read_throughput.py).
-        now = time.time()
-        record[f"harness_{step}_seconds"] = now - last_mark[0]
-        last_mark[0] = now
-
-    def prepare_and_read(mon: Monitor | None) -> dict[str, Any]:
-        mark("monitor_start")
-        if cold:
-            method, _ = pagecache.make_cold(root_file)
-        else:
-            method = "warm-read"
-            pagecache.make_warm(root_file)
-        mark("eviction")
-        run_tool(reader_command(reader, warmup_file, 2, read), f"warm-up read of {warmup_file}")
-        mark("warmup")
-        # Sampled just before the read, after the workflow's own start-up of this job has settled.
-        record["cpu_busy_before"], record["cpu_steal_before"] = cpu_use()
-        mark("busy_check")
-        if mon:
-            # Start on a fresh monitor interval, so that the samples covering the timed read do not also
-            # hold the eviction and the warm-up.
-            mon.wait_for_sample_after(time.time(), timeout=10)
-        mark("monitor_align")
-        state = pagecache.residency(root_file)
-        if cold and state.resident_pages:
-            raise pagecache.EvictionError(
-                f"{root_file}: {state.resident_pages} of {state.total_pages} pages came back into the page cache "
-                "between eviction and the read (something else is reading the file); refusing to measure"
-            )
-        record["eviction_method"] = method
-        record["resident_fraction_before"] = state.fraction
-        record["file_pages"] = state.total_pages
-        record["harness_prepare_seconds"] = time.time() - harness_start
-        # Only the reader goes into the throttled group: the warm-up and the rest of the pipeline are not slowed.
-        with storage.throttle_group(profile, root_file) as procs:
-            return run_tool(
-                reader_command(reader, root_file, events, read),
-                f"timed read of {root_file}",
-                preexec=storage.join_group(procs),
-            )
-
-    if tool:
-        with Monitor(tool, monitor_csv) as mon:
-            result = prepare_and_read(mon)
-            mark("reader")
-            mon.wait_for_sample_after(result["end_time"] + 0.05, timeout=10)
+    if cold:
+        method, _ = pagecache.make_cold(root_file, system_wide=False)
+    else:
+        method = "warm-read"
+        pagecache.make_warm(root_file)
+    state = pagecache.residency(root_file)
+    if cold and state.resident_pages:
+        raise pagecache.EvictionError(
+            f"{root_file}: {state.resident_pages} of {state.total_pages} pages came back into the page cache "
+            "between eviction and the read (something else is reading the file); refusing to measure"
+        )
+    record["eviction_method"] = method
+    record["resident_fraction_before"] = state.fraction
+    record["file_pages"] = state.total_pages
+    record["harness_prepare_seconds"] = time.time() - harness_start
+    # Only the reader goes into the throttled group: the warm-up and the rest of the pipeline are not slowed.
+    with storage.throttle_group(profile, root_file) as procs:
+        cpu_before = CpuTimes.now()
+        result = run_tool(
+            reader_command(reader, root_file, events, read),
+            f"timed read of {root_file}",
+            preexec=storage.join_group(procs),
+        )
+        cpu_after = CpuTimes.now()
+    record["cpu_busy_during"], record["cpu_steal_during"] = cpu_use_between(cpu_before, cpu_after)
+    reader_done = time.time()
+    window: dict[str, Any] = {}
+    if mon:
+        # The sample covering the end of the read, so that the window is complete; the next repetition's
+        # eviction then falls into later samples.
+        mon.wait_for_sample_after(result["end_time"] + 0.05, timeout=10)
         samples = mon.samples()
         window = summarize_window(samples, result["start_time"], result["end_time"])
         # ROOT's byte count covers the whole process (open and first event included), so the disk side of
         # the cross-check covers the same span.
         process = summarize_window(samples, result["process_start_time"], result["end_time"])
         window["process_disk_read_bytes"] = process.get("disk_read_bytes", float("nan"))
-    else:
-        Path(monitor_csv).parent.mkdir(parents=True, exist_ok=True)
-        Path(monitor_csv).write_text("")  # the record says monitor = none
-        result = prepare_and_read(None)
-        mark("reader")
-        window = {}
-    mark("monitor_stop")
+    record["harness_monitor_wait_seconds"] = time.time() - reader_done
     record.update(result)
     record.update({f"mon_{k}": v for k, v in window.items()})
     record["harness_total_seconds"] = time.time() - harness_start
@@ -224,16 +294,13 @@ def _attempt(
 def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool) -> list[str]:
     """Why a repetition's conditions were not met (empty when they were)."""
     reasons = []
-    busy = record["cpu_busy_before"]
+    busy = record["cpu_busy_during"]
     if busy > measurement["busy_cpu_threshold"]:
-        reasons.append(f"busy machine: {busy:.0%} CPU used before the read")
-    # On a VM the hypervisor can give this machine's CPU to others; dool sees it as "stl" during the read.
-    steal_before = record.get("cpu_steal_before", 0.0)
-    steal = record.get("mon_cpu_steal_pct_mean", 0.0) / 100
+        reasons.append(f"busy machine: other processes used {busy:.0%} of the CPUs during the read")
+    # On a VM the hypervisor can give this machine's CPU to others (/proc/stat's steal; dool's "stl").
+    steal = record.get("cpu_steal_during", 0.0)
     if steal > measurement["max_cpu_steal"]:
         reasons.append(f"CPU stolen by the hypervisor: {steal:.0%} during the read")
-    elif steal_before > measurement["max_cpu_steal"]:
-        reasons.append(f"CPU stolen by the hypervisor: {steal_before:.0%} just before the read")
     ratio = disk_to_root_ratio(record, cold)
     if ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"disk read {ratio:.2f}x the bytes ROOT read")

@@ -72,12 +72,15 @@ def residency(path: str | Path) -> Residency:
     return Residency(resident, pages)
 
 
-def evict(path: str | Path) -> str:
-    """Drop ``path`` from the page cache; return the method used ("drop_caches" or "fadvise")."""
+def evict(path: str | Path, system_wide: bool = True) -> str:
+    """Drop ``path`` from the page cache; return the method used ("drop_caches" or "fadvise").
+
+    ``system_wide`` (as root) also drops every other cached page, the paper's method; without it only the
+    file's own pages go, which keeps the reader's libraries in memory between repetitions."""
     with open(path, "rb") as f:  # fdatasync works on a read-only descriptor; user files may be read-only
         os.fdatasync(f.fileno())
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
-    if can_drop_caches():
+    if system_wide and can_drop_caches():
         os.sync()
         DROP_CACHES.write_text("3\n")
         return "drop_caches"
@@ -88,11 +91,11 @@ def can_drop_caches() -> bool:
     return os.geteuid() == 0 and os.access(DROP_CACHES, os.W_OK)
 
 
-def make_cold(path: str | Path, attempts: int = 3) -> tuple[str, Residency]:
+def make_cold(path: str | Path, attempts: int = 3, system_wide: bool = True) -> tuple[str, Residency]:
     """Evict and verify; raise EvictionError if pages stay resident after ``attempts`` tries."""
     method, state = "none", residency(path)
     for _ in range(attempts):
-        method = evict(path)
+        method = evict(path, system_wide)
         state = residency(path)
         if state.resident_pages == 0:
             return method, state

@@ -10,8 +10,12 @@ Layout:
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
     results/build/                                     compiled event model and reader/writer executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
-    results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read
-    results/monitor/<format>/<file_id>/<read_id>/rep<N>.csv        the raw dool/dstat samples of it
+    results/points/<format>/<file_id>/<read_id>.json               a point's measurement, done (lists its reads)
+    results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
+    results/monitor/<format>/<file_id>/<read_id>/from_rep<N>.csv   raw dool/dstat samples of one job's reads
+    results/tables/points.csv                          which scans each measured point belongs to
+    results/figures/figNN_<what>.{png,pdf}             the paper's figures
+    results/recommendations.md                         recommendations derived from the data
     results/tables/*.csv                               tidy tables for people and later stages
     results/provenance.json                            machine, software and config of the run
 """
@@ -35,6 +39,9 @@ FILES_TABLE = f"{TABLES}/files.csv"
 REPETITIONS_TABLE = f"{TABLES}/repetitions.csv"
 MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
 SUMMARY_TABLE = f"{TABLES}/summary.csv"
+POINTS_TABLE = f"{TABLES}/points.csv"
+FIGURES = f"{RESULTS}/figures"
+RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 
 
 def root_file(data_dir: str, format: str = "{format}", file_id: str = "{file_id}") -> str:
@@ -59,10 +66,12 @@ def repetition_record(
     return f"{RESULTS}/repetitions/{format}/{file_id}/{read_id}/rep{rep}.json"
 
 
-def monitor_samples(
-    format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}", rep: int | str = "{rep}"
-) -> str:
-    return f"{RESULTS}/monitor/{format}/{file_id}/{read_id}/rep{rep}.csv"
+def point_record(format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}") -> str:
+    return f"{RESULTS}/points/{format}/{file_id}/{read_id}.json"
+
+
+def monitor_samples(format: str, file_id: str, read_id: str, first_rep: int) -> str:
+    return f"{RESULTS}/monitor/{format}/{file_id}/{read_id}/from_rep{first_rep}.csv"
 
 
 def log(stage: str, *parts: str) -> str:
@@ -74,3 +83,7 @@ RUN_SUMMARY = f"{RESULTS}/run_summary.md"
 
 def table1(format: str = "{format}", ext: str = "csv") -> str:
     return f"{TABLES}/table1_compression_{format}.{ext}"
+
+
+def figure(name: str, ext: str) -> str:
+    return f"{FIGURES}/{name}.{ext}"

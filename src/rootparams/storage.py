@@ -49,10 +49,25 @@ class StorageProfileError(RuntimeError):
     """A throttled profile cannot be applied on this machine."""
 
 
-def resolve_profile(setting: str | dict) -> StorageProfile:
-    if isinstance(setting, str):
-        return PROFILES[setting]
-    return StorageProfile("custom", setting.get("read_bps"), setting.get("read_iops"))
+def resolve_profile(name: str, custom: dict[str, dict] | None = None) -> StorageProfile:
+    """The profile called ``name``: built in, or defined in the config's measurement.storage_profiles."""
+    if name in PROFILES:
+        return PROFILES[name]
+    if custom and name in custom:
+        return StorageProfile(name, custom[name].get("read_bps"), custom[name].get("read_iops"))
+    raise StorageProfileError(
+        f"unknown storage profile {name!r}; valid are {', '.join(map(repr, [*PROFILES, *(custom or {})]))}"
+    )
+
+
+def throttling_unavailable_reason() -> str | None:
+    """Why no throttled profile can be applied on this machine, or None if one can."""
+    problems = []
+    if os.geteuid() != 0:
+        problems.append("it needs root")
+    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
+        problems.append(f"there is no cgroup v1 blkio controller at {BLKIO}")
+    return " and ".join(problems) or None
 
 
 def block_device_of(path: str | Path) -> str:
@@ -74,16 +89,12 @@ def block_device_of(path: str | Path) -> str:
 def check_throttling_possible(profile: StorageProfile, path: str | Path) -> None:
     if not profile.throttled:
         return
-    problems = []
-    if os.geteuid() != 0:
-        problems.append("it needs root")
-    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
-        problems.append(f"there is no cgroup v1 blkio controller at {BLKIO}")
-    if problems:
+    reason = throttling_unavailable_reason()
+    if reason:
         raise StorageProfileError(
             f"storage profile {profile.name!r} ({profile.read_bps or 'unlimited'} B/s, "
-            f"{profile.read_iops or 'unlimited'} IOPS) cannot be applied: {' and '.join(problems)}. "
-            "Run as root on a machine with cgroup v1 blkio, or set measurement.storage_profile: native "
+            f"{profile.read_iops or 'unlimited'} IOPS) cannot be applied: {reason}. "
+            "Run as root on a machine with cgroup v1 blkio, or set storage_profile: native "
             "(reads then run at the disk's own speed, and every record says so)."
         )
     block_device_of(path)

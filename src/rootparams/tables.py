@@ -26,7 +26,7 @@ def compression_table(
     rows = summary[summary["format"] == fmt]
     for key in ("autoflush", "split_level", "basket_size"):
         rows = rows[rows[key] == file_defaults[key]]
-    for key in ("cache_size", "threads", "branches"):
+    for key in ("cache_size", "threads", "branches", "storage_profile"):
         rows = rows[rows[key] == read_defaults[key]]
     rows = rows[rows["learn_entries"].astype(str) == str(read_defaults["learn_entries"])]
     table = rows.merge(files[[*FILE_JOIN_KEYS, "size_bytes"]], on=FILE_JOIN_KEYS, how="left")

@@ -36,8 +36,7 @@ rule tabulate_files:
 
 rule tabulate_repetitions:
     input:
-        records=repetition_records(),
-        samples=monitor_sample_files(),
+        points=point_records(),
         files=paths.FILES_TABLE,
     output:
         repetitions=paths.REPETITIONS_TABLE,
@@ -48,9 +47,12 @@ rule tabulate_repetitions:
             category="Tables",
             labels={"table": "summary"},
         ),
+        point_scans=paths.POINTS_TABLE,
     log:
         paths.log("aggregate", "repetitions"),
     conda:
         CONDA_ENV
+    params:
+        points=POINTS,
     script:
         "../scripts/tabulate_repetitions.py"

@@ -1,7 +1,10 @@
 # Configuration, grid and path helpers. Rules below only wire these; the logic is in src/rootparams.
+import sys
+from pathlib import Path
+
 from rootparams import paths
 from rootparams.build import CXX_SOURCES, source_dir
-from rootparams.config import load_study_config
+from rootparams.config import load_study_config, without_throttling
 from rootparams.grid import (
     FilePoint,
     content_file_point,
@@ -10,7 +13,9 @@ from rootparams.grid import (
     file_points,
     read_point_by_id,
 )
+from rootparams.figures import FIGURE_NAMES
 from rootparams.formats import KNOWN_FORMATS
+from rootparams.storage import throttling_unavailable_reason
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
 CONDA_ENV = "../../envs/rootparams.yaml"
@@ -19,18 +24,24 @@ CONDA_ENV = "../../envs/rootparams.yaml"
 STUDY = load_study_config(
     config, source="config/config.yaml and any --configfile/--config given"
 )
+# "Timed reads use the hdd profile wherever the machine allows it": where it does not (not root, no cgroup
+# v1 blkio), throttled profiles become native, loudly, unless measurement.unthrottled_fallback is "fail".
+if reason := throttling_unavailable_reason():
+    STUDY = without_throttling(STUDY, reason)
+    if "storage_note" in STUDY["measurement"]:
+        print(f"rootparams: {STUDY['measurement']['storage_note']}", file=sys.stderr)
 DATA_DIR = STUDY["data_dir"]
 POINTS = expand_points(STUDY)
 READ_POINTS = read_point_by_id(POINTS)
-REPETITIONS = range(STUDY["repetitions"])
 WARMUP_EVENTS = 10
 
 
 wildcard_constraints:
     format="|".join(KNOWN_FORMATS),
     file_id=r"[a-z0-9]+-\d_af-?\d+_split\d+_basket\d+",
-    read_id=r"cache-?\d+_learn(D|\d+)_mt\d+_[a-z0-9]+",
+    read_id=r"cache-?\d+_learn(D|\d+)_mt\d+_[a-z0-9]+_[a-z][a-z0-9_]*",
     rep=r"\d+",
+    figure="|".join(FIGURE_NAMES),
 
 
 def cxx_sources():
@@ -77,20 +88,8 @@ def catalogue_entries():
     return [paths.catalogue_entry(f.format, f.id) for f in file_points(POINTS)]
 
 
-def repetition_records():
-    return [
-        paths.repetition_record(p.file.format, p.file.id, p.read.id, rep)
-        for p in POINTS
-        for rep in REPETITIONS
-    ]
-
-
-def monitor_sample_files():
-    return [
-        paths.monitor_samples(p.file.format, p.file.id, p.read.id, rep)
-        for p in POINTS
-        for rep in REPETITIONS
-    ]
+def point_records():
+    return [paths.point_record(p.file.format, p.file.id, p.read.id) for p in POINTS]
 
 
 def final_outputs():
@@ -106,4 +105,15 @@ def final_outputs():
             for fmt in STUDY["formats"]
             for ext in ("csv", "md", "tex")
         ),
+        *(paths.figure(name, ext) for name in FIGURE_NAMES for ext in ("png", "pdf")),
+        paths.RECOMMENDATIONS,
     ]
+
+
+def print_noise_summary():
+    # At the end of a successful run, the noise of the whole study in one line (also in run_summary.md).
+    import pandas as pd
+    from rootparams.report import noise_line
+
+    if Path(paths.SUMMARY_TABLE).exists():
+        print(f"rootparams: {noise_line(pd.read_csv(paths.SUMMARY_TABLE))}")

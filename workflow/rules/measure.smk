@@ -1,17 +1,23 @@
-# Stage 2: one timed cold read per job. The job claims every core Snakemake has, so no other job of the
-# pipeline runs while a file is being read (the aggregation verifies this from the recorded windows).
+# Stage 2: the timed cold reads of one grid point per job. The job claims every core Snakemake has, so no
+# other job of the pipeline runs while a file is being read (the aggregation verifies this from the
+# recorded windows). One job makes all repetitions of a point: the monitor and the job start-up are paid
+# once per point, not once per read.
+#
+# Each repetition's record is written the moment it is taken and is kept across reruns (it is not a
+# declared output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures
+# only the missing ones, as long as the file and the measurement settings are unchanged. The declared output
+# is the point record, written last, which lists the point's repetitions.
 
 
-rule measure_repetition:
+rule measure_point:
     input:
         root=paths.root_file(DATA_DIR),
         warmup=warmup_file,
         reader=paths.READER_EXE,
     output:
-        record=paths.repetition_record(),
-        samples=paths.monitor_samples(),
+        paths.point_record(),
     log:
-        paths.log("measure", "{format}", "{file_id}", "{read_id}", "rep{rep}"),
+        paths.log("measure", "{format}", "{file_id}", "{read_id}"),
     conda:
         CONDA_ENV
     threads: all_cores
@@ -21,6 +27,7 @@ rule measure_repetition:
         file=file_point,
         read=read_point,
         events=events_read,
+        repetitions=STUDY["repetitions"],
         measurement=STUDY["measurement"],
     script:
-        "../scripts/measure_repetition.py"
+        "../scripts/measure_point.py"

@@ -43,3 +43,48 @@ rule table1:
         study=STUDY,
     script:
         "../scripts/table1.py"
+
+
+rule figure:
+    input:
+        summary=paths.SUMMARY_TABLE,
+        points=paths.POINTS_TABLE,
+        files=paths.FILES_TABLE,
+        provenance=paths.PROVENANCE,
+    output:
+        png=report(
+            paths.figure("{figure}", "png"),
+            caption="../report/figure.rst",
+            category="Figures",
+            labels={"figure": "{figure}"},
+        ),
+        pdf=paths.figure("{figure}", "pdf"),
+    log:
+        paths.log("report", "{figure}"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/figure.py"
+
+
+rule recommendations:
+    input:
+        summary=paths.SUMMARY_TABLE,
+        points=paths.POINTS_TABLE,
+        files=paths.FILES_TABLE,
+        provenance=paths.PROVENANCE,
+    output:
+        report(
+            paths.RECOMMENDATIONS,
+            caption="../report/recommendations.rst",
+            category="Recommendations",
+            labels={"document": "recommendations"},
+        ),
+    log:
+        paths.log("report", "recommendations"),
+    conda:
+        CONDA_ENV
+    params:
+        study=STUDY,
+    script:
+        "../scripts/recommendations.py"

@@ -1,0 +1,331 @@
+"""The paper's Figures 1-10 (and the storage-profile figures beyond it) from the tidy tables.
+
+Every figure is drawn from summary.csv (mean and 1σ of the unflagged repetitions), files.csv (sizes) and
+points.csv (which scan a point belongs to): one panel per format, error bars of 1σ, units on the axes, and
+one colour per compression algorithm in every figure. A scan absent from the study gives a figure that says
+so instead of failing, so that a study with fewer scans still gets a complete report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; no display on batch nodes
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+from rootparams.tables import ALGORITHM_ORDER
+
+FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
+FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "truth3": "TRUTH3"}
+# One colour per algorithm in every figure (seaborn's colour-blind palette).
+_PALETTE = sns.color_palette("colorblind", 5)
+ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHM_ORDER[:-1])} | {"none": "0.35"}
+ALGORITHM_LABELS = {
+    "lz4": "LZ4",
+    "zlib": "ZLIB",
+    "lzma": "LZMA",
+    "zstd": "ZSTD (beyond the paper)",
+    "none": "uncompressed",
+}
+STORAGE_ORDER = ["native", "ssd", "hdd"]
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str  # figNN_<what>: the file stem
+    scans: tuple[str, ...]  # the config scans it draws
+    title: str
+    draw: Callable[[pd.DataFrame, dict], plt.Figure]
+
+
+def scan_rows(
+    summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, scans: str | tuple[str, ...]
+) -> pd.DataFrame:
+    """The summary rows of the points in any of ``scans``, with their file's size and real cluster count."""
+    wanted = {scans} if isinstance(scans, str) else set(scans)
+    in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
+    rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
+    keep = [c for c in ("format", "file_id", "size_bytes", "clusters", "events") if c in files.columns]
+    return rows.merge(files[keep], on=["format", "file_id"], how="left")
+
+
+def autoflush_label(value: int) -> str:
+    if value == 0:
+        return "0 (off)"
+    if value < 0:
+        return f"{-value / 1e6:g} MB"
+    return f"{value} ev"
+
+
+def autoflush_order(values) -> list[int]:
+    """Event counts ascending, then byte sizes ascending, then 0 (disabled: one cluster)."""
+    values = sorted(set(int(v) for v in values))
+    return (
+        [v for v in values if v > 0]
+        + sorted((v for v in values if v < 0), reverse=True)
+        + [v for v in values if v == 0]
+    )
+
+
+def cache_label(value: int) -> str:
+    if value == 0:
+        return "off"
+    if value == -1:
+        return "-1 (AutoFlush)"
+    return f"{value / 1e6:g} MB"
+
+
+def cache_order(values) -> list[int]:
+    values = sorted(set(int(v) for v in values))
+    return [v for v in values if v == 0] + [v for v in values if v > 0] + [v for v in values if v == -1]
+
+
+def _formats(data: pd.DataFrame) -> list[str]:
+    present = set(data["format"])
+    return [f for f in FORMAT_ORDER if f in present]
+
+
+def _panels(n: int, title: str) -> tuple[plt.Figure, list[plt.Axes]]:
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(4.2 * max(n, 1), 3.8), squeeze=False)
+    fig.suptitle(title)
+    return fig, list(axes[0])
+
+
+def _empty(title: str, why: str) -> plt.Figure:
+    fig, (ax,) = _panels(1, title)
+    ax.text(0.5, 0.5, why, ha="center", va="center", wrap=True, transform=ax.transAxes)
+    ax.set_axis_off()
+    return fig
+
+
+def _errorbar(ax, x, y, err, **style) -> None:
+    err = np.where(np.isnan(np.asarray(err, dtype=float)), 0.0, err)
+    ax.errorbar(x, y, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.2, **style)
+
+
+def _lines_by_algorithm(
+    data: pd.DataFrame, title: str, x: str, y: str, yerr: str | None, xlabel: str, ylabel: str,
+    categories: tuple[list, Callable] | None = None, scale: float = 1.0, logy: bool = False,
+) -> plt.Figure:  # fmt: skip
+    """One panel per format, one line per algorithm; ``categories`` = (order, label) for a categorical x."""
+    formats = _formats(data)
+    fig, axes = _panels(len(formats), title)
+    for ax, fmt in zip(axes, formats, strict=False):
+        panel = data[data["format"] == fmt]
+        order = categories[0](panel[x]) if categories else None
+        for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"])]:
+            line = panel[panel["algorithm"] == alg]
+            line = line.assign(
+                _pos=line[x].map({v: i for i, v in enumerate(order)}) if categories else line[x],
+                _err=line[yerr] * scale if yerr else 0.0,
+            ).sort_values("_pos")
+            style = {"color": ALGORITHM_COLORS[alg], "label": ALGORITHM_LABELS[alg]}
+            if alg == "none" and not categories:
+                # Uncompressed has no level: a horizontal reference line across the panel.
+                ax.axhline(
+                    line[y].iloc[0] * scale,
+                    color=style["color"],
+                    linestyle="--",
+                    linewidth=1,
+                    label=style["label"],
+                )
+                continue
+            _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], **style)
+        if categories:
+            ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
+        else:
+            ax.set_xticks(sorted(set(int(v) for v in panel.loc[panel["algorithm"] != "none", x])))
+        ax.set_title(FORMAT_TITLES.get(fmt, fmt))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if logy and (panel[y] > 0).any():
+            ax.set_yscale("log")
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def _lines_by(
+    data: pd.DataFrame, title: str, panel_key: str, panel_order: list, hue: str, x: str, y: str, yerr: str | None,
+    xlabel: str, ylabel: str, categories: tuple[Callable, Callable] | None, scale: float = 1.0,
+    logy: bool = False, hue_label: Callable = str,
+) -> plt.Figure:  # fmt: skip
+    """Like _lines_by_algorithm for another hue (learn entries, storage profile); panels by ``panel_key``."""
+    panels = [p for p in panel_order if p in set(data[panel_key])]
+    fig, axes = _panels(len(panels), title)
+    # One colour per hue value across all panels.
+    values = sorted(set(data[hue].astype(str)))
+    colors = dict(zip(values, sns.color_palette("dark", max(len(values), 1)), strict=True))
+    if hue == "algorithm":
+        colors = {v: ALGORITHM_COLORS.get(v, "k") for v in values}
+    for ax, key in zip(axes, panels, strict=False):
+        panel = data[data[panel_key] == key]
+        order = categories[0](panel[x]) if categories else None
+        for value in [v for v in values if v in set(panel[hue].astype(str))]:
+            line = panel[panel[hue].astype(str) == value].copy()
+            line["_pos"] = line[x].map({v: j for j, v in enumerate(order)}) if categories else line[x]
+            line = line.sort_values("_pos")
+            err = line[yerr] * scale if yerr else np.zeros(len(line))
+            _errorbar(ax, line["_pos"], line[y] * scale, err, color=colors[value], label=hue_label(value))
+        if categories:
+            ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
+        else:
+            ax.set_xticks(sorted(set(int(v) for v in panel[x])))
+        ax.set_title(FORMAT_TITLES.get(key, str(key)))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        if logy and (panel[y] > 0).any():
+            ax.set_yscale("log")
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+RATE = ("event_rate_hz_mean", "event_rate_hz_std", "Event rate [Hz]")
+AF_X = (autoflush_order, autoflush_label)
+CACHE_X = (cache_order, cache_label)
+SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
+
+
+def _fig01(d, ctx):
+    return _lines_by_algorithm(
+        d, "Fig. 1: event rate vs compression", "level", *RATE[:2], "Compression level", RATE[2]
+    )
+
+
+def _fig02(d, ctx):
+    return _lines_by_algorithm(d, "Fig. 2: file size vs compression",
+                               "level", "size_bytes", None, "Compression level", "File size [MB]", scale=1e-6)  # fmt: skip
+
+
+def _fig03(d, ctx):
+    return _lines_by_algorithm(
+        d, "Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X
+    )
+
+
+def _fig04(d, ctx):
+    return _lines_by_algorithm(d, "Fig. 4: file size vs AutoFlush", "autoflush", "size_bytes", None, "AutoFlush",
+                               "File size [MB]", AF_X, scale=1e-6)  # fmt: skip
+
+
+def _fig05(d, ctx):
+    return _lines_by_algorithm(d, "Fig. 5: memory vs AutoFlush (peak RSS of the reader)", "autoflush",
+                               "peak_rss_bytes_mean", "peak_rss_bytes_std", "AutoFlush", "Peak RSS [MB]", AF_X,
+                               scale=1e-6)  # fmt: skip
+
+
+def _fig06(d, ctx):
+    return _lines_by_algorithm(
+        d, "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
+    )
+
+
+def _fig07(d, ctx):
+    return _lines_by_algorithm(d, "Fig. 7: file size vs split level", "split_level", "size_bytes", None, "Split level",
+                               "File size [MB]", SPLIT_X, scale=1e-6)  # fmt: skip
+
+
+def _learn_label(value: str) -> str:
+    return f"learn entries: {value}"
+
+
+def _fig08(d, ctx):
+    return _lines_by(d, "Fig. 8: event rate vs TTreeCache size", "format", FORMAT_ORDER, "learn_entries",
+                     "cache_size", *RATE[:2], "TTreeCache size", RATE[2], CACHE_X, hue_label=_learn_label)  # fmt: skip
+
+
+def _fig09(d, ctx):
+    return _lines_by(d, "Fig. 9: read calls vs TTreeCache size", "format", FORMAT_ORDER, "learn_entries",
+                     "cache_size", "read_calls_mean", "read_calls_std", "TTreeCache size", "Read calls per file read",
+                     CACHE_X, logy=True, hue_label=_learn_label)  # fmt: skip
+
+
+def _fig10(d, ctx):
+    fig = _lines_by_algorithm(d, "Fig. 10: event rate vs implicit-MT threads", "threads", *RATE[:2],
+                              "Implicit-MT threads", RATE[2])  # fmt: skip
+    cores = ctx.get("cores")
+    for ax in fig.axes:
+        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        if cores and d["threads"].max() > cores:
+            ax.axvspan(cores + 0.5, d["threads"].max() + 0.5, color="0.85", zorder=0, label="oversubscribed")
+            ax.text(
+                cores + 0.6, ax.get_ylim()[0], f"> {cores} cores: oversubscribed", fontsize=7, va="bottom"
+            )
+    return fig
+
+
+def _fig11(d, ctx):
+    return _lines_by(d, "Fig. 11 (beyond the paper): xAOD event rate vs compression per storage profile",
+                     "storage_profile", STORAGE_ORDER, "algorithm", "level", *RATE[:2], "Compression level", RATE[2],
+                     None, hue_label=lambda a: ALGORITHM_LABELS.get(a, a))  # fmt: skip
+
+
+def _fig12(d, ctx):
+    return _lines_by(d, "Fig. 12 (beyond the paper): xAOD event rate vs TTreeCache size per storage profile",
+                     "format", FORMAT_ORDER, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
+                     CACHE_X, hue_label=lambda p: f"storage: {p}")  # fmt: skip
+
+
+FIGURES = [
+    Figure(
+        "fig01_rate_vs_compression", ("compression",), "Event rate vs compression algorithm and level", _fig01
+    ),
+    Figure(
+        "fig02_size_vs_compression", ("compression",), "File size vs compression algorithm and level", _fig02
+    ),
+    Figure("fig03_rate_vs_autoflush", ("autoflush",), "Event rate vs AutoFlush", _fig03),
+    Figure("fig04_size_vs_autoflush", ("autoflush",), "File size vs AutoFlush", _fig04),
+    Figure("fig05_memory_vs_autoflush", ("autoflush",), "Reader memory vs AutoFlush", _fig05),
+    Figure("fig06_rate_vs_split", ("split",), "Event rate vs split level", _fig06),
+    Figure("fig07_size_vs_split", ("split",), "File size vs split level", _fig07),
+    Figure(
+        "fig08_rate_vs_cache",
+        ("cache", "cache_learn"),
+        "Event rate vs TTreeCache size (and learn entries)",
+        _fig08,
+    ),
+    Figure("fig09_readcalls_vs_cache", ("cache", "cache_learn"), "Read calls vs TTreeCache size", _fig09),
+    Figure("fig10_rate_vs_threads", ("threads",), "Event rate vs implicit-MT threads", _fig10),
+    Figure(
+        "fig11_rate_vs_compression_by_storage",
+        ("storage_compression",),
+        "xAOD rate vs compression per storage",
+        _fig11,
+    ),
+    Figure(
+        "fig12_rate_vs_cache_by_storage",
+        ("storage_cache",),
+        "xAOD rate vs TTreeCache size per storage",
+        _fig12,
+    ),
+]
+FIGURE_NAMES = [f.name for f in FIGURES]
+
+
+def draw(
+    figure: Figure, summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, ctx: dict
+) -> plt.Figure:
+    sns.set_theme(style="whitegrid", context="paper")
+    data = scan_rows(summary, points, files, figure.scans)
+    if data.empty:
+        wanted = " or ".join(f"'{s}'" for s in figure.scans)
+        return _empty(figure.title, f"No points of the scan {wanted} in this study (see config/*.yaml).")
+    fig = figure.draw(data, ctx)
+    profiles = ", ".join(sorted(set(data["storage_profile"].astype(str))))
+    lo, hi = int(data["n"].min()), int(data["n"].max())
+    n = f"n = {lo} repetitions per point" if lo == hi else f"n = {lo}-{hi} unflagged repetitions per point"
+    fig.text(0.01, 0.005, f"storage profile: {profiles}; {n}; error bars: 1σ", fontsize=7, color="0.3")
+    return fig
+
+
+def save(fig: plt.Figure, png: str, pdf: str) -> None:
+    fig.savefig(png, dpi=130, bbox_inches="tight")
+    fig.savefig(pdf, bbox_inches="tight")
+    plt.close(fig)

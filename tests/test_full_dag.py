@@ -1,0 +1,77 @@
+"""The full DAG on a tiny grid (tests/configs/tiny_full.yaml): every scan, 2 repetitions, few events, two
+formats; every artifact of the study exists and is well formed: tables, Table 1, Figures 1-12 (PNG and
+PDF), recommendations, and the HTML report."""
+
+import shutil
+
+import pandas as pd
+import pytest
+from conftest import REPO, require, snakemake
+
+from rootparams import paths
+from rootparams.figures import FIGURE_NAMES
+
+TINY_FULL = str(REPO / "tests" / "configs" / "tiny_full.yaml")
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory, build):
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    workdir = tmp_path_factory.mktemp("full")
+    # The C++ build of the session, so that this run does not compile it again.
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)
+    snakemake(workdir, "--configfile", TINY_FULL, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    return workdir
+
+
+def test_every_point_of_every_scan_was_measured(full_run):
+    summary = pd.read_csv(full_run / paths.SUMMARY_TABLE)
+    scans = pd.read_csv(full_run / paths.POINTS_TABLE)
+    assert len(summary) == len(scans) == 28  # the de-duplicated grid of tiny_full.yaml
+    assert set(summary["format"]) == {"xaod", "truth3"}
+    assert (summary["n"] + summary["n_flagged"] == 2).all()
+    named = {s for joined in scans["scans"] for s in joined.split(";")}
+    assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
+                     "storage_compression", "storage_cache"}  # fmt: skip
+    assert set(summary["storage_profile"]) == {"native", "ssd"}
+    for metric in ("event_rate_hz", "read_calls", "peak_rss_bytes", "unzip_seconds"):
+        assert f"{metric}_mean" in summary and f"{metric}_std" in summary
+
+
+def test_table1_for_each_format(full_run):
+    for fmt in ("xaod", "truth3"):
+        table = pd.read_csv(full_run / paths.table1(fmt, "csv"))
+        assert {"algorithm", "level", "size_bytes", "rate_hz_mean", "rate_hz_std"} <= set(table.columns)
+        assert set(zip(table["algorithm"], table["level"], strict=True)) == {
+            ("lz4", 1),
+            ("zlib", 1),
+            ("none", 0),
+        }
+        assert (table["size_bytes"] > 0).all()
+        assert (full_run / paths.table1(fmt, "tex")).read_text().count("\\\\") >= 3
+
+
+def test_every_figure_is_a_real_png_and_pdf(full_run):
+    for name in FIGURE_NAMES:
+        png = (full_run / paths.figure(name, "png")).read_bytes()
+        pdf = (full_run / paths.figure(name, "pdf")).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000, name
+        assert pdf[:5] == b"%PDF-" and len(pdf) > 5_000, name
+
+
+def test_recommendations_cover_every_topic_per_format(full_run):
+    text = (full_run / paths.RECOMMENDATIONS).read_text()
+    for title in ("## primary xAOD", "## TRUTH3"):
+        assert title in text
+    for topic in ("compression", "autoflush", "split", "cache", "threads"):
+        assert text.count(f"| {topic} |") == 2, topic
+    assert "section 3.1" in text and "storage profile(s) of the timed reads: native, ssd" in text
+
+
+def test_html_report_has_every_figure_and_table(full_run):
+    snakemake(full_run, "--configfile", TINY_FULL, "--config", f"data_dir={full_run / 'data'}", "--report",
+              "report.html")  # fmt: skip
+    html = (full_run / "report.html").read_text(errors="replace")
+    assert len(html) > 500_000
+    for name in (*FIGURE_NAMES, "recommendations.md", "table1_compression_xaod.csv", "summary.csv"):
+        assert name in html, name

@@ -1,0 +1,98 @@
+"""Recommendation rules on hand-made summaries with known answers."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from rootparams import recommend
+from rootparams.config import load_study_config
+
+
+def row(fmt="xaod", alg="zlib", level=5, af=100, split=0, cache=-1, learn="default", threads=1, rate=100.0,
+        std=1.0, size=1e8, rss=5e8, events=100, clusters=1, scans="compression"):  # fmt: skip
+    file_id = f"{alg}-{level}_af{af}_split{split}_basket32000"
+    read_id = f"cache{cache}_learn{learn}_mt{threads}_particle_hdd"
+    return {"format": fmt, "file_id": file_id, "read_id": read_id, "algorithm": alg, "level": level, "autoflush": af,
+            "split_level": split, "cache_size": cache, "learn_entries": learn, "threads": threads,
+            "storage_profile": "hdd", "n": 5, "n_flagged": 0, "event_rate_hz_mean": rate, "event_rate_hz_std": std,
+            "read_calls_mean": 10.0, "peak_rss_bytes_mean": rss, "size_bytes": size, "events": events,
+            "clusters": clusters, "scans": scans}  # fmt: skip
+
+
+def tables(rows):
+    frame = pd.DataFrame(rows)
+    summary = frame.drop(columns=["size_bytes", "events", "clusters", "scans"])
+    points = frame[["format", "file_id", "read_id", "scans"]]
+    files = frame[["format", "file_id", "size_bytes", "events", "clusters"]].drop_duplicates("file_id")
+    return summary, points, files
+
+
+def test_same_rate_uses_tolerance_or_combined_sigma():
+    a = {"event_rate_hz_mean": 100.0, "event_rate_hz_std": 0.1}
+    assert recommend.same_rate(a, {"event_rate_hz_mean": 96.0, "event_rate_hz_std": 0.1})  # within 5 %
+    assert not recommend.same_rate(a, {"event_rate_hz_mean": 90.0, "event_rate_hz_std": 0.1})
+    assert recommend.same_rate(a, {"event_rate_hz_mean": 90.0, "event_rate_hz_std": 12.0})  # within 1 sigma
+    assert recommend.same_rate(a, {"event_rate_hz_mean": 96.0, "event_rate_hz_std": math.nan})
+
+
+def test_compression_fastest_smallest_and_agreement():
+    rows = pd.DataFrame([row(alg="lz4", level=1, rate=120, size=1.3e8), row(alg="zlib", level=5, rate=100, size=1e8),
+                         row(alg="lzma", level=9, rate=40, size=0.8e8), row(alg="none", level=0, rate=130, size=3e8)])  # fmt: skip
+    found = recommend.compression(rows, "xaod")
+    assert "fastest: none-0" in found.measured and "fastest compressed: lz4-1" in found.measured
+    assert "smallest: lzma-9" in found.measured and found.agrees == "yes"
+    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 200  # ZLIB now clearly the fastest
+    assert recommend.compression(rows, "xaod").agrees == "partly"
+
+
+def test_autoflush_plateau_is_the_smallest_cluster_within_tolerance():
+    rows = pd.DataFrame([
+        row(af=10, rate=60, rss=3e8, clusters=10), row(af=50, rate=97, rss=4e8, clusters=2),
+        row(af=100, rate=100, rss=5e8, clusters=1), row(af=0, rate=99, rss=5e8, clusters=1),
+    ])  # fmt: skip
+    found = recommend.autoflush(rows, "xaod", "zlib", 100)
+    assert "plateau (within 5%) from 50 ev" in found.measured
+    assert "+100 MB against 10 ev" in found.measured
+    assert found.agrees == "yes"  # the default 100 is on the plateau, as the paper says for the xAOD
+
+
+def test_autoflush_for_a_derivation_agrees_when_10mb_is_below_the_plateau():
+    rows = pd.DataFrame([row(fmt="topq1", af=-10_000_000, rate=80, events=500, clusters=10),
+                         row(fmt="topq1", af=-20_000_000, rate=100, events=500, clusters=5)])  # fmt: skip
+    found = recommend.autoflush(rows, "topq1", "zlib", -10_000_000)
+    assert found.agrees == "yes" and "below the plateau" in found.measured
+
+
+def test_cache_smallest_explicit_size_on_the_plateau():
+    rows = pd.DataFrame([row(cache=0, rate=50), row(cache=2_000_000, rate=80), row(cache=10_000_000, rate=98),
+                         row(cache=100_000_000, rate=100), row(cache=-1, rate=100)])  # fmt: skip
+    found = recommend.cache(rows, "xaod")
+    assert "smallest size on the plateau: 10 MB" in found.measured and "off: 50.0" in found.measured
+    assert found.agrees == "yes"
+
+
+def test_split_and_threads():
+    rows = pd.DataFrame([row(split=0, rate=100, size=1e8), row(split=1, rate=99, size=1.2e8)])
+    assert recommend.split(rows, "topq1").agrees == "yes"
+    rows = pd.DataFrame([row(alg="lzma", threads=1, rate=40), row(alg="lzma", threads=2, rate=70),
+                         row(alg="lzma", threads=4, rate=72)])  # fmt: skip
+    found = recommend.threads(rows, "xaod", cores=2)
+    assert "4 threads (oversubscribed) give 1.80x" in found.measured and found.agrees == "yes"
+
+
+def test_findings_say_not_measured_for_a_missing_scan():
+    config = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
+    summary, points, files = tables(
+        [row(scans="compression"), row(alg="lz4", level=1, rate=150, scans="compression")]
+    )
+    found = recommend.findings(summary, points, files, config, cores=2)
+    assert [f.topic for f in found] == ["compression", "autoflush", "split", "cache", "threads"]
+    assert found[1].agrees == "n/a" and "not measured" in found[1].measured
+    text = recommend.markdown(found, "hdd", "test")
+    assert text.count("| n/a |") == 4 and "## primary xAOD" in text
+
+
+@pytest.mark.parametrize(("value", "label"), [(100, "100 ev"), (-10_000_000, "10 MB"), (0, "0 (off)")])
+def test_autoflush_labels(value, label):
+    assert recommend.autoflush_label(value) == label

@@ -1,0 +1,48 @@
+"""Snakemake entry point: the timed cold reads of one grid point."""
+
+from dataclasses import asdict
+
+from rootparams import paths
+from rootparams.measure import measure_point, point_identity
+from rootparams.records import write_json_atomic
+from rootparams.snakescript import run_logged
+
+
+def main(smk):
+    file_point, read_point = smk.params.file, smk.params.read
+    fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
+    labels = {
+        **asdict(file_point),
+        **asdict(read_point),
+        "file_id": file_id,
+        "read_id": read_id,
+        "events_requested": smk.params.events,
+        **point_identity(smk.input.root, smk.params.measurement),
+    }
+    records = {
+        rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in range(smk.params.repetitions)
+    }
+    done = measure_point(
+        root_file=smk.input.root,
+        warmup_file=smk.input.warmup,
+        reader=smk.input.reader,
+        events=smk.params.events,
+        read=asdict(read_point),
+        measurement=smk.params.measurement,
+        monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
+        records=records,
+        labels=labels,
+    )
+    write_json_atomic(
+        smk.output[0],
+        {
+            "format": fmt,
+            "file_id": file_id,
+            "read_id": read_id,
+            "records": [records[rep] for rep in sorted(records)],
+            "reused": sum(1 for r in done if r["reused"]),
+        },
+    )
+
+
+run_logged(snakemake, main)

@@ -1,0 +1,30 @@
+"""Snakemake entry point: results/recommendations.md, derived from the measured data."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from rootparams.recommend import findings, markdown
+from rootparams.snakescript import run_logged
+
+
+def main(smk):
+    summary = pd.read_csv(smk.input.summary)
+    provenance = json.loads(Path(smk.input.provenance).read_text())
+    found = findings(
+        summary,
+        pd.read_csv(smk.input.points),
+        pd.read_csv(smk.input.files),
+        smk.params.study,
+        provenance.get("usable_cores"),
+    )
+    profiles = ", ".join(sorted(set(summary["storage_profile"].astype(str))))
+    context = (
+        f"Machine: {provenance['host']} ({provenance['usable_cores']} cores); "
+        f"{smk.params.study['repetitions']} repetitions per point."
+    )
+    Path(smk.output[0]).write_text(markdown(found, profiles, context))
+
+
+run_logged(snakemake, main)
