@@ -26,5 +26,9 @@ rule all:
         final_outputs(),
 
 
+onstart:
+    preflight()
+
+
 onsuccess:
     print_noise_summary()

@@ -75,3 +75,28 @@ def test_html_report_has_every_figure_and_table(full_run):
     assert len(html) > 500_000
     for name in (*FIGURE_NAMES, "recommendations.md", "table1_compression_xaod.csv", "summary.csv"):
         assert name in html, name
+
+
+def test_generated_files_are_removed_once_measured(full_run):
+    # keep_files is false here: every file went away after its last read; the catalogue keeps what it was.
+    assert not list((full_run / "data" / "files").rglob("*.root"))
+    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 16
+
+
+def test_several_hosts_side_by_side(full_run, tmp_path):
+    import json
+
+    from rootparams import hosts
+
+    dirs = []
+    for i, host in enumerate(("node-a", "node-b")):
+        d = tmp_path / f"results-{i}"
+        shutil.copytree(full_run / "results", d, ignore=shutil.ignore_patterns("build", "logs", "monitor"))
+        provenance = json.loads((d / "provenance.json").read_text())
+        (d / "provenance.json").write_text(json.dumps({**provenance, "host": host}))
+        dirs.append(str(d))
+    hosts.main([*dirs, "--out", str(tmp_path / "out")])
+    table = pd.read_csv(tmp_path / "out" / "hosts_summary.csv")
+    assert set(table["host"]) == {"node-a", "node-b"}
+    assert table["rate_ratio_to_first_host"].dropna().eq(1.0).all()  # the same data under two names
+    assert (tmp_path / "out" / "hosts_rate_vs_compression.png").stat().st_size > 20_000

@@ -74,18 +74,32 @@ def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFra
 
 
 def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
-    """Raise OverlapError if a timed window overlaps another timed window or a file being written."""
-    windows = [(r.start_time, r.end_time, f"timed read {r.record_path}") for r in repetitions.itertuples()]
+    """Raise OverlapError if a timed window overlaps another timed window or a file being written on the
+    same host (on a cluster, reads on different nodes may run at the same time)."""
+    windows = [
+        (r.start_time, r.end_time, f"timed read {r.record_path}", getattr(r, "host", ""))
+        for r in repetitions.itertuples()
+    ]
     if not files.empty:
-        windows += [(r.write_start_time, r.write_end_time, f"writing {r.path}") for r in files.itertuples()]
-    windows.sort()
+        windows += [
+            (r.write_start_time, r.write_end_time, f"writing {r.path}", getattr(r, "host", ""))
+            for r in files.itertuples()
+        ]
     problems = []
-    latest_end, latest_what = -np.inf, ""
-    for start, end, what in windows:
-        if start < latest_end and ("timed read" in what or "timed read" in latest_what):
-            problems.append(f"{what} [{start:.3f}, {end:.3f}] overlaps {latest_what} (ends {latest_end:.3f})")
-        if end > latest_end:
-            latest_end, latest_what = end, what
+    by_host: dict[str, list] = {}
+    for w in windows:
+        by_host.setdefault("" if pd.isna(w[3]) else str(w[3]), []).append(w[:3])
+    # Records without a host (older runs) are compared with every host.
+    unknown = by_host.pop("", [])
+    for host_windows in by_host.values() or [[]]:
+        latest_end, latest_what = -np.inf, ""
+        for start, end, what in sorted(host_windows + unknown):
+            if start < latest_end and ("timed read" in what or "timed read" in latest_what):
+                problems.append(
+                    f"{what} [{start:.3f}, {end:.3f}] overlaps {latest_what} (ends {latest_end:.3f})"
+                )
+            if end > latest_end:
+                latest_end, latest_what = end, what
     if problems:
         raise OverlapError(
             "timed reads overlapped other work of the pipeline, so their numbers are not trustworthy:\n  "

@@ -8,6 +8,7 @@ finished. The catalogue entry holds the settings read back from the file, not th
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -111,4 +112,5 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds > 0 else 0.0,
         "write_peak_rss_bytes": written["peak_rss_bytes"],
         "root_version": inspected["root_version"],
+        "host": socket.gethostname(),
     }

@@ -51,7 +51,9 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
 def noise_line(summary: pd.DataFrame) -> str:
     """The run's noise in one line: the median σ/mean of the event rate over the points, and what was
     excluded (printed when the workflow finishes)."""
-    rel = summary["event_rate_rel_std"].dropna() if "event_rate_rel_std" in summary else pd.Series(dtype=float)
+    rel = (
+        summary["event_rate_rel_std"].dropna() if "event_rate_rel_std" in summary else pd.Series(dtype=float)
+    )
     median = f"{rel.median():.2%}" if len(rel) else "n/a (fewer than 2 unflagged repetitions per point)"
     return (
         f"median sigma/mean of the event rate over {len(rel)} points: {median}; "

@@ -2,7 +2,7 @@
 import sys
 from pathlib import Path
 
-from rootparams import paths
+from rootparams import footprint, paths
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import load_study_config, without_throttling
 from rootparams.grid import (
@@ -32,6 +32,16 @@ if reason := throttling_unavailable_reason():
         print(f"rootparams: {STUDY['measurement']['storage_note']}", file=sys.stderr)
 DATA_DIR = STUDY["data_dir"]
 POINTS = expand_points(STUDY)
+
+# Preflight, part 1: the estimated peak disk use of the study's files, said once in the scheduling process
+# (also on a dry run, so that e.g. config/paper.yaml can be sized anywhere). Part 2, the check against the
+# free space, runs in onstart (Snakefile): before the first job, and not on a dry run.
+if workflow.is_main_process:
+    print(
+        f"rootparams: {len(POINTS)} points; the study's ROOT files need about "
+        f"{footprint.estimate(STUDY, POINTS) / 1e9:.1f} GB at peak in {DATA_DIR}",
+        file=sys.stderr,
+    )
 READ_POINTS = read_point_by_id(POINTS)
 WARMUP_EVENTS = 10
 
@@ -117,3 +127,13 @@ def print_noise_summary():
 
     if Path(paths.SUMMARY_TABLE).exists():
         print(f"rootparams: {noise_line(pd.read_csv(paths.SUMMARY_TABLE))}")
+
+
+def unless_kept(path):
+    # Generated files are removed once all their reads are done, unless keep_files: true.
+    return path if STUDY["keep_files"] else temp(path)
+
+
+def preflight():
+    # Raises DiskSpaceError, naming both numbers, if the files cannot fit: before any job has started.
+    footprint.check(STUDY, POINTS)

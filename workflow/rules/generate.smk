@@ -27,7 +27,7 @@ rule generate_file:
         reader=paths.READER_EXE,
         content=paths.content_file(DATA_DIR),
     output:
-        root=paths.root_file(DATA_DIR),
+        root=unless_kept(paths.root_file(DATA_DIR)),
         catalogue=paths.catalogue_entry(),
     log:
         paths.log("generate", "{format}", "{file_id}"),

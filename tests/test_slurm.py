@@ -1,0 +1,67 @@
+"""The workflow on a real Slurm: a single-node cluster (tests/cluster/start-slurm) runs the tiny study
+through profiles/slurm (snakemake-executor-plugin-slurm). Every job must really go through Slurm, and the
+results must have the same structure as a local run of the same config. The HTCondor profile can only be
+dry-run here (Debian has no HTCondor)."""
+
+import os
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+from conftest import REPO, require, snakemake
+
+from rootparams import paths
+
+TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
+
+
+def _copy_build(build, workdir):
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)  # the session's C++ build, not compiled again
+
+
+@pytest.fixture(scope="module")
+def slurm_run(tmp_path_factory, build):
+    require(os.geteuid() == 0, "root, to start a single-node Slurm (tests/cluster/start-slurm)")
+    start = subprocess.run([str(REPO / "tests" / "cluster" / "start-slurm")], capture_output=True, text=True)
+    require(start.returncode == 0, f"a running single-node Slurm; start-slurm said:\n{start.stderr[-2000:]}")
+    workdir = tmp_path_factory.mktemp("slurm")
+    _copy_build(build, workdir)
+    # --slurm-no-account: the test cluster has no accounting; everything else comes from the profile.
+    snakemake(workdir, "--profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account", "--configfile", TINY,
+              "--config", f"data_dir={workdir / 'data'}", "--slurm-keep-successful-logs")  # fmt: skip
+    return workdir
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory, build):
+    workdir = tmp_path_factory.mktemp("local")
+    _copy_build(build, workdir)
+    snakemake(workdir, "--configfile", TINY, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    return workdir
+
+
+def test_the_jobs_ran_under_slurm(slurm_run):
+    reps = pd.read_csv(slurm_run / paths.REPETITIONS_TABLE)
+    assert len(reps) == 1
+    assert reps["slurm_job_id"].notna().all() and (reps["slurm_job_id"].astype(str).str.fullmatch(r"\d+")).all()
+    assert (reps["slurm_node"] == reps["host"]).all()  # the node that ran the read is recorded
+    # The plugin's per-job logs: one per submitted job, named by rule (kept with --slurm-keep-successful-logs).
+    logs = list((slurm_run / ".snakemake" / "slurm_logs").rglob("*.log"))
+    rules = {p.parent.parent.name if p.parent.name.isdigit() else p.parent.name for p in logs}
+    assert any("measure_point" in r for r in rules), rules
+    assert any("generate_file" in r for r in rules), rules
+
+
+def test_slurm_results_have_the_structure_of_a_local_run(slurm_run, local_run):
+    for table in (paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.SUMMARY_TABLE, paths.table1("xaod", "csv")):
+        cluster, local = pd.read_csv(slurm_run / table), pd.read_csv(local_run / table)
+        assert set(cluster.columns) == set(local.columns), table
+        assert len(cluster) == len(local), table
+    for path in (paths.RUN_SUMMARY, paths.RECOMMENDATIONS, paths.figure("fig01_rate_vs_compression", "png")):
+        assert (slurm_run / path).stat().st_size > 0
+
+
+def test_htcondor_profile_dry_runs(tmp_path):
+    proc = snakemake(tmp_path, "--profile", str(REPO / "profiles" / "htcondor"), "--configfile", TINY, "-n")
+    assert "measure_point" in proc.stdout and "generate_file" in proc.stdout
