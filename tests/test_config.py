@@ -38,7 +38,7 @@ def test_partial_file_defaults_are_completed_per_format():
 
 
 def test_shipped_configs_are_valid():
-    for path in [REPO / "config" / "config.yaml", REPO / "tests" / "configs" / "tiny.yaml"]:
+    for path in [*(REPO / "config").glob("*.yaml"), *(REPO / "tests" / "configs").glob("*.yaml")]:
         load_study_config(yaml.safe_load(path.read_text()))
 
 
@@ -62,6 +62,16 @@ def test_shipped_configs_are_valid():
         ({"data_dir": "../elsewhere"}, ["data_dir = '../elsewhere'", ".."]),
         ({"data_dir": "results/data"}, ["data_dir", "separate from results/"]),
         ({"measurement": {"monitor": "top"}}, ["measurement.monitor = 'top'", "'dool'", "'none'"]),
+        ({"formats": {"xaod": {"written": 10, "read": -5}}}, ["formats.xaod.read = -5", "at least 2"]),
+        ({"scans": {"c": {"autoflush": ["10MB"]}}}, ["scans.c.autoflush[0] = '10MB'", "integer"]),
+        ({"scans": {"c": {"threads": [0, 2]}}}, ["scans.c.threads[0] = 0", "at least 1"]),
+        ({"read_defaults": {"storage_profile": "tape"}}, ["read_defaults.storage_profile = 'tape'", "'hdd'"]),
+        ({"scans": {"c": {"branches": ["list:a;rm -rf /"]}}}, ["scans.c.branches[0]", "list:<a>,<b>"]),
+        ({"scans": {"../x": {"level": [1]}}}, ["scans", "'../x'", "must match"]),
+        (
+            {"measurement": {"storage_profiles": {"Bad Name": {"read_bps": 5000}}}},
+            ["'Bad Name'", "must match"],
+        ),
     ],
 )
 def test_invalid_values_name_key_value_and_what_is_valid(raw, expected):

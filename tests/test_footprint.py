@@ -13,13 +13,17 @@ Usage = namedtuple("Usage", "total used free")
 
 
 def study(**formats):
-    return load_study_config({"formats": formats, "scans": {"c": {"algorithm": ["lz4", "lzma"], "level": [1]}}})
+    return load_study_config(
+        {"formats": formats, "scans": {"c": {"algorithm": ["lz4", "lzma"], "level": [1]}}}
+    )
 
 
 def test_estimate_adds_every_file_the_content_file_and_a_margin():
     config = study(xaod={"written": 100, "read": 100})
     points = expand_points(config)  # zlib-5 (default), lz4-1, lzma-1
-    files = sum(footprint.file_bytes("xaod", a, lvl, 100) for a, lvl in (("zlib", 5), ("lz4", 1), ("lzma", 1)))
+    files = sum(
+        footprint.file_bytes("xaod", a, lvl, 100) for a, lvl in (("zlib", 5), ("lz4", 1), ("lzma", 1))
+    )
     extra = footprint.file_bytes("xaod", "lz4", 1, 100) + footprint.file_bytes("xaod", "zlib", 5, 10)
     assert footprint.estimate(config, points) == pytest.approx((files + extra) * footprint.MARGIN)
     assert 300e6 < footprint.estimate(config, points) < 800e6  # ~100 MB per file of 100 xAOD events
@@ -29,7 +33,9 @@ def test_a_study_that_does_not_fit_names_both_numbers(monkeypatch, tmp_path):
     config = study(xaod={"written": 100, "read": 100})
     config["data_dir"] = str(tmp_path / "data")
     monkeypatch.setattr(footprint.shutil, "disk_usage", lambda p: Usage(10**9, 10**9 - 10**8, 10**8))
-    with pytest.raises(footprint.DiskSpaceError, match=r"3 ROOT file\(s\), estimated at 0\.\d GB .* only 0\.1 GB are free"):
+    with pytest.raises(
+        footprint.DiskSpaceError, match=r"3 ROOT file\(s\), estimated at 0\.\d GB .* only 0\.1 GB are free"
+    ):
         footprint.check(config, expand_points(config))
 
 

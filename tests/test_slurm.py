@@ -17,7 +17,9 @@ TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
 
 
 def _copy_build(build, workdir):
-    shutil.copytree(build["info"].parent, workdir / paths.BUILD)  # the session's C++ build, not compiled again
+    shutil.copytree(
+        build["info"].parent, workdir / paths.BUILD
+    )  # the session's C++ build, not compiled again
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,9 @@ def local_run(tmp_path_factory, build):
 def test_the_jobs_ran_under_slurm(slurm_run):
     reps = pd.read_csv(slurm_run / paths.REPETITIONS_TABLE)
     assert len(reps) == 1
-    assert reps["slurm_job_id"].notna().all() and (reps["slurm_job_id"].astype(str).str.fullmatch(r"\d+")).all()
+    assert (
+        reps["slurm_job_id"].notna().all() and (reps["slurm_job_id"].astype(str).str.fullmatch(r"\d+")).all()
+    )
     assert (reps["slurm_node"] == reps["host"]).all()  # the node that ran the read is recorded
     # The plugin's per-job logs: one per submitted job, named by rule (kept with --slurm-keep-successful-logs).
     logs = list((slurm_run / ".snakemake" / "slurm_logs").rglob("*.log"))
@@ -54,7 +58,12 @@ def test_the_jobs_ran_under_slurm(slurm_run):
 
 
 def test_slurm_results_have_the_structure_of_a_local_run(slurm_run, local_run):
-    for table in (paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.SUMMARY_TABLE, paths.table1("xaod", "csv")):
+    for table in (
+        paths.FILES_TABLE,
+        paths.REPETITIONS_TABLE,
+        paths.SUMMARY_TABLE,
+        paths.table1("xaod", "csv"),
+    ):
         cluster, local = pd.read_csv(slurm_run / table), pd.read_csv(local_run / table)
         assert set(cluster.columns) == set(local.columns), table
         assert len(cluster) == len(local), table

@@ -160,7 +160,8 @@ def _lines_by(
     panels = [p for p in panel_order if p in set(data[panel_key])]
     fig, axes = _panels(len(panels), title)
     # One colour per hue value across all panels.
-    values = sorted(set(data[hue].astype(str)))
+    rank = {v: i for i, v in enumerate([*STORAGE_ORDER, "default"])}  # storage: fast to slow; learn: default first
+    values = sorted(set(data[hue].astype(str)), key=lambda v: (rank.get(v, 99), v))
     colors = dict(zip(values, sns.color_palette("dark", max(len(values), 1)), strict=True))
     if hue == "algorithm":
         colors = {v: ALGORITHM_COLORS.get(v, "k") for v in values}
@@ -261,10 +262,21 @@ def _fig10(d, ctx):
     return fig
 
 
+def _setting_order(values) -> list[str]:
+    """Compression settings ("zlib-5") in the paper's algorithm order, then by level."""
+
+    def key(v):
+        alg, level = v.rsplit("-", 1)
+        return (ALGORITHM_ORDER.index(alg) if alg in ALGORITHM_ORDER else 99, int(level))
+
+    return sorted(set(values), key=key)
+
+
 def _fig11(d, ctx):
+    d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
     return _lines_by(d, "Fig. 11 (beyond the paper): xAOD event rate vs compression per storage profile",
-                     "storage_profile", STORAGE_ORDER, "algorithm", "level", *RATE[:2], "Compression level", RATE[2],
-                     None, hue_label=lambda a: ALGORITHM_LABELS.get(a, a))  # fmt: skip
+                     "format", FORMAT_ORDER, "storage_profile", "setting", *RATE[:2], "Compression (algorithm-level)",
+                     RATE[2], (_setting_order, str), hue_label=lambda p: f"storage: {p}")  # fmt: skip
 
 
 def _fig12(d, ctx):

@@ -50,6 +50,20 @@ class ReadError(RuntimeError):
     """The reader failed; the message names the file and ROOT's complaint."""
 
 
+# What the reader says about a file that is not a sound ROOT file with our tree (read_collection_tree.cxx).
+DAMAGED_FILE_MESSAGES = (
+    "cannot be opened as a ROOT file",
+    "ROOT had to recover the file",
+    "corrupt basket or I/O error",
+    "has no TTree named",
+    "were requested",
+)
+
+
+def is_damaged_file_error(error: Exception) -> bool:
+    return isinstance(error, ReadError) and any(m in str(error) for m in DAMAGED_FILE_MESSAGES)
+
+
 def run_tool(cmd: list[str], what: str, preexec=None) -> dict[str, Any]:
     """Run one of our executables (argument list, never a shell string) and return its JSON line."""
     proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=preexec)

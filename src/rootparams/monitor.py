@@ -14,6 +14,7 @@ bytes. We start dool with ``--bytes``, and when parsing a dool CSV whose recorde
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
@@ -197,6 +198,15 @@ def summarize_window(samples: MonitorSamples, start: float, end: float) -> dict[
     return out
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: ask Linux to send SIGTERM when the parent (the measuring job) dies."""
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
+
+
 class Monitor:
     """dool/dstat running in the background, writing CSV to ``csv_path``, sampling once a second."""
 
@@ -221,6 +231,7 @@ class Monitor:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # a Ctrl-C of the workflow reaches it through us, not twice
+            preexec_fn=_die_with_parent,  # and a kill -9 of the job does not leave it sampling forever
         )
         # The first row averages since boot; wait for one real sample so the window is covered from the start.
         self.wait_for_sample_after(time.time(), timeout=10 * self.interval + 5)

@@ -23,9 +23,14 @@ def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance:
         f"- {len(files)} files written, {len(summary)} read points, "
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded",
     ]
-    rel = summary["event_rate_rel_std"].dropna()
-    if len(rel):
-        lines.append(f"- Median sigma/mean of the event rate over all points: {rel.median():.2%}")
+    lines.append(f"- Noise: {noise_line(summary)}")
+    if "cpu_steal_during_mean" in summary:
+        steal = summary["cpu_steal_during_mean"].dropna()
+        if len(steal):
+            lines.append(
+                f"- CPU stolen by the hypervisor during the accepted reads: median {steal.median():.1%}, "
+                f"worst point {steal.max():.1%} (of all CPUs)"
+            )
     lines += [
         "",
         "| format | file | read | events/s (mean ± 1σ) | n | flagged |",
@@ -35,7 +40,8 @@ def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance:
     for i, row in summary.iterrows():
         lines.append(
             f"| {row['format']} | {file_ids[i]} | cache {row['cache_size']}, learn {row['learn_entries']}, "
-            f"{row['threads']} thread(s), {row['branches']} | {row['event_rate_hz_mean']:.1f} ± "
+            f"{row['threads']} thread(s), {row['branches']}, {row.get('storage_profile', 'native')} storage | "
+            f"{row['event_rate_hz_mean']:.1f} ± "
             f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} |"
         )
     return "\n".join(lines) + "\n"

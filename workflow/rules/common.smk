@@ -15,6 +15,7 @@ from rootparams.grid import (
 )
 from rootparams.figures import FIGURE_NAMES
 from rootparams.formats import KNOWN_FORMATS
+from rootparams.monitor import find_monitor
 from rootparams.storage import throttling_unavailable_reason
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
@@ -37,6 +38,8 @@ POINTS = expand_points(STUDY)
 # (also on a dry run, so that e.g. config/paper.yaml can be sized anywhere). Part 2, the check against the
 # free space, runs in onstart (Snakefile): before the first job, and not on a dry run.
 if workflow.is_main_process:
+    # No monitor (neither dool nor dstat) is an error before any job, unless the config chose "none".
+    find_monitor(STUDY["measurement"]["monitor"])
     print(
         f"rootparams: {len(POINTS)} points; the study's ROOT files need about "
         f"{footprint.estimate(STUDY, POINTS) / 1e9:.1f} GB at peak in {DATA_DIR}",

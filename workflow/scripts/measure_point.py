@@ -1,9 +1,10 @@
 """Snakemake entry point: the timed cold reads of one grid point."""
 
 from dataclasses import asdict
+from pathlib import Path
 
 from rootparams import paths
-from rootparams.measure import measure_point, point_identity
+from rootparams.measure import ReadError, is_damaged_file_error, measure_point, point_identity
 from rootparams.records import write_json_atomic
 from rootparams.snakescript import run_logged
 
@@ -22,17 +23,27 @@ def main(smk):
     records = {
         rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in range(smk.params.repetitions)
     }
-    done = measure_point(
-        root_file=smk.input.root,
-        warmup_file=smk.input.warmup,
-        reader=smk.input.reader,
-        events=smk.params.events,
-        read=asdict(read_point),
-        measurement=smk.params.measurement,
-        monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
-        records=records,
-        labels=labels,
-    )
+    try:
+        done = measure_point(
+            root_file=smk.input.root,
+            warmup_file=smk.input.warmup,
+            reader=smk.input.reader,
+            events=smk.params.events,
+            read=asdict(read_point),
+            measurement=smk.params.measurement,
+            monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
+            records=records,
+            labels=labels,
+        )
+    except ReadError as error:
+        if not is_damaged_file_error(error):
+            raise
+        # A damaged generated file: remove it, so that the rerun writes it again instead of failing here
+        # again (records taken before are kept, see workflow/rules/measure.smk).
+        Path(smk.input.root).unlink(missing_ok=True)
+        raise ReadError(
+            f"{error}\n{smk.input.root} is damaged; it was removed, and a rerun of the workflow writes it again."
+        ) from error
     write_json_atomic(
         smk.output[0],
         {
