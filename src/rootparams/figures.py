@@ -92,8 +92,8 @@ def _formats(data: pd.DataFrame) -> list[str]:
 
 
 def _panels(n: int, title: str) -> tuple[plt.Figure, list[plt.Axes]]:
-    fig, axes = plt.subplots(1, max(n, 1), figsize=(4.2 * max(n, 1), 3.8), squeeze=False)
-    fig.suptitle(title)
+    fig, axes = plt.subplots(1, max(n, 1), figsize=(max(4.2 * n, 7.0), 3.8), squeeze=False)
+    fig.suptitle(title, fontsize=11)
     return fig, list(axes[0])
 
 

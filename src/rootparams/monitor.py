@@ -107,7 +107,11 @@ def parse_monitor_csv(text: str, source: str = "<monitor csv>") -> MonitorSample
     """Parse dool/dstat CSV text into canonical rows. Unknown columns are ignored; a short or non-numeric
     row (a sample cut off when the monitor was stopped) is dropped; a file without the two header rows
     raises MonitorCSVError."""
-    lines = list(csv.reader(io.StringIO(text)))
+    try:
+        # newline="": the csv module's own line handling (a stray carriage return is then data, not an error).
+        lines = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error as error:  # found by fuzzing: e.g. a NUL byte or a broken quote from a cut-off write
+        raise MonitorCSVError(f"{source}: not readable as CSV ({error})") from error
     tool = "dool" if lines and lines[0] and lines[0][0].lower().startswith("dool") else "dstat"
     cmdline = next((" ".join(row) for row in lines[:6] if row and row[0].strip().lower() == "cmdline:"), "")
     bits_to_bytes = 1 / 8 if tool == "dool" and "--bytes" not in cmdline else 1.0
