@@ -32,3 +32,8 @@ onstart:
 
 onsuccess:
     print_noise_summary()
+    cancel_scheduler_timers()
+
+
+onerror:
+    cancel_scheduler_timers()

@@ -140,3 +140,13 @@ def unless_kept(path):
 def preflight():
     # Raises DiskSpaceError, naming both numbers, if the files cannot fit: before any job has started.
     footprint.check(STUDY, POINTS)
+
+
+def cancel_scheduler_timers():
+    # Snakemake's idle re-evaluation timers (profiles/default: one per 100 s) are not daemon threads; the
+    # interpreter would wait for the last one before exiting. The run is over, so they can go.
+    import threading
+
+    for thread in threading.enumerate():
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
