@@ -91,7 +91,9 @@ def main() -> None:
         t = statistics.median(times[tool])
         print(f"| {tool} | {t:.3f} | {statistics.median(own_mbps[tool]):.1f} | {t / harness:.3f} |")
 
-    print("\nCold repetitions through the full harness (one point, 3 repetitions: dool, per-file eviction, PerfStats):")
+    print(
+        "\nCold repetitions through the full harness (one point, 3 repetitions: dool, per-file eviction, PerfStats):"
+    )
     measurement = load_study_config({"measurement": {"attempts": 1}})["measurement"]  # the defaults, no retry
     records = measure_point(
         root_file=str(path), warmup_file=str(warmup), reader=reader, events=args.events,

@@ -46,7 +46,7 @@ def test_make_warm_brings_the_whole_file_in(data_file):
 
 def test_eviction_that_does_not_take_is_refused(data_file, monkeypatch):
     # A filesystem that ignores eviction behaves like this: pages stay resident whatever we do.
-    monkeypatch.setattr(pagecache, "evict", lambda path: "fadvise")
+    monkeypatch.setattr(pagecache, "evict", lambda path, system_wide=True: "fadvise")
     with pytest.raises(pagecache.EvictionError, match="still in the page cache"):
         pagecache.make_cold(data_file)
 

@@ -146,7 +146,14 @@ def _lines_by_algorithm(
         ax.set_ylabel(ylabel)
         if logy and (panel[y] > 0).any():
             ax.set_yscale("log")
-    axes[0].legend(fontsize=8)
+    # Outside the panels, right of the last one: inside, it hid points of the first panel.
+    handles: dict = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(lab, h)
+    axes[-1].legend(
+        handles.values(), handles.keys(), fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0)
+    )
     fig.tight_layout()
     return fig
 
@@ -160,7 +167,9 @@ def _lines_by(
     panels = [p for p in panel_order if p in set(data[panel_key])]
     fig, axes = _panels(len(panels), title)
     # One colour per hue value across all panels.
-    rank = {v: i for i, v in enumerate([*STORAGE_ORDER, "default"])}  # storage: fast to slow; learn: default first
+    rank = {
+        v: i for i, v in enumerate([*STORAGE_ORDER, "default"])
+    }  # storage: fast to slow; learn: default first
     values = sorted(set(data[hue].astype(str)), key=lambda v: (rank.get(v, 99), v))
     colors = dict(zip(values, sns.color_palette("dark", max(len(values), 1)), strict=True))
     if hue == "algorithm":
@@ -194,43 +203,27 @@ CACHE_X = (cache_order, cache_label)
 SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
 
 
-def _fig01(d, ctx):
-    return _lines_by_algorithm(
-        d, "Fig. 1: event rate vs compression", "level", *RATE[:2], "Compression level", RATE[2]
-    )
+SIZE_MB = ("size_bytes", None)  # sizes have no spread: every repetition reads the same file
 
 
-def _fig02(d, ctx):
-    return _lines_by_algorithm(d, "Fig. 2: file size vs compression",
-                               "level", "size_bytes", None, "Compression level", "File size [MB]", scale=1e-6)  # fmt: skip
+def _by_algorithm(title, x, y, yerr, xlabel, ylabel, categories=None, scale=1.0):
+    """A figure of one line per algorithm (Figures 1-7), as a function of the scan's rows."""
+    return lambda d, ctx: _lines_by_algorithm(d, title, x, y, yerr, xlabel, ylabel, categories, scale)
 
 
-def _fig03(d, ctx):
-    return _lines_by_algorithm(
-        d, "Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X
-    )
-
-
-def _fig04(d, ctx):
-    return _lines_by_algorithm(d, "Fig. 4: file size vs AutoFlush", "autoflush", "size_bytes", None, "AutoFlush",
-                               "File size [MB]", AF_X, scale=1e-6)  # fmt: skip
-
-
-def _fig05(d, ctx):
-    return _lines_by_algorithm(d, "Fig. 5: memory vs AutoFlush (peak RSS of the reader)", "autoflush",
-                               "peak_rss_bytes_mean", "peak_rss_bytes_std", "AutoFlush", "Peak RSS [MB]", AF_X,
-                               scale=1e-6)  # fmt: skip
-
-
-def _fig06(d, ctx):
-    return _lines_by_algorithm(
-        d, "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
-    )
-
-
-def _fig07(d, ctx):
-    return _lines_by_algorithm(d, "Fig. 7: file size vs split level", "split_level", "size_bytes", None, "Split level",
-                               "File size [MB]", SPLIT_X, scale=1e-6)  # fmt: skip
+_fig01 = _by_algorithm("Fig. 1: event rate vs compression", "level", *RATE[:2], "Compression level", RATE[2])
+_fig02 = _by_algorithm("Fig. 2: file size vs compression", "level", *SIZE_MB, "Compression level",
+                       "File size [MB]", scale=1e-6)  # fmt: skip
+_fig03 = _by_algorithm("Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X)
+_fig04 = _by_algorithm("Fig. 4: file size vs AutoFlush", "autoflush", *SIZE_MB, "AutoFlush", "File size [MB]",
+                       AF_X, scale=1e-6)  # fmt: skip
+_fig05 = _by_algorithm("Fig. 5: memory vs AutoFlush (peak RSS of the reader)", "autoflush", "peak_rss_bytes_mean",
+                       "peak_rss_bytes_std", "AutoFlush", "Peak RSS [MB]", AF_X, scale=1e-6)  # fmt: skip
+_fig06 = _by_algorithm(
+    "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
+)
+_fig07 = _by_algorithm("Fig. 7: file size vs split level", "split_level", *SIZE_MB, "Split level",
+                       "File size [MB]", SPLIT_X, scale=1e-6)  # fmt: skip
 
 
 def _learn_label(value: str) -> str:
