@@ -3,6 +3,7 @@ measurement, with a fake attempt), and the CPU accounting that tells other proce
 
 import json
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -128,5 +129,7 @@ def test_cpu_accounting_tells_other_processes_from_the_reader_and_from_steal():
 
 
 def test_cpu_use_of_an_idle_wait_is_small_and_bounded():
-    busy, steal = measure.cpu_use(0.2)
+    before = measure.CpuTimes.now()
+    time.sleep(0.2)
+    busy, steal = measure.cpu_use_between(before, measure.CpuTimes.now())
     assert 0.0 <= busy <= 1.0 and 0.0 <= steal <= 1.0 and busy + steal <= 1.0

@@ -263,10 +263,7 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
-    used_profiles = [("read_defaults.storage_profile", config["read_defaults"]["storage_profile"])]
-    for name, scan in config["scans"].items():
-        used_profiles += [(f"scans.{name}.storage_profile", p) for p in scan.get("storage_profile", [])]
-    for where, profile in used_profiles:
+    for where, profile in used_storage_profiles(config):
         if profile not in known_profiles:
             yield (
                 f"{where} = {profile!r}: not a storage profile; valid are {', '.join(map(repr, known_profiles))} "
@@ -279,13 +276,19 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         yield f"data_dir = {data_dir!r}: must be separate from results/ (it holds the ROOT files under test)"
 
 
+def used_storage_profiles(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Every storage profile the study asks for, with the key that asks for it."""
+    used = [("read_defaults.storage_profile", config["read_defaults"]["storage_profile"])]
+    for name, scan in config["scans"].items():
+        used += [(f"scans.{name}.storage_profile", p) for p in scan.get("storage_profile", [])]
+    return used
+
+
 def without_throttling(config: dict[str, Any], reason: str) -> dict[str, Any]:
     """The study with every storage profile replaced by native, for a machine that cannot throttle
     (``reason``). Points that differed only by profile then coincide and are measured once. Raises
     ConfigError if measurement.unthrottled_fallback is "fail" and a throttled profile is asked for."""
-    used = {config["read_defaults"]["storage_profile"]}
-    for scan in config["scans"].values():
-        used.update(scan.get("storage_profile", []))
+    used = {profile for _, profile in used_storage_profiles(config)}
     if used <= {"native"}:
         return config
     if config["measurement"]["unthrottled_fallback"] == "fail":

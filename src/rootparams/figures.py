@@ -109,6 +109,19 @@ def _errorbar(ax, x, y, err, **style) -> None:
     ax.errorbar(x, y, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.2, **style)
 
 
+def _finish_axis(ax, panel, xs, order, categories, xlabel, ylabel, logy) -> None:
+    """Ticks (the category labels in ``order``, or the integer values of ``xs``), title and axis labels."""
+    if categories:
+        ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
+    else:
+        ax.set_xticks(sorted(set(int(v) for v in xs)))
+    ax.set_title(FORMAT_TITLES.get(panel, str(panel)))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if logy:
+        ax.set_yscale("log")
+
+
 def _lines_by_algorithm(
     data: pd.DataFrame, title: str, x: str, y: str, yerr: str | None, xlabel: str, ylabel: str,
     categories: tuple[list, Callable] | None = None, scale: float = 1.0, logy: bool = False,
@@ -137,15 +150,9 @@ def _lines_by_algorithm(
                 )
                 continue
             _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], **style)
-        if categories:
-            ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
-        else:
-            ax.set_xticks(sorted(set(int(v) for v in panel.loc[panel["algorithm"] != "none", x])))
-        ax.set_title(FORMAT_TITLES.get(fmt, fmt))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        if logy and (panel[y] > 0).any():
-            ax.set_yscale("log")
+        # Uncompressed (a reference line, no level) gives no x tick.
+        xs = panel.loc[panel["algorithm"] != "none", x]
+        _finish_axis(ax, fmt, xs, order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
     # Outside the panels, right of the last one: inside, it hid points of the first panel.
     handles: dict = {}
     for ax in axes:
@@ -172,8 +179,6 @@ def _lines_by(
     }  # storage: fast to slow; learn: default first
     values = sorted(set(data[hue].astype(str)), key=lambda v: (rank.get(v, 99), v))
     colors = dict(zip(values, sns.color_palette("dark", max(len(values), 1)), strict=True))
-    if hue == "algorithm":
-        colors = {v: ALGORITHM_COLORS.get(v, "k") for v in values}
     for ax, key in zip(axes, panels, strict=False):
         panel = data[data[panel_key] == key]
         order = categories[0](panel[x]) if categories else None
@@ -183,15 +188,7 @@ def _lines_by(
             line = line.sort_values("_pos")
             err = line[yerr] * scale if yerr else np.zeros(len(line))
             _errorbar(ax, line["_pos"], line[y] * scale, err, color=colors[value], label=hue_label(value))
-        if categories:
-            ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
-        else:
-            ax.set_xticks(sorted(set(int(v) for v in panel[x])))
-        ax.set_title(FORMAT_TITLES.get(key, str(key)))
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(ylabel)
-        if logy and (panel[y] > 0).any():
-            ax.set_yscale("log")
+        _finish_axis(ax, key, panel[x], order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
         ax.legend(fontsize=8)
     fig.tight_layout()
     return fig

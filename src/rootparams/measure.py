@@ -119,13 +119,6 @@ def cpu_use_between(before: CpuTimes, after: CpuTimes) -> tuple[float, float]:
     return min(busy, 1.0), (after.steal - before.steal) / total
 
 
-def cpu_use(seconds: float = 0.5) -> tuple[float, float]:
-    """(busy, steal) of the machine over ``seconds`` while this process sleeps."""
-    before = CpuTimes.now()
-    time.sleep(seconds)
-    return cpu_use_between(before, CpuTimes.now())
-
-
 def host_fingerprint() -> dict[str, str]:
     return {
         "host": socket.gethostname(),

@@ -5,7 +5,8 @@
 #
 # Each repetition's record is written the moment it is taken and is kept across reruns (it is not a
 # declared output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures
-# only the missing ones, as long as the file and the measurement settings are unchanged. The declared output
+# only the missing ones, as long as the file (size and mtime: a removed file written again counts as new, see
+# keep_files) and the measurement settings are unchanged. The declared output
 # is the point record, written last, which lists the point's repetitions.
 
 
