@@ -30,10 +30,10 @@ from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
-from rootparams.measure import measure_point, reader_command, run_tool
+from rootparams.measure import measure_point, reader_command
+from rootparams.native import run_tool
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1}
-STEPS = ["prepare", "monitor_wait"]  # per repetition; the per-point preparation is printed apart
 
 
 def rootreadspeed_seconds(path: Path, dictionary: Path) -> tuple[float, float]:
@@ -78,7 +78,7 @@ def main() -> None:
             else:
                 cmd = reader_command(reader, str(path), args.events, {**READ, "branches": "all"})
                 r = run_tool(cmd + (["--no-perfstats"] if tool == "bare" else []), tool)
-                real = r["first_event_seconds"] + r["event_loop_seconds"]  # from the first entry to the last
+                real = r["loop_seconds"]  # from the first entry to the last
                 mbps = r["selected_tot_bytes"] / 1e6 / real
             times[tool].append(real)
             own_mbps[tool].append(mbps)
@@ -92,8 +92,9 @@ def main() -> None:
         print(f"| {tool} | {t:.3f} | {statistics.median(own_mbps[tool]):.1f} | {t / harness:.3f} |")
 
     print(
-        "\nCold repetitions through the full harness (one point, 3 repetitions: dool, per-file eviction, PerfStats):"
+        "\nCold repetitions through the full harness (one point, 3 repetitions: dool, per-file eviction, PerfStats,"
     )
+    print("fork server): see benchmarks/harness_efficiency.py for where a point's time goes.")
     measurement = load_study_config({"measurement": {"attempts": 1}})["measurement"]  # the defaults, no retry
     records = measure_point(
         root_file=str(path), warmup_file=str(warmup), reader=reader, events=args.events,
@@ -101,17 +102,9 @@ def main() -> None:
         monitor_csv=str(scratch / "monitor.csv"), records={i: str(scratch / f"rep{i}.json") for i in range(3)},
         labels={},
     )  # fmt: skip
-    print(f"Per point (monitor start and alignment): {records[0]['harness_point_prepare_seconds']:.3f} s")
-    print("| step | seconds per repetition (median of 3) |")
-    print("|---|---|")
-    for step in STEPS:
-        print(f"| {step} | {statistics.median(r.get(f'harness_{step}_seconds', 0.0) for r in records):.3f} |")
-    print(f"| reader process (exec to exit) | {statistics.median(r['wall_seconds'] for r in records):.3f} |")
-    window = statistics.median(r["event_loop_seconds"] for r in records)
+    loop = statistics.median(r["loop_seconds"] for r in records)
     total = statistics.median(r["harness_total_seconds"] for r in records)
-    print(f"| total | {total:.3f} |")
-    print(f"\nTimed window (event loop from the 2nd event): {window:.3f} s; harness overhead around it: "
-          f"{total - window:.3f} s = {(total - window) / window:.1f} x the window")  # fmt: skip
+    print(f"timed loop (all events from the first entry): {loop:.3f} s; per repetition in all: {total:.3f} s")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint, content_file_point
-from rootparams.measure import run_tool
+from rootparams.native import run_tool
 
 SETTINGS = [
     ("none", 0),

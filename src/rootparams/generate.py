@@ -15,7 +15,7 @@ from typing import Any
 
 from rootparams.formats import recipe_text
 from rootparams.grid import ALGORITHM_NAMES, FilePoint
-from rootparams.measure import run_tool
+from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
 
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <ctime>
@@ -21,6 +22,8 @@ class JsonObject {
 public:
    JsonObject &num(const std::string &k, double v)
    {
+      if (!std::isfinite(v))
+         return raw(k, "null");  // JSON has no NaN: a quantity that does not exist (e.g. a share of 0 bytes)
       std::ostringstream s;
       s.precision(17);
       s << v;

@@ -7,15 +7,35 @@
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
 //   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
+// Fork server (the same timed read, without paying ROOT's start-up once per repetition):
+//   rootparams-read --serve
+//     prints "ROOTPARAMS_READY {...}" once ROOT is initialized, then reads one request per line on stdin:
+//     tab-separated key=value pairs with the options above (file=F, events=N, ...) plus optionally
+//     cgroup-procs=<cgroup.procs file the child joins before it opens the file> and
+//     stderr=<file for the child's messages>. For each request it forks a child that makes one timed read
+//     (printing its "ROOTPARAMS_JSON {...}" line), waits for it, and prints "ROOTPARAMS_CHILD {...}" with
+//     the child's exit status and CPU time. The server never opens a data file itself, so every child
+//     starts with no file open, no TTreeCache and no baskets in memory, as a fresh process would.
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
 // Content checksum (independent of compression, AutoFlush, basket size and split level):
 //   rootparams-read --file F --checksum
 //
+// Spans (docs/measurement.md): every byte count, time and rate of a timed read belongs to one of
+//   process      the process (or forked child) from its start to the end of the event loop;
+//   open         process start until the first entry is requested: open, branch selection, cache set-up and
+//                the creation of the branch objects;
+//   loop         the event loop: from the request of the first entry to the end of the loop, all N events.
+//                The headline event rate (event_rate_hz) is N / loop_seconds;
+//   note_window  from the second entry to the end of the loop, the ATLAS note's window; with fewer clusters
+//                than the note's 2000-event reads it misses the first cluster's I/O, so it is kept as a
+//                column (note_window_event_rate_hz) and its share of the I/O is recorded.
+//
 // Every ROOT setting that changes the result is pinned here, whatever the user's environment says:
 // ROOT_TTREECACHE_SIZE / ROOT_TTREECACHE_PREFILL are removed, gEnv's TTreeCache.* and async prefetching
 // are set, the cache size is set explicitly, implicit MT is enabled only when asked for.
-// Output: one line "ROOTPARAMS_JSON {...}" on stdout. Errors: exit code 2 and a message naming the file.
+// Output: one line "ROOTPARAMS_JSON {...}" on stdout. Errors: a message naming the file on stderr and exit
+// code 2, or 3 when the file itself is damaged (not ROOT, truncated, no such tree, a corrupt basket).
 #include "common.h"
 
 #include <ROOT/RConfig.hxx>
@@ -29,10 +49,22 @@
 #include <TROOT.h>
 #include <TTree.h>
 #include <TTreeCache.h>
+#include <TTimeStamp.h>
 #include <TTreePerfStats.h>
+#include <TVirtualPerfStats.h>
+#include <ROOT/TThreadExecutor.hxx>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <iostream>
 #include <memory>
 #include <regex>
@@ -40,6 +72,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 using namespace rootparams;
@@ -51,19 +84,60 @@ namespace {
    throw std::runtime_error(msg);
 }
 
+// The file under test is not a sound ROOT file with our tree: exit code 3, so that the harness can tell a
+// damaged file (which it removes, to be written again) from any other failure without matching text.
+struct DamagedFile : std::runtime_error {
+   using std::runtime_error::runtime_error;
+};
+constexpr int kExitError = 2;
+constexpr int kExitDamagedFile = 3;
+
+[[noreturn]] void damaged(const std::string &msg)
+{
+   throw DamagedFile(msg);
+}
+
 const char *kParticleBase = "xAODlike::IParticleContainer";
 
-// TTreePerfStats as the paper used it (read calls, bytes, disk and unzip time), with two changes:
-// - the decompressor's input and output byte counts, which it keeps to itself, are exposed;
-// - its per-basket bookkeeping (which basket was used, cached, missed) is switched off: ROOT calls it for
-//   every branch of every entry and none of the paper's metrics comes from it (switching it off took the
-//   harness from 0.71 to 0.80 of the bare loop in benchmarks/read_throughput.py; detaching the object from
-//   the tree, below, did the rest).
+// TTreePerfStats as the paper used it (read calls, bytes, disk and unzip time), made exact for every span and
+// every thread:
+// - it is installed as ROOT's gPerfStats before the file is opened, so the open's reads are counted too
+//   (TFile::ReadBuffer reports every read to gPerfStats, TBasket every decompression);
+// - its counters are atomic and read at span boundaries (Snapshot below), not only at the end;
+// - gPerfStats is thread-local once implicit MT is on, and the tree's own PerfStats pointer stays null (see
+//   below), so with more than one thread the worker threads would report to nobody: install_in_workers gives
+//   every thread of ROOT's pool the same object (tests/test_cxx.py compares 1 and 2 threads);
+// - the per-basket bookkeeping (which basket was used, cached, missed) and TTreePerfStats' per-read graph
+//   are switched off: none of the paper's metrics comes from them, and they are not thread-safe.
 class PerfStats : public TTreePerfStats {
 public:
-   using TTreePerfStats::TTreePerfStats;
-   Long64_t UnzipInputBytes() const { return fUnzipInputSize; }
-   Long64_t UnzipOutputBytes() const { return fUnzipObjSize; }
+   // The default constructor: no stopwatch, graphs or pave (Finish() must not be called); every figure
+   // comes from the counters below. `path` is the file under test: reads of other files (ROOT reads the
+   // dictionaries' .pcm files through TFile too) are counted apart.
+   explicit PerfStats(std::string path) : TTreePerfStats(), fPath(std::move(path)) {}
+   void Attach(TTree *tree)
+   {
+      fTree = tree;
+      fFile = tree->GetCurrentFile();
+   }
+   void FileReadEvent(TFile *file, Int_t len, Double_t start) override
+   {
+      const double seconds = Double_t(TTimeStamp()) - start;
+      if (file && fPath == file->GetName()) {
+         add(fDiskSeconds, seconds);
+         fCalls.fetch_add(1, std::memory_order_relaxed);
+         fBytes.fetch_add(len, std::memory_order_relaxed);
+      } else {
+         fOtherBytes.fetch_add(len, std::memory_order_relaxed);
+      }
+   }
+   void UnzipEvent(TObject *, Long64_t, Double_t start, Int_t complen, Int_t objlen) override
+   {
+      add(fUnzipSeconds, Double_t(TTimeStamp()) - start);
+      fUnzipIn.fetch_add(complen, std::memory_order_relaxed);
+      fUnzipOut.fetch_add(objlen, std::memory_order_relaxed);
+   }
+   Long64_t GetBytesRead() const override { return fBytes.load(); }
    void SetLoaded(TBranch *, size_t) override {}
    void SetLoaded(size_t, size_t) override {}
    void SetLoadedMiss(TBranch *, size_t) override {}
@@ -73,7 +147,123 @@ public:
    void SetUsed(TBranch *, size_t) override {}
    void SetUsed(size_t, size_t) override {}
    void UpdateBranchIndices(TObjArray *) override {}
+
+   long long calls() const { return fCalls.load(); }
+   long long bytes() const { return fBytes.load(); }
+   long long other_files_bytes() const { return fOtherBytes.load(); }
+   double disk_seconds() const { return fDiskSeconds.load(); }
+   double unzip_seconds() const { return fUnzipSeconds.load(); }
+   long long unzip_in() const { return fUnzipIn.load(); }
+   long long unzip_out() const { return fUnzipOut.load(); }
+
+private:
+   static void add(std::atomic<double> &sum, double x)
+   {
+      double old = sum.load(std::memory_order_relaxed);
+      while (!sum.compare_exchange_weak(old, old + x, std::memory_order_relaxed)) {
+      }
+   }
+   const std::string fPath;
+   std::atomic<long long> fCalls{0}, fBytes{0}, fOtherBytes{0}, fUnzipIn{0}, fUnzipOut{0};
+   std::atomic<double> fDiskSeconds{0}, fUnzipSeconds{0};
 };
+
+// Make `perf` the gPerfStats of every thread of ROOT's implicit-MT pool (gPerfStats is thread-local once
+// implicit MT is on). Tasks that sleep a little are spread over the pool until each of its threads has run
+// one; TBB's pool never has more threads than ROOT allowed, so once `threads` distinct threads (this one
+// included) are seen, all are covered. Returns the number of threads covered.
+int install_in_workers(TVirtualPerfStats *perf, int threads)
+{
+   std::mutex mutex;
+   std::unordered_set<std::thread::id> seen{std::this_thread::get_id()};
+   ROOT::TThreadExecutor pool(threads);
+   for (int round = 0; round < 100 && static_cast<int>(seen.size()) < threads; ++round) {
+      pool.Foreach(
+         [&] {
+            gPerfStats = perf;
+            {
+               std::lock_guard<std::mutex> lock(mutex);
+               seen.insert(std::this_thread::get_id());
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+         },
+         4 * threads);
+   }
+   if (static_cast<int>(seen.size()) < threads)
+      fail("could not install TTreePerfStats in every implicit-MT thread (" + std::to_string(seen.size()) + " of " +
+           std::to_string(threads) + " reached); worker threads' reads and decompression would be missed");
+   return static_cast<int>(seen.size());
+}
+
+// /proc/self/io: bytes this process (all its threads) caused to be fetched from storage, and read syscalls.
+struct ProcIO {
+   long long storage_read_bytes = 0, rchar = 0, syscr = 0;
+   static ProcIO now()
+   {
+      ProcIO io;
+      std::ifstream in("/proc/self/io");
+      std::string key;
+      long long value = 0;
+      while (in >> key >> value) {
+         if (key == "read_bytes:")
+            io.storage_read_bytes = value;
+         else if (key == "rchar:")
+            io.rchar = value;
+         else if (key == "syscr:")
+            io.syscr = value;
+      }
+      return io;
+   }
+};
+
+// Every counter at one instant; a span's figures are the differences between the snapshots at its ends.
+struct Snapshot {
+   double steady = 0, epoch = 0, cpu = 0;
+   long long bytes = 0, calls = 0, unzip_in = 0, unzip_out = 0;  // of the file under test
+   double disk = 0, unzip = 0;
+   ProcIO io;
+
+   static Snapshot take(const PerfStats *perf)
+   {
+      Snapshot s;
+      s.steady = steady_now();
+      s.epoch = epoch_now();
+      s.cpu = process_cpu_seconds();
+      if (perf) {
+         s.bytes = perf->bytes();
+         s.calls = perf->calls();
+         s.disk = perf->disk_seconds();
+         s.unzip = perf->unzip_seconds();
+         s.unzip_in = perf->unzip_in();
+         s.unzip_out = perf->unzip_out();
+      }
+      s.io = ProcIO::now();
+      return s;
+   }
+};
+
+// The figures of the span [a, b] under the name `span` ("loop" gives loop_seconds, loop_bytes_read, ...).
+// Byte counts, read calls, disk and unzip time come from PerfStats (the file under test only), so a bare
+// loop (--no-perfstats) has times, CPU and the kernel's storage bytes only.
+void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const Snapshot &b, bool perf)
+{
+   out.num(span + "_seconds", b.steady - a.steady)
+      .num(span + "_cpu_seconds", b.cpu - a.cpu)
+      .integer(span + "_storage_read_bytes", b.io.storage_read_bytes - a.io.storage_read_bytes)
+      .integer(span + "_read_syscalls", b.io.syscr - a.io.syscr);
+   if (perf)
+      out.integer(span + "_bytes_read", b.bytes - a.bytes)
+         .integer(span + "_read_calls", b.calls - a.calls)
+         .num(span + "_disk_seconds", b.disk - a.disk)
+         .num(span + "_unzip_seconds", b.unzip - a.unzip)
+         .integer(span + "_unzip_input_bytes", b.unzip_in - a.unzip_in)
+         .integer(span + "_unzip_output_bytes", b.unzip_out - a.unzip_out);
+}
+
+double ratio(double a, double b)
+{
+   return b > 0 ? a / b : std::nan("");
+}
 
 bool is_particle_container(TBranch *b)
 {
@@ -193,15 +383,15 @@ std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, co
 {
    std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
    if (!file || file->IsZombie())
-      fail(path + ": cannot be opened as a ROOT file (missing, truncated or not ROOT)");
+      damaged(path + ": cannot be opened as a ROOT file (missing, truncated or not ROOT)");
    if (file->TestBit(TFile::kRecovered))
-      fail(path + ": ROOT had to recover the file (it was not closed properly; truncated or still being written)");
+      damaged(path + ": ROOT had to recover the file (it was not closed properly; truncated or still being written)");
    auto *tree = file->Get<TTree>(tree_name.c_str());
    if (!tree) {
       std::string keys;
       for (auto *k : *file->GetListOfKeys())
          keys += std::string(keys.empty() ? "" : ", ") + k->GetName();
-      fail(path + ": has no TTree named '" + tree_name + "'; its top-level keys are: " + (keys.empty() ? "(none)" : keys));
+      damaged(path + ": has no TTree named '" + tree_name + "'; its top-level keys are: " + (keys.empty() ? "(none)" : keys));
    }
    return {std::move(file), tree};
 }
@@ -308,9 +498,20 @@ int content_checksum(const std::string &path, const std::string &tree_name)
    return 0;
 }
 
-int timed_read(const std::map<std::string, std::string> &args)
+// Create the objects of every active branch (TBranchElement::SetupAddresses: TClass::New, streamer
+// set-up) before the clock starts. GetEntry(0) would do it otherwise, inside the timed loop, and on a
+// 1500-branch file that costs a few hundred ms of CPU that are neither I/O nor decompression. No data is read.
+void create_branch_objects(TTree *tree)
 {
-   const double process_start = steady_now(), process_start_epoch = epoch_now();
+   for (auto *obj : *tree->GetListOfBranches()) {
+      auto *b = static_cast<TBranch *>(obj);
+      if (!b->TestBit(kDoNotProcess))
+         b->SetupAddresses();
+   }
+}
+
+int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
+{
    auto need = [&](const char *key) { return required_arg(args, key); };
    const std::string path = need("file");
    const std::string tree_name = tree_name_arg(args);
@@ -320,18 +521,31 @@ int timed_read(const std::map<std::string, std::string> &args)
    const int learn_entries = std::stoi(need("learn-entries"));
    const int threads = std::stoi(need("threads"));
    if (events < 2)
-      fail("--events must be at least 2 (the event rate is measured from the 2nd event on)");
+      fail("--events must be at least 2 (the note's window starts at the 2nd event)");
    if (threads < 1)
       fail("--threads must be at least 1");
 
    if (threads > 1)
       ROOT::EnableImplicitMT(threads);  // otherwise it stays off: ROOT never enables it by itself
 
-   const double open_start = steady_now();
+   // --no-perfstats gives the bare loop the benchmarks compare against (same binary, same settings).
+   // Installed before the open (after implicit MT, which makes gPerfStats thread-local), so that the open's
+   // reads are counted. It stays detached from the tree: with a tree-level PerfStats, ROOT's TTreeCache
+   // searches every branch and basket on each cache miss to book-keep it (TTreeCache::ReadBufferNormal),
+   // which slowed the loop by ~20% on a 1000-branch file here, an artefact of the instrument.
+   PerfStats *perf = args.count("no-perfstats") ? nullptr : new PerfStats(path);
+   int perf_threads = 0;
+   if (perf) {
+      gPerfStats = perf;
+      perf_threads = threads > 1 ? install_in_workers(perf, threads) : 1;
+   }
+
    auto [file, tree] = open_tree(path, tree_name);
    if (tree->GetEntries() < events)
-      fail(path + ": has " + std::to_string(tree->GetEntries()) + " entries, but " + std::to_string(events) +
-           " were requested");
+      damaged(path + ": has " + std::to_string(tree->GetEntries()) + " entries, but " + std::to_string(events) +
+              " were requested");
+   if (perf)
+      perf->Attach(tree);
 
    const auto chosen = select_top_branches(tree, selection, path);
    tree->SetBranchStatus("*", false);
@@ -344,50 +558,41 @@ int timed_read(const std::map<std::string, std::string> &args)
       selected_zip += b->GetZipBytes("*");
       selected_tot += b->GetTotBytes("*");
    }
-
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
-   // --no-perfstats gives the bare loop the benchmarks compare against (same binary, same settings).
-   PerfStats *perf = args.count("no-perfstats") ? nullptr : new PerfStats("ioperf", tree);
-   // Keep it as the global gPerfStats (file reads and unzipping report to it) but detach it from the
-   // tree: with a tree-level PerfStats, ROOT's TTreeCache searches every branch and basket on each cache
-   // miss to book-keep it (TTreeCache::ReadBufferNormal), which slowed the loop by ~20% on a 1000-branch
-   // file here, an artefact of the instrument, not of the file.
-   if (perf)
-      tree->SetPerfStats(nullptr);
-
+   create_branch_objects(tree);
    const long long rss_baseline = current_rss_bytes();
-   const double open_seconds = steady_now() - open_start;
 
-   // Event 0 is outside the timed window (it pays for object creation and cache learning), as in the paper.
-   const double first_start = steady_now();
+   // The loop span starts with the request of the first entry: for files of few clusters, the first entry
+   // holds a large share of the I/O (the TTreeCache fetches its whole cluster), so the note's window, which
+   // starts at the 2nd entry, can miss most of it.
+   const Snapshot loop_start = Snapshot::take(perf);
    if (tree->GetEntry(0) < 0)
-      fail(path + ": reading entry 0 failed (corrupt basket or I/O error)");
-   const double loop_start = steady_now(), loop_start_epoch = epoch_now(), cpu_start = process_cpu_seconds();
+      damaged(path + ": reading entry 0 failed (corrupt basket or I/O error)");
+   const Snapshot window_start = Snapshot::take(perf);
    long long bytes_unpacked = 0;
    for (Long64_t i = 1; i < events; ++i) {
       const int n = tree->GetEntry(i);
       if (n < 0)
-         fail(path + ": reading entry " + std::to_string(i) + " failed (corrupt basket or I/O error)");
+         damaged(path + ": reading entry " + std::to_string(i) + " failed (corrupt basket or I/O error)");
       bytes_unpacked += n;
    }
-   const double loop_end = steady_now(), loop_end_epoch = epoch_now(), cpu_end = process_cpu_seconds();
-   if (perf)
-      perf->Finish();
-   const double loop_seconds = loop_end - loop_start;
+   const Snapshot end = Snapshot::take(perf);
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
-   const double disk_time = (perf ? perf->GetDiskTime() : 0), unzip_time = (perf ? perf->GetUnzipTime() : 0);
-   const long long bytes_read = file->GetBytesRead();
-   const int read_calls = file->GetReadCalls();
+   const double loop_seconds = end.steady - loop_start.steady;
+   const double window_seconds = end.steady - window_start.steady;
+   const long long process_bytes = end.bytes - process_start.bytes;
+   const long long process_storage = end.io.storage_read_bytes - process_start.io.storage_read_bytes;
 
    JsonObject out;
    out.str("file", path)
       .str("root_version", gROOT->GetVersion())
-      .str("branches", selection)
+      .str("reader_mode", mode)
       .boolean("perfstats", perf != nullptr)
+      .integer("perfstats_threads_covered", perf_threads)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()))
       .integer("selected_zip_bytes", selected_zip)
@@ -406,38 +611,138 @@ int timed_read(const std::map<std::string, std::string> &args)
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
       .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
-      .num("process_start_time", process_start_epoch)
-      .num("start_time", loop_start_epoch)
-      .num("end_time", loop_end_epoch)
-      .num("event_loop_seconds", loop_seconds)
-      .num("event_rate_hz", (events - 1) / loop_seconds)
-      .num("first_event_seconds", loop_start - first_start)
-      .num("open_seconds", open_seconds)
-      .num("wall_seconds", loop_end - process_start)
-      .num("loop_cpu_seconds", cpu_end - cpu_start)
-      .num("process_cpu_seconds", process_cpu_seconds())
-      .integer("read_calls", read_calls)
-      .integer("bytes_read", bytes_read)
-      .num("bytes_per_read", read_calls ? double(bytes_read) / read_calls : 0.0)
-      .integer("perfstats_read_calls", (perf ? perf->GetReadCalls() : 0))
-      .integer("perfstats_bytes_read", (perf ? perf->GetBytesRead() : 0))
-      .integer("perfstats_bytes_read_extra", (perf ? perf->GetBytesReadExtra() : 0))
-      .integer("perfstats_tree_cache_size", (perf ? perf->GetTreeCacheSize() : 0))
-      .num("perfstats_real_seconds", (perf ? perf->GetRealTime() : 0))
-      .num("perfstats_cpu_seconds", (perf ? perf->GetCpuTime() : 0))
-      .num("disk_seconds", disk_time)
-      .num("unzip_seconds", unzip_time)
-      .integer("unzip_input_bytes", (perf ? perf->UnzipInputBytes() : 0))
-      .integer("unzip_output_bytes", (perf ? perf->UnzipOutputBytes() : 0))
-      .num("read_mb_per_s_compressed", loop_seconds > 0 ? bytes_read / 1e6 / loop_seconds : 0.0)
-      .num("read_mb_per_s_uncompressed", loop_seconds > 0 ? (perf ? perf->UnzipOutputBytes() : 0) / 1e6 / loop_seconds : 0.0)
+      // Epoch times of the span boundaries (the monitor's samples and the overlap check use them).
+      .num("process_start_time", process_start.epoch)
+      .num("loop_start_time", loop_start.epoch)
+      .num("note_window_start_time", window_start.epoch)
+      .num("end_time", end.epoch)
+      .num("first_entry_seconds", window_start.steady - loop_start.steady);
+   add_span(out, "process", process_start, end, perf);
+   add_span(out, "open", process_start, loop_start, perf);
+   add_span(out, "loop", loop_start, end, perf);
+   add_span(out, "note_window", window_start, end, perf);
+   out.num("event_rate_hz", events / loop_seconds)
+      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
+      // Each rate divides the bytes of its own span by that span's time.
+      .num("loop_mb_per_s_compressed", perf ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : std::nan(""))
+      .num("loop_mb_per_s_uncompressed", perf ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : std::nan(""))
+      .num("note_window_mb_per_s_compressed", perf ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : std::nan(""))
+      // Shares of the process's I/O (ROOT's bytes, and the bytes the kernel fetched from storage for it,
+      // read-ahead included) that fall inside each timed span.
+      .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
+      .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
+      .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
+      .num("note_window_storage_share",
+           ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
+      .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
+      // ROOT's own counters of the file object (not thread-safe under implicit MT; a cross-check with 1
+      // thread). TFile counts the bytes ROOT asked for; PerfStats what each read call fetched, gaps included.
+      .integer("file_bytes_read_useful", file->GetBytesRead())
+      .integer("file_read_calls", file->GetReadCalls())
+      .integer("other_files_bytes_read", perf ? perf->other_files_bytes() : 0)
       .integer("bytes_unpacked", bytes_unpacked)
       .integer("rss_baseline_bytes", rss_baseline)
-      .integer("peak_rss_bytes", peak_rss_bytes())
-      .integer("rss_increase_bytes", peak_rss_bytes() - rss_baseline)
+      .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
+      .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
       .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
       .integer("pid", getpid());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+// One request line of the fork server: tab-separated key=value pairs.
+std::map<std::string, std::string> parse_request(const std::string &line)
+{
+   std::map<std::string, std::string> args;
+   std::stringstream s(line);
+   std::string item;
+   while (std::getline(s, item, '\t')) {
+      auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+         fail("request item '" + item + "' is not key=value");
+      args[item.substr(0, eq)] = item.substr(eq + 1);
+   }
+   return args;
+}
+
+// The child's side of a request: its own messages file, its cgroup (the storage profile's throttle), the read.
+[[noreturn]] void serve_child(const std::map<std::string, std::string> &args)
+{
+   const Snapshot start = Snapshot::take(nullptr);
+   int code = 0;
+   try {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the server
+      if (args.count("stderr") && !std::freopen(args.at("stderr").c_str(), "w", stderr))
+         fail("cannot write " + args.at("stderr"));
+      if (args.count("cgroup-procs")) {
+         std::ofstream procs(args.at("cgroup-procs"));
+         procs << getpid() << std::endl;
+         if (!procs)
+            fail("cannot join the cgroup of " + args.at("cgroup-procs"));
+      }
+      code = timed_read(args, start, "fork");
+   } catch (const DamagedFile &e) {
+      std::cerr << "rootparams-read: error: " << e.what() << std::endl;
+      code = kExitDamagedFile;
+   } catch (const std::exception &e) {
+      std::cerr << "rootparams-read: error: " << e.what() << std::endl;
+      code = kExitError;
+   }
+   std::cout.flush();
+   std::fflush(stdout);
+   std::fflush(stderr);
+   _exit(code);  // no ROOT tear-down: the server's objects are not the child's to destroy
+}
+
+// Fork server: ROOT's start-up (interpreter, C++ modules, the event model's dictionary) is paid once; every
+// request is read by a child forked from this initialized but file-less state.
+int serve()
+{
+   prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the measuring job
+   const double t0 = steady_now();
+   gROOT->GetVersion();  // initialize ROOT (and its interpreter) here, not in every child
+   for (const char *cls : {"xAODlike::ElectronContainer_v1", "xAODlike::ParticleAuxContainer_v1"})
+      TClass::GetClass(cls);
+   std::cout << "ROOTPARAMS_READY "
+             << JsonObject().integer("pid", getpid()).str("root_version", gROOT->GetVersion())
+                  .num("init_seconds", steady_now() - t0).dump()
+             << std::endl;
+   std::string line;
+   while (std::getline(std::cin, line)) {
+      if (line.empty())
+         continue;
+      std::map<std::string, std::string> args;
+      try {
+         args = parse_request(line);
+      } catch (const std::exception &e) {
+         std::cout << "ROOTPARAMS_CHILD " << JsonObject().integer("exit_code", kExitError).str("error", e.what()).dump()
+                   << std::endl;
+         continue;
+      }
+      std::cout.flush();
+      std::fflush(stdout);
+      std::fflush(stderr);
+      const pid_t pid = fork();
+      if (pid < 0) {
+         std::cout << "ROOTPARAMS_CHILD " << JsonObject().integer("exit_code", kExitError).str("error", "fork failed").dump()
+                   << std::endl;
+         continue;
+      }
+      if (pid == 0)
+         serve_child(args);
+      int status = 0;
+      rusage usage{};
+      while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
+      JsonObject done;
+      done.integer("pid", pid)
+         .integer("exit_code", WIFEXITED(status) ? WEXITSTATUS(status) : -1)
+         .integer("signal", WIFSIGNALED(status) ? WTERMSIG(status) : 0)
+         .num("cpu_user_seconds", usage.ru_utime.tv_sec + 1e-6 * usage.ru_utime.tv_usec)
+         .num("cpu_system_seconds", usage.ru_stime.tv_sec + 1e-6 * usage.ru_stime.tv_usec)
+         .integer("maxrss_bytes", static_cast<long long>(usage.ru_maxrss) * 1024);
+      std::cout << "ROOTPARAMS_CHILD " << done.dump() << std::endl;
+   }
    return 0;
 }
 
@@ -445,6 +750,7 @@ int timed_read(const std::map<std::string, std::string> &args)
 
 int main(int argc, char **argv)
 {
+   const Snapshot start = Snapshot::take(nullptr);
    // Before ROOT reads its environment: no user override may change the cache being measured.
    unsetenv("ROOT_TTREECACHE_SIZE");
    unsetenv("ROOT_TTREECACHE_PREFILL");
@@ -455,13 +761,18 @@ int main(int argc, char **argv)
       gEnv->SetValue("TTreeCache.Prefill", 1);
       gEnv->SetValue("TFile.AsyncPrefetching", 0);
       auto args = parse_args(argc, argv);
+      if (args.count("serve"))
+         return serve();
       if (args.count("checksum"))
          return content_checksum(required_arg(args, "file"), tree_name_arg(args));
       if (args.count("inspect"))
          return inspect(required_arg(args, "file"), tree_name_arg(args));
-      return timed_read(args);
+      return timed_read(args, start, "exec");
+   } catch (const DamagedFile &e) {
+      std::cerr << "rootparams-read: error: " << e.what() << std::endl;
+      return kExitDamagedFile;
    } catch (const std::exception &e) {
       std::cerr << "rootparams-read: error: " << e.what() << std::endl;
-      return 2;
+      return kExitError;
    }
 }
