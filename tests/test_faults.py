@@ -22,8 +22,9 @@ from rootparams.aggregate import summarize
 from rootparams.config import ConfigError, load_study_config
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
-from rootparams.measure import ReadError, measure_point, run_tool
+from rootparams.measure import measure_point
 from rootparams.monitor import MonitorCSVError, MonitorError, find_monitor, parse_monitor_csv
+from rootparams.native import DamagedFileError, ToolError, run_tool
 
 # Two points (the xAOD default and LZ4-1), 2 repetitions each, native storage, kept files.
 TWO_POINTS = """
@@ -87,7 +88,7 @@ def test_the_reader_names_a_damaged_file_and_the_problem(build, tmp_path, damage
         path.write_text("this is not a ROOT file\n")
     cmd = [str(build["reader"]), "--file", str(path), "--events", "4", "--branches", "all", "--cache-size", "-1",
            "--learn-entries", "-1", "--threads", "1"]  # fmt: skip
-    with pytest.raises(ReadError) as info:
+    with pytest.raises(DamagedFileError) as info:
         run_tool(cmd, f"timed read of {path}")
     message = str(info.value)
     assert str(path) in message
@@ -123,19 +124,65 @@ def test_kill_9_during_generation_and_during_a_read_then_resume(build, tmp_path)
     proc = background(workdir)
     reps = workdir / "results" / "repetitions"
     kill_when(proc, lambda: len(list(reps.rglob("rep0.json"))) >= 1 and not list(reps.rglob("rep1.json")))
-    first = {p: json.loads(p.read_text())["start_time"] for p in reps.rglob("rep*.json")}
+    first = {p: json.loads(p.read_text())["loop_start_time"] for p in reps.rglob("rep*.json")}
     assert first, "a repetition was recorded before the kill"
     run(workdir, "--unlock")
     run(workdir)
     # Finished repetitions were not redone, nothing is duplicated or half-written, nothing partial is left.
     for path, start in first.items():
-        assert json.loads(path.read_text())["start_time"] == start
+        assert json.loads(path.read_text())["loop_start_time"] == start
     records = sorted(reps.rglob("rep*.json"))
     assert len(records) == 4 and all(json.loads(p.read_text()) for p in records)
     assert not list(workdir.rglob("*.tmp")) and not list(data.rglob("*.partial"))
     repetitions = pd.read_csv(workdir / paths.REPETITIONS_TABLE)
     assert not repetitions.duplicated(["file_id", "read_id", "rep"]).any()
     assert len(pd.read_csv(workdir / paths.SUMMARY_TABLE)) == 2  # the points of a clean run
+
+
+def test_a_kill_9_of_snakemake_takes_its_measuring_job_and_monitor_with_it(build, tmp_path):
+    """kill -9 of the Snakemake process alone (not its process group: that is what a user's `kill -9 <pid>`
+    does) during a timed read: the measuring job, its reader server, the reader and dool must not outlive it,
+    or they would finish the point unattended and overlap the reads of a restarted workflow."""
+    workdir = workflow_dir(tmp_path, build, TWO_POINTS.replace("repetitions: 2", "repetitions: 30"))
+    run(workdir, "--until", "generate_file")
+    proc = background(workdir)
+    reps = workdir / "results" / "repetitions"
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(reps.rglob("rep1.json")):
+        assert proc.poll() is None, "the workflow ended before the moment to kill it"
+        time.sleep(0.05)
+    running = our_processes(workdir)
+    assert any("--serve" in cmd for cmd in running.values()), "a timed read is under way"
+    job = next(pid for pid, cmd in running.items() if "measure_point" in cmd)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and our_processes(workdir):
+        time.sleep(0.1)
+    assert not our_processes(workdir), our_processes(workdir)
+    assert not Path(f"/sys/fs/cgroup/blkio/rootparams-{job}").exists()  # its storage group is removed
+    log = next((workdir / "results" / "logs" / "measure").rglob("*.log")).read_text()
+    assert "the workflow that started this job is gone" in log
+    # The restart finds nothing running, resumes, and keeps the repetitions taken before the kill.
+    run(workdir, "--unlock")
+    run(workdir)
+    assert len(pd.read_csv(workdir / paths.REPETITIONS_TABLE)) == 60
+
+
+def our_processes(workdir: Path) -> dict[int, str]:
+    """pid -> command line of the live processes of the workflow in ``workdir``: Snakemake and everything it
+    started (its jobs, the reader server and its children, dool) runs there or from there."""
+    found = {}
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            text = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            where = f"{os.readlink(proc / 'cwd')} {os.readlink(proc / 'exe')}"
+        except OSError:
+            continue
+        if state != "Z" and (str(workdir) in text or str(workdir) in where):
+            found[int(proc.name)] = text
+    return found
 
 
 # 5. A disk that fills during generation ---------------------------------------------------------------------
@@ -153,7 +200,7 @@ def small_disk(tmp_path):
 
 def test_a_full_disk_is_a_clear_error_and_leaves_no_partial_file(build, small_disk):
     out = small_disk / "files" / "xaod" / "big.root"
-    with pytest.raises(ReadError) as info:  # the writer's failure, with ROOT's own words
+    with pytest.raises(ToolError) as info:  # the writer's failure, with ROOT's own words
         generate_file(FilePoint("xaod", "none", 0, 100, 0, 32000), events=12, seed=1, writer=str(build["writer"]),
                       reader=str(build["reader"]), output=str(out), catalogue=None)  # fmt: skip
     message = str(info.value)

@@ -61,12 +61,22 @@ def test_non_numeric_rows_are_dropped():
     assert [r["epoch"] for r in samples.rows] == [100.0, 101.0, 102.0]
 
 
-def test_window_summary_integrates_rates_over_covering_samples():
+def test_window_summary_weights_each_sample_by_its_overlap_with_the_span():
     samples = parse_monitor_csv(DOOL_BYTES)
-    # A read from t=100.2 to t=101.5 is covered by the samples stamped 101 and 102.
+    rows = {r["epoch"]: r for r in samples.rows}
+    # A read from t=100.2 to t=101.5 overlaps the sample stamped 101 (interval 100-101) for 0.8 s and the
+    # one stamped 102 (101-102) for 0.5 s: each counts with that part of its interval.
     summary = summarize_window(samples, 100.2, 101.5)
-    assert summary["monitor_samples"] == 2
-    assert summary["disk_read_bytes"] == pytest.approx(4e6)
-    assert summary["cpu_usr_pct_mean"] == pytest.approx(40)
-    assert summary["mem_used_bytes_max"] == 300000000
-    assert summary["io_read_ops"] == pytest.approx(32)
+    assert summary["monitor_samples"] == 2 and summary["monitor_coverage"] == pytest.approx(1.0)
+    expected_bytes = 0.8 * rows[101.0]["disk_read_bytes_per_s"] + 0.5 * rows[102.0]["disk_read_bytes_per_s"]
+    assert summary["disk_read_bytes"] == pytest.approx(expected_bytes)
+    usr = (0.8 * rows[101.0]["cpu_usr_pct"] + 0.5 * rows[102.0]["cpu_usr_pct"]) / 1.3
+    assert summary["cpu_usr_pct_mean"] == pytest.approx(usr)
+    assert summary["mem_used_bytes_max"] == max(rows[t]["mem_used_bytes"] for t in (101.0, 102.0))
+
+
+def test_a_span_beyond_the_samples_has_partial_coverage():
+    samples = parse_monitor_csv(DOOL_BYTES)
+    last = max(r["epoch"] for r in samples.rows)
+    summary = summarize_window(samples, last - 0.5, last + 0.5)
+    assert summary["monitor_coverage"] == pytest.approx(0.5)

@@ -13,8 +13,9 @@ from rootparams import pagecache, storage
 
 def test_named_and_custom_profiles():
     assert storage.resolve_profile("native").throttled is False
-    hdd = storage.resolve_profile("hdd")
-    assert (hdd.read_bps, hdd.read_iops) == (150_000_000, 50)
+    hdd, seek = storage.resolve_profile("hdd"), storage.resolve_profile("hdd_seek")
+    assert (hdd.read_bps, hdd.read_iops) == (150_000_000, None)  # streaming bandwidth only
+    assert (seek.read_bps, seek.read_iops) == (150_000_000, 50)  # a seek charged to every request
     custom = storage.resolve_profile("nfs", {"nfs": {"read_bps": 10_000_000}})
     assert custom.as_record() == {
         "storage_profile": "nfs",
@@ -52,13 +53,20 @@ def test_throttled_cold_read_takes_at_least_size_over_bandwidth(tmp_path, thrott
     path.write_bytes(os.urandom(24 << 20))
     profile = storage.StorageProfile("test", read_bps=16_000_000)
     pagecache.make_cold(path)
-    with storage.throttle_group(profile, path) as procs:
+    with storage.point_group(profile, path) as group:
+        before = group.counters()
         start = time.monotonic()
         subprocess.run(
-            ["cat", str(path)], stdout=subprocess.DEVNULL, check=True, preexec_fn=storage.join_group(procs)
+            ["cat", str(path)],
+            stdout=subprocess.DEVNULL,
+            check=True,
+            preexec_fn=storage.join_group(group.procs),
         )
         elapsed = time.monotonic() - start
+        used = group.counters() - before
     assert elapsed >= 0.9 * path.stat().st_size / profile.read_bps, elapsed
+    # The group counts the block requests of its processes: every byte of the cold file, in requests.
+    assert used.bytes >= path.stat().st_size and 0 < used.requests <= used.bytes / 4096
     assert not any(storage.BLKIO.glob(f"rootparams-{os.getpid()}"))  # the group is gone
     # The same read, cold again, without the throttle is much faster (the host caches this disk).
     pagecache.make_cold(path)
@@ -67,8 +75,21 @@ def test_throttled_cold_read_takes_at_least_size_over_bandwidth(tmp_path, thrott
     assert time.monotonic() - start < elapsed / 2
 
 
+def test_a_native_group_counts_requests_without_throttling(tmp_path, throttling_possible):
+    path = tmp_path / "blob.bin"
+    path.write_bytes(os.urandom(8 << 20))
+    pagecache.make_cold(path)
+    with storage.point_group(storage.resolve_profile("native"), path) as group:
+        assert not (group.dir / "blkio.throttle.read_bps_device").read_text().strip()
+        disk_before = storage.disk_counters(group.device)
+        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True,
+                       preexec_fn=storage.join_group(group.procs))  # fmt: skip
+        assert group.counters().bytes >= 8 << 20
+        assert (storage.disk_counters(group.device) - disk_before).bytes >= 8 << 20
+
+
 def test_unknown_profile_names_the_valid_ones():
     with pytest.raises(
-        storage.StorageProfileError, match=r"unknown storage profile 'tape'; valid are 'native', 'hdd', 'ssd'"
+        storage.StorageProfileError, match=r"unknown storage profile 'tape'; valid are 'native', 'ssd', 'hdd', 'hdd_seek'"
     ):
         storage.resolve_profile("tape")

@@ -13,8 +13,10 @@ from rootparams import paths
 TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
 REQUIRED_REPETITION_COLUMNS = [
     "format", "algorithm", "level", "autoflush", "split_level", "cache_size", "learn_entries", "threads", "rep",
-    "start_time", "end_time", "resident_fraction_before", "event_rate_hz", "read_calls", "bytes_read",
+    "process_start_time", "loop_start_time", "end_time", "resident_fraction_before", "event_rate_hz",
+    "note_window_event_rate_hz", "loop_read_calls", "loop_bytes_read", "loop_io_share", "loop_valid",
     "peak_rss_bytes", "flagged", "eviction_method", "monitor", "cache_state", "storage_profile", "host",
+    "reader_mode", "storage_to_root_bytes_ratio",
 ]  # fmt: skip
 
 
@@ -57,10 +59,11 @@ def test_repetition_record_is_complete_and_plausible(tiny_run):
     rep = reps.iloc[0]
     assert rep["resident_fraction_before"] == 0.0  # verified cold
     assert rep["cache_state"] == "cold" and rep["eviction_method"] in ("drop_caches", "fadvise")
-    assert 0 < rep["bytes_read"] <= files.iloc[0]["size_bytes"]
-    assert rep["read_calls"] > 0 and rep["event_rate_hz"] > 0 and rep["events_read"] == 20
-    assert rep["start_time"] < rep["end_time"] and rep["monitor"] == "dool"
-    assert rep["mon_monitor_samples"] >= 1  # dool sampled the window
+    assert 0 < rep["loop_bytes_read"] <= files.iloc[0]["size_bytes"]
+    assert rep["loop_read_calls"] > 0 and rep["event_rate_hz"] > 0 and rep["events_read"] == 20
+    assert rep["loop_start_time"] < rep["end_time"] and rep["monitor"] == "dool"
+    assert rep["mon_monitor_samples"] >= 1 and rep["complete"]  # dool sampled the loop
+    assert rep["reader_mode"] == "fork" and rep["loop_io_share"] > 0.9
     assert rep["rss_baseline_bytes"] > 0 and rep["peak_rss_bytes"] >= rep["rss_baseline_bytes"]
 
 
@@ -92,11 +95,13 @@ def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
     first = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
     snakemake(tiny_run, "--configfile", TINY, "--config", f"data_dir={tiny_run / 'data'}", "repetitions=2", "--cores", "2")  # fmt: skip
     again = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
-    assert again["start_time"] == first["start_time"]  # repetition 0 was not redone
+    assert again["loop_start_time"] == first["loop_start_time"]  # repetition 0 was not redone
     reps = pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)
     assert sorted(reps["rep"]) == [0, 1]
-    windows = reps.sort_values("start_time")
-    assert (windows["start_time"].iloc[1:].to_numpy() >= windows["end_time"].iloc[:-1].to_numpy()).all()
+    windows = reps.sort_values("process_start_time")
+    assert (
+        windows["process_start_time"].iloc[1:].to_numpy() >= windows["end_time"].iloc[:-1].to_numpy()
+    ).all()
 
 
 def test_html_report(tiny_run):

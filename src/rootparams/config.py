@@ -18,6 +18,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from rootparams.storage import PROFILES
+
 # The paper's defaults per format (seed 000, sections 2.2 and 2.3): the primary xAOD uses AutoFlush 100
 # events and split level 0, the derivations AutoFlush 10 MB and split level 1. The paper does not print its
 # default algorithm; ZLIB level 5 is what the real PHYSLITE sample in shared/data carries (setting 105).
@@ -56,7 +58,7 @@ PAPER_READ_DEFAULTS: dict[str, Any] = {
 
 FILE_KEYS = ("algorithm", "level", "autoflush", "split_level", "basket_size")
 READ_KEYS = ("cache_size", "learn_entries", "threads", "branches", "storage_profile")
-BUILTIN_STORAGE_PROFILES = ("native", "hdd", "ssd")
+BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.storage defines them
 
 
 class ConfigError(ValueError):

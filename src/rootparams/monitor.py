@@ -14,7 +14,6 @@ bytes. We start dool with ``--bytes``, and when parsing a dool CSV whose recorde
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import itertools
@@ -27,6 +26,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rootparams.native import die_with_parent
 
 # Options both tools understand: epoch time stamps, and the paper's metric groups.
 MONITOR_ARGS = ["--epoch", "--cpu", "--disk", "--net", "--io", "--mem", "--vm", "--page", "--noupdate"]
@@ -163,52 +164,47 @@ def _canonical(group: str, column: str) -> str | None:
 
 
 def summarize_window(samples: MonitorSamples, start: float, end: float) -> dict[str, float]:
-    """Summarize the samples whose interval overlaps [start, end].
+    """Summarize the samples over the span [start, end].
 
-    A sample stamped t averages over (t - dt, t]; with 1 s sampling a window is covered by the samples
-    stamped in (start, end + dt]. Rates are averaged; disk and I/O totals are integrated over the covering
-    intervals (so they include up to one interval of margin on each side); memory is the maximum.
+    A sample stamped t averages over (t - dt, t]. Each sample counts with the part of its interval that lies
+    inside the span (the rate is assumed even within one sample): rates are averaged and disk, network and
+    I/O totals integrated with those weights; memory is the maximum over the samples that touch the span.
+    With 1 s samples this is the paper's resolution: a span of a few seconds shares its first and last
+    sample with what ran just before and after it (the previous repetition's end, the next one's open).
+    ``monitor_coverage`` is the part of the span that samples cover (1.0 when complete).
     """
     rows = sorted(samples.rows, key=lambda r: r["epoch"])
-    if len(rows) < 2:
-        return {"monitor_samples": 0}
-    covering = []
+    if len(rows) < 2 or end <= start:
+        return {"monitor_samples": 0, "monitor_coverage": 0.0}
+    overlapping = []
     for prev, row in itertools.pairwise(rows):
-        dt = row["epoch"] - prev["epoch"]
-        if row["epoch"] > start and row["epoch"] - dt < end:
-            covering.append((dt, row))
-    out: dict[str, float] = {"monitor_samples": len(covering)}
-    if not covering:
+        lo, hi = prev["epoch"], row["epoch"]
+        overlap = min(hi, end) - max(lo, start)
+        if overlap > 0:
+            overlapping.append((overlap, row))
+    covered = sum(w for w, _ in overlapping)
+    out: dict[str, float] = {"monitor_samples": len(overlapping), "monitor_coverage": covered / (end - start)}
+    if not overlapping:
         return out
-    span = sum(dt for dt, _ in covering)
-    out["monitor_span_seconds"] = span
     for name in METRICS:
-        values = [(dt, r[name]) for dt, r in covering if name in r and not math.isnan(r[name])]
+        values = [(w, r[name]) for w, r in overlapping if name in r and not math.isnan(r[name])]
         if not values:
             continue
         if name.startswith("mem_"):
             out[f"{name}_max"] = max(v for _, v in values)
         else:
-            out[f"{name}_mean"] = sum(v * dt for dt, v in values) / sum(dt for dt, _ in values)
+            out[f"{name}_mean"] = sum(v * w for w, v in values) / sum(w for w, _ in values)
     for rate, total in (
         ("disk_read_bytes_per_s", "disk_read_bytes"),
         ("disk_write_bytes_per_s", "disk_write_bytes"),
         ("io_read_ops_per_s", "io_read_ops"),
         ("net_recv_bytes_per_s", "net_recv_bytes"),
+        ("net_send_bytes_per_s", "net_send_bytes"),
     ):
-        values = [(dt, r[rate]) for dt, r in covering if rate in r and not math.isnan(r[rate])]
+        values = [(w, r[rate]) for w, r in overlapping if rate in r and not math.isnan(r[rate])]
         if values:
-            out[total] = sum(v * dt for dt, v in values)
+            out[total] = sum(v * w for w, v in values)
     return out
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: ask Linux to send SIGTERM when the parent (the measuring job) dies."""
-    import ctypes
-
-    pr_set_pdeathsig = 1
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 class Monitor:
@@ -235,7 +231,7 @@ class Monitor:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             start_new_session=True,  # a Ctrl-C of the workflow reaches it through us, not twice
-            preexec_fn=_die_with_parent,  # and a kill -9 of the job does not leave it sampling forever
+            preexec_fn=die_with_parent,  # and a kill -9 of the job does not leave it sampling forever
         )
         # The first row averages since boot; wait for one real sample so the window is covered from the start.
         self.wait_for_sample_after(time.time(), timeout=10 * self.interval + 5)

@@ -14,6 +14,7 @@ Layout:
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
     results/monitor/<format>/<file_id>/<read_id>/from_rep<N>.csv   raw dool/dstat samples of one job's reads
     results/tables/points.csv                          which scans each measured point belongs to
+    results/tables/measure_jobs.csv                    each measuring job's wall time and timed loops
     results/figures/figNN_<what>.{png,pdf}             the paper's figures
     results/recommendations.md                         recommendations derived from the data
     results/tables/*.csv                               tidy tables for people and later stages
@@ -40,6 +41,7 @@ REPETITIONS_TABLE = f"{TABLES}/repetitions.csv"
 MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
 SUMMARY_TABLE = f"{TABLES}/summary.csv"
 POINTS_TABLE = f"{TABLES}/points.csv"
+MEASURE_JOBS_TABLE = f"{TABLES}/measure_jobs.csv"
 FIGURES = f"{RESULTS}/figures"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 

@@ -6,6 +6,7 @@ written for the user; they are printed without a traceback. Anything else is a b
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 import traceback
@@ -14,23 +15,26 @@ from typing import Any
 
 from rootparams.build import BuildError
 from rootparams.generate import GenerationError
-from rootparams.measure import ReadError
-from rootparams.monitor import MonitorError
+from rootparams.monitor import MonitorCSVError, MonitorError
+from rootparams.native import ToolError
 from rootparams.pagecache import EvictionError
 from rootparams.storage import StorageProfileError
 
 USER_ERRORS = (
     BuildError,
     GenerationError,
-    ReadError,
+    ToolError,
     MonitorError,
+    MonitorCSVError,
     EvictionError,
     StorageProfileError,
     OSError,
 )
 
 
-def run_logged(snakemake: Any, main: Callable[[Any], Any]) -> None:
+def run_logged(snakemake: Any, main: Callable[..., Any]) -> None:
+    """Run ``main(snakemake)``, or ``main(snakemake, say)`` if it takes a second argument: ``say`` writes a
+    line to the job's log and to the console at once (for what a user watching the run should see)."""
     log_path = snakemake.log[0] if snakemake.log else None
     log = open(log_path, "w") if log_path else sys.stderr  # noqa: SIM115 - kept open for the job's lifetime
 
@@ -42,7 +46,10 @@ def run_logged(snakemake: Any, main: Callable[[Any], Any]) -> None:
     start = time.time()
     try:
         log.write(f"rule {snakemake.rule}, wildcards {dict(snakemake.wildcards)}\n")
-        main(snakemake)
+        if len(inspect.signature(main).parameters) > 1:
+            main(snakemake, say)
+        else:
+            main(snakemake)
         log.write(f"done in {time.time() - start:.2f} s\n")
     except USER_ERRORS as e:
         say(f"error in rule {snakemake.rule} ({dict(snakemake.wildcards)}): {e}")

@@ -36,12 +36,18 @@ class StorageProfile:
         }
 
 
-# The paper's testbed (seed 000: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS), a SATA SSD,
-# and no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
+# What a cgroup v1 blkio throttle can emulate (docs/measurement.md, "Storage profiles"): a read bandwidth, and a
+# limit on block requests per second. The throttle counts every request (bio), also the pieces of one
+# contiguous read that the kernel's read-ahead splits into several; a real disk streams those without seeking.
+# So the paper's testbed (seed 000: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS) comes in two
+# emulations: "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek
+# charged to every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd"
+# is a SATA SSD, "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
 PROFILES = {
     "native": StorageProfile("native"),
-    "hdd": StorageProfile("hdd", read_bps=150_000_000, read_iops=50),
     "ssd": StorageProfile("ssd", read_bps=500_000_000, read_iops=20_000),
+    "hdd": StorageProfile("hdd", read_bps=150_000_000),
+    "hdd_seek": StorageProfile("hdd_seek", read_bps=150_000_000, read_iops=50),
 }
 
 
@@ -100,25 +106,109 @@ def check_throttling_possible(profile: StorageProfile, path: str | Path) -> None
     block_device_of(path)
 
 
+@dataclass(frozen=True)
+class BlockCounters:
+    """Read requests and bytes at the block layer: of one blkio group (``BlkioGroup.counters``) or of the
+    whole disk (``disk_counters``, from /proc/diskstats)."""
+
+    requests: int
+    bytes: int
+
+    def __sub__(self, other: BlockCounters) -> BlockCounters:
+        return BlockCounters(self.requests - other.requests, self.bytes - other.bytes)
+
+
+class BlkioGroup:
+    """A cgroup v1 blkio group on the disk that holds the file under test: the storage profile's throttle
+    (none for native), and the read requests and bytes that the group's processes sent to that disk.
+
+    One group serves all repetitions of a point: each reader joins it before it opens the file. Its
+    counters are read before and after each read, so every repetition records how many block requests its
+    bytes took (the IOPS limit of a throttled profile counts exactly these)."""
+
+    def __init__(self, profile: StorageProfile, path: str | Path):
+        self.profile = profile
+        self.device = block_device_of(path)
+        self.dir = BLKIO / f"rootparams-{os.getpid()}"
+        self.dir.mkdir(exist_ok=True)
+        try:
+            if profile.read_bps:
+                (self.dir / "blkio.throttle.read_bps_device").write_text(
+                    f"{self.device} {int(profile.read_bps)}\n"
+                )
+            if profile.read_iops:
+                (self.dir / "blkio.throttle.read_iops_device").write_text(
+                    f"{self.device} {int(profile.read_iops)}\n"
+                )
+        except BaseException:
+            self.remove()
+            raise
+
+    @property
+    def procs(self) -> Path:
+        return self.dir / "cgroup.procs"
+
+    def counters(self) -> BlockCounters:
+        requests = _read_stat(self.dir / "blkio.throttle.io_serviced", self.device)
+        nbytes = _read_stat(self.dir / "blkio.throttle.io_service_bytes", self.device)
+        return BlockCounters(requests, nbytes)
+
+    def remove(self) -> None:
+        _remove_group(self.dir)
+
+
+def _read_stat(path: Path, device: str) -> int:
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == device and parts[1] == "Read":
+            return int(parts[2])
+    return 0
+
+
+def disk_counters(device: str) -> BlockCounters:
+    """Completed read requests and bytes of a whole disk since boot (/proc/diskstats), every process's."""
+    major, minor = device.split(":")
+    for line in Path("/proc/diskstats").read_text().splitlines():
+        f = line.split()
+        if f[0] == major and f[1] == minor:
+            return BlockCounters(int(f[3]), int(f[5]) * 512)
+    raise StorageProfileError(f"device {device} is not in /proc/diskstats")
+
+
+def can_count_block_requests() -> bool:
+    """Root and a cgroup v1 blkio controller: a group (unthrottled for native) can count the requests."""
+    return throttling_unavailable_reason() is None
+
+
 @contextmanager
-def throttle_group(profile: StorageProfile, path: str | Path) -> Iterator[Path | None]:
-    """A blkio cgroup limiting reads from the disk of ``path``; yields its ``cgroup.procs`` file (None when
-    the profile is native). The group is removed afterwards."""
-    if not profile.throttled:
+def point_group(profile: StorageProfile, path: str | Path) -> Iterator[BlkioGroup | None]:
+    """The blkio group of a point's reads, removed afterwards; None where no group can be made (then a
+    throttled profile is an error, raised by check_throttling_possible before any read)."""
+    check_throttling_possible(profile, path)
+    if not can_count_block_requests():
         yield None
         return
-    check_throttling_possible(profile, path)
-    device = block_device_of(path)
-    group = BLKIO / f"rootparams-{os.getpid()}"
-    group.mkdir(exist_ok=True)
     try:
-        if profile.read_bps:
-            (group / "blkio.throttle.read_bps_device").write_text(f"{device} {int(profile.read_bps)}\n")
-        if profile.read_iops:
-            (group / "blkio.throttle.read_iops_device").write_text(f"{device} {int(profile.read_iops)}\n")
-        yield group / "cgroup.procs"
+        block_device_of(path)
+    except StorageProfileError:
+        if profile.throttled:
+            raise
+        yield None  # tmpfs or a network filesystem: no block device to count, native needs none
+        return
+    remove_stale_groups()
+    group = BlkioGroup(profile, path)
+    try:
+        yield group
     finally:
-        _remove_group(group)
+        group.remove()
+
+
+def remove_stale_groups() -> None:
+    """Remove the groups of measuring jobs that are gone (a job killed before it could clean up)."""
+    for group in BLKIO.glob("rootparams-*"):
+        pid = group.name.removeprefix("rootparams-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            _remove_group(group)
 
 
 def _remove_group(group: Path) -> None:

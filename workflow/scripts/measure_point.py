@@ -1,15 +1,18 @@
 """Snakemake entry point: the timed cold reads of one grid point."""
 
+import time
 from dataclasses import asdict
 from pathlib import Path
 
 from rootparams import paths
-from rootparams.measure import ReadError, is_damaged_file_error, measure_point, point_identity
+from rootparams.exclusive import process_start_epoch
+from rootparams.measure import measure_point, point_identity
+from rootparams.native import DamagedFileError
 from rootparams.records import write_json_atomic
 from rootparams.snakescript import run_logged
 
 
-def main(smk):
+def main(smk, say):
     file_point, read_point = smk.params.file, smk.params.read
     fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
     labels = {
@@ -34,14 +37,13 @@ def main(smk):
             monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
             records=records,
             labels=labels,
+            say=say,
         )
-    except ReadError as error:
-        if not is_damaged_file_error(error):
-            raise
+    except DamagedFileError as error:
         # A damaged generated file: remove it, so that the rerun writes it again instead of failing here
         # again (records taken before are kept, see workflow/rules/measure.smk).
         Path(smk.input.root).unlink(missing_ok=True)
-        raise ReadError(
+        raise DamagedFileError(
             f"{error}\n{smk.input.root} is damaged; it was removed, and a rerun of the workflow writes it again."
         ) from error
     write_json_atomic(
@@ -52,6 +54,12 @@ def main(smk):
             "read_id": read_id,
             "records": [records[rep] for rep in sorted(records)],
             "reused": sum(1 for r in done if r["reused"]),
+            # The job's wall time, from the start of its process (Snakemake runs a script: job as a child
+            # process of its own) to now, and the timed loops inside it: the measure phase's efficiency.
+            "job_start_time": process_start_epoch(),
+            "job_end_time": time.time(),
+            "measured_loop_seconds": sum(r["loop_seconds"] for r in done if not r["reused"]),
+            "measured_repetitions": sum(1 for r in done if not r["reused"]),
         },
     )
 

@@ -1,0 +1,73 @@
+"""The host's timed-read lock, and a job that stops when the workflow that started it is gone."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+from rootparams.exclusive import HostLock, Lifeline, ancestors, process_start_epoch
+
+
+def test_a_second_holder_waits_says_so_and_gets_the_lock_when_the_first_is_gone(tmp_path):
+    lock = tmp_path / "timed-reads.lock"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time
+        from rootparams.exclusive import HostLock
+        with HostLock({str(lock)!r}):
+            print("held", flush=True)
+            time.sleep(30)
+    """)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout.readline().strip() == "held"
+    said, got = [], threading.Event()
+
+    def second():
+        with HostLock(lock, say=said.append):
+            got.set()
+
+    threading.Thread(target=second, daemon=True).start()
+    time.sleep(0.5)
+    assert not got.is_set() and said and f"pid {holder.pid}" in said[0]
+    holder.kill()  # even a kill -9 releases it: the kernel drops the flock with its holder
+    holder.wait()
+    assert got.wait(5)
+    assert "got the timed-read lock" in said[-1]
+
+
+def test_the_lifeline_ends_the_job_when_an_ancestor_dies(tmp_path):
+    """A parent (standing in for Snakemake) starts a job that holds a Lifeline; kill -9 of the parent ends
+    the job within a second, after its cleanups ran."""
+    marker = tmp_path / "cleaned"
+    job = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from rootparams.exclusive import Lifeline
+        with Lifeline(say=lambda t: Path({str(tmp_path / "said")!r}).write_text(t)) as line:
+            line.on_loss(lambda: Path({str(marker)!r}).write_text("yes"))
+            print("watching", flush=True)
+            time.sleep(60)
+    """)
+    parent = subprocess.Popen(
+        [sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {job!r}])"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert parent.stdout.readline().strip() == "watching"
+    children = [int(p) for p in Path(f"/proc/{parent.pid}/task/{parent.pid}/children").read_text().split()]
+    os.kill(parent.pid, signal.SIGKILL)
+    parent.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and any(os.path.exists(f"/proc/{c}") for c in children):
+        time.sleep(0.05)
+    assert not any(os.path.exists(f"/proc/{c}") for c in children)
+    assert marker.read_text() == "yes"
+    assert "the workflow that started this job is gone" in (tmp_path / "said").read_text()
+
+
+def test_ancestors_and_start_times():
+    chain = ancestors()
+    assert chain and chain[0][0] == os.getppid()
+    assert abs(process_start_epoch() - time.time()) < 24 * 3600
+    assert Lifeline(say=print).lost() is None
