@@ -58,7 +58,7 @@ def main() -> None:
     rates = default_reads.groupby(["format", "algorithm", "level", "storage_profile"], as_index=False)[
         "event_rate_hz_mean"
     ].median()
-    overhead = float((reps["harness_total_seconds"] - reps["event_loop_seconds"]).median())
+    overhead = float((reps["harness_total_seconds"] - reps["loop_seconds"]).median())
 
     target = load_study_config(yaml.safe_load(args.config.read_text()))
     points = expand_points(target)

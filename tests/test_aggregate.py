@@ -46,7 +46,7 @@ def test_points_are_kept_apart():
 
 def windows(*spans):
     return pd.DataFrame(
-        [{"start_time": s, "end_time": e, "record_path": f"rep{i}"} for i, (s, e) in enumerate(spans)]
+        [{"process_start_time": s, "end_time": e, "record_path": f"rep{i}"} for i, (s, e) in enumerate(spans)]
     )
 
 

@@ -37,7 +37,8 @@ def test_every_point_of_every_scan_was_measured(full_run):
     assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
                      "storage_compression", "storage_cache"}  # fmt: skip
     assert set(summary["storage_profile"]) == PROFILES
-    for metric in ("event_rate_hz", "read_calls", "peak_rss_bytes", "unzip_seconds"):
+    for metric in ("event_rate_hz", "note_window_event_rate_hz", "loop_read_calls", "rss_increase_bytes",
+                   "loop_unzip_seconds", "loop_io_share", "storage_requests"):  # fmt: skip
         assert f"{metric}_mean" in summary and f"{metric}_std" in summary
 
 

@@ -16,7 +16,7 @@ def row(fmt="xaod", alg="zlib", level=5, af=100, split=0, cache=-1, learn="defau
     return {"format": fmt, "file_id": file_id, "read_id": read_id, "algorithm": alg, "level": level, "autoflush": af,
             "split_level": split, "cache_size": cache, "learn_entries": learn, "threads": threads,
             "storage_profile": "hdd", "n": 5, "n_flagged": 0, "event_rate_hz_mean": rate, "event_rate_hz_std": std,
-            "read_calls_mean": 10.0, "peak_rss_bytes_mean": rss, "size_bytes": size, "events": events,
+            "loop_read_calls_mean": 10.0, "rss_increase_bytes_mean": rss, "window_valid": True, "size_bytes": size, "events": events,
             "clusters": clusters, "scans": scans}  # fmt: skip
 
 
@@ -79,6 +79,40 @@ def test_split_and_threads():
                          row(alg="lzma", threads=4, rate=72)])  # fmt: skip
     found = recommend.threads(rows, "xaod", cores=2)
     assert "4 threads (oversubscribed) give 1.80x" in found.measured and found.agrees == "yes"
+
+
+def test_truth3_compression_verdict_checks_each_claim_of_the_paper():
+    # ZLIB sized like LZMA and reading like LZ4: the paper's "interesting choice for very small formats".
+    rows = pd.DataFrame([row(alg="lz4", level=1, rate=5000, size=2.0e7), row(alg="zlib", level=5, rate=4700, size=1.3e7),
+                         row(alg="lzma", level=5, rate=2000, size=1.2e7)])  # fmt: skip
+    found = recommend.compression(rows, "truth3")
+    assert found.agrees == "yes" and "ZLIB sized like LZMA: yes" in found.measured
+    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 2100  # now ZLIB reads like LZMA
+    found = recommend.compression(rows, "truth3")
+    assert found.agrees == "partly" and "ZLIB reads like LZ4: no" in found.measured
+
+
+def test_threads_verdict_for_a_derivation_expects_only_lzma_to_gain():
+    gains_lzma = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
+                  (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 99))]  # fmt: skip
+    assert recommend.threads(pd.DataFrame(gains_lzma), "susy5", cores=2).agrees == "yes"
+    gains_all = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
+                 (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 150))]  # fmt: skip
+    assert recommend.threads(pd.DataFrame(gains_all), "susy5", cores=2).agrees == "partly"
+
+
+def test_invalid_points_are_left_out_and_counted():
+    config = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
+    invalid = {**row(alg="lzma", level=9, rate=500, size=0.5e8, scans="compression"), "window_valid": False}
+    summary, points, files = tables([row(scans="compression"), row(alg="lz4", level=1, rate=150), invalid])
+    (compression, *_) = recommend.findings(summary, points, files, config, cores=2)
+    assert (
+        "lzma" not in compression.measured.split("(")[0]
+        and "1 invalid point(s) left out" in compression.measured
+    )
+    only_invalid = tables([invalid])
+    (compression, *_) = recommend.findings(*only_invalid, config, cores=2)
+    assert compression.agrees == "n/a" and "no valid point" in compression.measured
 
 
 def test_findings_say_not_measured_for_a_missing_scan():

@@ -10,17 +10,22 @@ CONFIG = load_study_config(
 )
 
 
-def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1):
+def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1, valid=True):
     file_id = f"{algorithm}-{level}_af{autoflush}"
     return {"format": "xaod", "file_id": file_id, "read_id": f"mt{threads}", "algorithm": algorithm, "level": level,
             "autoflush": autoflush, "split_level": 0, "basket_size": 32000, "cache_size": -1, "learn_entries": "default",
             "threads": threads, "branches": "particle", "cache_state": "cold", "storage_profile": "native",
-            "event_rate_hz_mean": mean, "event_rate_hz_std": std, "n": n, "n_flagged": 10 - n}  # fmt: skip
+            "event_rate_hz_mean": mean, "event_rate_hz_std": std, "n": n, "n_flagged": 10 - n,
+            "window_valid": valid, "window_invalid_reasons": "" if valid else "lasts as little as 0.50 s (< 1 s)",
+            "note_window_event_rate_hz_mean": mean * 1.1, "note_window_event_rate_hz_std": std,
+            "note_window_valid": False,
+            "note_window_invalid_reasons": "holds as little as 40% of the read's I/O (< 90%)"}  # fmt: skip
 
 
 def test_table1_has_the_compression_points_only_in_the_papers_order():
     summary = pd.DataFrame([
-        summary_row("zlib", 5, 59.4, 0.7), summary_row("lz4", 1, 63.0, 1.1), summary_row("lzma", 9, 15.5, 0.0, n=1),
+        summary_row("zlib", 5, 59.4, 0.7), summary_row("lz4", 1, 63.0, 1.1),
+        summary_row("lzma", 9, 15.5, 0.0, n=1, valid=False),
         summary_row("zlib", 5, 70.0, 1.0, autoflush=10),  # another scan's point: not in Table 1
         summary_row("zlib", 5, 80.0, 1.0, threads=2),  # another scan's point: not in Table 1
     ])  # fmt: skip
@@ -35,8 +40,11 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     ]
     assert list(table["size_bytes"]) == [8.756e9, 7.03e9, 5.901e9]
     md = to_markdown(table, "xaod")
-    assert "| lz4 | 1 | 8.756 × 10^9 | 63.0 ± 1.1 | 10 |" in md
-    assert "| lzma | 9 | 5.901 × 10^9 | 15.5 ± 0.0 | 1 |" in md
+    # Both rates: the event loop's (valid here) and the note's window (marked: it misses I/O).
+    assert "| lz4 | 1 | 8.756 × 10^9 | 63.0 ± 1.1 | 69.3 ± 1.1 † | 10 |" in md
+    assert "| lzma | 9 | 5.901 × 10^9 | 15.5 ± 0.0 † | 17.1 ± 0.0 † | 1 |" in md
+    assert "- † lzma-9, event loop: lasts as little as 0.50 s (< 1 s)" in md
+    assert "- † lz4-1, note's window: holds as little as 40% of the read's I/O (< 90%)" in md
     assert "cold reads, storage native" in md
     tex = to_latex(table, "xaod")
-    assert "lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 \\\\" in tex
+    assert "lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex

@@ -24,17 +24,28 @@ POINT_KEYS = [
     "format", "file_id", "read_id", "algorithm", "level", "autoflush", "split_level", "basket_size",
     "cache_size", "learn_entries", "threads", "branches", "cache_state", "storage_profile",
 ]  # fmt: skip
-# Metrics summarized per point (mean, std, n), when present.
+# Metrics summarized per point (mean, std, n), when present. The prefix of a reader metric names its span
+# (docs/measurement.md): process, open, loop (the timed event loop, all N entries: the headline rate) and
+# note_window (from the 2nd entry, the note's window); mon_* are dool's samples over the loop span.
 SUMMARY_METRICS = [
-    "event_rate_hz", "event_loop_seconds", "wall_seconds", "open_seconds", "loop_cpu_seconds",
-    "read_calls", "bytes_read", "bytes_per_read", "disk_seconds", "unzip_seconds",
-    "read_mb_per_s_compressed", "read_mb_per_s_uncompressed", "cache_size_used",
+    "event_rate_hz", "note_window_event_rate_hz",
+    "loop_seconds", "note_window_seconds", "open_seconds", "first_entry_seconds", "process_seconds",
+    "loop_cpu_seconds", "reader_cpu_seconds",
+    "loop_read_calls", "loop_bytes_read", "loop_bytes_per_call", "loop_disk_seconds", "loop_unzip_seconds",
+    "loop_unzip_input_bytes", "loop_unzip_output_bytes", "loop_storage_read_bytes",
+    "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed", "note_window_mb_per_s_compressed",
+    "note_window_read_calls", "note_window_bytes_read", "note_window_disk_seconds", "note_window_unzip_seconds",
+    "open_bytes_read", "open_read_calls", "open_disk_seconds",
+    "process_bytes_read", "process_read_calls", "process_storage_read_bytes",
+    "loop_io_share", "loop_storage_share", "note_window_io_share", "note_window_storage_share",
+    "storage_requests", "storage_request_bytes", "storage_bytes_per_request", "storage_to_root_bytes_ratio",
+    "disk_read_bytes_others", "cache_size_used", "cache_efficiency",
     "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_during", "cpu_steal_during",
-    "first_event_seconds", "process_cpu_seconds", "cache_efficiency", "unzip_output_bytes",
+    "harness_total_seconds",
     "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
-    "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops", "mon_mem_used_bytes_max",
-    "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean", "mon_process_disk_read_bytes",
-    "disk_to_root_bytes_ratio",
+    "mon_cpu_steal_pct_mean", "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops",
+    "mon_net_recv_bytes", "mon_mem_used_bytes_max", "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean",
+    "mon_process_disk_read_bytes",
 ]  # fmt: skip
 
 
@@ -76,8 +87,9 @@ def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFra
 def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
     """Raise OverlapError if a timed window overlaps another timed window or a file being written on the
     same host (on a cluster, reads on different nodes may run at the same time)."""
+    # The whole reader process (open and loop), not only the timed loop, must be alone on its host.
     windows = [
-        (r.start_time, r.end_time, f"timed read {r.record_path}", getattr(r, "host", ""))
+        (r.process_start_time, r.end_time, f"timed read {r.record_path}", getattr(r, "host", ""))
         for r in repetitions.itertuples()
     ]
     if not files.empty:
@@ -108,8 +120,13 @@ def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
         )
 
 
-def summarize(repetitions: pd.DataFrame) -> pd.DataFrame:
-    """Mean, sample standard deviation (ddof=1) and n of every metric per point, unflagged repetitions only."""
+def summarize(repetitions: pd.DataFrame, measurement: dict | None = None) -> pd.DataFrame:
+    """Mean, sample standard deviation (ddof=1) and n of every metric per point, unflagged repetitions only.
+
+    A point's timed loop is valid (``window_valid``) when every unflagged repetition's loop held enough of its
+    I/O and lasted long enough (measure.window_problems); ``window_invalid_reasons`` says why not. The same
+    for the note's window (``note_window_valid``). Invalid points stay in the table, marked: the figures draw
+    them hollow, Table 1 marks them, the recommendations do not use them."""
     keys = [k for k in POINT_KEYS if k in repetitions.columns]
     metrics = [m for m in SUMMARY_METRICS if m in repetitions.columns]
     frame = repetitions.copy()
@@ -123,6 +140,9 @@ def summarize(repetitions: pd.DataFrame) -> pd.DataFrame:
         row["flag_reasons"] = "; ".join(sorted({r for r in group["flag_reasons"] if r}))
         if "attempt" in group:  # attempts measured again because their conditions were not met
             row["attempts_discarded"] = int((group["attempt"] - 1).sum())
+        for span, column in (("loop", "window"), ("note_window", "note_window")):
+            if f"{span}_valid" in good:
+                row[f"{column}_valid"], row[f"{column}_invalid_reasons"] = _validity(good, span, measurement)
         for metric in metrics:
             values = pd.to_numeric(good[metric], errors="coerce").dropna()
             row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
@@ -132,6 +152,35 @@ def summarize(repetitions: pd.DataFrame) -> pd.DataFrame:
     if not summary.empty:
         summary["event_rate_rel_std"] = summary["event_rate_hz_std"] / summary["event_rate_hz_mean"]
     return summary
+
+
+def _validity(good: pd.DataFrame, span: str, measurement: dict | None) -> tuple[bool, str]:
+    """A point's span is valid when every unflagged repetition's is; the reasons, once per point, give the
+    worst share of the I/O and the shortest duration against the thresholds."""
+    if good.empty:
+        return False, "no unflagged repetition"
+    valid = bool(good[f"{span}_valid"].astype(bool).all())
+    if valid:
+        return True, ""
+    measurement = measurement or {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
+    min_share, min_seconds = measurement["min_window_io_share"], measurement["min_window_seconds"]
+    reasons = []
+    shares = [good[c] for c in (f"{span}_io_share", f"{span}_storage_share") if c in good]
+    worst = pd.concat(shares).min() if shares else np.nan
+    if worst < min_share:
+        reasons.append(f"holds as little as {worst:.0%} of the read's I/O (< {min_share:.0%})")
+    shortest = good[f"{span}_seconds"].min()
+    if shortest < min_seconds:
+        reasons.append(f"lasts as little as {shortest:.2f} s (< {min_seconds:g} s)")
+    return False, "; ".join(reasons) or "invalid in some repetitions"
+
+
+def valid_points(rows: pd.DataFrame) -> pd.Series:
+    """Whether each summary row's timed loop is valid (``window_valid``; read back from CSV as bool or text).
+    Rows of tables made before the column existed count as valid."""
+    if "window_valid" not in rows:
+        return pd.Series(True, index=rows.index)
+    return rows["window_valid"].map(lambda v: str(v).lower() == "true")
 
 
 def point_table(points) -> pd.DataFrame:
@@ -144,3 +193,27 @@ def point_table(points) -> pd.DataFrame:
         ],
         columns=["format", "file_id", "read_id", "scans"],
     )
+
+
+def job_table(point_records: list[dict]) -> pd.DataFrame:
+    """One row per measuring job (point): its wall time and the timed loops it made. The measure phase's
+    efficiency is the sum of measured_loop_seconds over the sum of job_wall_seconds (report.efficiency)."""
+    rows = []
+    for p in point_records:
+        if "job_start_time" not in p:
+            continue
+        rows.append(
+            {
+                "format": p["format"],
+                "file_id": p["file_id"],
+                "read_id": p["read_id"],
+                "job_start_time": p["job_start_time"],
+                "job_end_time": p["job_end_time"],
+                "job_wall_seconds": p["job_end_time"] - p["job_start_time"],
+                "measured_repetitions": p["measured_repetitions"],
+                "measured_loop_seconds": p["measured_loop_seconds"],
+            }
+        )
+    columns = ["format", "file_id", "read_id", "job_start_time", "job_end_time", "job_wall_seconds",
+               "measured_repetitions", "measured_loop_seconds"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from rootparams.aggregate import valid_points
 from rootparams.tables import ALGORITHM_ORDER
 
 FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
@@ -33,7 +34,7 @@ ALGORITHM_LABELS = {
     "zstd": "ZSTD (beyond the paper)",
     "none": "uncompressed",
 }
-STORAGE_ORDER = ["native", "ssd", "hdd"]
+STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek"]  # fast to slow
 
 
 @dataclass(frozen=True)
@@ -104,9 +105,16 @@ def _empty(title: str, why: str) -> plt.Figure:
     return fig
 
 
-def _errorbar(ax, x, y, err, **style) -> None:
+def _errorbar(ax, x, y, err, valid=None, **style) -> None:
+    """A line with 1σ bars; points whose timed window is not valid (window_valid false) are drawn hollow."""
     err = np.where(np.isnan(np.asarray(err, dtype=float)), 0.0, err)
-    ax.errorbar(x, y, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.2, **style)
+    ax.errorbar(x, y, yerr=err, marker="none", capsize=3, linewidth=1.2, **style)
+    valid = np.ones(len(np.asarray(y)), dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
+    x, y = np.asarray(x), np.asarray(y)
+    color = style.get("color")
+    ax.plot(x[valid], y[valid], "o", markersize=4.5, color=color, linestyle="none")
+    ax.plot(x[~valid], y[~valid], "o", markersize=5, markerfacecolor="white", markeredgecolor=color,
+            markeredgewidth=1.2, linestyle="none")  # fmt: skip
 
 
 def _finish_axis(ax, panel, xs, order, categories, xlabel, ylabel, logy) -> None:
@@ -149,7 +157,7 @@ def _lines_by_algorithm(
                     label=style["label"],
                 )
                 continue
-            _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], **style)
+            _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], valid_points(line), **style)
         # Uncompressed (a reference line, no level) gives no x tick.
         xs = panel.loc[panel["algorithm"] != "none", x]
         _finish_axis(ax, fmt, xs, order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
@@ -187,7 +195,8 @@ def _lines_by(
             line["_pos"] = line[x].map({v: j for j, v in enumerate(order)}) if categories else line[x]
             line = line.sort_values("_pos")
             err = line[yerr] * scale if yerr else np.zeros(len(line))
-            _errorbar(ax, line["_pos"], line[y] * scale, err, color=colors[value], label=hue_label(value))
+            _errorbar(ax, line["_pos"], line[y] * scale, err, valid_points(line), color=colors[value],
+                      label=hue_label(value))  # fmt: skip
         _finish_axis(ax, key, panel[x], order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -214,8 +223,9 @@ _fig02 = _by_algorithm("Fig. 2: file size vs compression", "level", *SIZE_MB, "C
 _fig03 = _by_algorithm("Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X)
 _fig04 = _by_algorithm("Fig. 4: file size vs AutoFlush", "autoflush", *SIZE_MB, "AutoFlush", "File size [MB]",
                        AF_X, scale=1e-6)  # fmt: skip
-_fig05 = _by_algorithm("Fig. 5: memory vs AutoFlush (peak RSS of the reader)", "autoflush", "peak_rss_bytes_mean",
-                       "peak_rss_bytes_std", "AutoFlush", "Peak RSS [MB]", AF_X, scale=1e-6)  # fmt: skip
+_fig05 = _by_algorithm("Fig. 5: memory vs AutoFlush (the reader's peak RSS above its RSS after the open)", "autoflush",
+                       "rss_increase_bytes_mean", "rss_increase_bytes_std", "AutoFlush", "Peak RSS increase [MB]",
+                       AF_X, scale=1e-6)  # fmt: skip
 _fig06 = _by_algorithm(
     "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
 )
@@ -234,7 +244,7 @@ def _fig08(d, ctx):
 
 def _fig09(d, ctx):
     return _lines_by(d, "Fig. 9: read calls vs TTreeCache size", "format", FORMAT_ORDER, "learn_entries",
-                     "cache_size", "read_calls_mean", "read_calls_std", "TTreeCache size", "Read calls per file read",
+                     "cache_size", "loop_read_calls_mean", "loop_read_calls_std", "TTreeCache size", "Read calls in the event loop",
                      CACHE_X, logy=True, hue_label=_learn_label)  # fmt: skip
 
 
@@ -323,7 +333,14 @@ def draw(
     profiles = ", ".join(sorted(set(data["storage_profile"].astype(str))))
     lo, hi = int(data["n"].min()), int(data["n"].max())
     n = f"n = {lo} repetitions per point" if lo == hi else f"n = {lo}-{hi} unflagged repetitions per point"
-    fig.text(0.01, 0.005, f"storage profile: {profiles}; {n}; error bars: 1σ", fontsize=7, color="0.3")
+    invalid = int((~valid_points(data)).sum())
+    validity = (
+        f"hollow: {invalid} of {len(data)} points whose timed loop misses I/O or is too short (not valid)"
+        if invalid
+        else "every timed loop holds its read's I/O"
+    )
+    fig.text(0.01, 0.005, f"storage profile: {profiles}; {n}; error bars: 1σ; {validity}", fontsize=7,
+             color="0.3")  # fmt: skip
     return fig
 
 

@@ -6,8 +6,48 @@ from typing import Any
 
 import pandas as pd
 
+from rootparams.aggregate import valid_points
 
-def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance: dict[str, Any]) -> str:
+# What the ATLAS note's method asks of a run before its numbers stand beside the note's (issue #11 of this
+# project; docs/measurement.md): its 10 repetitions, a small spread, and timed loops that hold their I/O.
+PAPER_GRADE = {"repetitions": 10, "median_rel_std": 0.03, "valid_share": 0.90}
+
+
+def efficiency(jobs: pd.DataFrame) -> tuple[float, float, float]:
+    """(share of the measuring jobs' wall time inside timed loops, loop seconds, job seconds), over the jobs
+    that measured something in this run."""
+    jobs = jobs[jobs["measured_repetitions"] > 0] if len(jobs) else jobs
+    wall = float(jobs["job_wall_seconds"].sum()) if len(jobs) else 0.0
+    loops = float(jobs["measured_loop_seconds"].sum()) if len(jobs) else 0.0
+    return (loops / wall if wall else float("nan")), loops, wall
+
+
+def grade(summary: pd.DataFrame, repetitions: int) -> list[str]:
+    """Why this run is not paper-grade (empty when it is)."""
+    problems = []
+    if repetitions < PAPER_GRADE["repetitions"]:
+        problems.append(f"{repetitions} repetitions per point (the note: {PAPER_GRADE['repetitions']})")
+    rel = (
+        summary["event_rate_rel_std"].dropna() if "event_rate_rel_std" in summary else pd.Series(dtype=float)
+    )
+    if not len(rel) or rel.median() > PAPER_GRADE["median_rel_std"]:
+        median = f"{rel.median():.1%}" if len(rel) else "n/a"
+        problems.append(f"median σ/mean {median} (> {PAPER_GRADE['median_rel_std']:.0%})")
+    valid = valid_points(summary)
+    if len(summary) and valid.mean() < PAPER_GRADE["valid_share"]:
+        problems.append(
+            f"{valid.mean():.0%} of the points have a valid timed loop (< {PAPER_GRADE['valid_share']:.0%})"
+        )
+    return problems
+
+
+def run_summary_markdown(
+    summary: pd.DataFrame,
+    files: pd.DataFrame,
+    provenance: dict[str, Any],
+    jobs: pd.DataFrame | None = None,
+    repetitions: int | None = None,
+) -> str:
     storage = provenance["storage"]
     cold = set(summary["cache_state"]) if "cache_state" in summary else {"cold"}
     lines = [
@@ -24,6 +64,27 @@ def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance:
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded",
     ]
     lines.append(f"- Noise: {noise_line(summary)}")
+    valid = valid_points(summary)
+    lines.append(
+        f"- Valid timed loops: {int(valid.sum())} of {len(summary)} points ({valid.mean():.0%}); the others "
+        "(window_invalid_reasons in summary.csv) miss part of their read's I/O or last too short, are drawn "
+        "hollow and left out of the recommendations"
+    )
+    if jobs is not None and len(jobs):
+        share, loops, wall = efficiency(jobs)
+        lines.append(
+            f"- Measure phase: {share:.0%} of the measuring jobs' wall time inside timed loops "
+            f"({loops:.0f} s of {wall:.0f} s, {int(jobs['measured_repetitions'].sum())} repetitions measured in this run)"
+        )
+    if repetitions is not None:
+        problems = grade(summary, repetitions)
+        lines.insert(
+            2,
+            "**Paper-grade: yes** (10 repetitions, median σ/mean within 3 %, at least 90 % valid points)\n"
+            if not problems
+            else f"**Paper-grade: no**: {'; '.join(problems)}. A smoke or development run; do not compare its "
+            "numbers with the note's.\n",
+        )
     if "cpu_steal_during_mean" in summary:
         steal = summary["cpu_steal_during_mean"].dropna()
         if len(steal):
@@ -33,8 +94,8 @@ def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance:
             )
     lines += [
         "",
-        "| format | file | read | events/s (mean ± 1σ) | n | flagged |",
-        "|---|---|---|---|---|---|",
+        "| format | file | read | events/s (mean ± 1σ) | n | flagged | timed loop |",
+        "|---|---|---|---|---|---|---|",
     ]
     file_ids = dict(zip(summary.index, _file_ids(summary), strict=True))
     for i, row in summary.iterrows():
@@ -42,7 +103,8 @@ def run_summary_markdown(summary: pd.DataFrame, files: pd.DataFrame, provenance:
             f"| {row['format']} | {file_ids[i]} | cache {row['cache_size']}, learn {row['learn_entries']}, "
             f"{row['threads']} thread(s), {row['branches']}, {row.get('storage_profile', 'native')} storage | "
             f"{row['event_rate_hz_mean']:.1f} ± "
-            f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} |"
+            f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} | "
+            f"{'valid' if valid[i] else 'invalid: ' + str(row.get('window_invalid_reasons', ''))} |"
         )
     return "\n".join(lines) + "\n"
 

@@ -48,11 +48,13 @@ rule tabulate_repetitions:
             labels={"table": "summary"},
         ),
         point_scans=paths.POINTS_TABLE,
+        jobs=paths.MEASURE_JOBS_TABLE,
     log:
         paths.log("aggregate", "repetitions"),
     conda:
         CONDA_ENV
     params:
         points=POINTS,
+        measurement=STUDY["measurement"],
     script:
         "../scripts/tabulate_repetitions.py"

@@ -111,6 +111,7 @@ def final_outputs():
         paths.FILES_TABLE,
         paths.REPETITIONS_TABLE,
         paths.MONITOR_TABLE,
+        paths.MEASURE_JOBS_TABLE,
         paths.SUMMARY_TABLE,
         paths.RUN_SUMMARY,
         *(

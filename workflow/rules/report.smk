@@ -7,6 +7,7 @@ rule run_summary:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
         provenance=paths.PROVENANCE,
+        jobs=paths.MEASURE_JOBS_TABLE,
     output:
         report(
             paths.RUN_SUMMARY,
@@ -18,6 +19,8 @@ rule run_summary:
         paths.log("report", "run_summary"),
     conda:
         CONDA_ENV
+    params:
+        study=STUDY,
     script:
         "../scripts/run_summary.py"
 

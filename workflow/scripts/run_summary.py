@@ -11,7 +11,13 @@ from rootparams.snakescript import run_logged
 
 def main(smk):
     summary = pd.read_csv(smk.input.summary)
-    text = run_summary_markdown(summary, pd.read_csv(smk.input.files), read_json(smk.input.provenance))
+    text = run_summary_markdown(
+        summary,
+        pd.read_csv(smk.input.files),
+        read_json(smk.input.provenance),
+        pd.read_csv(smk.input.jobs),
+        smk.params.study["repetitions"],
+    )
     Path(smk.output[0]).write_text(text)
     rel = summary["event_rate_rel_std"].dropna()
     if len(rel):

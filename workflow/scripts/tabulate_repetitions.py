@@ -8,6 +8,7 @@ import pandas as pd
 
 from rootparams.aggregate import (
     check_no_overlap,
+    job_table,
     load_monitor_samples,
     load_records,
     point_table,
@@ -18,7 +19,8 @@ from rootparams.snakescript import run_logged
 
 def main(smk):
     # Each point record lists its repetitions' records (kept across reruns, see workflow/rules/measure.smk).
-    record_paths = [p for point in smk.input.points for p in json.loads(Path(point).read_text())["records"]]
+    point_records = [json.loads(Path(point).read_text()) for point in smk.input.points]
+    record_paths = [p for point in point_records for p in point["records"]]
     repetitions = load_records(record_paths)
     files = pd.read_csv(smk.input.files)
     check_no_overlap(repetitions, files)
@@ -31,8 +33,9 @@ def main(smk):
         smk.output.repetitions, index=False
     )
     samples.to_csv(smk.output.samples, index=False)
-    summarize(repetitions).to_csv(smk.output.summary, index=False)
+    summarize(repetitions, smk.params.measurement).to_csv(smk.output.summary, index=False)
     point_table(smk.params.points).to_csv(smk.output.point_scans, index=False)
+    job_table(point_records).to_csv(smk.output.jobs, index=False)
 
 
 run_logged(snakemake, main)
