@@ -1,0 +1,130 @@
+"""The instrument's physics checks: what a trustworthy measurement of ROOT reads must show, whatever the
+machine (docs/measurement.md, "The instrument checks its own physics"). Used by the tests on real files and
+reads (tests/test_physics.py) and by benchmarks/physics_checks.py, which prints the figures at study scale.
+
+(a) ``level_spread``: on storage that does not limit the read, an algorithm's event rate does not depend on
+    its compression level (decompression speed does not, by design; the note: "decompression times are almost
+    constant"). LZ4 levels 1-3 use its fast mode and 4-9 its high-compression mode, so LZ4-1 stands apart.
+(b) ``bandwidth_check``: under a bandwidth-limited storage profile, a cold read that is limited by I/O takes
+    B / bandwidth, B being the bytes the reader sent to the disk (block-layer counted: read-ahead included).
+(c) ``repeat_check``: the same point measured by two separate jobs at different times gives the same mean,
+    within REPEAT_TOLERANCE or 2σ.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+LEVEL_TOLERANCE = 0.10
+BANDWIDTH_TOLERANCE = 0.10
+REPEAT_TOLERANCE = 0.03
+
+
+@dataclass(frozen=True)
+class Rate:
+    mean: float
+    std: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> Rate:
+        values = list(values)
+        return cls(
+            statistics.fmean(values), statistics.stdev(values) if len(values) > 1 else math.nan, len(values)
+        )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    name: str
+    value: float  # the figure the check judges (a spread, a ratio, a difference)
+    passed: bool
+    detail: str
+
+
+def level_groups(algorithm: str, levels: Iterable[int]) -> list[tuple[int, ...]]:
+    """The levels of ``algorithm`` that must read alike: all of them, except that LZ4 levels 1-3 (fast mode)
+    and 4-9 (high-compression mode) are separate groups."""
+    levels = sorted(levels)
+    if algorithm == "lz4":
+        return [g for g in (tuple(x for x in levels if x <= 3), tuple(x for x in levels if x > 3)) if g]
+    return [tuple(levels)]
+
+
+def level_spread(rates: Mapping[tuple[str, int], Rate]) -> list[Verdict]:
+    """(a): for each algorithm (and LZ4 mode), (max - min) / mean of the mean rates over its levels."""
+    out = []
+    for algorithm in sorted({a for a, _ in rates}):
+        levels = [lv for a, lv in rates if a == algorithm]
+        for group in level_groups(algorithm, levels):
+            if len(group) < 2:
+                continue
+            means = [rates[(algorithm, lv)].mean for lv in group]
+            spread = (max(means) - min(means)) / statistics.fmean(means)
+            detail = ", ".join(f"{algorithm}-{lv}: {rates[(algorithm, lv)].mean:.1f} Hz" for lv in group)
+            name = f"{algorithm} levels {'/'.join(map(str, group))}"
+            out.append(Verdict(name, spread, spread <= LEVEL_TOLERANCE, detail))
+    return out
+
+
+def bandwidth_check(records: Iterable[Mapping], bandwidth: float) -> list[Verdict]:
+    """(b): for each repetition, the reader process's time against the block-layer bytes over the bandwidth."""
+    out = []
+    for r in records:
+        expected = r["storage_request_bytes"] / bandwidth
+        ratio = r["process_seconds"] / expected
+        detail = (
+            f"rep {r.get('rep', '?')}: {r['storage_request_bytes'] / 1e6:.1f} MB in {r['process_seconds']:.2f} s, "
+            f"B/bandwidth = {expected:.2f} s"
+        )
+        out.append(Verdict("time / (B / bandwidth)", ratio, abs(ratio - 1) <= BANDWIDTH_TOLERANCE, detail))
+    return out
+
+
+def repeat_check(first: Rate, second: Rate) -> Verdict:
+    """(c): two separate measurements of one point agree within REPEAT_TOLERANCE or 2σ (combined)."""
+    difference = abs(first.mean - second.mean)
+    relative = difference / statistics.fmean([first.mean, second.mean])
+    sigma = math.hypot(*(x if not math.isnan(x) else 0.0 for x in (first.std, second.std)))
+    passed = relative <= REPEAT_TOLERANCE or difference <= 2 * sigma
+    detail = (
+        f"{first.mean:.1f} ± {first.std:.1f} Hz then {second.mean:.1f} ± {second.std:.1f} Hz: "
+        f"{relative:.1%} apart, {difference / sigma if sigma else math.inf:.1f}σ"
+    )
+    return Verdict("two jobs", relative, passed, detail)
+
+
+def markdown(verdicts: Iterable[Verdict], what: str) -> str:
+    lines = [f"| {what} | figure | passes | detail |", "|---|---|---|---|"]
+    lines += [f"| {v.name} | {v.value:.3f} | {'yes' if v.passed else 'NO'} | {v.detail} |" for v in verdicts]
+    return "\n".join(lines)
+
+
+def measure(
+    path: str,
+    *,
+    reader: str,
+    events: int,
+    read: Mapping,
+    measurement: Mapping,
+    reps: int,
+    scratch,
+    tag: str,
+) -> tuple[Rate, list[dict]]:
+    """The cold repetitions of one point through the study's own instrument (measure.measure_point), into
+    ``scratch``/``tag``; returns the event rate over the unflagged repetitions, and every record."""
+    from pathlib import Path
+
+    from rootparams.measure import measure_point
+
+    out = Path(scratch) / tag
+    records = measure_point(
+        root_file=str(path), warmup_file=str(path), reader=reader, events=events, read=dict(read),
+        measurement=dict(measurement), monitor_csv=str(out / "monitor.csv"),
+        records={i: str(out / f"rep{i}.json") for i in range(reps)}, labels={"tag": tag},
+    )  # fmt: skip
+    good = [r for r in records if not r["flagged"]] or records
+    return Rate.of(r["event_rate_hz"] for r in good), records
