@@ -79,7 +79,7 @@ def main() -> None:
     rates = {}
     for mode, points in results.items():
         recs = [rec for _, records in points for rec in records]
-        good = [rec for rec in recs if not rec["flagged"]]
+        good = [rec for rec in recs if not rec["flagged"]] or recs  # all flagged: shown, and counted as such
         rate = [rec["event_rate_hz"] for rec in good]
         note = [rec["note_window_event_rate_hz"] for rec in good]
         rates[mode] = (statistics.fmean(rate), statistics.stdev(rate), len(rate))

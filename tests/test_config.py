@@ -90,3 +90,26 @@ def test_loader_does_not_modify_its_input():
     before = copy.deepcopy(raw)
     load_study_config(raw)
     assert raw == before
+
+
+def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path, capsys):
+    """snakescript.run_logged prints any UserError as a message (no traceback) and exits 1."""
+    import types
+
+    from rootparams import aggregate, build, config, footprint, monitor, native, pagecache, rootenv, storage
+    from rootparams.errors import UserError
+    from rootparams.snakescript import run_logged
+
+    family = [aggregate.OverlapError, build.BuildError, config.ConfigError, footprint.DiskSpaceError,
+              monitor.MonitorError, monitor.MonitorCSVError, native.ToolError, native.DamagedFileError,
+              pagecache.EvictionError, rootenv.RootNotFound, storage.StorageProfileError]  # fmt: skip
+    assert all(issubclass(e, UserError) for e in family)
+    smk = types.SimpleNamespace(log=[str(tmp_path / "job.log")], rule="r", wildcards={})
+
+    def fail(_):
+        raise monitor.MonitorCSVError("x.csv: no header rows found")
+
+    with pytest.raises(SystemExit):
+        run_logged(smk, fail)
+    log = (tmp_path / "job.log").read_text()
+    assert "error in rule r ({}): x.csv: no header rows found" in log and "Traceback" not in log

@@ -44,3 +44,21 @@ def test_ids_round_trip():
     assert point.id == "lzma-9_af-20000000_split99_basket64000"
     assert FilePoint.from_id("topq1", point.id) == point
     assert point.compression_setting == 209
+
+
+def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
+    import re
+
+    from rootparams.config import load_study_config
+    from rootparams.grid import FILE_ID_PATTERN, READ_ID_PATTERN, expand_points, points_by_id
+
+    config = load_study_config(
+        {"formats": {"xaod": {"written": 10, "read": 10}},
+         "scans": {"s": {"autoflush": [-1000000, 10], "cache_size": [-1, 0], "learn_entries": ["default", 5],
+                         "branches": ["all", "regex:^Jets"], "storage_profile": ["hdd_seek"]}}}
+    )  # fmt: skip
+    points = expand_points(config)
+    files, reads = points_by_id(points)
+    assert all(re.fullmatch(FILE_ID_PATTERN, file_id) for _, file_id in files)
+    assert all(re.fullmatch(READ_ID_PATTERN, read_id) for read_id in reads)
+    assert all(FilePoint.from_id(fmt, file_id) == point for (fmt, file_id), point in files.items())

@@ -5,7 +5,7 @@ import math
 import pandas as pd
 import pytest
 
-from rootparams import recommend
+from rootparams import labels, recommend
 from rootparams.config import load_study_config
 
 
@@ -129,4 +129,12 @@ def test_findings_say_not_measured_for_a_missing_scan():
 
 @pytest.mark.parametrize(("value", "label"), [(100, "100 ev"), (-10_000_000, "10 MB"), (0, "0 (off)")])
 def test_autoflush_labels(value, label):
-    assert recommend.autoflush_label(value) == label
+    assert labels.autoflush_label(value) == label
+
+
+def test_the_recommendations_do_not_need_a_plotting_library():
+    import subprocess
+    import sys
+
+    code = "import sys, rootparams.recommend; sys.exit('matplotlib' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

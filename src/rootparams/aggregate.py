@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from rootparams.errors import UserError
 from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
@@ -49,7 +50,7 @@ SUMMARY_METRICS = [
 ]  # fmt: skip
 
 
-class OverlapError(RuntimeError):
+class OverlapError(UserError):
     pass
 
 
@@ -173,6 +174,17 @@ def _validity(good: pd.DataFrame, span: str, measurement: dict | None) -> tuple[
     if shortest < min_seconds:
         reasons.append(f"lasts as little as {shortest:.2f} s (< {min_seconds:g} s)")
     return False, "; ".join(reasons) or "invalid in some repetitions"
+
+
+def scan_rows(
+    summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, scans: str | tuple[str, ...]
+) -> pd.DataFrame:
+    """The summary rows of the points in any of ``scans``, with their file's size and real cluster count."""
+    wanted = {scans} if isinstance(scans, str) else set(scans)
+    in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
+    rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
+    keep = [c for c in ("format", "file_id", "size_bytes", "clusters", "events") if c in files.columns]
+    return rows.merge(files[keep], on=["format", "file_id"], how="left")
 
 
 def valid_points(rows: pd.DataFrame) -> pd.Series:

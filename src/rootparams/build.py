@@ -17,12 +17,13 @@ from importlib import resources
 from pathlib import Path
 
 from rootparams import rootenv
+from rootparams.errors import UserError
 
 CXX_SOURCES = ("EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx")
 LIBRARY_NAME = "libRootparamsEventModel"
 
 
-class BuildError(RuntimeError):
+class BuildError(UserError):
     pass
 
 

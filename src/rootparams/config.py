@@ -18,6 +18,7 @@ from typing import Any
 import jsonschema
 import yaml
 
+from rootparams.errors import UserError
 from rootparams.storage import PROFILES
 
 # The paper's defaults per format (seed 000, sections 2.2 and 2.3): the primary xAOD uses AutoFlush 100
@@ -61,7 +62,7 @@ READ_KEYS = ("cache_size", "learn_entries", "threads", "branches", "storage_prof
 BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.storage defines them
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration that cannot be run. The message lists every problem found, one per line."""
 
     def __init__(self, problems: list[str], source: str = "the configuration"):

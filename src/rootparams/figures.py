@@ -19,22 +19,22 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from rootparams.aggregate import valid_points
-from rootparams.tables import ALGORITHM_ORDER
+from rootparams.aggregate import scan_rows, valid_points
+from rootparams.labels import (
+    ALGORITHM_LABELS,
+    ALGORITHM_ORDER,
+    FORMAT_ORDER,
+    FORMAT_TITLES,
+    STORAGE_ORDER,
+    autoflush_label,
+    autoflush_order,
+    cache_label,
+    cache_order,
+)
 
-FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
-FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "truth3": "TRUTH3"}
 # One colour per algorithm in every figure (seaborn's colour-blind palette).
 _PALETTE = sns.color_palette("colorblind", 5)
 ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHM_ORDER[:-1])} | {"none": "0.35"}
-ALGORITHM_LABELS = {
-    "lz4": "LZ4",
-    "zlib": "ZLIB",
-    "lzma": "LZMA",
-    "zstd": "ZSTD (beyond the paper)",
-    "none": "uncompressed",
-}
-STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek"]  # fast to slow
 
 
 @dataclass(frozen=True)
@@ -43,48 +43,6 @@ class Figure:
     scans: tuple[str, ...]  # the config scans it draws
     title: str
     draw: Callable[[pd.DataFrame, dict], plt.Figure]
-
-
-def scan_rows(
-    summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, scans: str | tuple[str, ...]
-) -> pd.DataFrame:
-    """The summary rows of the points in any of ``scans``, with their file's size and real cluster count."""
-    wanted = {scans} if isinstance(scans, str) else set(scans)
-    in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
-    rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
-    keep = [c for c in ("format", "file_id", "size_bytes", "clusters", "events") if c in files.columns]
-    return rows.merge(files[keep], on=["format", "file_id"], how="left")
-
-
-def autoflush_label(value: int) -> str:
-    if value == 0:
-        return "0 (off)"
-    if value < 0:
-        return f"{-value / 1e6:g} MB"
-    return f"{value} ev"
-
-
-def autoflush_order(values) -> list[int]:
-    """Event counts ascending, then byte sizes ascending, then 0 (disabled: one cluster)."""
-    values = sorted(set(int(v) for v in values))
-    return (
-        [v for v in values if v > 0]
-        + sorted((v for v in values if v < 0), reverse=True)
-        + [v for v in values if v == 0]
-    )
-
-
-def cache_label(value: int) -> str:
-    if value == 0:
-        return "off"
-    if value == -1:
-        return "-1 (AutoFlush)"
-    return f"{value / 1e6:g} MB"
-
-
-def cache_order(values) -> list[int]:
-    values = sorted(set(int(v) for v in values))
-    return [v for v in values if v == 0] + [v for v in values if v > 0] + [v for v in values if v == -1]
 
 
 def _formats(data: pd.DataFrame) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rootparams.errors import UserError
 from rootparams.grid import file_points
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
@@ -28,7 +29,7 @@ MARGIN = 1.2
 WARMUP_EVENTS = 10
 
 
-class DiskSpaceError(RuntimeError):
+class DiskSpaceError(UserError):
     """The study's files would not fit in data_dir."""
 
 

@@ -19,10 +19,6 @@ from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
 
 
-class GenerationError(RuntimeError):
-    pass
-
-
 def generate_file(
     point: FilePoint,
     *,

@@ -45,20 +45,27 @@ class FilePoint:
     def id(self) -> str:
         return f"{self.algorithm}-{self.level}_af{self.autoflush}_split{self.split_level}_basket{self.basket_size}"
 
-    FILE_ID_RE = re.compile(
-        r"^(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
-        r"_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)$"
-    )
-
     @classmethod
     def from_id(cls, format: str, file_id: str) -> FilePoint:
-        m = cls.FILE_ID_RE.match(file_id)
+        m = re.fullmatch(_FILE_ID_FIELDS, file_id)
         if not m or m["algorithm"] not in ALGORITHM_CODES:
             raise ValueError(f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000')")
         g = m.groupdict()
         return cls(
             format, g["algorithm"], *(int(g[k]) for k in ("level", "autoflush", "split_level", "basket_size"))
         )
+
+
+# The ids as patterns, the one definition of their shape: FilePoint.id and ReadPoint.id write them, the
+# Snakemake wildcard constraints (workflow/rules/common.smk) and FilePoint.from_id read them. The fields of a
+# file id are named groups for parsing; Snakemake gets the same pattern with plain groups (it reserves names
+# for its wildcards).
+_FILE_ID_FIELDS = (
+    r"(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)_split(?P<split_level>\d+)"
+    r"_basket(?P<basket_size>\d+)"
+)
+FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)
+READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+_[a-z0-9]+_[a-z][a-z0-9_]*"
 
 
 @dataclass(frozen=True, order=True)
@@ -141,5 +148,9 @@ def file_points(points: list[Point]) -> list[FilePoint]:
     return sorted({p.file for p in points})
 
 
-def read_point_by_id(points: list[Point]) -> dict[str, ReadPoint]:
-    return {p.read.id: p.read for p in points}
+def points_by_id(points: list[Point]) -> tuple[dict[tuple[str, str], FilePoint], dict[str, ReadPoint]]:
+    """The study's file points by (format, file id) and read points by read id: how the workflow's rules turn
+    wildcards back into points (one mechanism for both kinds)."""
+    files = {(p.file.format, p.file.id): p.file for p in points}
+    reads = {p.read.id: p.read for p in points}
+    return files, reads

@@ -24,8 +24,9 @@ import pandas as pd
 import seaborn as sns
 
 from rootparams import paths
-from rootparams.figures import ALGORITHM_COLORS, ALGORITHM_LABELS, FORMAT_ORDER, FORMAT_TITLES, scan_rows
-from rootparams.tables import ALGORITHM_ORDER
+from rootparams.aggregate import scan_rows
+from rootparams.figures import ALGORITHM_COLORS
+from rootparams.labels import ALGORITHM_LABELS, ALGORITHM_ORDER, FORMAT_ORDER, FORMAT_TITLES
 
 POINT = ["format", "file_id", "read_id"]
 

@@ -250,7 +250,8 @@ def measure_point(
         group = stack.enter_context(storage.point_group(profile, root_file))
         if group:
             lifeline.on_loss(group.remove)
-        mon = stack.enter_context(Monitor(tool, csv_path)) if tool else None
+        # dool takes about a second to give its first sample: the reader server starts meanwhile.
+        mon = stack.enter_context(Monitor(tool, csv_path, wait=False)) if tool else None
         if not tool:
             csv_path.parent.mkdir(parents=True, exist_ok=True)
             csv_path.write_text("")  # the records say monitor = none
@@ -261,6 +262,8 @@ def measure_point(
         instrument = Instrument(
             reader, server, group, group.device if group else None, mon, profile, messages_dir
         )
+        if mon:
+            mon.wait_until_sampling()
         system_eviction = "none"
         if cold and measurement["eviction"] == "system":
             # The paper's method, once per point; the warm-up read then brings the reader's code pages back

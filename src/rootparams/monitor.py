@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rootparams.errors import UserError
 from rootparams.native import die_with_parent
 
 # Options both tools understand: epoch time stamps, and the paper's metric groups.
@@ -70,11 +71,11 @@ CANONICAL = {
 METRICS = [name for name in dict.fromkeys(CANONICAL.values()) if name != "epoch"]
 
 
-class MonitorError(RuntimeError):
+class MonitorError(UserError):
     pass
 
 
-class MonitorCSVError(ValueError):
+class MonitorCSVError(UserError, ValueError):
     """A monitor CSV that cannot be understood; the message names the file and the line."""
 
 
@@ -210,10 +211,14 @@ def summarize_window(samples: MonitorSamples, start: float, end: float) -> dict[
 class Monitor:
     """dool/dstat running in the background, writing CSV to ``csv_path``, sampling once a second."""
 
-    def __init__(self, tool: tuple[str, str], csv_path: str | Path, interval: int = 1):
+    def __init__(self, tool: tuple[str, str], csv_path: str | Path, interval: int = 1, wait: bool = True):
+        """``wait``: on entering, wait for the first real sample (else call ``wait_until_sampling`` before
+        the first measurement, and do other preparation meanwhile)."""
         self.name, self.executable = tool
         self.csv_path = Path(csv_path)
         self.interval = interval
+        self.wait = wait
+        self.started = 0.0
         self.proc: subprocess.Popen | None = None
 
     def __enter__(self) -> Monitor:
@@ -233,9 +238,15 @@ class Monitor:
             start_new_session=True,  # a Ctrl-C of the workflow reaches it through us, not twice
             preexec_fn=die_with_parent,  # and a kill -9 of the job does not leave it sampling forever
         )
-        # The first row averages since boot; wait for one real sample so the window is covered from the start.
-        self.wait_for_sample_after(time.time(), timeout=10 * self.interval + 5)
+        self.started = time.time()
+        if self.wait:
+            self.wait_until_sampling()
         return self
+
+    def wait_until_sampling(self) -> None:
+        """The first row averages since boot: wait for one real sample after the start, so that what is
+        measured from now on is covered from its beginning."""
+        self.wait_for_sample_after(self.started, timeout=10 * self.interval + 5)
 
     def samples(self) -> MonitorSamples:
         text = self.csv_path.read_text() if self.csv_path.exists() else ""

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rootparams.errors import UserError
+
 JSON_MARKER = "ROOTPARAMS_JSON "
 READY_MARKER = "ROOTPARAMS_READY "
 CHILD_MARKER = "ROOTPARAMS_CHILD "
@@ -29,7 +31,7 @@ EXIT_DAMAGED_FILE = 3
 READ_TIMEOUT_SECONDS = 3600
 
 
-class ToolError(RuntimeError):
+class ToolError(UserError):
     """One of our executables failed; the message holds its own explanation (naming the file)."""
 
 

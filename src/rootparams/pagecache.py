@@ -14,10 +14,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rootparams.errors import UserError
+
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
 
 
-class EvictionError(RuntimeError):
+class EvictionError(UserError):
     """The file could not be shown to be out of the page cache."""
 
 

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from rootparams.aggregate import valid_points
-from rootparams.figures import FORMAT_TITLES, autoflush_label, cache_label, scan_rows
+from rootparams.aggregate import scan_rows, valid_points
+from rootparams.labels import FORMAT_TITLES, autoflush_label, cache_label
 
 TOLERANCE = 0.05  # 5 %: about the spread of single points here (σ/mean 1-5 %)
 

@@ -8,9 +8,11 @@ import sys
 from functools import cache
 from pathlib import Path
 
+from rootparams.errors import UserError
 
-class RootNotFound(RuntimeError):
-    pass
+
+class RootNotFound(UserError):
+    """The ROOT wheel is not installed in this environment."""
 
 
 @cache

@@ -1,7 +1,8 @@
 """Running package code from a Snakemake ``script:``: log to the rule's log file, fail with a clear message.
 
-Errors that the package raises on purpose (bad file, eviction impossible, no monitor, ...) carry a message
-written for the user; they are printed without a traceback. Anything else is a bug: full traceback.
+Errors that the package raises on purpose (rootparams.errors.UserError: bad file, eviction impossible, no
+monitor, ...) carry a message written for the user; they are printed without a traceback. Anything else is a
+bug: full traceback.
 """
 
 from __future__ import annotations
@@ -13,23 +14,10 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from rootparams.build import BuildError
-from rootparams.generate import GenerationError
-from rootparams.monitor import MonitorCSVError, MonitorError
-from rootparams.native import ToolError
-from rootparams.pagecache import EvictionError
-from rootparams.storage import StorageProfileError
+from rootparams.errors import UserError
 
-USER_ERRORS = (
-    BuildError,
-    GenerationError,
-    ToolError,
-    MonitorError,
-    MonitorCSVError,
-    EvictionError,
-    StorageProfileError,
-    OSError,
-)
+# OSError too: the system's message already names the file (a full disk, a missing or unreadable file).
+USER_ERRORS = (UserError, OSError)
 
 
 def run_logged(snakemake: Any, main: Callable[..., Any]) -> None:

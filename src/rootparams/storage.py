@@ -15,6 +15,8 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
+from rootparams.errors import UserError
+
 BLKIO = Path("/sys/fs/cgroup/blkio")
 
 
@@ -51,7 +53,7 @@ PROFILES = {
 }
 
 
-class StorageProfileError(RuntimeError):
+class StorageProfileError(UserError):
     """A throttled profile cannot be applied on this machine."""
 
 

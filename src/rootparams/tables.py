@@ -16,7 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-ALGORITHM_ORDER = ["lz4", "zlib", "lzma", "zstd", "none"]
+from rootparams.labels import ALGORITHM_ORDER
+
 # By file id, not by settings: a byte-based AutoFlush reads back from the file as an entry count.
 FILE_JOIN_KEYS = ["format", "file_id"]
 

@@ -6,12 +6,13 @@ from rootparams import footprint, paths
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import load_study_config, without_throttling
 from rootparams.grid import (
-    FilePoint,
+    FILE_ID_PATTERN,
+    READ_ID_PATTERN,
     content_file_point,
     default_file_point,
     expand_points,
     file_points,
-    read_point_by_id,
+    points_by_id,
 )
 from rootparams.figures import FIGURE_NAMES
 from rootparams.formats import KNOWN_FORMATS
@@ -45,14 +46,14 @@ if workflow.is_main_process:
         f"{footprint.estimate(STUDY, POINTS) / 1e9:.1f} GB at peak in {DATA_DIR}",
         file=sys.stderr,
     )
-READ_POINTS = read_point_by_id(POINTS)
+FILE_POINTS, READ_POINTS = points_by_id(POINTS)
 WARMUP_EVENTS = 10
 
 
 wildcard_constraints:
     format="|".join(KNOWN_FORMATS),
-    file_id=r"[a-z0-9]+-\d_af-?\d+_split\d+_basket\d+",
-    read_id=r"cache-?\d+_learn(D|\d+)_mt\d+_[a-z0-9]+_[a-z][a-z0-9_]*",
+    file_id=FILE_ID_PATTERN,
+    read_id=READ_ID_PATTERN,
     rep=r"\d+",
     figure="|".join(FIGURE_NAMES),
 
@@ -69,7 +70,7 @@ def all_cores(wildcards):
 
 
 def file_point(wildcards):
-    return FilePoint.from_id(wildcards.format, wildcards.file_id)
+    return FILE_POINTS[(wildcards.format, wildcards.file_id)]
 
 
 def read_point(wildcards):

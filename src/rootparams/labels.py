@@ -1,0 +1,47 @@
+"""How settings are named and ordered for people: the one place that figures, tables, the report and the
+recommendations take their labels from (no plotting library needed to write a label)."""
+
+from __future__ import annotations
+
+FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
+FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "truth3": "TRUTH3"}
+ALGORITHM_ORDER = ["lz4", "zlib", "lzma", "zstd", "none"]  # the paper's three, then beyond it
+ALGORITHM_LABELS = {
+    "lz4": "LZ4",
+    "zlib": "ZLIB",
+    "lzma": "LZMA",
+    "zstd": "ZSTD (beyond the paper)",
+    "none": "uncompressed",
+}
+STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek"]  # fast to slow
+
+
+def autoflush_label(value: int) -> str:
+    if value == 0:
+        return "0 (off)"
+    if value < 0:
+        return f"{-value / 1e6:g} MB"
+    return f"{value} ev"
+
+
+def autoflush_order(values) -> list[int]:
+    """Event counts ascending, then byte sizes ascending, then 0 (disabled: one cluster)."""
+    values = sorted(set(int(v) for v in values))
+    return (
+        [v for v in values if v > 0]
+        + sorted((v for v in values if v < 0), reverse=True)
+        + [v for v in values if v == 0]
+    )
+
+
+def cache_label(value: int) -> str:
+    if value == 0:
+        return "off"
+    if value == -1:
+        return "-1 (AutoFlush)"
+    return f"{value / 1e6:g} MB"
+
+
+def cache_order(values) -> list[int]:
+    values = sorted(set(int(v) for v in values))
+    return [v for v in values if v == 0] + [v for v in values if v > 0] + [v for v in values if v == -1]
