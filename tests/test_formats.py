@@ -91,15 +91,15 @@ def test_cluster_boundaries_follow_autoflush(make, autoflush):
 def test_split_level_shows_in_the_branch_structure(make):
     unsplit = uproot.open(make("truth3", "zlib", 1, 10, 0))["CollectionTree"]
     split = uproot.open(make("truth3", "zlib", 1, 10, 1))["CollectionTree"]
-    assert len(unsplit["TruthParticlesAux."].branches) == 0
-    members = {b.name.split(".")[-1] for b in split["TruthParticlesAux."].branches}
+    assert len(unsplit["TruthElectronsAux."].branches) == 0
+    members = {b.name.split(".")[-1] for b in split["TruthElectronsAux."].branches}
     assert {"px", "py", "pz", "e", "m", "pdgId", "status", "barcode"} <= members
     assert len(split.keys(recursive=True)) > len(unsplit.keys(recursive=True))
 
 
 def test_uproot_values_equal_roots(make):
     path = make("truth3", "zlib", 5, 10, 1)
-    columns = ["TruthParticlesAux.px", "TruthParticlesAux.pdgId", "TruthParticlesAuxDyn.polarizationPhi"]
+    columns = ["TruthElectronsAux.px", "TruthElectronsAux.pdgId", "TruthElectronsAuxDyn.pt_dressed"]
     tree = uproot.open(path)["CollectionTree"]
     import ROOT  # independent of uproot: ROOT's own reading of the same branches
 
@@ -143,3 +143,54 @@ def test_events_read_back_from_the_content_file_are_the_generated_ones(make, bui
     entry = generate_file(point, output=str(tmp_path / "via_content.root"), content=str(content), **common)
     assert entry["content_source"] == str(content)
     assert checksum(build, tmp_path / "via_content.root") == checksum(build, make("topq1", "zlib", 1, 100, 0))
+
+
+def test_structured_distributions(build, tmp_path):
+    """The wrappers that give values the structure of real records (walk, repeat, copy, cycle, pick, a link
+    index drawn from a distribution), written by the writer and read back with uproot."""
+    recipe = tmp_path / "structured.recipe"
+    recipe.write_text(
+        "container TruthParticles xAODlike::TruthParticleContainer_v1 xAODlike::TruthParticleAuxContainer_v1 fixed 40\n"
+        "attr TruthParticles barcode walk 100 int 1 4\n"
+        "attr TruthParticles status repeat 0.9 choice 1 2 23 62\n"
+        "attr TruthParticles px copy 0.5 7 gaus 0 100\n"
+        "attr TruthParticles py copy 0.5 7 gaus 0 100\n"
+        "attr TruthParticles pz copy 0.5 8 gaus 0 100\n"
+        "attr TruthParticles prodVtxLink link TruthVertices int 5000 5009\n"
+        "dyn TruthParticles record vuint32 cycle 3 pick 2 111 222 walk 0 int 1 3 int 0 5\n"
+        "inner TruthParticles record fixed 12\n"
+    )
+    output = tmp_path / "structured.root"
+    run_tool(
+        [str(build["writer"]), "--recipe", str(recipe), "--output", str(output), "--events", "5",
+         "--compression", "101", "--autoflush", "10", "--split", "1", "--basket", "32000", "--seed", "3"],
+        "writing the structured recipe",
+    )  # fmt: skip
+    tree = uproot.open(output)["CollectionTree"]
+    members = ("barcode", "status", "px", "py", "pz")
+    arrays = {k: tree[f"TruthParticlesAux./TruthParticlesAux.{k}"].array(library="np") for k in members}
+    for event in range(5):
+        barcode = np.asarray(arrays["barcode"][event])
+        steps = np.diff(barcode)
+        assert 101 <= barcode[0] <= 104 and steps.min() >= 1 and steps.max() <= 4  # walk: 100 + 1..4 each
+        status = np.asarray(arrays["status"][event])
+        assert np.count_nonzero(np.diff(status)) < 20  # runs: with q=0.9 the value mostly repeats
+        px, py, pz = (np.asarray(arrays[k][event]) for k in ("px", "py", "pz"))
+        copied = np.diff(px) == 0
+        # one key: py copies the same elements as px; another key: pz copies other elements
+        assert 5 < copied.sum() < 35 and np.array_equal(copied, np.diff(py) == 0)
+        assert not np.array_equal(copied, np.diff(pz) == 0)
+    import ROOT  # uproot cannot read a split vector of links without the dictionary
+
+    ROOT.gSystem.Load(str(build["writer"].parent.parent / "lib" / "libRootparamsEventModel.so"))
+    file = ROOT.TFile.Open(str(output))
+    n = file.Get("CollectionTree").Draw("TruthParticlesAux.prodVtxLink.m_persIndex", "", "goff")
+    indices = {file.Get("CollectionTree").GetV1()[i] for i in range(n)}
+    file.Close()
+    assert n == 200 and indices <= set(range(5000, 5010)) and len(indices) > 5  # link index drawn from D
+    record = tree["TruthParticlesAuxDyn.record"].array(library="np")[0]
+    for words in record[:5]:
+        words = np.asarray(words)
+        assert set(words[0::3]) <= {111, 222}  # cycle position 0: pick
+        assert np.all(np.diff(words[1::3]) >= 1)  # position 1: an increasing walk within each inner vector
+        assert words[2::3].max() <= 5

@@ -5,13 +5,18 @@ what an xAOD-, TOPQ1-, SUSY5- or TRUTH3-like event contains.
 The habits that make synthetic data behave like real data under compression (shared/notes/formats.md):
 physical distributions (exponential pT, central eta, uniform phi, discrete pdgId), full float mantissas,
 element links with a constant hashed key per target container and small increasing indices, trigger words
-that are nearly constant from event to event, long ATLAS-style branch names.
+that are nearly constant from event to event, long ATLAS-style branch names. Structure only where real
+records have it (docs/formats.md, "Compression speed against real data"): per-vertex vectors for jets only,
+ordered by vertex; counts in uint8; copies and runs in generator records; fixed-layout navigation records.
+Structure that real data lack (mostly-zero vectors on every container, small integers in 32-bit words)
+makes level-9 compression many times slower than on real files.
 
 Target sizes per event at ZLIB-5 (the paper): xAOD ~1 MB, TOPQ1 ~170 kB, SUSY5 ~60 kB, TRUTH3 ~5 kB.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 NS = "xAODlike::"
@@ -24,6 +29,7 @@ PHI = ("uniform", -3.14159265, 3.14159265)
 MASS = ("exp", 5000.0)
 SMALL = ("gaus", 0.0, 1.0)
 FRACTION = ("uniform", 0.0, 1.0)
+SW = ("choice", 2, 4)  # sliding-window cluster sizes of electrons and photons (3x5, 3x7 cells)
 
 
 # Structure that real data has and compressors exploit (write_collection_tree.cxx, Column::draw):
@@ -37,6 +43,17 @@ def grid(step: float, dist: tuple) -> tuple:
     return ("round", step, *dist)
 
 
+# Primary vertices are ordered by the summed pT^2 of their tracks: a jet has tracks from the hard-scatter
+# vertex (index 0) in most events, from a pile-up vertex the less often the further down the list it is
+# (the real PHYSLITE's jets: 70% at index 0, 42% at 1, 26% at 5, 13% at 10, 18% over all).
+_VERTEX_FILLED = (0.7, *(0.02 + 0.45 * math.exp(-j / 8.5) for j in range(1, 64)))
+
+
+def vertex_moment(dist: tuple, default: float = 0.0, scale: float = 1.0) -> tuple:
+    """A jet's track moment for each primary vertex: ``default`` where the vertex has no track in the jet."""
+    return cycle(*(sparse(round(1 - scale * f, 3), default, dist) for f in _VERTEX_FILLED))
+
+
 def sparse(p: float, default: float, dist: tuple) -> tuple:
     """Mostly a default value (0, -999, 1): attributes that are only set for a few objects."""
     return ("sparse", p, default, *dist)
@@ -45,6 +62,32 @@ def sparse(p: float, default: float, dist: tuple) -> tuple:
 def per_event(dist: tuple) -> tuple:
     """One value per event shared by all elements (beam spot, primary vertex position)."""
     return ("perevent", *dist)
+
+
+def walk(start: float, step: tuple) -> tuple:
+    """A running sum: increasing barcodes and indices with gaps (``step`` is drawn for each element)."""
+    return ("walk", start, *step)
+
+
+def runs(q: float, dist: tuple) -> tuple:
+    """The previous element's value with probability ``q``: runs, as neighbours in an ordered record share it."""
+    return ("repeat", q, *dist)
+
+
+def copies(q: float, key: int, dist: tuple) -> tuple:
+    """The previous element's value with probability ``q``, decided per element by ``key``: every attribute with
+    the same key copies the same elements (a generator-record particle and its copies)."""
+    return ("copy", q, key, *dist)
+
+
+def pick(*values) -> tuple:
+    """A choice among ``values`` that may stand inside other distributions (``choice`` must come last)."""
+    return ("pick", len(values), *values)
+
+
+def cycle(*dists: tuple) -> tuple:
+    """Element i drawn from dists[i % len(dists)]: fixed-layout records in a flat vector."""
+    return ("cycle", len(dists), *(x for d in dists for x in d))
 
 
 @dataclass
@@ -73,38 +116,59 @@ def kinematics() -> dict[str, tuple]:
     return {"pt": PT, "eta": ETA, "phi": PHI, "m": MASS}
 
 
-# Dynamic attributes come in the kinds a real container has (shared/notes/formats.md): dense full-precision
-# floats, floats with reduced precision, mostly-default floats, integer counts stored as float, small ints,
-# uint8 flags that are nearly constant, per-vertex vectors that are mostly zero (pile-up vertices), links.
-_KINDS = ("full", "full", "trunc", "sparse", "full", "u8", "count", "int", "trunc", "sparse", "full", "flag",
-          "pervtx", "full", "trunc", "int")  # fmt: skip
+# Dynamic attributes come in the kinds a real container has (shared/notes/formats.md): mostly dense
+# full-precision floats (the real PHYSLITE's floats keep their full mantissa), some with reduced precision (7
+# mantissa bits, as ATLAS float compression keeps), mostly-default floats, small counts and flags in uint8 (as
+# xAOD stores track-summary counts), and one slot in 16 for a nested vector where the container has one:
+# per-vertex vectors of jets (track moments for each primary vertex), per-track vectors of vertices and
+# b-tagging. Other containers hold a scalar there: a track or a cluster has no per-vertex quantities.
+_KINDS = ("full", "full", "trunc", "sparse", "full", "u8", "count", "int", "full", "sparse", "full", "flag",
+          "nested", "full", "trunc", "full")  # fmt: skip
 
 
 def dyn_attributes(
-    stem: str, n: int, scale: float, vertices: float = 24, link: str | None = None
-) -> list[tuple]:
-    out = []
+    stem: str,
+    n: int,
+    scale: float,
+    vertices: float = 24,
+    link: str | None = None,
+    nested: str | None = None,
+    per_vertex: int = 2,
+) -> tuple[list[tuple], dict[str, tuple]]:
+    """``n`` generic attributes ``<stem>000``... . ``nested``: ``"vertex"`` (jets: the first ``per_vertex``
+    nested slots are per-vertex vectors of length ~``vertices``, a real jet has six such moments in all),
+    ``"track"`` (per-track vectors of length ~``vertices``) or None (no nested attributes)."""
+    out, inner = [], {}
+    nested_slots = 0
     for i in range(n):
         kind = _KINDS[i % len(_KINDS)]
         name = f"{stem}{i:03d}"
         s = scale * (1 + (i % 7))
+        if kind == "nested":
+            nested_slots += 1
+            if nested == "vertex" and nested_slots <= per_vertex:
+                out.append((name, "vfloat", *vertex_moment(("exp", s))))
+                inner[name] = ("poisson", vertices)
+                continue
+            if nested == "track":
+                out.append((name, "vfloat", *trunc(15, ("exp", s))))
+                inner[name] = ("poisson", vertices)
+                continue
+            kind = "full"
         if kind == "full":
             out.append((name, "float", *(("exp", s) if i % 2 else ("gaus", 0.0, s))))
         elif kind == "trunc":
-            out.append((name, "float", *trunc(7 if i % 3 else 15, ("exp", s))))
+            out.append((name, "float", *trunc(7, ("exp", s))))
         elif kind == "sparse":
             out.append((name, "float", *sparse(0.8, -999.0 if i % 2 else 0.0, ("exp", s))))
         elif kind == "count":
-            out.append((name, "float", *grid(1.0, ("exp", 1 + i % 9))))
+            out.append((name, "uint8", *grid(1.0, ("exp", 1 + i % 9))))
         elif kind == "int":
-            out.append((name, "int", "int", 0, 3 + i % 12))
+            out.append((name, "uint8", "int", 0, 3 + i % 12))
         elif kind == "u8":
             out.append((name, "uint8", "int", 0, 1 + i % 5))
         elif kind == "flag":
             out.append((name, "uint8", *sparse(0.95, 1, ("int", 0, 1))))
-        elif kind == "pervtx":
-            out.append((name, "vfloat", *sparse(0.85, 0.0, ("exp", s))))
-    inner = {f"{stem}{i:03d}": ("poisson", vertices) for i in range(n) if _KINDS[i % len(_KINDS)] == "pervtx"}
     if link:
         out.append((f"{stem}Link", "link", link))
     return out, inner
@@ -130,7 +194,7 @@ def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Container:
     attrs = {"d0": ("gaus", 0.0, 0.05), "z0": ("gaus", 0.0, 45.0), "phi": PHI, "theta": ("uniform", 0.2, 2.9),
              "qOverP": ("gaus", 0.0, 0.0005), "vx": ("const", -0.5), "vy": ("const", -0.5),
              "vz": ("const", 0.0), "chiSquared": ("exp", 20.0), "numberDoF": grid(1.0, ("uniform", 5, 40)),
-             "definingParametersCovMatrix": trunc(7, ("exp", 0.001)), "numberOfPixelHits": ("int", 2, 6),
+             "definingParametersCovMatrix": ("exp", 0.001), "numberOfPixelHits": ("int", 2, 6),
              "numberOfSCTHits": ("int", 6, 10), "numberOfTRTHits": ("int", 0, 40),
              "numberOfPixelHoles": sparse(0.9, 0, ("int", 1, 2)), "numberOfSCTHoles": sparse(0.9, 0, ("int", 1, 2)),
              "numberOfInnermostPixelLayerHits": ("choice", 0, 1, 1, 1, 2),
@@ -149,7 +213,9 @@ def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Container:
     )
 
 
-def clusters(name: str, mult: tuple, samplings: int, n_dyn: int = 16) -> Container:
+def clusters(
+    name: str, mult: tuple, samplings: int, n_dyn: int = 16, size: tuple = ("const", 13)
+) -> Container:
     attrs = {k: PT for k in ("rawE", "calE", "altE")}
     attrs |= {k: ETA for k in ("rawEta", "calEta", "altEta")} | {
         k: PHI for k in ("rawPhi", "calPhi", "altPhi")
@@ -158,13 +224,23 @@ def clusters(name: str, mult: tuple, samplings: int, n_dyn: int = 16) -> Contain
     attrs |= {"eta0": grid(0.025, ETA), "phi0": grid(0.0245437, PHI),  # seed cell centres on the cell grid
               "time": trunc(15, ("gaus", 0.0, 2.0)), "secondR": ("exp", 500.0), "centerLambda": ("exp", 300.0),
               "centerMag": ("gaus", 2500.0, 800.0), "isolation": trunc(7, FRACTION), "engFracEM": FRACTION,
-              "samplingPattern": ("choice", 15, 255, 3855), "clusterSize": ("choice", 1, 2, 3),
-              "e_sampl": sparse(0.25, 0.0, ("exp", 3000.0)), "eta_sampl": trunc(15, ETA), "phi_sampl": trunc(15, PHI)}  # fmt: skip
+              # which calorimeter samplings hold cells of the cluster: a pattern that varies from cluster to cluster;
+              # the clustering algorithm (topo-420, sliding window) is one per container
+              "samplingPattern": ("bits", 0.15), "clusterSize": size,
+              # energy and position per sampling, stored for the samplings of the pattern only
+              "e_sampl": ("exp", 3000.0), "eta_sampl": trunc(15, ETA), "phi_sampl": trunc(15, PHI)}  # fmt: skip
     inner = {k: ("poisson", samplings) for k in ("e_sampl", "eta_sampl", "phi_sampl")}
     dyn, more = dyn_attributes("CaloMoment", n_dyn, 10.0)
     return Container(
         name, "CaloClusterContainer_v1", "CaloClusterAuxContainer_v1", mult, attrs, inner | more, dyn
     )
+
+
+# Energy of a jet in each of the 28 calorimeter samplings (PreSamplerB, EMB1-3, PreSamplerE, EME1-3, HEC0-3,
+# TileBar0-2, TileGap1-3, TileExt0-2, FCAL0-2, MINIFCAL0-3): a jet reaches the barrel or the end-cap samplings
+# depending on its eta, the gap and forward samplings rarely, the mini-FCAL (never built) never.
+_SAMPLING_FILLED = (0.6,) * 4 + (0.4,) * 8 + (0.6,) * 3 + (0.2,) * 3 + (0.4,) * 3 + (0.1,) * 3 + (0.0,) * 4
+ENERGY_PER_SAMPLING = cycle(*(sparse(1 - f, 0.0, ("exp", 3000.0)) for f in _SAMPLING_FILLED))
 
 
 def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Container:
@@ -177,51 +253,152 @@ def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: floa
         "NegativeE": sparse(0.8, 0.0, ("exp", 300.0)), "ActiveArea": grid(0.001, ("gaus", 0.5, 0.05)),
         "Charge": trunc(7, ("gaus", 0.0, 0.3)),
         "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5, 15), "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
-        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21), "SumPtTrkPt500": sparse(0.8, 0.0, ("exp", 5000.0)),
-        "TrackWidthPt1000": sparse(0.85, -1.0, ("exp", 0.1)), "EnergyPerSampling": sparse(0.4, 0.0, ("exp", 3000.0)),
-        "NumTrkPt500": sparse(0.8, 0, ("int", 1, 30)), "NumTrkPt1000": sparse(0.85, 0, ("int", 1, 20)),
+        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21), "SumPtTrkPt500": vertex_moment(("exp", 5000.0)),
+        "TrackWidthPt1000": vertex_moment(("exp", 0.1), -1.0, 0.6), "EnergyPerSampling": ENERGY_PER_SAMPLING,
+        "NumTrkPt500": vertex_moment(("int", 1, 30)), "NumTrkPt1000": vertex_moment(("int", 1, 20), 0, 0.6),
         "constituentLinks": ("link", "CaloCalTopoClusters"), "GhostTrack": ("link", "InDetTrackParticles"),
     }  # fmt: skip
     inner = {"SumPtTrkPt500": ("poisson", vertices), "TrackWidthPt1000": ("poisson", vertices),
              "EnergyPerSampling": ("fixed", 28), "NumTrkPt500": ("poisson", vertices),
              "NumTrkPt1000": ("poisson", vertices), "constituentLinks": ("poisson", constituents),
              "GhostTrack": ("poisson", 8)}  # fmt: skip
-    dyn, more = dyn_attributes("JetAttribute", n_dyn, 1.0, vertices, link="TruthParticles")
+    dyn, more = dyn_attributes("JetAttribute", n_dyn, 1.0, vertices, link="TruthParticles", nested="vertex")
     return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
-def truth_particles(name: str, mult: tuple) -> Container:
-    attrs = {"px": ("gaus", 0.0, 8000.0), "py": ("gaus", 0.0, 8000.0), "pz": ("gaus", 0.0, 40000.0), "e": ("exp", 40000.0),
-             "m": ("choice", 0, 0, 0, 0.511, 105.66, 139.57, 139.57, 139.57, 493.68, 938.27),
-             "pdgId": ("choice", 22, 22, 22, 211, -211, 211, -211, 321, -321, 2212, -2212, 11, -11, 13, 130, 310, 2112),
-             "status": ("choice", 1, 1, 1, 2, 2, 1, 1, 1, 62, 71), "barcode": ("linear", 1, 1, "const", 0),
+def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Container:
+    # A generator record lists a particle again after each step that changes its status (the same momentum,
+    # pdgId and classification), and neighbours in the record come from the same decay (runs of status and origin).
+    k = _key(name) % 1_000_003
+
+    def c(dist: tuple) -> tuple:
+        return copies(copy, k, dist)
+
+    attrs = {"px": c(("gaus", 0.0, 8000.0)), "py": c(("gaus", 0.0, 8000.0)), "pz": c(("gaus", 0.0, 40000.0)), "e": c(("exp", 40000.0)),
+             "m": c(("choice", 0, 0, 0, 0.511, 105.66, 139.57, 139.57, 139.57, 493.68, 938.27)),
+             "pdgId": c(("choice", 22, 22, 22, 211, -211, 211, -211, 321, -321, 2212, -2212, 11, -11, 13, 130, 310, 2112)),
+             "status": runs(0.5, ("choice", 1, 1, 1, 2, 2, 1, 1, 1, 62, 71)), "barcode": walk(0, ("int", 1, 3)),
              "prodVtxLink": ("link", "TruthVertices"), "decayVtxLink": ("link", "TruthVertices")}  # fmt: skip
     dyn = [("polarizationTheta", "float", *sparse(0.97, 0.0, FRACTION)), ("polarizationPhi", "float", *sparse(0.97, 0.0, PHI)),
-           ("classifierParticleType", "uint32", "choice", 0, 0, 0, 17, 2, 6), ("classifierParticleOrigin", "uint32", "choice", 0, 0, 0, 10, 12, 25),
+           ("classifierParticleType", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 17, 2, 6)))),
+           ("classifierParticleOrigin", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 10, 12, 25)))),
            ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12)))]  # fmt: skip
     return Container(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, dyn=dyn)
 
 
 def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -> Container:
     attrs = {"x": ("gaus", -0.5, 0.01), "y": ("gaus", -0.5, 0.01), "z": ("gaus", 0.0, 45.0), "chiSquared": ("exp", 30.0),
-             "numberDoF": grid(1.0, ("uniform", 1, 100)), "covariance": trunc(7, ("exp", 0.001)), "trackWeights": trunc(7, FRACTION),
+             "numberDoF": grid(1.0, ("uniform", 1, 100)), "covariance": ("exp", 0.001), "trackWeights": trunc(7, FRACTION),
              "vertexType": ("choice", 1, 3, 3, 3), "trackParticleLinks": ("link", "InDetTrackParticles")}  # fmt: skip
     inner = {"covariance": ("fixed", 6), "trackWeights": ("poisson", tracks_per_vertex),
              "trackParticleLinks": ("poisson", tracks_per_vertex)}  # fmt: skip
-    dyn, more = dyn_attributes(f"{name}Decor", n_dyn, 1.0, tracks_per_vertex)
+    dyn, more = dyn_attributes(f"{name}Decor", n_dyn, 1.0, tracks_per_vertex, nested="track")
     return Container(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
-def truth_vertices(name: str, mult: tuple) -> Container:
+def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") -> Container:
     # Generator vertices sit at the event's primary vertex; only the decays of long-lived particles are displaced.
     attrs = {
         k: ("either", 0.6, *per_event(("gaus", 0.0, s)), "gaus", 0.0, d)
         for k, s, d in (("x", 0.01, 20.0), ("y", 0.01, 20.0), ("z", 45.0, 200.0), ("t", 0.2, 1.0))
     }
-    attrs |= {"id": ("choice", 0, 1, 2), "barcode": ("linear", -1, -1, "const", 0),
-              "incomingParticleLinks": ("link", "TruthParticles"), "outgoingParticleLinks": ("link", "TruthParticles")}  # fmt: skip
+    attrs |= {"id": sparse(0.9, 0, pick(1, 2)), "barcode": walk(0, ("int", -3, -1)),
+              "incomingParticleLinks": ("link", particles), "outgoingParticleLinks": ("link", particles)}  # fmt: skip
     inner = {"incomingParticleLinks": ("fixed", 1), "outgoingParticleLinks": ("poisson", 2)}
     return Container(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
+
+
+# TRUTH3 keeps the truth record as the small collections of the truth derivation framework (as the real
+# PHYSLITE does, whose truth collections hold ~3.9 kB/event): each collection holds one kind of particle, so
+# pdgId, status and classification take a few values per collection; charged leptons carry dressed kinematics
+# and isolation; parent and child links join the collections to the boson decay chains.
+JET_RECO_MEMBERS = ("JetConstitScaleMomentum_pt", "JetConstitScaleMomentum_eta", "JetConstitScaleMomentum_phi",
+                    "JetConstitScaleMomentum_m", "JetEMScaleMomentum_pt", "JetEMScaleMomentum_eta",
+                    "JetEMScaleMomentum_phi", "JetEMScaleMomentum_m", "Jvt", "JvtRpt", "EMFrac", "HECFrac", "Width",
+                    "Timing", "LArQuality", "NegativeE", "ActiveArea", "Charge")  # fmt: skip
+JET_NESTED_MEMBERS = ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling", "NumTrkPt500", "NumTrkPt1000",
+                      "GhostTrack")  # fmt: skip
+
+
+def truth_collection(
+    name: str,
+    mult: tuple,
+    pdg: tuple,
+    status: tuple,
+    mass: tuple,
+    ctype: tuple,
+    corigin: tuple,
+    extra: tuple = (),
+) -> Container:
+    chain = "TruthBosonsWithDecayParticles"
+    attrs = {"px": ("gaus", 0.0, 30000.0), "py": ("gaus", 0.0, 30000.0), "pz": ("gaus", 0.0, 90000.0),
+             "e": ("exp", 100000.0), "m": mass, "pdgId": pdg, "status": status, "barcode": ("int", 1, 20000),
+             "prodVtxLink": ("link", "TruthBosonsWithDecayVertices"), "decayVtxLink": ("link", "TruthBosonsWithDecayVertices")}  # fmt: skip
+    dyn = [("classifierParticleType", "uint32", *ctype), ("classifierParticleOrigin", "uint32", *corigin),
+           ("classifierParticleOutCome", "uint32", *sparse(0.8, 1, pick(2, 3, 12))),
+           ("parentLinks", "vlink", chain), ("childLinks", "vlink", chain), *extra]  # fmt: skip
+    inner = {"parentLinks": ("fixed", 1), "childLinks": ("poisson", 1.0)}
+    return Container(
+        name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, inner, dyn
+    )
+
+
+def isolation(*names: str) -> tuple:
+    """Truth isolation energies: zero for the isolated particles (a fifth), otherwise spread."""
+    return tuple((k, "float", *sparse(0.2, 0.0, ("exp", 20000.0))) for k in names)
+
+
+def dressed() -> tuple:
+    """Dressed kinematics of a charged lepton (the lepton plus the photons around it) and its isolation."""
+    return (("e_dressed", "float", "exp", 100000.0), ("pt_dressed", "float", "exp", 40000.0),
+            ("eta_dressed", "float", *ETA), ("phi_dressed", "float", *PHI),
+            ("nPhotons_dressed", "int", *sparse(0.97, 0, ("const", 1))), *isolation("ptcone30", "etcone20"))  # fmt: skip
+
+
+def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Container:
+    """Truth jets: kinematics, flavour labels and constituent links; the reco-only members of the jet aux store
+    are left at zero, the per-vertex and per-sampling vectors empty."""
+    attrs = kinematics() | {k: ("const", 0.0) for k in JET_RECO_MEMBERS}
+    attrs |= {"ConeTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4, 15), "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4),
+              "PartonTruthLabelID": ("choice", 21, 21, 1, 2, 3, 4, 5, -1),
+              # into the full truth record, which TRUTH3 does not keep: the key of TruthParticles, indices all over it
+              "constituentLinks": ("link", "TruthParticles", "int", 0, 1500)}  # fmt: skip
+    inner = {k: ("fixed", 0) for k in JET_NESTED_MEMBERS} | {"constituentLinks": ("poisson", constituents)}
+    dyn = [("TrueFlavor", "int", "choice", 21, 21, 1, 2, 3, 4, 5), ("GhostBHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
+           ("GhostCHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))), *extra]  # fmt: skip
+    return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
+
+
+def truth3() -> list[Container]:
+    lepton_type, photon_type = ("choice", 4, 4, 4, 4, 4, 4, 4, 3, 3, 2), ("choice", 16, 15, 15, 14)
+    return [
+        event_info(217),
+        truth_collection("TruthElectrons", ("poisson", 3.6), ("choice", 11, -11), ("const", 1), ("choice", 0.511, 0.511, 0.511, 0.51),
+                         lepton_type, ("choice", 6, 6, 6, 6, 6, 6, 10, 25, 26, 23), dressed()),
+        truth_collection("TruthMuons", ("poisson", 1.0), ("choice", 13, -13), ("const", 1), ("choice", 105.66, 105.66, 105.7),
+                         ("choice", 6, 6, 6, 5, 7), ("choice", 10, 10, 25, 26, 9), dressed()),
+        truth_collection("TruthPhotons", ("poisson", 5.0), ("const", 22), ("const", 1), sparse(0.5, 0.0, ("gaus", 0.0, 0.001)),
+                         photon_type, ("choice", 26, 26, 31, 31, 25, 40, 42, 37), isolation("ptcone20", "etcone20", "etcone40")),
+        truth_collection("TruthTaus", ("poisson", 0.55), ("choice", 15, -15), ("const", 2), ("const", 1776.86), ("choice", 10, 10, 9),
+                         ("choice", 10, 10, 25), (("pt_vis", "float", "exp", 30000.0), ("eta_vis", "float", *ETA), ("phi_vis", "float", *PHI),
+                                                   ("m_vis", "float", "exp", 800.0), ("IsHadronicTau", "uint8", "choice", 1, 1, 0),
+                                                   ("numCharged", "int", "choice", 1, 1, 1, 3), ("numNeutral", "int", "choice", 0, 0, 1, 2))),
+        truth_collection("TruthNeutrinos", ("poisson", 3.1), ("choice", 12, -12, 14, -14, 16, -16), ("const", 1), ("const", 0.0),
+                         ("choice", 0, 0, 12), ("choice", 12, 12, 9, 25, 26)),
+        truth_collection("TruthTop", ("poisson", 4.0), ("choice", 6, -6), ("choice", 22, 62), ("gaus", 172500.0, 1300.0),
+                         ("const", 21), ("const", 0)),
+        truth_collection("TruthBoson", ("poisson", 3.5), ("choice", 24, -24, 24, -24, 23, 25), ("choice", 22, 52, 62), ("gaus", 80400.0, 2000.0),
+                         ("const", 21), ("const", 0)),
+        truth_collection("TruthBottom", ("poisson", 4.4), ("choice", 5, -5), ("choice", 23, 71), ("const", 4950.0), ("const", 21), ("const", 0)),
+        truth_collection("TruthBosonsWithDecayParticles", ("poisson", 7.8), ("choice", 24, -24, 11, -11, 12, -12, 13, -13, 1, -1, 2, -2, 3, 4, 22),
+                         ("choice", 22, 52, 23, 23, 1, 1), ("choice", 80400.0, 0.511, 0.0, 0.0, 105.66, 330.0), ("choice", 21, 21, 4, 6, 14), ("choice", 0, 0, 12)),
+        truth_vertices("TruthBosonsWithDecayVertices", ("poisson", 7.0), "TruthBosonsWithDecayParticles"),
+        truth_vertices("TruthPrimaryVertices", ("fixed", 1), "TruthBosonsWithDecayParticles"),
+        truth_jets("AntiKt4TruthDressedWZJets", ("gaus", 10.8, 3), 24),
+        truth_jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3.5, 1.5), 64,
+                   tuple((k, "float", *FRACTION) for k in ("Tau1_wta", "Tau2_wta", "Tau3_wta", "D2", "ECF1", "ECF2", "ECF3", "Split12", "Split23", "Qw"))),
+        met("MET_Truth", 4),
+    ]  # fmt: skip
 
 
 def event_info(weights: int) -> Container:
@@ -238,20 +415,14 @@ def trigger(words: int, navigation: int = 0) -> Container:
     attrs |= {k: ("bits", 0.01) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
     inner = {k: ("fixed", words) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
     dyn = []
-    if navigation:  # serialized trigger navigation: hashed feature keys mixed with small indices and counts
-        dyn = [
-            (
-                "serializedNavigation",
-                "vuint32",
-                "either",
-                0.7,
-                "int",
-                0,
-                60,
-                "choice",
-                *(_key(f"HLTNav_{k}") for k in range(11)),
-            )
-        ]
+    if navigation:
+        # Serialized trigger navigation: one record per trigger element (its hashed id from the menu, a count,
+        # the hashed type of a feature, a packed sub-type index) and the feature's begin/end indices into the
+        # holders, which increase through the event.
+        menu = [_key(f"HLT_TE_{k}") for k in range(48)]
+        record = (pick(*menu[:8], *menu), ("int", 0, 3), pick(*(_key(f"HLTNav_{k}") for k in range(11))),
+                  ("int", 0, 15), walk(0, ("int", 1, 3)), walk(2, ("int", 1, 3)))  # fmt: skip
+        dyn = [("serializedNavigation", "vuint32", *cycle(*record))]
         inner["serializedNavigation"] = ("gaus", navigation, navigation / 4)
     return Container(
         "xTrigDecision", "TrigDecision_v1", "TrigDecisionAuxInfo_v1", ("fixed", 1), attrs, inner, dyn
@@ -282,7 +453,7 @@ def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6)
               "JetFitter_mass": sparse(0.6, -1.0, ("exp", 2000.0)), "JetFitter_efracSV": sparse(0.6, -1.0, FRACTION),
               "SV1_NGTinSvx": sparse(0.7, -1, ("int", 2, 8)), "JetFitter_nVTX": sparse(0.6, -1, ("int", 1, 3)),
               "BTagTrackToJetAssociator": ("link", "InDetTrackParticles")}  # fmt: skip
-    dyn, inner = dyn_attributes(f"{name}Tagger", n_dyn, 1.0, tracks_per_jet)
+    dyn, inner = dyn_attributes(f"{name}Tagger", n_dyn, 1.0, tracks_per_jet, nested="track")
     per_track = [
         (f"{tagger}_{var}OfTracks", "vfloat", *dist)
         for tagger in ("IP2D", "IP3D")
@@ -332,13 +503,13 @@ def recipe(fmt: str) -> list[Container]:
     """The containers of one event of format ``fmt``."""
     if fmt == "xaod":
         return [
-            event_info(250), trigger(64, navigation=40000),
+            event_info(250), trigger(64, navigation=105000),
             tracks("InDetTrackParticles", ("gaus", 900, 250), 80), tracks("GSFTrackParticles", ("poisson", 13), 30),
             tracks("CombinedMuonTrackParticles", ("poisson", 3), 25), tracks("ExtrapolatedMuonTrackParticles", ("poisson", 3), 25),
             tracks("MuonSpectrometerTrackParticles", ("poisson", 4), 25), tracks("InDetForwardTrackParticles", ("gaus", 60, 20), 25),
             tracks("HLT_xAOD__TrackParticleContainer_InDetTrigTrackingxAODCnv_Bjet_IDTrig", ("gaus", 120, 40), 30),
-            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60), clusters("egammaClusters", ("poisson", 8), 4, 16),
-            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10), clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
+            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60), clusters("egammaClusters", ("poisson", 8), 4, 16, SW),
+            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10, SW), clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
             truth_particles("TruthParticles", ("gaus", 1800, 650)), truth_vertices("TruthVertices", ("gaus", 700, 250)),
             vertices("PrimaryVertices", ("gaus", 24, 7), 35, 12), vertices("GSFConversionVertices", ("poisson", 3), 2, 8),
             vertices("BTagging_AntiKt4EMTopoSecVtx", ("gaus", 25, 6), 3, 8),
@@ -361,7 +532,7 @@ def recipe(fmt: str) -> list[Container]:
             event_info(250), trigger(32),
             tracks("InDetTrackParticles", ("gaus", 340, 100), 50), tracks("GSFTrackParticles", ("poisson", 13), 30),
             tracks("CombinedMuonTrackParticles", ("poisson", 2), 20),
-            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20), clusters("egammaClusters", ("poisson", 6), 4, 16),
+            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20), clusters("egammaClusters", ("poisson", 6), 4, 16, SW),
             truth_particles("TruthParticles", ("gaus", 400, 120)), truth_vertices("TruthVertices", ("gaus", 150, 45)),
             vertices("PrimaryVertices", ("gaus", 24, 7), 6, 8),
             jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 100, 10), jets("AntiKt4EMPFlowJets", ("gaus", 14, 4), 100, 10),
@@ -376,7 +547,7 @@ def recipe(fmt: str) -> list[Container]:
         return [
             event_info(250), trigger(16),
             tracks("InDetTrackParticles", ("gaus", 170, 50), 45), tracks("GSFTrackParticles", ("poisson", 8), 20),
-            clusters("egammaClusters", ("poisson", 4), 4, 8),
+            clusters("egammaClusters", ("poisson", 4), 4, 8, SW),
             truth_particles("TruthParticles", ("gaus", 150, 40)), truth_vertices("TruthVertices", ("gaus", 50, 15)),
             vertices("PrimaryVertices", ("gaus", 24, 7), 2, 4),
             jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 70, 0), jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 70, 0),
@@ -386,24 +557,7 @@ def recipe(fmt: str) -> list[Container]:
             met("MET_Reference_AntiKt4EMTopo"), met("MET_Truth", 6),
         ]  # fmt: skip
     if fmt == "truth3":
-        small = {"TruthElectrons": 3.6, "TruthMuons": 2.0, "TruthPhotons": 5.2, "TruthTaus": 0.5, "TruthNeutrinos": 3.1,
-                 "TruthTop": 4.0, "TruthBoson": 2.0, "TruthBottom": 4.4}  # fmt: skip
-        return [
-            event_info(100),
-            truth_particles("TruthParticles", ("gaus", 110, 30)),
-            truth_vertices("TruthVertices", ("gaus", 40, 12)),
-            *(truth_particles(name, ("poisson", mean)) for name, mean in small.items()),
-            Container("AntiKt4TruthDressedWZJets", "JetContainer_v1", "JetAuxContainer_v1", ("gaus", 6, 2),
-                      kinematics() | {"HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
-                                      "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5), "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21)},
-                      {k: ("fixed", 0) for k in ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling",
-                                                 "NumTrkPt500", "NumTrkPt1000", "constituentLinks", "GhostTrack")}),
-            Container("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", "JetContainer_v1", "JetAuxContainer_v1", ("gaus", 2, 1),
-                      kinematics(),
-                      {k: ("fixed", 0) for k in ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling",
-                                                 "NumTrkPt500", "NumTrkPt1000", "constituentLinks", "GhostTrack")}),
-            met("MET_Truth", 6),
-        ]  # fmt: skip
+        return truth3()
     raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
 
 

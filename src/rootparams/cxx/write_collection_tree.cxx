@@ -1,7 +1,7 @@
 // rootparams-write: write a synthetic xAOD-like CollectionTree at one grid point.
 //
 //   rootparams-write --recipe R --output F --events N --compression S --autoflush A --split L
-//                    --basket B --seed X
+//                    --basket B --seed X [--threads T]
 //
 //   rootparams-write ... --content C      read the events from C (written earlier from the same recipe)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
@@ -15,12 +15,21 @@
 //   inner     <Name> <member-or-attr> <multiplicity> <params...>   length of inner vectors
 // Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0).
 // Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
-//                | bits p (trigger-like words, mostly constant between events) | link Target | seq
+//                | bits p (trigger-like words, mostly constant between events) | link Target [D] | seq
+//                (link: the index is near the element's own, or drawn from D when given)
 // Wrappers that give values the structure of real data (D is a nested distribution; choice must come last):
 //   trunc n D       keep n mantissa bits (ATLAS float compression)   | round step D   quantize to a grid
 //   mod m D         wrap into [0, m)                                  | sparse p v D   value v with probability p
 //   either p D1 D2  D1 with probability p, else D2                    | linear a b D   a + b*index + D
 //   perevent D      one value per (column, event) for all elements    | perindex D     one per element
+//   walk a D        a running sum: a + D for the first element, then the previous value + D (increasing
+//                   barcodes and indices with gaps)
+//   repeat q D      the previous element's value with probability q, else D (runs, as in ordered records)
+//   copy q k D      the previous element's value with probability q, decided per element by key k: every
+//                   column with the same key copies the same elements (a particle and its copies)
+//   cycle n D1..Dn  D_(i mod n) for element i (fixed-layout records in a flat vector)
+//   pick n v1..vn   like choice, among the n values that follow (may stand inside other distributions)
+// "Previous" and "first" run along the inner vector for nested columns and along the container otherwise.
 //
 // Content depends only on (recipe, seed, event number): every container of every event draws from its own
 // random stream, so the same events are written under every compression, AutoFlush and split setting.
@@ -34,6 +43,7 @@
 #include <TFile.h>
 #include <TList.h>
 #include <TRandom3.h>
+#include <TROOT.h>
 #include <TTree.h>
 
 #include <cmath>
@@ -101,13 +111,17 @@ struct Column {
    Distribution values;
    Distribution inner{"fixed", {"4"}};
    mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
+   mutable std::vector<double> walked;   // last value of each walk token (see draw)
+   mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
 
-   double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
+   // start: the token the distribution begins at (0; 2 for the index distribution of a link, see make_link).
+   double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
    {
       // The distribution is a token list: kind, then its parameters; wrapper kinds (trunc, round, sparse,
       // either, linear, perevent) take a nested distribution as their last parameter(s). Numeric parameters
       // are parsed on the first draw and kept with the column (the recipe does not change afterwards).
       if (numbers.size() != values.args.size() + 1) {
+         walked.assign(values.args.size() + 1, 0.0);
          numbers.assign(values.args.size() + 1, std::nan(""));  // NaN for tokens that are distribution names
          for (size_t t = 1; t < numbers.size(); ++t) {
             const std::string &a = values.args[t - 1];
@@ -117,11 +131,28 @@ struct Column {
                numbers[t] = x;
          }
       }
+      const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL;
       struct Eval {
          const Column &col;
          const Event &ev;
          const std::vector<double> &num;
          size_t index, inner_index;
+         bool first;     // no previous element in this sequence (the container, or the inner vector)
+         size_t position;  // place in that sequence
+         // A private stream for per-element decisions shared between columns (copy): keyed by (k, event,
+         // element), independent of the column and of the container's own stream. The event's multiplicities
+         // enter the seed (as for perevent), so the decisions depend on the run seed as everything else does.
+         double keyed_uniform(double k) const
+         {
+            uint64_t h = static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
+            for (const auto &[name, n] : ev.multiplicity)
+               h += (static_cast<uint64_t>(hash32(name)) + 1) * (n + 0x51ull);
+            h = h * 0xBF58476D1CE4E5B9ull + index;
+            h = h * 0x94D049BB133111EBull + inner_index;
+            h ^= h >> 31;
+            TRandom local(static_cast<UInt_t>(h ^ (h >> 32)) | 1u);
+            return local.Rndm();
+         }
          const std::string &tok(size_t t) const
          {
             if (t >= num.size())
@@ -147,10 +178,18 @@ struct Column {
                return t + 1;
             if (k == "choice")
                return num.size();
-            if (k == "trunc" || k == "round" || k == "mod")
+            if (k == "pick")
+               return t + 2 + static_cast<size_t>(p(t + 1));
+            if (k == "trunc" || k == "round" || k == "mod" || k == "walk" || k == "repeat")
                return span(t + 2);
-            if (k == "sparse" || k == "linear")
+            if (k == "sparse" || k == "linear" || k == "copy")
                return span(t + 3);
+            if (k == "cycle") {
+               size_t u = t + 2;
+               for (int i = 0; i < static_cast<int>(p(t + 1)); ++i)
+                  u = span(u);
+               return u;
+            }
             if (k == "perevent" || k == "perindex")
                return span(t + 1);
             if (k == "either")
@@ -176,6 +215,12 @@ struct Column {
                if (t + 1 >= num.size())
                   fail("distribution 'choice' needs at least one value");
                return p(t + 1 + r.Integer(num.size() - t - 1));
+            }
+            if (k == "pick") {  // choice among the n values that follow (may stand anywhere)
+               const size_t n = static_cast<size_t>(p(t + 1));
+               if (n < 1)
+                  fail("distribution 'pick' of column " + col.name + " needs n >= 1");
+               return p(t + 2 + r.Integer(n));
             }
             if (k == "bits") {
                // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
@@ -211,6 +256,24 @@ struct Column {
             }
             if (k == "linear")  // correlated with the element index: a + b * index + x
                return p(t + 1) + p(t + 2) * static_cast<double>(index) + (*this)(r, t + 3);
+            if (k == "walk") {  // running sum along the sequence, kept per walk token
+               const double x = (first ? p(t + 1) : col.walked[t]) + (*this)(r, t + 2);
+               col.walked[t] = x;
+               return x;
+            }
+            if (k == "repeat")  // runs: the previous element's value with probability q
+               return !first && r.Rndm() < p(t + 1) ? col.last : (*this)(r, t + 2);
+            if (k == "copy")  // the previous element's value, decided per element by a shared key
+               return !first && keyed_uniform(p(t + 2)) < p(t + 1) ? col.last : (*this)(r, t + 3);
+            if (k == "cycle") {  // D_(position mod n)
+               const int n = static_cast<int>(p(t + 1));
+               if (n < 1)
+                  fail("distribution 'cycle' of column " + col.name + " needs n >= 1");
+               size_t u = t + 2;
+               for (size_t i = 0; i < position % static_cast<size_t>(n); ++i)
+                  u = span(u);
+               return (*this)(r, u);
+            }
             if (k == "perevent" || k == "perindex") {
                // perevent: one value per (column, event), shared by all elements (a beam spot, a primary
                // vertex); perindex: one value per (column, event, element), shared by its inner entries.
@@ -228,8 +291,10 @@ struct Column {
             fail("unknown distribution '" + k + "' for column " + col.name);
          }
       };
-      const Eval eval{*this, ev, numbers, index, inner_index};
-      return eval(rng, 0);
+      const bool first = nested ? inner_index == 0 : index == 0;
+      const Eval eval{*this, ev, numbers, index, inner_index, first, nested ? inner_index : index};
+      last = eval(rng, start);
+      return last;
    }
 
    uint32_t inner_length(TRandom3 &rng) const { return multiplicity_of(inner, rng); }
