@@ -67,7 +67,7 @@ def main() -> None:
     for fmt, (target, events) in SIZE_TARGETS.items():
         e = write(fmt, "zlib", 5, events, tools, out)
         print(f"| {fmt} | {events} | {target:,} | {e['bytes_per_event']:,.0f} | {e['bytes_per_event'] / target - 1:+.0%} "
-              f"| {e['particle_fraction_zip']:.2f} | {e['top_level_branches']} | {e['branches']} |")  # fmt: skip
+              f"| {e['particle_fraction_zip']:.2f} | {e['top_level_branch_count']} | {e['branch_count']} |")  # fmt: skip
 
     print(
         "\n| xAOD setting | paper size / LZMA-9 | achieved size / LZMA-9 | deviation | write s (30 events) |"

@@ -18,6 +18,7 @@ Not a test: a shared, noisy machine gives noisy absolute numbers; the two modes 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import tempfile
@@ -43,6 +44,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--profile", default="native")
     parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "rootparams-harness")
+    parser.add_argument("--measurement", default="{}", help="JSON: measurement settings to override")
     args = parser.parse_args()
     tools = ensure_built(args.build)
     args.scratch.mkdir(parents=True, exist_ok=True)
@@ -54,7 +56,9 @@ def main() -> None:
     if not path.exists():
         generate_file(point, events=args.events, seed=20200326, writer=tools.writer, reader=tools.reader,
                       output=str(path), catalogue=None)  # fmt: skip
-    base = load_study_config({"measurement": {"attempts": 3, "max_cpu_steal": 0.15}})["measurement"]
+    base = load_study_config(
+        {"measurement": {"attempts": 3, "max_cpu_steal": 0.15, **json.loads(args.measurement)}}
+    )["measurement"]
     runs = args.scratch / f"run-{int(time.time())}"
     results: dict[str, list] = {"exec": [], "fork": []}
     for r in range(args.rounds):

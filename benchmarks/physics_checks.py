@@ -2,14 +2,16 @@
 
     python benchmarks/physics_checks.py [--build results/build] [--scratch DIR] [--reps 10]
                                         [--formats xaod topq1 susy5 truth3] [--events xaod=150 ...]
-                                        [--checks levels bandwidth repeat] [--bandwidth 20000000]
+                                        [--checks levels bandwidth repeat] [--bandwidth 4000000]
+                                        [--bandwidth-events 3000]
 
 (a) levels: each format written at LZ4, ZLIB, ZSTD and LZMA levels 1, 5 and 9 (the format's default AutoFlush
-    and split level), read cold on native storage, --reps repetitions each: each algorithm's rate may vary
+    and split level), read cold on native storage, --reps repetitions each (interleaved rounds of 2): each algorithm's rate may vary
     by at most 10 % across its levels (LZ4-1, fast mode, apart from LZ4-5/9, high-compression mode).
-(b) bandwidth: an LZ4-1 xAOD (all branches) read cold under a profile limited to --bandwidth bytes/s and no
-    IOPS limit: every repetition's reader process must take B / bandwidth within ±10 %, B the bytes it sent
-    to the disk (block-layer counted).
+(b) bandwidth: an LZ4-1 TRUTH3 (all branches, --bandwidth-events) read cold under a profile limited to
+    --bandwidth bytes/s and no IOPS limit: every repetition's reader process must take B / bandwidth within
+    ±10 %, B the bytes it sent to the disk (block-layer counted). The reader waits, then computes: its time
+    is B / bandwidth + its CPU time, so the limit must be low enough that the read is I/O-bound.
 (c) repeat: the first point of (a) measured again by a separate job after all the others: means within 3 %
     or 2σ.
 The files are written once into --scratch and kept (a second run reuses them). Not a test: the figures of a
@@ -53,7 +55,8 @@ def main() -> None:
     parser.add_argument("--formats", nargs="+", default=list(EVENTS))
     parser.add_argument("--events", nargs="*", default=[], help="format=N overrides")
     parser.add_argument("--checks", nargs="+", default=["levels", "bandwidth", "repeat"])
-    parser.add_argument("--bandwidth", type=int, default=20_000_000)
+    parser.add_argument("--bandwidth", type=int, default=4_000_000)
+    parser.add_argument("--bandwidth-events", type=int, default=3000)
     args = parser.parse_args()
     events = {**EVENTS, **{k: int(v) for k, v in (e.split("=") for e in args.events)}}
     tools = ensure_built(args.build)
@@ -63,36 +66,38 @@ def main() -> None:
     measurement = load_study_config({"measurement": quiet})["measurement"]
     native = {**READ, "storage_profile": "native"}
 
+    rounds = max(1, args.reps // 2)  # interleaved rounds of 2 repetitions per point (physics.measure)
     first = None
     if "levels" in args.checks or "repeat" in args.checks:
         for fmt in args.formats:
-            rates = {}
-            for alg, level in SETTINGS:
-                path = write(fmt, alg, level, events[fmt], tools, args.scratch)
-                rate, _ = physics.measure(path, reader=tools.reader, events=events[fmt], read=native,
-                                          measurement=measurement, reps=args.reps, scratch=runs,
-                                          tag=f"{fmt}-{alg}-{level}")  # fmt: skip
-                rates[(alg, level)] = rate
-                first = first or (path, fmt, rate)
+            files = {s: write(fmt, *s, events[fmt], tools, args.scratch) for s in SETTINGS}
+            results = physics.measure(files, reader=tools.reader, events=events[fmt], read=native,
+                                      measurement=measurement, rounds=rounds, reps_per_round=2,
+                                      scratch=runs / f"{fmt}-levels")  # fmt: skip
+            rates = {key: rate for key, (rate, _) in results.items()}
+            first = first or (files[SETTINGS[0]], fmt, rates[SETTINGS[0]])
             print(
-                f"\n(a) {fmt}, {events[fmt]} events, native storage, {args.reps} cold repetitions per level"
+                f"\n(a) {fmt}, {events[fmt]} events, native storage, {2 * rounds} cold repetitions per level"
             )
             print(physics.markdown(physics.level_spread(rates), "algorithm"))
     if "repeat" in args.checks and first:
         path, fmt, rate = first
-        again, _ = physics.measure(path, reader=tools.reader, events=events[fmt], read=native,
-                                   measurement=measurement, reps=args.reps, scratch=runs, tag="repeat")  # fmt: skip
+        ((again, _),) = physics.measure({"again": path}, reader=tools.reader, events=events[fmt], read=native,
+                                        measurement=measurement, rounds=rounds, reps_per_round=2,
+                                        scratch=runs / "repeat").values()  # fmt: skip
         print(f"\n(c) {path.name}, measured first and again after the other points")
         print(physics.markdown([physics.repeat_check(rate, again)], "point"))
     if "bandwidth" in args.checks:
-        fmt = "xaod"
+        fmt = "truth3"
         path = write(fmt, "lz4", 1, events[fmt], tools, args.scratch)
         profiles = {"limited": {"read_bps": args.bandwidth}}
         limited = {**measurement, "storage_profiles": profiles}
-        _, records = physics.measure(path, reader=tools.reader, events=events[fmt],
-                                     read={**READ, "branches": "all", "storage_profile": "limited"},
-                                     measurement=limited, reps=args.reps, scratch=runs, tag="bandwidth")  # fmt: skip
-        print(f"\n(b) {path.name}, all branches, cold, {args.bandwidth / 1e6:g} MB/s, no IOPS limit")
+        ((_, records),) = physics.measure({"limited": path}, reader=tools.reader, events=args.bandwidth_events,
+                                          read={**READ, "branches": "all", "storage_profile": "limited"},
+                                          measurement=limited, rounds=rounds, reps_per_round=2,
+                                          scratch=runs / "bandwidth").values()  # fmt: skip
+        print(f"\n(b) {path.name}, {args.bandwidth_events} events, all branches, cold, "
+              f"{args.bandwidth / 1e6:g} MB/s, no IOPS limit")  # fmt: skip
         print(physics.markdown(physics.bandwidth_check(records, args.bandwidth), "repetition"))
 
 

@@ -30,10 +30,15 @@ def read(build, path, events=40, **overrides):
 
 def test_catalogue_reports_what_was_written(xaod):
     path, entry = xaod
-    assert entry["algorithm"] == "lz4" and entry["level"] == 1 and entry["compression_setting"] == 401
-    assert entry["branch_compression_settings"] == "401"
-    assert entry["autoflush"] == 10 and entry["clusters"] == 4  # 40 events, AutoFlush 10
-    assert entry["split_level"] == 1 and entry["branches"] > entry["top_level_branches"]  # split into members
+    assert entry["algorithm_in_file"] == "lz4" and entry["level_in_file"] == 1
+    assert (
+        entry["compression_setting_in_file"] == 401 and entry["branch_compression_settings_in_file"] == "401"
+    )
+    assert entry["autoflush_in_file"] == 10 and entry["clusters"] == 4  # 40 events, AutoFlush 10
+    assert entry["events_per_cluster"] == 10
+    assert (
+        entry["split_level_in_file"] == 1 and entry["branch_count"] > entry["top_level_branch_count"]
+    )  # members
     assert entry["events"] == 40 and entry["size_bytes"] == os.path.getsize(path)
     assert 0.5 < entry["particle_fraction_zip"] < 1.0
     assert not path.with_name(f".{path.name}.partial").exists()
@@ -68,7 +73,9 @@ def test_timed_read_records_every_perfstats_metric_on_every_span(build, xaod):
     assert r["note_window_bytes_read"] < r["loop_bytes_read"]
     assert r["loop_io_share"] == pytest.approx(r["loop_bytes_read"] / r["process_bytes_read"])
     # 4 clusters of 10 events: the first entry fetches the first cluster, outside the note's window.
-    assert 0.5 < r["note_window_io_share"] < 0.9 < r["loop_io_share"] <= 1.0
+    assert (
+        0.2 < r["note_window_io_share"] < 0.9 < r["loop_io_share"] <= 1.0
+    )  # the 1st of 4 clusters is outside
     # ROOT's own counter of the file (exact with one thread) sees the same read calls as PerfStats.
     assert r["file_read_calls"] == r["process_read_calls"]
     assert r["imt_pool_size"] == 0 and r["learn_entries_used"] == 100

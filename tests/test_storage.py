@@ -90,6 +90,7 @@ def test_a_native_group_counts_requests_without_throttling(tmp_path, throttling_
 
 def test_unknown_profile_names_the_valid_ones():
     with pytest.raises(
-        storage.StorageProfileError, match=r"unknown storage profile 'tape'; valid are 'native', 'ssd', 'hdd', 'hdd_seek'"
+        storage.StorageProfileError,
+        match=r"unknown storage profile 'tape'; valid are 'native', 'ssd', 'hdd', 'hdd_seek'",
     ):
         storage.resolve_profile("tape")

@@ -47,7 +47,8 @@ def test_the_file_has_a_real_collection_tree(tiny_run):
         100,
         0,
     )
-    assert row["events"] == 20 and row["top_level_branches"] > 100 and row["size_bytes"] > 0
+    assert (row["algorithm_in_file"], row["level_in_file"], row["autoflush_in_file"]) == ("zlib", 5, 100)
+    assert row["events"] == 20 and row["top_level_branch_count"] > 100 and row["size_bytes"] > 0
 
 
 def test_repetition_record_is_complete_and_plausible(tiny_run):

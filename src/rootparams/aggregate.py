@@ -183,7 +183,8 @@ def scan_rows(
     wanted = {scans} if isinstance(scans, str) else set(scans)
     in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
     rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
-    keep = [c for c in ("format", "file_id", "size_bytes", "clusters", "events") if c in files.columns]
+    keep = ["format", "file_id", "size_bytes", "clusters", "events", "events_per_cluster"]
+    keep = [c for c in keep if c in files.columns]
     return rows.merge(files[keep], on=["format", "file_id"], how="left")
 
 

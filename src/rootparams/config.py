@@ -21,42 +21,6 @@ import yaml
 from rootparams.errors import UserError
 from rootparams.storage import PROFILES
 
-# The paper's defaults per format (seed 000, sections 2.2 and 2.3): the primary xAOD uses AutoFlush 100
-# events and split level 0, the derivations AutoFlush 10 MB and split level 1. The paper does not print its
-# default algorithm; ZLIB level 5 is what the real PHYSLITE sample in shared/data carries (setting 105).
-PAPER_FILE_DEFAULTS: dict[str, dict[str, Any]] = {
-    "xaod": {"algorithm": "zlib", "level": 5, "autoflush": 100, "split_level": 0, "basket_size": 32000},
-    "topq1": {
-        "algorithm": "zlib",
-        "level": 5,
-        "autoflush": -10_000_000,
-        "split_level": 1,
-        "basket_size": 32000,
-    },
-    "susy5": {
-        "algorithm": "zlib",
-        "level": 5,
-        "autoflush": -10_000_000,
-        "split_level": 1,
-        "basket_size": 32000,
-    },
-    "truth3": {
-        "algorithm": "zlib",
-        "level": 5,
-        "autoflush": -10_000_000,
-        "split_level": 1,
-        "basket_size": 32000,
-    },
-}
-PAPER_READ_DEFAULTS: dict[str, Any] = {
-    "cache_size": -1,
-    "learn_entries": "default",
-    "threads": 1,
-    "branches": "particle",
-    # The paper's testbed was a 5400 rpm HDD; the timed reads emulate it wherever the machine allows it.
-    "storage_profile": "hdd",
-}
-
 FILE_KEYS = ("algorithm", "level", "autoflush", "split_level", "basket_size")
 READ_KEYS = ("cache_size", "learn_entries", "threads", "branches", "storage_profile")
 BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.storage defines them
@@ -78,6 +42,11 @@ class ConfigError(UserError, ValueError):
 def schema() -> dict[str, Any]:
     text = resources.files("rootparams").joinpath("schemas/config.schema.yaml").read_text()
     return yaml.safe_load(text)
+
+
+# The paper's defaults per format and for reading: their one home is the schema (file_defaults, read_defaults).
+PAPER_FILE_DEFAULTS: dict[str, dict[str, Any]] = schema()["properties"]["file_defaults"]["default"]
+PAPER_READ_DEFAULTS: dict[str, Any] = schema()["properties"]["read_defaults"]["default"]
 
 
 def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configuration") -> dict[str, Any]:

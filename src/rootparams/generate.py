@@ -29,9 +29,11 @@ def generate_file(
     output: str,
     catalogue: str | None,
     content: str | None = None,
+    threads: int = 1,
 ) -> dict[str, Any]:
     """Write ``output`` at ``point``. With ``content`` (a file written earlier from the same recipe and seed),
-    the events are read from it instead of generated again: the settings change, the events do not."""
+    the events are read from it instead of generated again: the settings change, the events do not.
+    ``threads`` > 1: ROOT's implicit MT compresses each cluster's baskets in parallel (same content)."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_root = out.with_name(f".{out.name}.partial")
@@ -44,7 +46,7 @@ def generate_file(
                 writer, "--recipe", recipe_path, "--output", str(tmp_root), "--events", str(events),
                 "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
                 "--split", str(point.split_level), "--basket", str(point.basket_size), "--seed", str(seed),
-                *(["--content", content] if content else []),
+                "--threads", str(threads), *(["--content", content] if content else []),
             ],
             f"writing {output}",
         )  # fmt: skip
@@ -71,15 +73,26 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "format": point.format,
         "file_id": point.id,
         "path": output,
-        # Settings as read back from the file.
-        "algorithm": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})") if setting else "none",
-        "level": level,
-        "compression_setting": setting,
-        "branch_compression_settings": ";".join(str(s) for s in sorted(branch_settings)),
-        "autoflush": inspected["autoflush"],
-        "split_level": max((b["split_level"] for b in inspected["branch_list"]), default=0),
+        # The grid point's settings, as requested (the same names and meanings as in repetitions.csv and
+        # summary.csv, so that joins on them are right).
+        "algorithm": point.algorithm,
+        "level": point.level,
+        "autoflush": point.autoflush,
+        "split_level": point.split_level,
         "basket_size": point.basket_size,
+        # What the file really holds, read back from it (*_in_file; tests check that they match the request).
+        "algorithm_in_file": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})")
+        if setting
+        else "none",
+        "level_in_file": level,
+        "compression_setting_in_file": setting,
+        "branch_compression_settings_in_file": ";".join(str(s) for s in sorted(branch_settings)),
+        # TTree::GetAutoFlush after writing: an entry count, also for a byte-based (negative) request.
+        "autoflush_in_file": inspected["autoflush"],
+        "split_level_in_file": max((b["split_level"] for b in inspected["branch_list"]), default=0),
         "events": inspected["entries"],
+        "clusters": inspected["clusters"],
+        "events_per_cluster": inspected["entries"] / max(inspected["clusters"], 1),
         "size_bytes": inspected["file_size_bytes"],
         "zip_bytes": inspected["zip_bytes"],
         "tot_bytes": uncompressed,
@@ -88,15 +101,9 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "particle_fraction_zip": inspected["particle_zip_bytes"] / max(inspected["zip_bytes"], 1),
         "compression_ratio": uncompressed / max(inspected["zip_bytes"], 1),
         "bytes_per_event": inspected["file_size_bytes"] / max(inspected["entries"], 1),
-        "clusters": inspected["clusters"],
-        "top_level_branches": inspected["top_level_branches"],
-        "branches": inspected["branches"],
-        "leaves": inspected["leaves"],
-        # Requested settings, to show any difference from what was written.
-        "requested_algorithm": point.algorithm,
-        "requested_level": point.level,
-        "requested_autoflush": point.autoflush,
-        "requested_split_level": point.split_level,
+        "top_level_branch_count": inspected["top_level_branches"],
+        "branch_count": inspected["branches"],
+        "leaf_count": inspected["leaves"],
         "seed": written["seed"],
         "write_start_time": written["write_start_time"],
         "write_end_time": written["write_end_time"],
@@ -107,6 +114,7 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "root_write_seconds": root_seconds,
         "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds > 0 else 0.0,
         "write_peak_rss_bytes": written["peak_rss_bytes"],
+        "write_threads": written["write_threads"],
         "root_version": inspected["root_version"],
         "host": socket.gethostname(),
     }

@@ -17,6 +17,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 LEVEL_TOLERANCE = 0.10
 BANDWIDTH_TOLERANCE = 0.10
@@ -80,6 +81,10 @@ def bandwidth_check(records: Iterable[Mapping], bandwidth: float) -> list[Verdic
             f"rep {r.get('rep', '?')}: {r['storage_request_bytes'] / 1e6:.1f} MB in {r['process_seconds']:.2f} s, "
             f"B/bandwidth = {expected:.2f} s"
         )
+        if (
+            r.get("process_cpu_seconds") is not None
+        ):  # a serial reader waits, then computes: wall = wait + CPU
+            detail += f", CPU {r['process_cpu_seconds']:.2f} s"
         out.append(Verdict("time / (B / bandwidth)", ratio, abs(ratio - 1) <= BANDWIDTH_TOLERANCE, detail))
     return out
 
@@ -104,27 +109,37 @@ def markdown(verdicts: Iterable[Verdict], what: str) -> str:
 
 
 def measure(
-    path: str,
+    files: Mapping[Any, str],
     *,
     reader: str,
     events: int,
     read: Mapping,
     measurement: Mapping,
-    reps: int,
+    rounds: int,
+    reps_per_round: int,
     scratch,
-    tag: str,
-) -> tuple[Rate, list[dict]]:
-    """The cold repetitions of one point through the study's own instrument (measure.measure_point), into
-    ``scratch``/``tag``; returns the event rate over the unflagged repetitions, and every record."""
+) -> dict[Any, tuple[Rate, list[dict]]]:
+    """Cold repetitions of several points through the study's own instrument (measure.measure_point), taken
+    in ``rounds`` interleaved rounds of ``reps_per_round`` repetitions per point, so that a slow drift of the
+    shared machine (a neighbour VM, thermal state) shifts every point alike instead of one point's whole
+    series. Returns, per key of ``files``, the event rate over its unflagged repetitions and every record."""
     from pathlib import Path
 
     from rootparams.measure import measure_point
 
-    out = Path(scratch) / tag
-    records = measure_point(
-        root_file=str(path), warmup_file=str(path), reader=reader, events=events, read=dict(read),
-        measurement=dict(measurement), monitor_csv=str(out / "monitor.csv"),
-        records={i: str(out / f"rep{i}.json") for i in range(reps)}, labels={"tag": tag},
-    )  # fmt: skip
-    good = [r for r in records if not r["flagged"]] or records
-    return Rate.of(r["event_rate_hz"] for r in good), records
+    records: dict[Any, list[dict]] = {key: [] for key in files}
+    for round_ in range(rounds):
+        for i, (key, path) in enumerate(files.items()):
+            out = Path(scratch) / f"point{i}" / f"round{round_}"
+            first = round_ * reps_per_round
+            reps = range(first, first + reps_per_round)
+            records[key] += measure_point(
+                root_file=str(path), warmup_file=str(path), reader=reader, events=events, read=dict(read),
+                measurement=dict(measurement), monitor_csv=str(out / "monitor.csv"),
+                records={rep: str(out / f"rep{rep}.json") for rep in reps}, labels={"point": str(key)},
+            )  # fmt: skip
+    out = {}
+    for key, recs in records.items():
+        good = [r for r in recs if not r["flagged"]] or recs
+        out[key] = (Rate.of(r["event_rate_hz"] for r in good), recs)
+    return out

@@ -33,7 +33,9 @@ rule generate_file:
         paths.log("generate", "{format}", "{file_id}"),
     conda:
         CONDA_ENV
-    threads: 1
+    # Level-9 and LZMA writing is compression-bound; ROOT's implicit MT compresses a cluster's baskets in
+    # parallel (Snakemake lowers this to --cores when fewer).
+    threads: 2
     params:
         point=file_point,
         events=events_written,

@@ -14,6 +14,7 @@ def main(smk):
         output=smk.output.root,
         catalogue=smk.output.get("catalogue"),  # content and warm-up files have no catalogue entry
         content=smk.input.get("content"),  # events written once per format, read back here
+        threads=smk.threads,
     )
 
 

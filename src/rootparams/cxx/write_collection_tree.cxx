@@ -332,17 +332,23 @@ struct Column {
             v[i][j] = static_cast<T>(draw(rng, ev, i, j));
       }
    }
-   xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index) const
+   xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
    {
       xAODlike::ElementLink_v1 link;
       if (values.kind != "link" || values.args.empty())
          fail("column " + name + " holds element links: give it 'link <TargetContainer>'");
       const std::string &target = values.args[0];
       link.m_persKey = hash32(target);
+      if (values.args.size() > 1) {
+         // 'link <Target> D': the index drawn from D (a target that is not written, as a thinned truth record).
+         const double x = draw(rng, ev, index, inner_index, 2);
+         link.m_persIndex = x > 0 ? static_cast<uint32_t>(x) : 0u;
+         return link;
+      }
       auto it = ev.multiplicity.find(target);
       const uint32_t size = it == ev.multiplicity.end() ? 0 : it->second;
       // Links mostly point at nearby, increasing indices, as in real containers.
-      link.m_persIndex = size ? static_cast<uint32_t>((index + rng.Integer(3)) % size) : 0;
+      link.m_persIndex = size ? static_cast<uint32_t>((index + inner_index + rng.Integer(3)) % size) : 0;
       return link;
    }
 
@@ -362,7 +368,7 @@ struct Column {
          auto &v = *static_cast<std::vector<xAODlike::ElementLink_v1> *>(address);
          v.resize(n);
          for (size_t i = 0; i < n; ++i)
-            v[i] = make_link(rng, ev, i);
+            v[i] = make_link(rng, ev, i, 0);
          break;
       }
       case VEL: {
@@ -371,7 +377,7 @@ struct Column {
          for (size_t i = 0; i < n; ++i) {
             v[i].resize(inner_length(rng));
             for (size_t j = 0; j < v[i].size(); ++j)
-               v[i][j] = make_link(rng, ev, i + j);
+               v[i][j] = make_link(rng, ev, i, j);
          }
          break;
       }
@@ -607,6 +613,12 @@ int run(const std::map<std::string, std::string> &args)
    const uint64_t seed = std::stoull(need("seed"));
    const std::string tree_name = tree_name_arg(args);
 
+   // ROOT's implicit MT compresses the baskets of a cluster in parallel when the tree flushes them; the
+   // content, and so every read measurement, does not depend on it (the basket order in the file may).
+   const int threads = args.count("threads") ? std::stoi(args.at("threads")) : 1;
+   if (threads > 1)
+      ROOT::EnableImplicitMT(threads);
+
    auto containers = read_recipe(need("recipe"));
 
    const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
@@ -701,10 +713,10 @@ int run(const std::map<std::string, std::string> &args)
    out.str("file", output)
       .integer("events", events)
       .integer("compression_setting_requested", compression)
-      .integer("autoflush_requested", autoflush)
       .integer("split_level_requested", split)
       .integer("basket_size_requested", basket)
       .integer("seed", static_cast<long long>(seed))
+      .integer("write_threads", threads)
       .str("content_source", args.count("content") ? args.at("content") : "generated")
       .num("write_start_time", epoch0)
       .num("write_end_time", epoch_now())
