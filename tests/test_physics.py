@@ -25,7 +25,11 @@ MEASUREMENT = load_study_config({"measurement": {"attempts": 3, "max_cpu_steal":
 # Timed loops of ~0.6 s (LZ4) to ~2 s (LZMA) on the 2-core VM. The files are small because level-9 writing
 # is slow (ZSTD-9, LZMA-9: ~8 s per 1000 events): 12 files take ~2.5 min on two cores.
 TRUTH3_EVENTS = 8000
-ROUNDS, REPS_PER_ROUND = 3, 2  # interleaved, so that a drift of the shared machine shifts every level alike
+ROUNDS, REPS_PER_ROUND = 5, 2  # interleaved, so that a drift of the shared machine shifts every level alike
+# On the shared VMs the same read's CPU time varies by up to 1.7x from one repetition to the next, with no steal
+# showing (docs/measurement.md, "The instrument checks its own physics"): interference only ever slows a read
+# down, so the checks compare each point's fastest repetition, and print the means beside it.
+STATISTIC = "best"
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +59,8 @@ def measure(
 
 def test_the_rate_does_not_depend_on_the_compression_level(build, truth3_files, tmp_path):
     rates = {key: rate for key, (rate, _) in measure(build, truth3_files, tmp_path).items()}
-    verdicts = physics.level_spread(rates)
+    verdicts = physics.level_spread(rates, STATISTIC)
+    print(physics.markdown(verdicts, "algorithm"))  # the figures, for pytest -s or -rP
     # LZ4 1 apart from 5/9, so 4 groups of at least two levels: lz4 5/9, zlib, zstd, lzma.
     assert len(verdicts) == 4
     assert all(v.passed for v in verdicts), physics.markdown(verdicts, "algorithm")
@@ -66,7 +71,8 @@ def test_the_same_point_measured_by_two_jobs_at_different_times_agrees(build, tr
     ((first, _),) = measure(build, point, tmp_path / "first").values()
     measure(build, {"lzma-9": truth3_files[("lzma", 9)]}, tmp_path / "between", rounds=1)  # other work
     ((second, _),) = measure(build, point, tmp_path / "second").values()
-    verdict = physics.repeat_check(first, second)
+    verdict = physics.repeat_check(first, second, STATISTIC)
+    print(physics.markdown([verdict], "point"))
     assert verdict.passed, verdict.detail
 
 
@@ -77,9 +83,10 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, truth3_files, tmp_pa
     measurement = {**MEASUREMENT, "storage_profiles": profiles}
     read = {**READ, "storage_profile": "limited"}
     files = {"lz4-1": truth3_files[("lz4", 1)]}
-    ((_, records),) = measure(build, files, tmp_path, read, measurement, events=1500).values()
+    ((_, records),) = measure(build, files, tmp_path, read, measurement, events=1500, rounds=2).values()
     verdicts = physics.bandwidth_check(records, bandwidth)
-    assert len(verdicts) == ROUNDS * REPS_PER_ROUND, physics.markdown(verdicts, "repetition")
+    print(physics.markdown(verdicts, "repetition"))
+    assert len(verdicts) == 2 * REPS_PER_ROUND, physics.markdown(verdicts, "repetition")
     assert all(v.passed for v in verdicts), physics.markdown(verdicts, "repetition")
     # The disk sends what ROOT asked for, read-ahead included; ROOT may ask twice for a few bytes (the
     # header, the keys) that the page cache then serves, so ROOT's count can exceed the disk's by a little.
@@ -100,10 +107,13 @@ def test_level_spread_groups_lz4_modes_and_flags_a_spread_level():
 
 
 def test_bandwidth_and_repeat_rules():
-    ok = {"storage_request_bytes": 20e6, "process_seconds": 2.1, "rep": 0}
-    slow = {"storage_request_bytes": 20e6, "process_seconds": 2.5, "rep": 1}
+    common = {"loop_cpu_seconds": 0.1, "open_seconds": 0.1, "open_storage_read_bytes": 1e5}
+    ok = {"loop_storage_read_bytes": 20e6, "loop_seconds": 2.1, "rep": 0, **common}
+    slow = {"loop_storage_read_bytes": 20e6, "loop_seconds": 2.5, "rep": 1, **common}
     assert [v.passed for v in physics.bandwidth_check([ok, slow], 10e6)] == [True, False]
     assert physics.repeat_check(physics.Rate(100, 1, 10), physics.Rate(102, 1, 10)).passed  # 2 % apart
     assert physics.repeat_check(physics.Rate(100, 5, 10), physics.Rate(108, 5, 10)).passed  # within 2σ
     assert not physics.repeat_check(physics.Rate(100, 1, 10), physics.Rate(110, 1, 10)).passed
     assert math.isnan(physics.Rate.of([5.0]).std)
+    assert physics.Rate.of([90.0, 120.0, 100.0]).best == 120.0
+    assert physics.repeat_check(physics.Rate(90, 20, 10, 120), physics.Rate(100, 1, 10, 121), "best").passed
