@@ -44,6 +44,7 @@
 #include <TBufferFile.h>
 #include <TClass.h>
 #include <TEnv.h>
+#include <TError.h>
 #include <TFile.h>
 #include <TLeaf.h>
 #include <TROOT.h>
@@ -95,6 +96,23 @@ constexpr int kExitDamagedFile = 3;
 [[noreturn]] void damaged(const std::string &msg)
 {
    throw DamagedFile(msg);
+}
+
+// A corrupt basket can make ROOT call Fatal() (e.g. TBuffer with a negative size), which aborts the process
+// with a stack trace instead of returning an error. While a data file is open, a fatal ROOT error is reported
+// as a damaged file (exit code 3) naming it; every other message goes to ROOT's default handler.
+std::string g_open_file;
+
+void fatal_means_damaged(int level, Bool_t abort, const char *location, const char *msg)
+{
+   if (level >= kFatal && !g_open_file.empty()) {
+      std::cerr << "rootparams-read: error: " << g_open_file << ": ROOT stopped with a fatal error while reading it ("
+                << (location ? location : "?") << ": " << (msg ? msg : "") << "); corrupt basket or damaged file"
+                << std::endl;
+      std::fflush(stdout);
+      _exit(kExitDamagedFile);
+   }
+   DefaultErrorHandler(level, abort, location, msg);
 }
 
 const char *kParticleBase = "xAODlike::IParticleContainer";
@@ -381,6 +399,8 @@ long long active_branch_count(TObjArray *branches)
 
 std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, const std::string &tree_name)
 {
+   g_open_file = path;
+   SetErrorHandler(fatal_means_damaged);
    std::unique_ptr<TFile> file(TFile::Open(path.c_str(), "READ"));
    if (!file || file->IsZombie())
       damaged(path + ": cannot be opened as a ROOT file (missing, truncated or not ROOT)");
