@@ -3,7 +3,8 @@ TTreePerfStats while dool samples the system, check the conditions, and write on
 
 Once per point (docs/measurement.md has the reasons and the measured costs):
  1. take the host's timed-read lock and start watching the workflow (exclusive.py): no other timed read runs
-    on this host meanwhile, and the job stops at once if the Snakemake that started it is killed;
+    on this host meanwhile, and the job stops at once if the Snakemake that started it is killed; on a VM
+    that reports free memory to its host, hold that reporting off (hostmemory.py);
  2. start dool (one monitor for the whole point; each repetition's samples are picked out afterwards by its
     recorded span), the storage profile's blkio group, and the reader's fork server: ROOT's start-up is paid
     here once, and every repetition is read by a child forked from the initialized server, which has never
@@ -37,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rootparams import pagecache, storage
+from rootparams import hostmemory, pagecache, storage
 from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
@@ -247,6 +248,9 @@ def measure_point(
     with ExitStack() as stack:
         lifeline = stack.enter_context(Lifeline(say))
         lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), say))
+        page_reporting = stack.enter_context(
+            hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", True))
+        )
         group = stack.enter_context(storage.point_group(profile, root_file))
         if group:
             lifeline.on_loss(group.remove)
@@ -289,6 +293,7 @@ def measure_point(
                 "point_eviction_method": system_eviction,
                 "harness_point_prepare_seconds": point_prepare,
                 "host_lock_wait_seconds": lock.waited_seconds,
+                "free_page_reporting": page_reporting,
                 "attempt": attempt,
                 "discarded_attempts": " | ".join(discarded),
                 "complete": mon is None,
