@@ -34,6 +34,16 @@ def test_a_job_killed_while_holding_it_is_repaired_by_the_next(sysfs):
     assert (params / "page_reporting_order").read_text().strip() == "9"
 
 
+def test_a_job_that_does_not_hold_it_repairs_it_too(sysfs):
+    params, note = sysfs
+    (params / "page_reporting_order").write_text("11\n")
+    note.write_text("9\n")
+    with hostmemory.free_page_reporting_held(False, params, note) as state:
+        assert state.startswith("not held")
+    assert (params / "page_reporting_order").read_text().strip() == "9"
+    assert not note.exists()
+
+
 def test_it_is_restored_when_the_job_fails(sysfs):
     params, note = sysfs
     with (

@@ -6,13 +6,15 @@ pages are evicted before it, the reader's heap is released after it. With report
 cache and heap land on memory the host must fault in and zero again, page by page, in time that shows up
 as the reader's own CPU time (not as steal). On the development VM (reporting order 9, reported within
 milliseconds) warm reads of one TRUTH3 file took 1.37-1.65 s of user CPU with reporting on and
-1.36-1.53 s with it held off (docs/measurement.md, "Noise from the host").
+1.36-1.53 s with it held off; cold reads through the whole instrument, side by side, did not vary less
+(benchmarks/host_memory_noise.py, docs/measurement.md "Noise from the host"). So holding it is an option
+(``measurement.hold_free_page_reporting``), off by default.
 
 While a measuring job holds it, reporting is held off: the order is raised above the largest free block
 the kernel can form, so no block qualifies, and memory is touched once so that the free lists start with
 backed pages. The order is restored when the job ends; a job killed before that leaves a note with the
-original order, and the next job restores from it. Machines without free page reporting are left alone,
-and every record says which case it was (``free_page_reporting``).
+original order, and the next job restores from it. Machines without free page reporting are
+left alone, and every record says which case it was (``free_page_reporting``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ def free_page_reporting_held(
         yield "absent"
         return
     if not enabled:
+        if note.exists():  # a job that held it was killed: give the host its reporting back
+            with contextlib.suppress(OSError):
+                order_file.write_text(note.read_text().strip() + "\n")
+                note.unlink()
         yield "not held (measurement.hold_free_page_reporting: false)"
         return
     try:

@@ -3,8 +3,8 @@ TTreePerfStats while dool samples the system, check the conditions, and write on
 
 Once per point (docs/measurement.md has the reasons and the measured costs):
  1. take the host's timed-read lock and start watching the workflow (exclusive.py): no other timed read runs
-    on this host meanwhile, and the job stops at once if the Snakemake that started it is killed; on a VM
-    that reports free memory to its host, hold that reporting off (hostmemory.py);
+    on this host meanwhile, and the job stops at once if the Snakemake that started it is killed; optionally
+    (measurement.hold_free_page_reporting), hold a VM's free page reporting to its host off (hostmemory.py);
  2. start dool (one monitor for the whole point; each repetition's samples are picked out afterwards by its
     recorded span), the storage profile's blkio group, and the reader's fork server: ROOT's start-up is paid
     here once, and every repetition is read by a child forked from the initialized server, which has never
@@ -249,7 +249,7 @@ def measure_point(
         lifeline = stack.enter_context(Lifeline(say))
         lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), say))
         page_reporting = stack.enter_context(
-            hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", True))
+            hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", False))
         )
         group = stack.enter_context(storage.point_group(profile, root_file))
         if group:
