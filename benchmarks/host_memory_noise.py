@@ -20,11 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from physics_checks import write  # the same scratch files, written once (benchmarks/ is on sys.path)
+
 from rootparams import hostmemory, paths, physics
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.config import load_study_config
 
 SETTINGS = [("lz4", 1), ("lz4", 5), ("lz4", 9), ("zstd", 5)]
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
@@ -41,15 +41,8 @@ def main() -> None:
     args = parser.parse_args()
     tools = ensure_built(args.build)
     args.scratch.mkdir(parents=True, exist_ok=True)
-    d = PAPER_FILE_DEFAULTS[args.format]
-    files = {}
-    for alg, level in SETTINGS:
-        p = FilePoint(args.format, alg, level, d["autoflush"], d["split_level"], d["basket_size"])
-        out = args.scratch / f"{args.format}_{p.id}_{args.events}.root"
-        if not out.exists():
-            generate_file(p, events=args.events, seed=20200326, writer=tools.writer, reader=tools.reader,
-                          output=str(out), catalogue=None)  # fmt: skip
-        files[f"{alg}-{level}"] = out
+    files = {f"{alg}-{level}": write(args.format, alg, level, args.events, tools, args.scratch)
+             for alg, level in SETTINGS}  # fmt: skip
     runs = args.scratch / f"run-{int(time.time())}"
     quiet = {"attempts": 3, "busy_cpu_threshold": 0.10, "max_cpu_steal": 0.15}
     read = {**READ, "storage_profile": args.profile}
@@ -62,7 +55,8 @@ def main() -> None:
                                       scratch=runs / f"round{round_}-hold{int(hold)}")  # fmt: skip
             for key, (_, recs) in results.items():
                 records[(key, hold)] += recs
-    state = {h: next(iter(records[(next(iter(files)), h)]))["free_page_reporting"] for h in (True, False)}
+    first = next(iter(files))
+    state = {hold: records[(first, hold)][0]["free_page_reporting"] for hold in (True, False)}
     print(
         f"\n{args.format}, {args.events} events, {args.profile}, cold, {2 * args.rounds} repetitions per mode"
     )

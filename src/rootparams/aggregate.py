@@ -148,10 +148,11 @@ def summarize(repetitions: pd.DataFrame, measurement: dict | None = None) -> pd.
             values = pd.to_numeric(good[metric], errors="coerce").dropna()
             row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
             row[f"{metric}_std"] = values.std(ddof=1) if len(values) > 1 else np.nan
-        # The fastest repetition: interference from the host only ever slows a read down, so between points
-        # measured minutes apart it compares better than the mean (docs/measurement.md, "Noise from the host").
-        rates = pd.to_numeric(good.get("event_rate_hz", pd.Series(dtype=float)), errors="coerce").dropna()
-        row["event_rate_hz_max"] = rates.max() if len(rates) else np.nan
+            if metric == "event_rate_hz":
+                # The fastest repetition: interference from the host only ever slows a read down, so between
+                # points measured minutes apart it compares better than the mean (docs/measurement.md, "Noise
+                # from the host").
+                row["event_rate_hz_max"] = values.max() if len(values) else np.nan
         rows.append(row)
     summary = pd.DataFrame(rows)
     if not summary.empty:

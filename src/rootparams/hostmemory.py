@@ -41,6 +41,12 @@ def pretouch(nbytes: int = PRETOUCH_BYTES) -> None:
             mem[offset] = 1
 
 
+def _restore(order_file: Path, note: Path, order: str) -> None:
+    with contextlib.suppress(OSError):
+        order_file.write_text(order + "\n")
+        note.unlink(missing_ok=True)
+
+
 @contextlib.contextmanager
 def free_page_reporting_held(
     enabled: bool,
@@ -53,18 +59,19 @@ def free_page_reporting_held(
     if not order_file.exists():
         yield "absent"
         return
+    try:
+        # A note left by a job that was killed while holding it has the order to go back to.
+        original = (note if note.exists() else order_file).read_text().strip()
+    except OSError as error:
+        yield f"not held ({error.filename}: {error.strerror or error})"
+        return
     if not enabled:
-        if note.exists():  # a job that held it was killed: give the host its reporting back
-            with contextlib.suppress(OSError):
-                order_file.write_text(note.read_text().strip() + "\n")
-                note.unlink()
+        if note.exists():  # give the host its reporting back
+            _restore(order_file, note, original)
         yield "not held (measurement.hold_free_page_reporting: false)"
         return
     try:
-        current = order_file.read_text().strip()
-        original = note.read_text().strip() if note.exists() else current
-        if original != str(HELD_ORDER):
-            note.write_text(original + "\n")  # for the next job, should this one be killed
+        note.write_text(original + "\n")  # for the next job, should this one be killed
         order_file.write_text(f"{HELD_ORDER}\n")
     except OSError as error:
         yield f"not held ({order_file}: {error.strerror or error}; needs root)"
@@ -73,6 +80,4 @@ def free_page_reporting_held(
     try:
         yield f"held (order {original} -> {HELD_ORDER})"
     finally:
-        with contextlib.suppress(OSError):
-            order_file.write_text(original + "\n")
-            note.unlink(missing_ok=True)
+        _restore(order_file, note, original)
