@@ -105,7 +105,10 @@ def test_the_fork_server_reads_what_a_fresh_process_reads(build, xaod, tmp_path)
             server.read(
                 {**args, "file": str(tmp_path / "nope.root")}, "missing file", tmp_path / "child3.log"
             )
+        # The memory probe runs in the server itself: a chain of dependent loads, about 100 ns each here.
+        probes = [server.memory_probe(200_000) for _ in range(3)]
         pids = {first["pid"], second["pid"], server.proc.pid}
+    assert all(0.002 < p < 2.0 for p in probes), probes
     assert len(pids) == 3 and first["reader_mode"] == "fork" and alone["reader_mode"] == "exec"
     assert child["exit_code"] == 0 and child["cpu_user_seconds"] > 0
     for metric in ("process_bytes_read", "loop_read_calls", "loop_unzip_output_bytes", "selected_zip_bytes"):

@@ -57,6 +57,22 @@ def test_each_broken_condition_is_named(overrides, reason):
     assert measure.flag_reasons(record(**overrides), MEASUREMENT, cold=True) == [reason]
 
 
+def test_a_read_in_a_slow_memory_spell_is_flagged_only_when_asked_for():
+    probes = {"memory_probe_before_seconds": 0.100, "memory_probe_after_seconds": 0.125}
+    slow = record(**probes, memory_probe_fastest_seconds=0.100)
+    assert measure.memory_slowdown(slow) == pytest.approx(0.25)
+    assert MEASUREMENT["max_memory_slowdown"] is None  # the default records the probes, flags nothing
+    assert measure.flag_reasons(slow, MEASUREMENT, cold=True) == []
+    strict = {**MEASUREMENT, "max_memory_slowdown": 0.15}
+    assert measure.flag_reasons(slow, strict, cold=True) == [
+        "host memory slow: the probe around the read took +25% over the point's fastest"
+    ]
+    assert measure.flag_reasons(record(**probes, memory_probe_fastest_seconds=0.115), strict, cold=True) == []
+    # No probe (reader "exec", or memory_probe_loads 0): nothing to judge.
+    assert measure.memory_slowdown(record()) is None
+    assert measure.flag_reasons(record(), strict, cold=True) == []
+
+
 def test_storage_crosscheck_needs_a_cold_read_of_enough_bytes():
     assert measure.flag_reasons(record(process_storage_read_bytes=0), MEASUREMENT, cold=False) == []
     small = record(process_storage_read_bytes=0, process_bytes_read=1e6)

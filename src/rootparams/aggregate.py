@@ -42,7 +42,7 @@ SUMMARY_METRICS = [
     "storage_requests", "storage_request_bytes", "storage_bytes_per_request", "storage_to_root_bytes_ratio",
     "disk_read_bytes_others", "cache_size_used", "cache_efficiency",
     "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_during", "cpu_steal_during",
-    "harness_total_seconds",
+    "harness_total_seconds", "memory_probe_before_seconds", "memory_probe_after_seconds", "memory_probe_slowdown",
     "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
     "mon_cpu_steal_pct_mean", "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops",
     "mon_net_recv_bytes", "mon_mem_used_bytes_max", "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean",

@@ -189,6 +189,17 @@ class Instrument:
     monitor: Monitor | None
     profile: storage.StorageProfile
     messages_dir: Path
+    probe_loads: int = 0  # 0: no memory probe
+    fastest_probe: float = float("nan")  # the fastest memory probe of this point so far
+
+    def memory_probe(self) -> float:
+        """Seconds of the host's memory probe now (NaN without one), and the point's fastest so far updated."""
+        if not (self.server and self.probe_loads):
+            return float("nan")
+        seconds = self.server.memory_probe(self.probe_loads)
+        if not seconds >= self.fastest_probe:  # also when fastest is still NaN
+            self.fastest_probe = seconds
+        return seconds
 
     def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
         args = reader_args(path, events, read)
@@ -264,8 +275,17 @@ def measure_point(
         if measurement["reader"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
         instrument = Instrument(
-            reader, server, group, group.device if group else None, mon, profile, messages_dir
+            reader,
+            server,
+            group,
+            group.device if group else None,
+            mon,
+            profile,
+            messages_dir,
+            probe_loads=measurement.get("memory_probe_loads", 0),
         )
+        for _ in range(3):  # the point's reference for the memory probe (a busy start only makes it lenient)
+            instrument.memory_probe()
         if mon:
             mon.wait_until_sampling()
         system_eviction = "none"
@@ -327,6 +347,8 @@ def _attempt(
     cold = measurement["cache_state"] == "cold"
     record: dict[str, Any] = {**host_fingerprint(), "cache_state": measurement["cache_state"]}
     record.update(instrument.profile.as_record())
+    # Before the eviction, so that nothing but the verification stands between the eviction and the read.
+    record["memory_probe_before_seconds"] = instrument.memory_probe()
     if cold:
         method, _ = pagecache.make_cold(root_file, system_wide=False)
     else:
@@ -351,6 +373,8 @@ def _attempt(
     result, child = instrument.read(root_file, events, read, f"timed read of {root_file}", tag)
     request_end = time.time()
     cpu_after = CpuTimes.now()
+    record["memory_probe_after_seconds"] = instrument.memory_probe()
+    record["memory_probe_fastest_seconds"] = instrument.fastest_probe
     reader_cpu = child["cpu_user_seconds"] + child["cpu_system_seconds"]
     record["reader_cpu_seconds"] = reader_cpu
     record["harness_request_seconds"] = request_end - request_start
@@ -369,6 +393,7 @@ def _attempt(
     ratio = storage_to_root_ratio(record, cold)
     if ratio is not None:
         record["storage_to_root_bytes_ratio"] = ratio
+    record["memory_probe_slowdown"] = memory_slowdown(record)
     record["flag_reasons"] = "; ".join(flag_reasons(record, measurement, cold))
     record["flagged"] = bool(record["flag_reasons"])
     for span in ("loop", "note_window"):
@@ -393,7 +418,23 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     ratio = storage_to_root_ratio(record, cold)
     if ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
+    if (slowdown := memory_slowdown(record)) is not None and slowdown > (
+        measurement.get("max_memory_slowdown") or 1e9
+    ):
+        reasons.append(
+            f"host memory slow: the probe around the read took {slowdown:+.0%} over the point's fastest"
+        )
     return reasons
+
+
+def memory_slowdown(record: dict[str, Any]) -> float | None:
+    """How much longer the slower of the two memory probes around a read took than the point's fastest probe
+    (0.1 = 10 % longer); None without probes."""
+    probes = [record.get(f"memory_probe_{when}_seconds", float("nan")) for when in ("before", "after")]
+    fastest = record.get("memory_probe_fastest_seconds", float("nan"))
+    if any(p != p for p in probes) or not fastest > 0:
+        return None
+    return max(probes) / fastest - 1
 
 
 def storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:

@@ -25,6 +25,7 @@ from rootparams.errors import UserError
 JSON_MARKER = "ROOTPARAMS_JSON "
 READY_MARKER = "ROOTPARAMS_READY "
 CHILD_MARKER = "ROOTPARAMS_CHILD "
+PROBE_MARKER = "ROOTPARAMS_PROBE "
 EXIT_DAMAGED_FILE = 3
 # A timed read that has not finished after this long is hung (the longest reads of config/paper.yaml on an
 # emulated HDD take minutes).
@@ -146,6 +147,14 @@ class ReaderServer:
         if messages := _root_messages(stderr):
             result["root_messages"] = messages
         return result, child
+
+    def memory_probe(self, loads: int) -> float:
+        """Seconds the server takes for ``loads`` dependent loads through its 64 MB buffer: the host's memory
+        latency now (read_collection_tree.cxx, MemoryProbe). No child, no file."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"probe={int(loads)}\n")
+        self.proc.stdin.flush()
+        return float(self._expect(PROBE_MARKER, timeout=60, what="the memory probe")["seconds"])
 
     def close(self) -> None:
         if self.proc.poll() is None:

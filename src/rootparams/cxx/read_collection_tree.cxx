@@ -16,6 +16,9 @@
 //     (printing its "ROOTPARAMS_JSON {...}" line), waits for it, and prints "ROOTPARAMS_CHILD {...}" with
 //     the child's exit status and CPU time. The server never opens a data file itself, so every child
 //     starts with no file open, no TTreeCache and no baskets in memory, as a fresh process would.
+//     A request "probe=<loads>" forks nothing: the server follows a chain of <loads> dependent loads through
+//     a 64 MB buffer and prints "ROOTPARAMS_PROBE {"seconds": ...}", this host's memory latency at that
+//     moment (the harness probes before and after each read; docs/measurement.md, "Noise from the host").
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
 // Content checksum (independent of compression, AutoFlush, basket size and split level):
@@ -63,6 +66,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -714,6 +718,45 @@ std::map<std::string, std::string> parse_request(const std::string &line)
    _exit(code);  // no ROOT tear-down: the server's objects are not the child's to destroy
 }
 
+// A chain of dependent loads through a buffer far larger than the caches: one random cycle over its
+// cache lines, so that every load waits for memory. Its time for a fixed number of loads is the host's
+// memory latency; on these VMs that moves by tens of percent in spells that slow every memory-bound read
+// alike, while compute in the L1 cache does not move. Built once in the server (not in the children, whose
+// memory is measured), deterministic, ~20 ms to build.
+class MemoryProbe {
+public:
+   MemoryProbe() : lines_((64u << 20) / kLine)
+   {
+      std::vector<uint32_t> order(lines_);
+      for (uint32_t i = 0; i < lines_; ++i)
+         order[i] = i;
+      uint64_t x = 0x9E3779B97F4A7C15ull;  // Sattolo's shuffle: a single cycle through every line
+      for (uint32_t i = lines_ - 1; i > 0; --i) {
+         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+         std::swap(order[i], order[x % i]);
+      }
+      buffer_.assign(static_cast<size_t>(lines_) * kLine / sizeof(uint32_t), 0);
+      for (uint32_t i = 0; i < lines_; ++i)
+         at(order[i]) = order[(i + 1) % lines_];
+   }
+   double seconds(long loads)
+   {
+      const double t0 = steady_now();
+      uint32_t p = position_;
+      for (long i = 0; i < loads; ++i)
+         p = at(p);
+      position_ = p;  // kept, so that the compiler cannot drop the chain
+      return steady_now() - t0;
+   }
+
+private:
+   static constexpr uint32_t kLine = 64;
+   uint32_t &at(uint32_t line) { return buffer_[static_cast<size_t>(line) * (kLine / sizeof(uint32_t))]; }
+   uint32_t lines_;
+   std::vector<uint32_t> buffer_;
+   uint32_t position_ = 0;
+};
+
 // Fork server: ROOT's start-up (interpreter, C++ modules, the event model's dictionary) is paid once; every
 // request is read by a child forked from this initialized but file-less state.
 int serve()
@@ -727,6 +770,7 @@ int serve()
              << JsonObject().integer("pid", getpid()).str("root_version", gROOT->GetVersion())
                   .num("init_seconds", steady_now() - t0).dump()
              << std::endl;
+   MemoryProbe probe;
    std::string line;
    while (std::getline(std::cin, line)) {
       if (line.empty())
@@ -736,6 +780,12 @@ int serve()
          args = parse_request(line);
       } catch (const std::exception &e) {
          std::cout << "ROOTPARAMS_CHILD " << JsonObject().integer("exit_code", kExitError).str("error", e.what()).dump()
+                   << std::endl;
+         continue;
+      }
+      if (args.count("probe")) {
+         const long loads = std::atol(args["probe"].c_str());
+         std::cout << "ROOTPARAMS_PROBE " << JsonObject().integer("loads", loads).num("seconds", probe.seconds(loads)).dump()
                    << std::endl;
          continue;
       }
