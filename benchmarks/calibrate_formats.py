@@ -16,9 +16,7 @@ from pathlib import Path
 
 from rootparams import paths
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
 
 SIZE_TARGETS = {
     "xaod": (1_000_000, 30),
@@ -35,13 +33,12 @@ RATIO_TARGETS = {
 
 
 def write(fmt, algorithm, level, events, tools, out):
-    d = PAPER_FILE_DEFAULTS[fmt]
-    point = FilePoint(fmt, algorithm, level, d["autoflush"], d["split_level"], d["basket_size"])
+    point = paper_file_point(fmt, algorithm=algorithm, level=level)
     output = str(out / f"{fmt}_{point.id}.root")
     return generate_file(
         point,
         events=events,
-        seed=20200326,
+        seed=BENCHMARK_SEED,
         writer=tools.writer,
         reader=tools.reader,
         output=output,

@@ -26,12 +26,10 @@ import uproot
 
 from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.generate import scratch_file
 
 REAL_FILE = Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root")
 SYNTHETIC = {"truth3": 2000, "susy5": 300, "topq1": 100, "xaod": 20}  # format -> events
-SEED = 20200326
 # Mean elements per event below which a vector<float> is "low multiplicity": its 4-byte payload is then
 # smaller than the ~14 bytes of framing each entry costs.
 LOW_MULTIPLICITY = 3.0
@@ -189,13 +187,7 @@ def framing(units: list[Unit], kinds: tuple[str, ...]) -> tuple[float, int] | No
 
 
 def generate(fmt: str, events: int, build: Path, out: Path) -> Path:
-    d = PAPER_FILE_DEFAULTS[fmt]
-    point = FilePoint(fmt, "zlib", 5, d["autoflush"], d["split_level"], d["basket_size"])
-    output = out / f"{fmt}_{point.id}.root"
-    bin_dir = build / "bin"
-    generate_file(point, events=events, seed=SEED, writer=str(bin_dir / "rootparams-write"),
-                  reader=str(bin_dir / "rootparams-read"), output=str(output), catalogue=None)  # fmt: skip
-    return output
+    return scratch_file(fmt, events, ensure_built(build), out, algorithm="zlib", level=5)
 
 
 def kind_table(results: dict[str, dict], cell) -> list[str]:

@@ -46,12 +46,9 @@ import ROOT
 import uproot
 
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.formats import recipe
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.generate import scratch_file
 
-SEED = 20200326
 DEFAULT_SETTINGS = "101,105,109,501,505,509,401,405,409,201,205,209"
 ALGORITHMS = {1: "ZLIB", 2: "LZMA", 4: "LZ4", 5: "ZSTD"}
 
@@ -221,13 +218,7 @@ def measure(baskets: Baskets, settings: list[int], repeat: int) -> dict[int, tup
 
 
 def write_synthetic(fmt: str, events: int, build: Path, out: Path) -> Path:
-    tools = ensure_built(build)
-    d = PAPER_FILE_DEFAULTS[fmt]
-    point = FilePoint(fmt, "zlib", 5, d["autoflush"], d["split_level"], d["basket_size"])
-    output = out / f"{fmt}_{point.id}_{events}ev.root"
-    generate_file(point, events=events, seed=SEED, writer=tools.writer, reader=tools.reader,
-                  output=str(output), catalogue=None)  # fmt: skip
-    return output
+    return scratch_file(fmt, events, ensure_built(build), out, algorithm="zlib", level=5)
 
 
 def setting_table(results: list[tuple[Baskets, dict]], settings: list[int]) -> list[str]:

@@ -28,8 +28,7 @@ from pathlib import Path
 from rootparams import paths
 from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.generate import scratch_file
 from rootparams.measure import measure_point
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
@@ -48,14 +47,7 @@ def main() -> None:
     args = parser.parse_args()
     tools = ensure_built(args.build)
     args.scratch.mkdir(parents=True, exist_ok=True)
-    d = PAPER_FILE_DEFAULTS[args.format]
-    point = FilePoint(
-        args.format, d["algorithm"], d["level"], d["autoflush"], d["split_level"], d["basket_size"]
-    )
-    path = args.scratch / f"{args.format}_{point.id}_{args.events}.root"
-    if not path.exists():
-        generate_file(point, events=args.events, seed=20200326, writer=tools.writer, reader=tools.reader,
-                      output=str(path), catalogue=None)  # fmt: skip
+    path = scratch_file(args.format, args.events, tools, args.scratch)
     base = load_study_config(
         {"measurement": {"attempts": 3, "max_cpu_steal": 0.15, **json.loads(args.measurement)}}
     )["measurement"]

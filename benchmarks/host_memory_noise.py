@@ -20,11 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from physics_checks import write  # the same scratch files, written once (benchmarks/ is on sys.path)
-
 from rootparams import hostmemory, paths, physics
 from rootparams.build import ensure_built
 from rootparams.config import load_study_config
+from rootparams.generate import scratch_file
 
 SETTINGS = [("lz4", 1), ("lz4", 5), ("lz4", 9), ("zstd", 5)]
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
@@ -41,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     tools = ensure_built(args.build)
     args.scratch.mkdir(parents=True, exist_ok=True)
-    files = {f"{alg}-{level}": write(args.format, alg, level, args.events, tools, args.scratch)
+    files = {f"{alg}-{level}": scratch_file(args.format, args.events, tools, args.scratch, algorithm=alg, level=level)
              for alg, level in SETTINGS}  # fmt: skip
     runs = args.scratch / f"run-{int(time.time())}"
     quiet = {"attempts": 3, "busy_cpu_threshold": 0.10, "max_cpu_steal": 0.15}

@@ -27,24 +27,13 @@ from pathlib import Path
 
 from rootparams import paths, physics
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.config import load_study_config
+from rootparams.generate import scratch_file
 
 # Events per format: timed loops of about 1-3 s at LZ4 on native storage on the development VM.
 EVENTS = {"xaod": 150, "topq1": 1000, "susy5": 2000, "truth3": 15000}
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
 SETTINGS = [(alg, level) for alg in ("lz4", "zlib", "zstd", "lzma") for level in (1, 5, 9)]
-
-
-def write(fmt: str, algorithm: str, level: int, events: int, tools, scratch: Path, **point) -> Path:
-    d = {**PAPER_FILE_DEFAULTS[fmt], **point}
-    p = FilePoint(fmt, algorithm, level, d["autoflush"], d["split_level"], d["basket_size"])
-    out = scratch / f"{fmt}_{p.id}_{events}.root"
-    if not out.exists():
-        generate_file(p, events=events, seed=20200326, writer=tools.writer, reader=tools.reader, output=str(out),
-                      catalogue=None)  # fmt: skip
-    return out
 
 
 def main() -> None:
@@ -70,7 +59,10 @@ def main() -> None:
     first = None
     if "levels" in args.checks or "repeat" in args.checks:
         for fmt in args.formats:
-            files = {s: write(fmt, *s, events[fmt], tools, args.scratch) for s in SETTINGS}
+            files = {
+                s: scratch_file(fmt, events[fmt], tools, args.scratch, algorithm=s[0], level=s[1])
+                for s in SETTINGS
+            }
             results = physics.measure(files, reader=tools.reader, events=events[fmt], read=native,
                                       measurement=measurement, rounds=rounds, reps_per_round=2,
                                       scratch=runs / f"{fmt}-levels")  # fmt: skip
@@ -91,7 +83,7 @@ def main() -> None:
         print(physics.markdown(checks, "point"))
     if "bandwidth" in args.checks:
         fmt = "truth3"
-        path = write(fmt, "lz4", 1, events[fmt], tools, args.scratch)
+        path = scratch_file(fmt, events[fmt], tools, args.scratch, algorithm="lz4", level=1)
         profiles = {"limited": {"read_bps": args.bandwidth}}
         limited = {**measurement, "storage_profiles": profiles}
         ((_, records),) = physics.measure({"limited": path}, reader=tools.reader, events=args.bandwidth_events,

@@ -28,8 +28,7 @@ from pathlib import Path
 from rootparams import pagecache, paths, rootenv
 from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
 from rootparams.measure import measure_point, reader_command
 from rootparams.native import run_tool
 
@@ -57,12 +56,9 @@ def main() -> None:
     tools = ensure_built(args.build)
     reader, writer = tools.reader, tools.writer
     scratch = Path(tempfile.mkdtemp(prefix="rootparams-read-bench-"))
-    d = PAPER_FILE_DEFAULTS[args.format]
-    point = FilePoint(
-        args.format, d["algorithm"], d["level"], d["autoflush"], d["split_level"], d["basket_size"]
-    )
+    point = paper_file_point(args.format)
     path, warmup = scratch / "file.root", scratch / "warmup.root"
-    common = {"seed": 20200326, "writer": writer, "reader": reader, "catalogue": None}
+    common = {"seed": BENCHMARK_SEED, "writer": writer, "reader": reader, "catalogue": None}
     entry = generate_file(point, events=args.events, output=str(path), **common)
     generate_file(point, events=5, output=str(warmup), **common)
     dictionary = Path(tools.library)

@@ -20,8 +20,8 @@ from pathlib import Path
 from rootparams import paths
 from rootparams.build import ensure_built
 from rootparams.config import PAPER_FILE_DEFAULTS
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint, content_file_point
+from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.grid import content_file_point
 from rootparams.native import run_tool
 
 SETTINGS = [
@@ -46,18 +46,21 @@ def main() -> None:
     tools = ensure_built(args.build)
     writer, reader = tools.writer, tools.reader
     scratch = Path(tempfile.mkdtemp(prefix="rootparams-write-bench-"))
-    common = {"events": args.events, "seed": 20200326, "writer": writer, "reader": reader, "catalogue": None}
+    common = {
+        "events": args.events,
+        "seed": BENCHMARK_SEED,
+        "writer": writer,
+        "reader": reader,
+        "catalogue": None,
+    }
     content = scratch / "content.root"
     generate_file(content_file_point(args.format), output=str(content), **common)
-    defaults = PAPER_FILE_DEFAULTS[args.format]
 
     print(f"{args.format}, {args.events} events, {args.repeat} repeats, median uncompressed MB/s (wall)")
     print("| setting | rootparams-write MB/s | ROOT CloneTree MB/s | ratio (ours / ROOT) | file MB |")
     print("|---|---|---|---|---|")
     for algorithm, level in SETTINGS:
-        point = FilePoint(
-            args.format, algorithm, level, defaults["autoflush"], defaults["split_level"], 32000
-        )
+        point = paper_file_point(args.format, algorithm=algorithm, level=level, basket_size=32000)
         ours, roots = [], []
         for _ in range(args.repeat):
             out = scratch / f"{point.id}.root"

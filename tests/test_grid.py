@@ -1,5 +1,7 @@
 """Grid expansion: scans over per-format defaults, de-duplicated, with ids that round-trip."""
 
+import pytest
+
 from rootparams.config import load_study_config
 from rootparams.grid import FilePoint, expand_points, file_points
 
@@ -62,3 +64,14 @@ def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
     assert all(re.fullmatch(FILE_ID_PATTERN, file_id) for _, file_id in files)
     assert all(re.fullmatch(READ_ID_PATTERN, read_id) for read_id in reads)
     assert all(FilePoint.from_id(fmt, file_id) == point for (fmt, file_id), point in files.items())
+
+
+def test_a_benchmark_point_is_the_papers_file_settings_with_overrides():
+    from rootparams.config import PAPER_FILE_DEFAULTS
+    from rootparams.generate import paper_file_point
+
+    d = PAPER_FILE_DEFAULTS["topq1"]
+    point = paper_file_point("topq1", algorithm="lz4", level=9)
+    assert point == FilePoint("topq1", "lz4", 9, d["autoflush"], d["split_level"], d["basket_size"])
+    with pytest.raises(TypeError, match=r"unknown file settings \['levle'\]; valid: \['algorithm', 'level'"):
+        paper_file_point("topq1", levle=9)

@@ -7,16 +7,53 @@ finished. The catalogue entry holds the settings read back from the file, not th
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import socket
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.formats import recipe_text
 from rootparams.grid import ALGORITHM_NAMES, FilePoint
 from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
+
+
+# The content seed of the benchmarks' scratch files (the note's date), so that their figures are reproducible.
+BENCHMARK_SEED = 20200326
+
+
+def paper_file_point(fmt: str, **settings: Any) -> FilePoint:
+    """The grid point of ``fmt`` at the paper's file settings (the schema's file_defaults), with ``settings``
+    (algorithm, level, autoflush, split_level, basket_size) overriding them."""
+    valid = [f.name for f in dataclasses.fields(FilePoint)][1:]
+    if unknown := set(settings) - set(valid):
+        raise TypeError(f"unknown file settings {sorted(unknown)}; valid: {valid}")
+    d = {**PAPER_FILE_DEFAULTS[fmt], **settings}
+    return FilePoint(fmt, *(d[key] for key in valid))
+
+
+def scratch_file(
+    fmt: str,
+    events: int,
+    tools: Any,
+    scratch: str | Path,
+    *,
+    seed: int = BENCHMARK_SEED,
+    **settings: Any,
+) -> Path:
+    """A file of ``fmt`` for a benchmark: the paper's file settings of the format, with ``settings``
+    (algorithm, level, autoflush, split_level, basket_size) overriding them, written into ``scratch`` once
+    and reused while it exists (its name holds the point id, the events and the seed). ``tools``: the built
+    writer and reader (build.ensure_built)."""
+    point = paper_file_point(fmt, **settings)
+    out = Path(scratch) / f"{fmt}_{point.id}_{events}ev_seed{seed}.root"
+    if not out.exists():
+        generate_file(point, events=events, seed=seed, writer=tools.writer, reader=tools.reader, output=str(out),
+                      catalogue=None)  # fmt: skip
+    return out
 
 
 def generate_file(
