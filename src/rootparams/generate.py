@@ -20,7 +20,6 @@ from rootparams.grid import ALGORITHM_NAMES, FilePoint
 from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
 
-
 # The content seed of the benchmarks' scratch files (the note's date), so that their figures are reproducible.
 BENCHMARK_SEED = 20200326
 

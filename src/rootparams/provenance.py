@@ -50,7 +50,7 @@ def memory_bytes() -> int:
 
 
 def storage_of(path: str | Path) -> dict[str, Any]:
-    """Device, filesystem and rotational flag of the filesystem that holds ``path``."""
+    """Device, filesystem, rotational flag and kernel read-ahead of the filesystem that holds ``path``."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
     out = subprocess.run(
@@ -62,9 +62,14 @@ def storage_of(path: str | Path) -> dict[str, Any]:
     dev = os.stat(path).st_dev
     major, minor = os.major(dev), os.minor(dev)
     block = Path(f"/sys/dev/block/{major}:{minor}")
-    rotational = _read(str(block / "queue" / "rotational")) or _read(
-        str(block / ".." / "queue" / "rotational")
-    )
+
+    def queue(name: str) -> str:  # a partition has no queue of its own: its disk's
+        return _read(str(block / "queue" / name)) or _read(str(block / ".." / "queue" / name))
+
+    rotational = queue("rotational")
+    # The kernel's read-ahead overlaps a throttled read's I/O with ROOT's decompression (docs/measurement.md,
+    # "Storage profiles"): with 8 MB windows a loop takes about max(CPU, B / bandwidth), not their sum.
+    read_ahead = queue("read_ahead_kb")
     return {
         "data_dir": str(path.resolve()),
         "device": source,
@@ -72,6 +77,7 @@ def storage_of(path: str | Path) -> dict[str, Any]:
         "filesystem": fstype,
         "rotational": {"1": True, "0": False}.get(rotational, "unknown"),
         "model": _read(str(block / "device" / "model")) or "unknown",
+        "read_ahead_kb": int(read_ahead) if read_ahead.isdigit() else "unknown",
     }
 
 

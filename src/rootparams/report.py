@@ -56,7 +56,7 @@ def run_summary_markdown(
         f"- Machine: {provenance['host']}, {provenance['cpu_model']}, {provenance['usable_cores']} usable cores, "
         f"{provenance['memory_bytes'] / 2**30:.1f} GiB, kernel {provenance['kernel']}",
         f"- Storage under test: {storage['data_dir']} on {storage['device']} ({storage['filesystem']}, "
-        f"rotational: {storage['rotational']}); storage profile(s): {', '.join(sorted(set(summary.get('storage_profile', ['native']))))}",
+        f"rotational: {storage['rotational']}, read-ahead: {storage.get('read_ahead_kb', 'unknown')} kB); storage profile(s): {', '.join(sorted(set(summary.get('storage_profile', ['native']))))}",
         f"- Page cache: {', '.join(sorted(cold))} reads",
         f"- ROOT {provenance['root_version']}, Snakemake {provenance['snakemake']}, dool {provenance['dool']}, "
         f"config hash {provenance['config_hash']}",
