@@ -5,6 +5,9 @@ reads (tests/test_physics.py) and by benchmarks/physics_checks.py, which prints 
 (a) ``level_spread``: on storage that does not limit the read, an algorithm's event rate does not depend on
     its compression level (decompression speed does not, by design; the note: "decompression times are almost
     constant"). LZ4 levels 1-3 use its fast mode and 4-9 its high-compression mode, so LZ4-1 stands apart.
+    Where the rate does depend on the level, ``rates_outside_unzip`` tells whether the difference is all in
+    ROOT's own decompression time (zlib inflates faster at higher levels on our data: docs/measurement.md,
+    "The default study, as measured") or in the rest of the read, which no level may change.
 (b) ``bandwidth_check``: under a bandwidth-limited storage profile, a cold read that is limited by I/O takes
     B / bandwidth, B being the bytes the kernel fetched from storage for it (read-ahead included).
 (c) ``repeat_check``: the same point measured by two separate jobs at different times gives the same mean,
@@ -78,6 +81,18 @@ def level_spread(rates: Mapping[tuple[str, int], Rate], statistic: str = "mean")
             )
             name = f"{algorithm} levels {'/'.join(map(str, group))}"
             out.append(Verdict(name, spread, spread <= LEVEL_TOLERANCE, detail))
+    return out
+
+
+def rates_outside_unzip(records: Mapping[Any, Iterable[Mapping]]) -> dict[Any, Rate]:
+    """Per point, events per second of the timed loop without ROOT's decompression time (loop_seconds -
+    loop_unzip_seconds, PerfStats' unzip time; single-threaded reads), over its unflagged repetitions: the
+    rate of everything a compression level must not change (reading, streaming the objects)."""
+    out = {}
+    for key, recs in records.items():
+        recs = list(recs)
+        good = [r for r in recs if not r["flagged"]] or recs
+        out[key] = Rate.of(r["events_read"] / (r["loop_seconds"] - r["loop_unzip_seconds"]) for r in good)
     return out
 
 
