@@ -68,7 +68,7 @@ def main() -> None:
         rates = {}
         for hold in (True, False):
             recs = records[(key, hold)]
-            good = [r for r in recs if not r["flagged"]] or recs
+            good = physics.unflagged(recs)
             rate = physics.Rate.of(r["event_rate_hz"] for r in good)
             cpu = [r["loop_cpu_seconds"] for r in good]
             rates[hold] = rate

@@ -418,9 +418,8 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     ratio = storage_to_root_ratio(record, cold)
     if ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
-    if (slowdown := memory_slowdown(record)) is not None and slowdown > (
-        measurement.get("max_memory_slowdown") or 1e9
-    ):
+    limit, slowdown = measurement.get("max_memory_slowdown"), memory_slowdown(record)
+    if limit is not None and slowdown is not None and slowdown > limit:
         reasons.append(
             f"host memory slow: the probe around the read took {slowdown:+.0%} over the point's fastest"
         )

@@ -90,10 +90,17 @@ def rates_outside_unzip(records: Mapping[Any, Iterable[Mapping]]) -> dict[Any, R
     rate of everything a compression level must not change (reading, streaming the objects)."""
     out = {}
     for key, recs in records.items():
-        recs = list(recs)
-        good = [r for r in recs if not r["flagged"]] or recs
-        out[key] = Rate.of(r["events_read"] / (r["loop_seconds"] - r["loop_unzip_seconds"]) for r in good)
+        out[key] = Rate.of(
+            r["events_read"] / (r["loop_seconds"] - r["loop_unzip_seconds"]) for r in unflagged(recs)
+        )
     return out
+
+
+def unflagged(records: Iterable[Mapping]) -> list[Mapping]:
+    """The repetitions whose conditions were met; all of them if every one was flagged (then the figures say
+    so through the records)."""
+    records = list(records)
+    return [r for r in records if not r["flagged"]] or records
 
 
 def bandwidth_check(records: Iterable[Mapping], bandwidth: float) -> list[Verdict]:
@@ -170,6 +177,5 @@ def measure(
             )  # fmt: skip
     out = {}
     for key, recs in records.items():
-        good = [r for r in recs if not r["flagged"]] or recs
-        out[key] = (Rate.of(r["event_rate_hz"] for r in good), recs)
+        out[key] = (Rate.of(r["event_rate_hz"] for r in unflagged(recs)), recs)
     return out
