@@ -9,9 +9,9 @@
     and split level), read cold on native storage, --reps repetitions each (interleaved rounds of 2): each algorithm's rate may vary
     by at most 10 % across its levels (LZ4-1, fast mode, apart from LZ4-5/9, high-compression mode).
 (b) bandwidth: an LZ4-1 TRUTH3 (all branches, --bandwidth-events) read cold under a profile limited to
-    --bandwidth bytes/s and no IOPS limit: every repetition's reader process must take B / bandwidth within
-    ±10 %, B the bytes it sent to the disk (block-layer counted). The reader waits, then computes: its time
-    is B / bandwidth + its CPU time, so the limit must be low enough that the read is I/O-bound.
+    --bandwidth bytes/s and no IOPS limit: every repetition's timed loop must take B / bandwidth within
+    ±10 %, B the bytes the disk completed during the loop (/proc/diskstats: needs a quiet machine). The reader
+    waits, then computes: its time is B / bandwidth + its CPU time, so the limit must make it I/O-bound.
 (c) repeat: the first point of (a) measured again by a separate job after all the others: means within 3 %
     or 2σ.
 The files are written once into --scratch and kept (a second run reuses them). Not a test: the figures of a

@@ -56,10 +56,11 @@ class ReadError(ToolError):
     """A timed read failed; the message names the file and ROOT's complaint."""
 
 
-def reader_args(path: str, events: int, read: dict[str, Any]) -> dict[str, Any]:
-    """The reader's options for one timed read of ``path`` at the read point ``read``."""
+def reader_args(path: str, events: int, read: dict[str, Any], disk_device: str | None = None) -> dict[str, Any]:
+    """The reader's options for one timed read of ``path`` at the read point ``read``. With ``disk_device``
+    ("major:minor" of the disk holding the file), the spans also count the bytes that disk completed."""
     learn = -1 if read["learn_entries"] == "default" else int(read["learn_entries"])
-    return {
+    args = {
         "file": path,
         "events": events,
         "branches": read["branches"],
@@ -67,11 +68,15 @@ def reader_args(path: str, events: int, read: dict[str, Any]) -> dict[str, Any]:
         "learn-entries": learn,
         "threads": read["threads"],
     }
+    if disk_device:
+        args["disk-device"] = disk_device
+    return args
 
 
-def reader_command(reader: str, path: str, events: int, read: dict[str, Any]) -> list[str]:
+def reader_command(reader: str, path: str, events: int, read: dict[str, Any], disk_device: str | None = None) -> list[str]:
     """The same options as a command line, for a reader process of its own."""
-    return [reader, *(x for k, v in reader_args(path, events, read).items() for x in (f"--{k}", str(v)))]
+    args = reader_args(path, events, read, disk_device)
+    return [reader, *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
 
 
 @dataclass(frozen=True)
@@ -202,13 +207,13 @@ class Instrument:
         return seconds
 
     def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
-        args = reader_args(path, events, read)
+        args = reader_args(path, events, read, self.device)
         try:
             if self.server:
                 if self.group:
                     args["cgroup-procs"] = self.group.procs
                 return self.server.read(args, what, self.messages_dir / f"{tag}.log")
-            cmd = reader_command(self.reader, path, events, read)
+            cmd = reader_command(self.reader, path, events, read, self.device)
             return exec_read(cmd, what, storage.join_group(self.group.procs if self.group else None))
         except DamagedFileError:
             raise

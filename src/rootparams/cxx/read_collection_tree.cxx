@@ -46,9 +46,11 @@
 #include <TBranchElement.h>
 #include <TBufferFile.h>
 #include <TClass.h>
+#include <TDataMember.h>
 #include <TEnv.h>
 #include <TError.h>
 #include <TFile.h>
+#include <TKey.h>
 #include <TLeaf.h>
 #include <TROOT.h>
 #include <TTree.h>
@@ -57,7 +59,14 @@
 #include <TTreePerfStats.h>
 #include <TVirtualPerfStats.h>
 #include <ROOT/TThreadExecutor.hxx>
+#include <ROOT/RNTuple.hxx>
+#include <ROOT/RNTupleDescriptor.hxx>
+#include <ROOT/RNTupleMetrics.hxx>
+#include <ROOT/RNTupleReadOptions.hxx>
+#include <ROOT/RNTupleReader.hxx>
+#include <ROOT/RNTupleView.hxx>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -131,7 +140,21 @@ const char *kParticleBase = "xAODlike::IParticleContainer";
 //   every thread of ROOT's pool the same object (tests/test_cxx.py compares 1 and 2 threads);
 // - the per-basket bookkeeping (which basket was used, cached, missed) and TTreePerfStats' per-read graph
 //   are switched off: none of the paper's metrics comes from them, and they are not thread-safe.
-class PerfStats : public TTreePerfStats {
+// The I/O counters of the file under test that the spans difference: TTreePerfStats for a TTree (PerfStats
+// below), RNTuple's own metrics for an RNTuple (NTupleCounters, in the RNTuple section). Each source names
+// itself in the record's io_counters_source; docs/measurement.md says what each column is for each.
+class IOCounters {
+public:
+   virtual ~IOCounters() = default;
+   virtual long long calls() const = 0;
+   virtual long long bytes() const = 0;
+   virtual double disk_seconds() const = 0;
+   virtual double unzip_seconds() const = 0;
+   virtual long long unzip_in() const = 0;  // -1: not counted by this source
+   virtual long long unzip_out() const = 0;
+};
+
+class PerfStats : public TTreePerfStats, public IOCounters {
 public:
    // The default constructor: no stopwatch, graphs or pave (Finish() must not be called); every figure
    // comes from the counters below. `path` is the file under test: reads of other files (ROOT reads the
@@ -170,13 +193,13 @@ public:
    void SetUsed(size_t, size_t) override {}
    void UpdateBranchIndices(TObjArray *) override {}
 
-   long long calls() const { return fCalls.load(); }
-   long long bytes() const { return fBytes.load(); }
+   long long calls() const override { return fCalls.load(); }
+   long long bytes() const override { return fBytes.load(); }
    long long other_files_bytes() const { return fOtherBytes.load(); }
-   double disk_seconds() const { return fDiskSeconds.load(); }
-   double unzip_seconds() const { return fUnzipSeconds.load(); }
-   long long unzip_in() const { return fUnzipIn.load(); }
-   long long unzip_out() const { return fUnzipOut.load(); }
+   double disk_seconds() const override { return fDiskSeconds.load(); }
+   double unzip_seconds() const override { return fUnzipSeconds.load(); }
+   long long unzip_in() const override { return fUnzipIn.load(); }
+   long long unzip_out() const override { return fUnzipOut.load(); }
 
 private:
    static void add(std::atomic<double> &sum, double x)
@@ -238,14 +261,42 @@ struct ProcIO {
    }
 };
 
+// The disk ("major:minor") whose completed reads the spans also count (--disk-device); empty: none.
+std::string g_disk_device;
+
+// Bytes of read requests the disk has completed since boot, for every process (/proc/diskstats); -1 without
+// a disk. /proc/self/io counts a request when the reader submits it, and so does the blkio group
+// (blkio.throttle.io_service_bytes, as measured here); this counts it when it is done. Under a throttle, a
+// read-ahead window submitted near the end of a span and held back is in the span's storage_read_bytes but
+// not in its disk_completed_read_bytes (benchmarks/physics_checks.py, check (b)). Every process's requests
+// are counted: other readers of the disk during the span add to it.
+long long disk_completed_read_bytes()
+{
+   if (g_disk_device.empty())
+      return -1;
+   const auto colon = g_disk_device.find(':');
+   const std::string major = g_disk_device.substr(0, colon), minor = g_disk_device.substr(colon + 1);
+   std::ifstream in("/proc/diskstats");
+   std::string line;
+   while (std::getline(in, line)) {
+      std::istringstream f(line);
+      std::string ma, mi, name;
+      long long reads = 0, merged = 0, sectors = 0;
+      if (f >> ma >> mi >> name >> reads >> merged >> sectors && ma == major && mi == minor)
+         return sectors * 512;
+   }
+   return -1;
+}
+
 // Every counter at one instant; a span's figures are the differences between the snapshots at its ends.
 struct Snapshot {
    double steady = 0, epoch = 0, cpu = 0;
    long long bytes = 0, calls = 0, unzip_in = 0, unzip_out = 0;  // of the file under test
    double disk = 0, unzip = 0;
+   long long disk_completed_bytes = -1;
    ProcIO io;
 
-   static Snapshot take(const PerfStats *perf)
+   static Snapshot take(const IOCounters *perf)
    {
       Snapshot s;
       s.steady = steady_now();
@@ -260,6 +311,7 @@ struct Snapshot {
          s.unzip_out = perf->unzip_out();
       }
       s.io = ProcIO::now();
+      s.disk_completed_bytes = disk_completed_read_bytes();
       return s;
    }
 };
@@ -273,12 +325,14 @@ void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const
       .num(span + "_cpu_seconds", b.cpu - a.cpu)
       .integer(span + "_storage_read_bytes", b.io.storage_read_bytes - a.io.storage_read_bytes)
       .integer(span + "_read_syscalls", b.io.syscr - a.io.syscr);
+   if (a.disk_completed_bytes >= 0 && b.disk_completed_bytes >= 0)
+      out.integer(span + "_disk_completed_read_bytes", b.disk_completed_bytes - a.disk_completed_bytes);
    if (perf)
       out.integer(span + "_bytes_read", b.bytes - a.bytes)
          .integer(span + "_read_calls", b.calls - a.calls)
          .num(span + "_disk_seconds", b.disk - a.disk)
          .num(span + "_unzip_seconds", b.unzip - a.unzip)
-         .integer(span + "_unzip_input_bytes", b.unzip_in - a.unzip_in)
+         .num(span + "_unzip_input_bytes", a.unzip_in < 0 ? std::nan("") : double(b.unzip_in - a.unzip_in))
          .integer(span + "_unzip_output_bytes", b.unzip_out - a.unzip_out);
 }
 
@@ -401,7 +455,24 @@ long long active_branch_count(TObjArray *branches)
    return n;
 }
 
-std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, const std::string &tree_name)
+// "name (class), ...": what a file holds, for error messages.
+std::string key_list(TFile *file)
+{
+   std::string keys;
+   for (auto *obj : *file->GetListOfKeys()) {
+      auto *k = static_cast<TKey *>(obj);
+      keys += std::string(keys.empty() ? "" : ", ") + k->GetName() + " (" + k->GetClassName() + ")";
+   }
+   return keys.empty() ? "(none)" : keys;
+}
+
+bool has_ntuple(TFile *file, const std::string &name)
+{
+   auto *key = file->GetKey(name.c_str());
+   return key && std::string(key->GetClassName()) == "ROOT::RNTuple";
+}
+
+std::unique_ptr<TFile> open_root_file(const std::string &path)
 {
    g_open_file = path;
    SetErrorHandler(fatal_means_damaged);
@@ -410,13 +481,16 @@ std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, co
       damaged(path + ": cannot be opened as a ROOT file (missing, truncated or not ROOT)");
    if (file->TestBit(TFile::kRecovered))
       damaged(path + ": ROOT had to recover the file (it was not closed properly; truncated or still being written)");
+   return file;
+}
+
+std::pair<std::unique_ptr<TFile>, TTree *> open_tree(const std::string &path, const std::string &tree_name)
+{
+   auto file = open_root_file(path);
    auto *tree = file->Get<TTree>(tree_name.c_str());
-   if (!tree) {
-      std::string keys;
-      for (auto *k : *file->GetListOfKeys())
-         keys += std::string(keys.empty() ? "" : ", ") + k->GetName();
-      damaged(path + ": has no TTree named '" + tree_name + "'; its top-level keys are: " + (keys.empty() ? "(none)" : keys));
-   }
+   if (!tree)
+      damaged(path + ": has no TTree named '" + tree_name + "'; its top-level keys are: " + key_list(file.get()) +
+              (has_ntuple(file.get(), tree_name) ? " (an RNTuple: read it with container rntuple)" : ""));
    return {std::move(file), tree};
 }
 
@@ -479,46 +553,6 @@ int inspect(const std::string &path, const std::string &tree_name)
       .raw("branch_list", json_array(branches))
       .str("root_version", gROOT->GetVersion());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
-   return 0;
-}
-
-// A checksum of the event content that does not depend on how it was stored: every top-level branch's
-// in-memory object is re-serialized with its class streamer into a fresh buffer and hashed (FNV-1a 64),
-// so compression, AutoFlush, basket size and split level all give the same value for the same events.
-int content_checksum(const std::string &path, const std::string &tree_name)
-{
-   auto [file, tree] = open_tree(path, tree_name);
-   uint64_t hash = 1469598103934665603ull;
-   auto mix = [&hash](const char *data, size_t n) {
-      for (size_t i = 0; i < n; ++i) {
-         hash ^= static_cast<unsigned char>(data[i]);
-         hash *= 1099511628211ull;
-      }
-   };
-   std::vector<std::pair<TBranch *, TClass *>> branches;
-   for (auto *obj : *tree->GetListOfBranches()) {
-      auto *b = static_cast<TBranch *>(obj);
-      TClass *cl = TClass::GetClass(b->GetClassName());
-      if (!cl)
-         fail(path + ": branch " + b->GetName() + " has no class (only object branches are supported)");
-      branches.emplace_back(b, cl);
-   }
-   for (Long64_t i = 0; i < tree->GetEntries(); ++i) {
-      if (tree->GetEntry(i) < 0)
-         fail(path + ": reading entry " + std::to_string(i) + " failed");
-      for (auto &[b, cl] : branches) {
-         void *object = static_cast<TBranchElement *>(b)->GetObject();
-         TBufferFile buffer(TBuffer::kWrite);
-         buffer.WriteObjectAny(object, cl);
-         mix(b->GetName(), std::strlen(b->GetName()));
-         mix(buffer.Buffer(), buffer.Length());
-      }
-   }
-   char hex[17];
-   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
-   std::cout << "ROOTPARAMS_JSON "
-             << JsonObject().str("file", path).integer("entries", tree->GetEntries()).str("content_checksum", hex).dump()
-             << std::endl;
    return 0;
 }
 
@@ -613,6 +647,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
 
    JsonObject out;
    out.str("file", path)
+      .str("container", "ttree")
+      .str("io_counters_source", perf ? "TTreePerfStats" : "none")
       .str("root_version", gROOT->GetVersion())
       .str("reader_mode", mode)
       .boolean("perfstats", perf != nullptr)
@@ -674,6 +710,508 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    return 0;
 }
 
+// ---- RNTuple ------------------------------------------------------------------------------------------------
+// The same timed read of an RNTuple: the same spans, the same snapshot of the kernel's counters, and RNTuple's
+// own metrics (RNTupleReader.RPageSourceFile.*) in the columns that PerfStats fills for a TTree:
+//   *_bytes_read     szReadPayload + szReadOverhead (every byte the page source read, gaps of vector reads
+//                    included, as PerfStats counts what each read call fetched)
+//   *_read_calls     nReadV (read requests: one vector read of many ranges counts once)
+//   *_disk_seconds   timeWallRead (with the cluster cache on, measured in its I/O thread, overlapping the loop)
+//   *_unzip_seconds  timeWallUnzip;  *_unzip_output_bytes szUnzip;  *_unzip_input_bytes not counted (NaN)
+// and the counters PerfStats has no column for as *_rntuple_<counter>.
+
+const char *kNTupleCounterPrefix = "RNTupleReader.RPageSourceFile.";
+const char *kNTupleExtraCounters[] = {"nRead", "nReadV", "szReadPayload", "szReadOverhead", "nPageRead",
+                                      "nPageUnsealed", "nClusterLoaded", "timeCpuRead", "timeCpuUnzip"};
+
+class NTupleCounters : public IOCounters {
+public:
+   explicit NTupleCounters(const ROOT::RNTupleReader &reader) : reader_(reader) {}
+   long long count(const std::string &name) const
+   {
+      const auto *counter = reader_.GetMetrics().GetCounter(kNTupleCounterPrefix + name);
+      if (!counter)
+         fail("ROOT " + std::string(gROOT->GetVersion()) + " has no RNTuple metrics counter " + kNTupleCounterPrefix +
+              name + " (the counter names are checked against ROOT 6.40)");
+      return counter->GetValueAsInt();
+   }
+   long long calls() const override { return count("nReadV"); }
+   long long bytes() const override { return count("szReadPayload") + count("szReadOverhead"); }
+   double disk_seconds() const override { return 1e-9 * count("timeWallRead"); }
+   double unzip_seconds() const override { return 1e-9 * count("timeWallUnzip"); }
+   long long unzip_in() const override { return -1; }
+   long long unzip_out() const override { return count("szUnzip"); }
+
+private:
+   const ROOT::RNTupleReader &reader_;
+};
+
+std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const std::string &name, TFile *file,
+                                                 const ROOT::RNTupleReadOptions &options)
+{
+   auto *anchor = file->Get<ROOT::RNTuple>(name.c_str());
+   if (!anchor)
+      damaged(path + ": has no RNTuple named '" + name + "'; its top-level keys are: " + key_list(file) +
+              (file->Get<TTree>(name.c_str()) ? " (a TTree: read it with container ttree)" : ""));
+   try {
+      return ROOT::RNTupleReader::Open(*anchor, options);
+   } catch (const std::exception &e) {
+      damaged(path + ": RNTuple '" + name + "' cannot be opened: " + e.what());
+   }
+}
+
+// The top-level fields a selection keeps, as (name, type); the same rules as select_top_branches, with the
+// RNTuple names of the ATLAS layout (<Name>AuxDyn:<var>, <Name>Aux:).
+std::vector<std::pair<std::string, std::string>>
+select_top_fields(const ROOT::RNTupleDescriptor &desc, const std::string &selection, const std::string &path)
+{
+   std::vector<std::pair<std::string, std::string>> all;
+   for (const auto &f : desc.GetTopLevelFields())
+      all.emplace_back(f.GetFieldName(), f.GetTypeName());
+   auto available = [&]() {
+      std::string s;
+      for (size_t i = 0; i < all.size() && i < 25; ++i)
+         s += (i ? ", " : "") + all[i].first;
+      return s + (all.size() > 25 ? ", ... (" + std::to_string(all.size()) + " in all)" : "");
+   };
+   std::vector<std::pair<std::string, std::string>> chosen;
+   if (selection == "all") {
+      chosen = all;
+   } else if (selection == "particle") {
+      std::set<std::string> containers;
+      for (auto &[name, type] : all) {
+         TClass *cl = TClass::GetClass(type.c_str());
+         if (cl && cl->InheritsFrom(kParticleBase))
+            containers.insert(name);
+      }
+      if (containers.empty())
+         fail(path + ": no particle-container fields (interface class deriving from " + std::string(kParticleBase) +
+              ") in the RNTuple; choose another branch selection ('all', 'regex:...', 'list:...'). Top-level "
+              "fields: " + available());
+      for (auto &field : all)
+         for (auto &c : containers)
+            if (field.first == c || field.first == c + "Aux:" || field.first.rfind(c + "AuxDyn:", 0) == 0) {
+               chosen.push_back(field);
+               break;
+            }
+   } else if (selection.rfind("regex:", 0) == 0) {
+      std::regex re;
+      try {
+         re = std::regex(selection.substr(6));
+      } catch (const std::regex_error &e) {
+         fail("branch selection '" + selection + "' is not a valid regular expression: " + e.what());
+      }
+      for (auto &field : all)
+         if (std::regex_search(field.first, re))
+            chosen.push_back(field);
+      if (chosen.empty())
+         fail(path + ": branch selection '" + selection + "' matches no top-level field. Available: " + available());
+   } else if (selection.rfind("list:", 0) == 0) {
+      std::stringstream in(selection.substr(5));
+      std::string name;
+      while (std::getline(in, name, ',')) {
+         auto it = std::find_if(all.begin(), all.end(), [&](auto &f) { return f.first == name; });
+         if (it == all.end())
+            fail(path + ": field '" + name + "' of selection '" + selection + "' is not in the RNTuple. Available: " +
+                 available());
+         chosen.push_back(*it);
+      }
+   } else {
+      fail("unknown branch selection '" + selection + "' (use particle, all, regex:<re> or list:<a>,<b>)");
+   }
+   return chosen;
+}
+
+// The bytes of one field and its subfields: on storage (pages) and in memory (elements at their width), and
+// the compression settings of its column ranges. A page stored once but listed for several columns or
+// clusters (RNTuple's same-page merging) is counted once, for the first field that lists it (`seen` holds the
+// file positions counted so far); zero pages are not stored and not counted.
+struct FieldBytes {
+   long long zip = 0, tot = 0, columns = 0, pages = 0;
+   std::set<int> settings;
+};
+
+FieldBytes field_bytes(const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t field_id,
+                       std::set<std::uint64_t> &seen)
+{
+   FieldBytes out;
+   std::vector<ROOT::DescriptorId_t> todo{field_id};
+   while (!todo.empty()) {
+      const auto id = todo.back();
+      todo.pop_back();
+      for (const auto &sub : desc.GetFieldIterable(id))
+         todo.push_back(sub.GetId());
+      for (const auto &column : desc.GetColumnIterable(id)) {
+         if (column.IsAliasColumn())
+            continue;
+         ++out.columns;
+         const auto physical = column.GetPhysicalId();
+         for (const auto &cluster : desc.GetClusterIterable()) {
+            if (!cluster.ContainsColumn(physical))
+               continue;
+            const auto &range = cluster.GetColumnRange(physical);
+            if (range.IsSuppressed())
+               continue;
+            out.tot += static_cast<long long>(range.GetNElements()) * column.GetBitsOnStorage() / 8;
+            if (range.GetCompressionSettings())
+               out.settings.insert(static_cast<int>(*range.GetCompressionSettings()));
+            for (const auto &page : cluster.GetPageRange(physical).GetPageInfos()) {
+               const auto &locator = page.GetLocator();
+               if (locator.GetType() != ROOT::RNTupleLocator::kTypeFile)
+                  continue;  // a zero page (not stored)
+               ++out.pages;
+               if (seen.insert(locator.GetPosition<std::uint64_t>()).second)
+                  out.zip += locator.GetNBytesOnStorage();
+            }
+         }
+      }
+   }
+   return out;
+}
+
+// --inspect for an RNTuple: the keys of inspect() (catalogue_entry reads them), with fields for branches.
+int inspect_ntuple(const std::string &path, const std::string &name)
+{
+   auto file = open_root_file(path);
+   auto reader = open_ntuple(path, name, file.get(), ROOT::RNTupleReadOptions());
+   const auto &desc = reader->GetDescriptor();
+   std::set<std::string> particle_containers;
+   for (const auto &f : desc.GetTopLevelFields()) {
+      TClass *cl = TClass::GetClass(f.GetTypeName().c_str());
+      if (cl && cl->InheritsFrom(kParticleBase))
+         particle_containers.insert(f.GetFieldName());
+   }
+   std::vector<std::string> fields;
+   std::set<int> all_settings;
+   std::set<std::uint64_t> seen;
+   long long zip = 0, tot = 0, particle_zip = 0, particle_tot = 0, top = 0, columns = 0;
+   for (const auto &f : desc.GetTopLevelFields()) {
+      ++top;
+      const std::string field = f.GetFieldName();
+      bool particle = false;
+      for (auto &c : particle_containers)
+         particle |= field == c || field == c + "Aux:" || field.rfind(c + "AuxDyn:", 0) == 0;
+      const auto bytes = field_bytes(desc, f.GetId(), seen);
+      zip += bytes.zip;
+      tot += bytes.tot;
+      columns += bytes.columns;
+      all_settings.insert(bytes.settings.begin(), bytes.settings.end());
+      if (particle) {
+         particle_zip += bytes.zip;
+         particle_tot += bytes.tot;
+      }
+      JsonObject j;
+      j.str("name", field)
+         .str("class", f.GetTypeName())
+         .boolean("particle", particle)
+         .integer("zip_bytes", bytes.zip)
+         .integer("tot_bytes", bytes.tot)
+         .integer("sub_branches", bytes.columns)
+         .integer("split_level", -1)  // no RNTuple meaning
+         .integer("compression_setting", bytes.settings.empty() ? 0 : *bytes.settings.rbegin())
+         .integer("baskets", bytes.pages);
+      fields.push_back(j.dump());
+   }
+   std::vector<std::string> cluster_starts;
+   for (const auto &cluster : desc.GetClusterIterable())
+      cluster_starts.push_back(std::to_string(cluster.GetFirstEntryIndex()));
+   std::sort(cluster_starts.begin(), cluster_starts.end(),
+             [](const std::string &a, const std::string &b) { return std::stoll(a) < std::stoll(b); });
+   const long long entries = desc.GetNEntries();
+   const long long clusters = desc.GetNClusters();
+   JsonObject out;
+   out.str("file", path)
+      .str("container", "rntuple")
+      .integer("entries", entries)
+      .integer("file_size_bytes", file->GetSize())
+      // The settings of the data: RNTuple compresses each column range (a file may mix them).
+      .integer("file_compression_setting", all_settings.empty() ? 0 : *all_settings.rbegin())
+      // RNTuple has no AutoFlush: the mean entries per cluster stands in for it.
+      .integer("autoflush", clusters ? entries / clusters : 0)
+      .integer("zip_bytes", zip)
+      .integer("tot_bytes", tot)
+      .integer("particle_zip_bytes", particle_zip)
+      .integer("particle_tot_bytes", particle_tot)
+      .integer("top_level_branches", top)
+      .integer("branches", static_cast<long long>(desc.GetNFields()) - 1)  // without the zero field
+      .integer("leaves", columns)
+      .integer("clusters", clusters)
+      .raw("cluster_starts", json_array(cluster_starts))
+      .raw("branch_list", json_array(fields))
+      .str("root_version", gROOT->GetVersion());
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
+{
+   auto need = [&](const char *key) { return required_arg(args, key); };
+   const std::string path = need("file");
+   const std::string name = tree_name_arg(args);
+   const Long64_t events = std::stoll(need("events"));
+   const std::string selection = need("branches");
+   const Long64_t cache_size = std::stoll(need("cache-size"));
+   const int threads = std::stoi(need("threads"));
+   const int bunch = args.count("cluster-bunch") ? std::stoi(args.at("cluster-bunch")) : 1;
+   if (bunch < 1)
+      fail("--cluster-bunch must be at least 1");
+
+   if (threads > 1)
+      ROOT::EnableImplicitMT(threads);  // the page source unzips a cluster's pages in parallel tasks
+   // The TTreeCache's counterpart: the cluster cache (a background I/O thread that reads the active columns of
+   // the next `bunch` clusters with vector reads). Cache size 0 turns it off (every page read on demand).
+   ROOT::RNTupleReadOptions options;
+   options.SetClusterCache(cache_size == 0 ? ROOT::RNTupleReadOptions::EClusterCache::kOff
+                                           : ROOT::RNTupleReadOptions::EClusterCache::kOn);
+   ROOT::Internal::RNTupleReadOptionsManip::SetClusterBunchSize(options, bunch);
+   options.SetUseImplicitMT(threads > 1 ? ROOT::RNTupleReadOptions::EImplicitMT::kDefault
+                                        : ROOT::RNTupleReadOptions::EImplicitMT::kOff);
+   options.SetEnableMetrics(true);  // from construction: the open's reads are counted too
+
+   auto file = open_root_file(path);
+   auto reader = open_ntuple(path, name, file.get(), options);
+   NTupleCounters counters(*reader);
+   const Snapshot open_start = process_start;
+   if (static_cast<Long64_t>(reader->GetNEntries()) < events)
+      damaged(path + ": has " + std::to_string(reader->GetNEntries()) + " entries, but " + std::to_string(events) +
+              " were requested");
+   const auto chosen = select_top_fields(reader->GetDescriptor(), selection, path);
+   // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
+   // holding these fields does, without building the model of every field.
+   std::vector<ROOT::RNTupleView<void>> views;
+   long long selected_zip = 0, selected_tot = 0;
+   const auto &desc = reader->GetDescriptor();
+   std::set<std::uint64_t> seen;
+   for (auto &[field, type] : chosen) {
+      try {
+         views.push_back(reader->GetView<void>(field));
+      } catch (const std::exception &e) {
+         fail(path + ": cannot read field " + field + " (" + type + "): " + e.what());
+      }
+      const auto bytes = field_bytes(desc, desc.FindFieldId(field), seen);
+      selected_zip += bytes.zip;
+      selected_tot += bytes.tot;
+   }
+   const long long rss_baseline = current_rss_bytes();
+   auto extra = [&]() {
+      std::map<std::string, long long> values;
+      for (const char *c : kNTupleExtraCounters)
+         values[c] = counters.count(c);
+      return values;
+   };
+
+   const auto extra_start = extra();
+   const Snapshot loop_start = Snapshot::take(&counters);
+   auto read_entry = [&](Long64_t i) {
+      try {
+         for (auto &view : views)
+            view(i);
+      } catch (const std::exception &e) {
+         damaged(path + ": reading entry " + std::to_string(i) + " failed: " + e.what());
+      }
+   };
+   read_entry(0);
+   const Snapshot window_start = Snapshot::take(&counters);
+   for (Long64_t i = 1; i < events; ++i)
+      read_entry(i);
+   const Snapshot end = Snapshot::take(&counters);
+   const auto extra_end = extra();
+
+   const double loop_seconds = end.steady - loop_start.steady;
+   const double window_seconds = end.steady - window_start.steady;
+   const long long process_bytes = end.bytes - open_start.bytes;
+   const long long process_storage = end.io.storage_read_bytes - open_start.io.storage_read_bytes;
+   JsonObject out;
+   out.str("file", path)
+      .str("container", "rntuple")
+      .str("io_counters_source", "RNTupleMetrics")
+      .str("root_version", gROOT->GetVersion())
+      .str("reader_mode", mode)
+      .boolean("perfstats", false)
+      .integer("perfstats_threads_covered", 0)
+      .integer("selected_top_branches", static_cast<long long>(chosen.size()))
+      .integer("active_branches", static_cast<long long>(views.size()))
+      .integer("selected_zip_bytes", selected_zip)
+      .integer("selected_tot_bytes", selected_tot)
+      .integer("entries_in_tree", reader->GetNEntries())
+      .integer("events_read", events)
+      .integer("cache_size_requested", cache_size)
+      .str("cluster_cache", cache_size == 0 ? "off" : "on")
+      .integer("cluster_bunch_size", ROOT::Internal::RNTupleReadOptionsManip::GetClusterBunchSize(options))
+      .integer("threads_requested", threads)
+      .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
+      .num("process_start_time", process_start.epoch)
+      .num("loop_start_time", loop_start.epoch)
+      .num("note_window_start_time", window_start.epoch)
+      .num("end_time", end.epoch)
+      .num("first_entry_seconds", window_start.steady - loop_start.steady);
+   // The process span's RNTuple counters start at the reader's construction (metrics are on from there);
+   // the TFile open before it reads only the file's header and keys, which the kernel's counters hold.
+   add_span(out, "process", open_start, end, true);
+   add_span(out, "open", open_start, loop_start, true);
+   add_span(out, "loop", loop_start, end, true);
+   add_span(out, "note_window", window_start, end, true);
+   for (const char *c : kNTupleExtraCounters)
+      out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
+   out.num("event_rate_hz", events / loop_seconds)
+      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
+      .num("loop_mb_per_s_compressed", (end.bytes - loop_start.bytes) / 1e6 / loop_seconds)
+      .num("loop_mb_per_s_uncompressed", (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds)
+      .num("note_window_mb_per_s_compressed", (end.bytes - window_start.bytes) / 1e6 / window_seconds)
+      .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
+      .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
+      .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
+      .num("note_window_storage_share",
+           ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
+      .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
+      .integer("bytes_unpacked", end.unzip_out - loop_start.unzip_out)
+      .integer("rss_baseline_bytes", rss_baseline)
+      .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
+      .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
+      .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
+      .integer("pid", getpid());
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
+// A checksum of the event content that does not depend on how, or in which container, it was stored. Every
+// event is a list of named objects in one naming, the RNTuple's: the interface object <Name>, and every aux
+// variable as <Name>AuxDyn:<var> (a TTree's static aux members are taken out of their <Name>Aux. object).
+// Each object is serialized with its class streamer into a fresh buffer and hashed (FNV-1a 64) in name
+// order, so compression, AutoFlush, basket or page size, split level and TTree against RNTuple all give the
+// same value for the same events.
+struct NamedObject {
+   std::string name;
+   TClass *cl;
+   void *object;
+};
+
+uint64_t hash_event(uint64_t hash, std::vector<NamedObject> &objects)
+{
+   auto mix = [&hash](const char *data, size_t n) {
+      for (size_t i = 0; i < n; ++i) {
+         hash ^= static_cast<unsigned char>(data[i]);
+         hash *= 1099511628211ull;
+      }
+   };
+   for (auto &o : objects) {
+      TBufferFile buffer(TBuffer::kWrite);
+      o.cl->Streamer(o.object, buffer);
+      mix(o.name.data(), o.name.size());
+      mix(buffer.Buffer(), buffer.Length());
+   }
+   return hash;
+}
+
+TClass *class_of(const std::string &type, const std::string &what)
+{
+   TClass *cl = TClass::GetClass(type.c_str());
+   if (!cl)
+      fail(what + " has type " + type + ", which has no class (only objects and STL collections are supported)");
+   return cl;
+}
+
+int content_checksum(const std::string &path, const std::string &name)
+{
+   auto file = open_root_file(path);
+   uint64_t hash = 1469598103934665603ull;
+   long long entries = 0;
+   if (has_ntuple(file.get(), name)) {
+      auto reader = open_ntuple(path, name, file.get(), ROOT::RNTupleReadOptions());
+      std::vector<std::pair<ROOT::RNTupleView<void>, NamedObject>> views;
+      for (const auto &f : reader->GetDescriptor().GetTopLevelFields()) {
+         views.emplace_back(reader->GetView<void>(f.GetFieldName()),
+                            NamedObject{f.GetFieldName(), class_of(f.GetTypeName(), path + ": field " + f.GetFieldName()),
+                                        nullptr});
+      }
+      std::sort(views.begin(), views.end(), [](auto &a, auto &b) { return a.second.name < b.second.name; });
+      entries = reader->GetNEntries();
+      std::vector<NamedObject> objects;
+      for (Long64_t i = 0; i < entries; ++i) {
+         objects.clear();
+         for (auto &[view, o] : views) {
+            view(i);
+            objects.push_back({o.name, o.cl, view.GetValue().GetPtr<void>().get()});
+         }
+         hash = hash_event(hash, objects);
+      }
+   } else {
+      auto *tree = file->Get<TTree>(name.c_str());
+      if (!tree)
+         damaged(path + ": has no TTree or RNTuple named '" + name + "'; its top-level keys are: " + key_list(file.get()));
+      std::vector<TBranchElement *> branches;
+      for (auto *obj : *tree->GetListOfBranches()) {
+         auto *b = dynamic_cast<TBranchElement *>(obj);
+         if (!b)
+            fail(path + ": branch " + obj->GetName() + " is not an object branch (only those are supported)");
+         branches.push_back(b);
+      }
+      entries = tree->GetEntries();
+      std::vector<NamedObject> objects;
+      for (Long64_t i = 0; i < entries; ++i) {
+         if (tree->GetEntry(i) < 0)
+            fail(path + ": reading entry " + std::to_string(i) + " failed");
+         objects.clear();
+         for (auto *b : branches) {
+            std::string bname = b->GetName();
+            TClass *cl = class_of(b->GetClassName(), path + ": branch " + bname);
+            void *object = b->GetObject();
+            const auto aux = bname.size() > 4 ? bname.rfind("Aux.") : std::string::npos;
+            if (aux != std::string::npos && aux + 4 == bname.size()) {
+               // The static aux store: one object per member, named as the RNTuple names it.
+               const std::string container = bname.substr(0, aux);
+               for (auto *m : *cl->GetListOfDataMembers()) {
+                  auto *dm = static_cast<TDataMember *>(m);
+                  if (!dm->IsPersistent() || dm->Property() & kIsStatic)
+                     continue;
+                  objects.push_back({container + "AuxDyn:" + dm->GetName(),
+                                     class_of(dm->GetTrueTypeName(), path + ": member " + dm->GetName()),
+                                     static_cast<char *>(object) + dm->GetOffset()});
+               }
+               continue;
+            }
+            const auto dyn = bname.find("AuxDyn.");
+            if (dyn != std::string::npos)
+               bname.replace(dyn, 7, "AuxDyn:");
+            objects.push_back({bname, cl, object});
+         }
+         std::sort(objects.begin(), objects.end(), [](auto &a, auto &b) { return a.name < b.name; });
+         hash = hash_event(hash, objects);
+      }
+   }
+   char hex[17];
+   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+   std::cout << "ROOTPARAMS_JSON "
+             << JsonObject().str("file", path).integer("entries", entries).str("content_checksum", hex).dump()
+             << std::endl;
+   return 0;
+}
+
+// A timed read of either container (--container ttree, the default, or rntuple).
+int timed_read_any(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
+{
+   if (args.count("disk-device")) {
+      g_disk_device = args.at("disk-device");
+      if (g_disk_device.find(':') == std::string::npos || disk_completed_read_bytes() < 0)
+         fail("--disk-device '" + g_disk_device + "' is not a major:minor listed in /proc/diskstats");
+   }
+   const std::string container = args.count("container") ? args.at("container") : "ttree";
+   if (container == "rntuple")
+      return timed_read_ntuple(args, process_start, mode);
+   if (container != "ttree")
+      fail("--container '" + container + "': must be ttree or rntuple");
+   return timed_read(args, process_start, mode);
+}
+
+// --inspect of either container: the file says which.
+int inspect_any(const std::string &path, const std::string &name)
+{
+   auto file = open_root_file(path);
+   const bool ntuple = has_ntuple(file.get(), name);
+   file.reset();
+   return ntuple ? inspect_ntuple(path, name) : inspect(path, name);
+}
+
 // One request line of the fork server: tab-separated key=value pairs.
 std::map<std::string, std::string> parse_request(const std::string &line)
 {
@@ -704,7 +1242,7 @@ std::map<std::string, std::string> parse_request(const std::string &line)
          if (!procs)
             fail("cannot join the cgroup of " + args.at("cgroup-procs"));
       }
-      code = timed_read(args, start, "fork");
+      code = timed_read_any(args, start, "fork");
    } catch (const DamagedFile &e) {
       std::cerr << "rootparams-read: error: " << e.what() << std::endl;
       code = kExitDamagedFile;
@@ -836,8 +1374,8 @@ int main(int argc, char **argv)
       if (args.count("checksum"))
          return content_checksum(required_arg(args, "file"), tree_name_arg(args));
       if (args.count("inspect"))
-         return inspect(required_arg(args, "file"), tree_name_arg(args));
-      return timed_read(args, start, "exec");
+         return inspect_any(required_arg(args, "file"), tree_name_arg(args));
+      return timed_read_any(args, start, "exec");
    } catch (const DamagedFile &e) {
       std::cerr << "rootparams-read: error: " << e.what() << std::endl;
       return kExitDamagedFile;

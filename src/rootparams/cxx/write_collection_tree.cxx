@@ -1,7 +1,16 @@
-// rootparams-write: write a synthetic xAOD-like CollectionTree at one grid point.
+// rootparams-write: write a synthetic xAOD-like CollectionTree at one grid point, as a TTree or an RNTuple.
 //
 //   rootparams-write --recipe R --output F --events N --compression S --autoflush A --split L
 //                    --basket B --seed X [--threads T]
+//   rootparams-write --container rntuple --recipe R --output F --events N --compression S --autoflush A
+//                    --page-size P --seed X [--threads T]
+//
+// The RNTuple holds the same events in ATLAS's RNTuple layout (docs/formats.md, "RNTuple"): the interface
+// object <Name> as a class field, and every aux variable, static or dynamic, as a top-level field
+// <Name>AuxDyn:<var>. AutoFlush keeps its meaning as the cluster size: A > 0 commits a cluster every A events,
+// A < 0 asks for clusters of about -A compressed bytes (SetApproxZippedClusterSize, as TTree's negative
+// AutoFlush), 0 leaves RNTuple's own default. P is the largest uncompressed page (SetMaxUnzippedPageSize),
+// the counterpart of the basket size; split levels have no RNTuple meaning.
 //
 //   rootparams-write ... --content C      read the events from C (written earlier from the same recipe)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
@@ -45,6 +54,12 @@
 #include <TRandom3.h>
 #include <TROOT.h>
 #include <TTree.h>
+
+#include <ROOT/RField.hxx>
+#include <ROOT/RNTupleModel.hxx>
+#include <ROOT/RNTupleWriteOptions.hxx>
+#include <ROOT/RNTupleWriter.hxx>
+#include <ROOT/RNTupleReader.hxx>
 
 #include <cmath>
 #include <cstdlib>
@@ -599,6 +614,154 @@ int clone_tree(const std::map<std::string, std::string> &args)
    return 0;
 }
 
+// RNTuple type names of the column kinds (ROOT's normalized spelling).
+const char *ntuple_type_of(Column::Kind kind)
+{
+   switch (kind) {
+   case Column::F: return "std::vector<float>";
+   case Column::I: return "std::vector<std::int32_t>";
+   case Column::U8: return "std::vector<std::uint8_t>";
+   case Column::U16: return "std::vector<std::uint16_t>";
+   case Column::U32: return "std::vector<std::uint32_t>";
+   case Column::U64: return "std::vector<std::uint64_t>";
+   case Column::VF: return "std::vector<std::vector<float>>";
+   case Column::VI: return "std::vector<std::vector<std::int32_t>>";
+   case Column::VU32: return "std::vector<std::vector<std::uint32_t>>";
+   case Column::EL: return "std::vector<xAODlike::ElementLink_v1>";
+   case Column::VEL: return "std::vector<std::vector<xAODlike::ElementLink_v1>>";
+   }
+   return "";
+}
+
+// Where the events go: a TTree in a TFile, or an RNTuple. Both take the containers' memory as it is after
+// each event is generated (or read from the content file), so the two hold the same values.
+class Sink {
+public:
+   virtual ~Sink() = default;
+   virtual void fill(Long64_t i) = 0;
+   // Writes what is left and closes the file; returns (uncompressed, compressed) bytes of the data, or -1 where
+   // the container does not keep them (RNTuple: rootparams-read --inspect has them).
+   virtual std::pair<Long64_t, Long64_t> close() = 0;
+};
+
+class TreeSink : public Sink {
+public:
+   TreeSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush, int split,
+            int basket, std::vector<Container> &containers)
+      : output_(output)
+   {
+      file_.reset(TFile::Open(output.c_str(), "RECREATE", "", compression));
+      if (!file_ || file_->IsZombie())
+         fail("cannot create " + output);
+      tree_ = new TTree(name.c_str(), "xAOD-like synthetic events (rootparams)");  // owned by the file
+      tree_->SetAutoFlush(autoflush);
+      for (auto &c : containers) {
+         tree_->Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
+         tree_->Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
+         for (auto &[bname, cls_addr] : c.dynamic_branches)
+            tree_->Branch(bname.c_str(), cls_addr.first.c_str(), &cls_addr.second, basket, split);
+      }
+   }
+   void fill(Long64_t i) override
+   {
+      if (tree_->Fill() < 0 || file_->TestBit(TFile::kWriteError))
+         fail("writing event " + std::to_string(i) + " to " + output_ + " failed (disk full or I/O error?)");
+   }
+   std::pair<Long64_t, Long64_t> close() override
+   {
+      file_->cd();
+      tree_->Write();
+      const std::pair<Long64_t, Long64_t> bytes{tree_->GetTotBytes(), tree_->GetZipBytes()};
+      const bool write_error = file_->TestBit(TFile::kWriteError);
+      file_->Close();
+      if (write_error)
+         fail("writing " + output_ + " failed (disk full or I/O error?)");
+      return bytes;
+   }
+
+private:
+   std::string output_;
+   std::unique_ptr<TFile> file_;
+   TTree *tree_ = nullptr;
+};
+
+class NTupleSink : public Sink {
+public:
+   NTupleSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush,
+              long long page_size, bool parallel_zip, std::vector<Container> &containers)
+      : output_(output), name_(name), cluster_entries_(autoflush > 0 ? autoflush : 0)
+   {
+      auto model = ROOT::RNTupleModel::Create();
+      std::vector<std::pair<std::string, void *>> bindings;
+      auto add = [&](const std::string &field, const std::string &type, void *address) {
+         auto created = ROOT::RFieldBase::Create(field, type);
+         if (!created)
+            fail("RNTuple field " + field + " of type " + type + ": " + created.GetError()->GetReport());
+         model->AddField(created.Unwrap());
+         bindings.emplace_back(field, address);
+      };
+      for (auto &c : containers) {
+         add(c.name, c.interface_class->GetName(), c.interface_object);
+         for (auto &col : c.columns)
+            add(c.name + "AuxDyn:" + col.name, ntuple_type_of(col.kind), col.address);
+      }
+      ROOT::RNTupleWriteOptions options;
+      options.SetCompression(compression);
+      if (autoflush > 0) {
+         // Clusters of exactly N events, committed by hand: the automatic flush must never come first.
+         options.SetMaxUnzippedClusterSize(std::size_t(64) << 30);
+         options.SetApproxZippedClusterSize(std::size_t(16) << 30);
+      } else if (autoflush < 0) {
+         options.SetApproxZippedClusterSize(static_cast<std::size_t>(-autoflush));
+      }
+      if (page_size > 0)
+         options.SetMaxUnzippedPageSize(static_cast<std::size_t>(page_size));
+      // As the TTree writer: ROOT compresses pages in parallel only when the writer was given threads.
+      options.SetUseImplicitMT(parallel_zip ? ROOT::RNTupleWriteOptions::EImplicitMT::kDefault
+                                            : ROOT::RNTupleWriteOptions::EImplicitMT::kOff);
+      try {
+         writer_ = ROOT::RNTupleWriter::Recreate(std::move(model), name, output, options);
+      } catch (const std::exception &e) {
+         fail("cannot create the RNTuple " + name + " in " + output + ": " + e.what());
+      }
+      entry_ = writer_->CreateEntry();
+      for (auto &[field, address] : bindings)
+         entry_->BindRawPtr(field, address);
+   }
+   void fill(Long64_t i) override
+   {
+      try {
+         writer_->Fill(*entry_);
+         if (cluster_entries_ && (i + 1) % cluster_entries_ == 0)
+            writer_->CommitCluster();
+      } catch (const std::exception &e) {
+         fail("writing event " + std::to_string(i) + " to " + output_ + " failed: " + e.what());
+      }
+   }
+   std::pair<Long64_t, Long64_t> close() override
+   {
+      entry_.reset();
+      try {
+         writer_.reset();  // commits the last cluster, the header and the footer, and closes the file
+      } catch (const std::exception &e) {
+         fail("closing " + output_ + " failed: " + e.what());
+      }
+      // The sizes are the reader's --inspect business (it counts merged pages once); the clusters are checked here.
+      auto reader = ROOT::RNTupleReader::Open(name_, output_);
+      const auto &desc = reader->GetDescriptor();
+      clusters_ = desc.GetNClusters();
+      return {-1, -1};
+   }
+   long long clusters() const { return clusters_; }
+
+private:
+   std::string output_, name_;
+   Long64_t cluster_entries_;
+   std::unique_ptr<ROOT::RNTupleWriter> writer_;
+   std::unique_ptr<ROOT::REntry> entry_;
+   long long clusters_ = 0;
+};
+
 int run(const std::map<std::string, std::string> &args)
 {
    if (args.count("clone-from"))
@@ -608,33 +771,23 @@ int run(const std::map<std::string, std::string> &args)
    const Long64_t events = std::stoll(need("events"));
    const int compression = std::stoi(need("compression"));
    const Long64_t autoflush = std::stoll(need("autoflush"));
-   const int split = std::stoi(need("split"));
-   const int basket = std::stoi(need("basket"));
    const uint64_t seed = std::stoull(need("seed"));
    const std::string tree_name = tree_name_arg(args);
+   const std::string container = args.count("container") ? args.at("container") : "ttree";
+   if (container != "ttree" && container != "rntuple")
+      fail("--container " + container + ": must be ttree or rntuple");
+   const bool ntuple = container == "rntuple";
+   const int split = ntuple ? -1 : std::stoi(need("split"));
+   const int basket = ntuple ? 0 : std::stoi(need("basket"));
+   const long long page_size = ntuple ? std::stoll(need("page-size")) : 0;
 
-   // ROOT's implicit MT compresses the baskets of a cluster in parallel when the tree flushes them; the
-   // content, and so every read measurement, does not depend on it (the basket order in the file may).
+   // ROOT's implicit MT compresses the baskets of a cluster (the pages, for RNTuple) in parallel when they are
+   // flushed; the content, and so every read measurement, does not depend on it (the order in the file may).
    const int threads = args.count("threads") ? std::stoi(args.at("threads")) : 1;
    if (threads > 1)
       ROOT::EnableImplicitMT(threads);
 
    auto containers = read_recipe(need("recipe"));
-
-   const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
-   std::unique_ptr<TFile> file(TFile::Open(output.c_str(), "RECREATE", "", compression));
-   if (!file || file->IsZombie())
-      fail("cannot create " + output);
-   TTree tree(tree_name.c_str(), "xAOD-like synthetic events (rootparams)");
-   tree.SetAutoFlush(autoflush);
-   for (auto &c : containers) {
-      tree.Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
-      tree.Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
-      for (auto &[bname, cls_addr] : c.dynamic_branches) {
-         auto &addr = cls_addr.second;
-         tree.Branch(bname.c_str(), cls_addr.first.c_str(), &addr, basket, split);
-      }
-   }
 
    // Content written once per format can be read back instead of generated again: the same recipe gives
    // the same objects, so reading fills exactly what generation would have filled.
@@ -660,7 +813,17 @@ int run(const std::map<std::string, std::string> &args)
          for (auto &[bname, cls_addr] : c.dynamic_branches)
             attach(bname, &cls_addr.second, TClass::GetClass(cls_addr.first.c_str()));
       }
-      file->cd();  // opening the content file made it the current directory; the tree is written to ours
+   }
+
+   const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
+   std::unique_ptr<Sink> sink;
+   NTupleSink *ntuple_sink = nullptr;
+   if (ntuple) {
+      auto s = std::make_unique<NTupleSink>(output, tree_name, compression, autoflush, page_size, threads > 1, containers);
+      ntuple_sink = s.get();
+      sink = std::move(s);
+   } else {
+      sink = std::make_unique<TreeSink>(output, tree_name, compression, autoflush, split, basket, containers);
    }
 
    TClass *base_class = TClass::GetClass("xAODlike::AuxVectorBase");
@@ -672,49 +835,39 @@ int run(const std::map<std::string, std::string> &args)
       if (content) {
          if (content->GetEntry(i) <= 0)
             fail("reading event " + std::to_string(i) + " of the content file failed");
-         const double f0 = steady_now();
-         generate_seconds += f0 - g0;
-         if (tree.Fill() < 0 || file->TestBit(TFile::kWriteError))
-            fail("writing event " + std::to_string(i) + " to " + output + " failed (disk full or I/O error?)");
-         fill_seconds += steady_now() - f0;
-         continue;
-      }
-      ev.number = i;
-      for (size_t k = 0; k < containers.size(); ++k) {
-         rng.SetSeed(stream_seed(seed, i, 2 * k));
-         ev.multiplicity[containers[k].name] = Column::multiplicity_of(containers[k].multiplicity, rng);
-      }
-      for (size_t k = 0; k < containers.size(); ++k) {
-         auto &c = containers[k];
-         rng.SetSeed(stream_seed(seed, i, 2 * k + 1));
-         const uint32_t n = ev.multiplicity[c.name];
-         static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
-            ->m_size = n;
-         for (auto &col : c.columns)
-            col.fill(n, rng, ev);
+      } else {
+         ev.number = i;
+         for (size_t k = 0; k < containers.size(); ++k) {
+            rng.SetSeed(stream_seed(seed, i, 2 * k));
+            ev.multiplicity[containers[k].name] = Column::multiplicity_of(containers[k].multiplicity, rng);
+         }
+         for (size_t k = 0; k < containers.size(); ++k) {
+            auto &c = containers[k];
+            rng.SetSeed(stream_seed(seed, i, 2 * k + 1));
+            const uint32_t n = ev.multiplicity[c.name];
+            static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
+               ->m_size = n;
+            for (auto &col : c.columns)
+               col.fill(n, rng, ev);
+         }
       }
       const double f0 = steady_now();
       generate_seconds += f0 - g0;
-      if (tree.Fill() < 0 || file->TestBit(TFile::kWriteError))
-         fail("writing event " + std::to_string(i) + " to " + output + " failed (disk full or I/O error?)");
+      sink->fill(i);
       fill_seconds += steady_now() - f0;
    }
    const double c0 = steady_now();
-   file->cd();
-   tree.Write();
-   const Long64_t tot_bytes = tree.GetTotBytes(), zip_bytes = tree.GetZipBytes();
-   const bool write_error = file->TestBit(TFile::kWriteError);
-   file->Close();
+   const auto [tot_bytes, zip_bytes] = sink->close();
    fill_seconds += steady_now() - c0;
-   if (write_error)
-      fail("writing " + output + " failed (disk full or I/O error?)");
 
    JsonObject out;
    out.str("file", output)
+      .str("container", container)
       .integer("events", events)
       .integer("compression_setting_requested", compression)
       .integer("split_level_requested", split)
       .integer("basket_size_requested", basket)
+      .integer("page_size_requested", page_size)
       .integer("seed", static_cast<long long>(seed))
       .integer("write_threads", threads)
       .str("content_source", args.count("content") ? args.at("content") : "generated")
@@ -724,8 +877,10 @@ int run(const std::map<std::string, std::string> &args)
       .num("write_cpu_seconds", process_cpu_seconds() - cpu0)
       .num("generate_seconds", generate_seconds)
       .num("root_write_seconds", fill_seconds)
+      // TTree: GetTotBytes/GetZipBytes; RNTuple: -1 (see Sink::close).
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
+      .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : -1)
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
