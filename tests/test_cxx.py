@@ -211,3 +211,77 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
     assert record["storage_profile"] == "slow" and record["storage_read_bps"] == bps
     assert record["resident_fraction_before"] == 0.0
     assert record["process_seconds"] >= 0.9 * record["process_bytes_read"] / bps
+
+
+# RNTuple ------------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def truth3_both(build, tmp_path_factory):
+    """The same 600 TRUTH3 events as a TTree and, written from it (as the workflow does), as an RNTuple."""
+    tmp = tmp_path_factory.mktemp("rntuple")
+    tools = {"writer": str(build["writer"]), "reader": str(build["reader"]), "catalogue": None}
+    tree = generate_file(FilePoint("truth3", "zstd", 5, 200, 1, 32000), events=600, seed=3,
+                         output=str(tmp / "t.root"), **tools)  # fmt: skip
+    ntuple = generate_file(FilePoint("truth3", "zstd", 5, 200, 1, 32000, "rntuple", 65536), events=600, seed=3,
+                           output=str(tmp / "n.root"), content=tree["path"], **tools)  # fmt: skip
+    return tree, ntuple
+
+
+def test_an_rntuple_holds_the_same_events_as_its_ttree(build, truth3_both):
+    tree, ntuple = truth3_both
+    sums = [run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
+            for e in (tree, ntuple)]  # fmt: skip
+    assert sums[0] == sums[1]
+    # Generated rather than copied: the same recipe and seed give the same events.
+    generated = generate_file(FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576), events=600, seed=3,
+                              writer=str(build["writer"]), reader=str(build["reader"]),
+                              output=str(Path(ntuple["path"]).with_name("g.root")), catalogue=None)  # fmt: skip
+    assert run_tool([str(build["reader"]), "--file", generated["path"], "--checksum"], "c")["content_checksum"] == sums[0]
+
+
+def test_the_rntuple_catalogue_says_what_was_written(truth3_both):
+    tree, ntuple = truth3_both
+    assert ntuple["container"] == "rntuple" and ntuple["page_size"] == 65536 and ntuple["split_level"] == -1
+    assert ntuple["compression_setting_in_file"] == 505 and ntuple["branch_compression_settings_in_file"] == "505"
+    assert ntuple["clusters"] == 3 and ntuple["autoflush_in_file"] == 200  # clusters of exactly 200 events
+    assert ntuple["events"] == 600 and 0 < ntuple["zip_bytes"] <= ntuple["size_bytes"]
+    assert ntuple["tot_bytes"] > 2 * ntuple["zip_bytes"]
+    # The ATLAS RNTuple layout: every aux variable a top-level <Name>AuxDyn:<var> field.
+    assert 0.5 < ntuple["particle_fraction_zip"] < 1.0 and ntuple["top_level_branch_count"] > 100
+
+
+def test_an_rntuple_read_fills_the_perfstats_columns_from_rntuple_metrics(build, truth3_both):
+    _, ntuple = truth3_both
+    on = read(build, ntuple["path"], events=600, container="rntuple")
+    assert on["container"] == "rntuple" and on["io_counters_source"] == "RNTupleMetrics"
+    for span in SPANS:
+        for metric in ("seconds", "cpu_seconds", "storage_read_bytes", *PERFSTATS_METRICS):
+            assert f"{span}_{metric}" in on, f"{span}_{metric}"
+    assert on["cluster_cache"] == "on" and on["loop_rntuple_nClusterLoaded"] >= 3
+    # The particle containers' pages, each read once: what the descriptor says they hold on storage; the
+    # bytes read add the gaps that RNTuple's vector reads coalesce over (at most 25 % by ROOT's rule).
+    assert on["loop_rntuple_szReadPayload"] == pytest.approx(on["selected_zip_bytes"], rel=0.02)
+    assert on["loop_bytes_read"] == on["loop_rntuple_szReadPayload"] + on["loop_rntuple_szReadOverhead"]
+    assert on["loop_rntuple_szReadOverhead"] <= 0.25 * on["loop_rntuple_szReadPayload"]
+    assert on["loop_unzip_output_bytes"] == on["selected_tot_bytes"]
+    assert on["loop_rntuple_nPageRead"] > 0 and on["loop_unzip_seconds"] > 0
+    off = read(build, ntuple["path"], events=600, container="rntuple", cache_size=0)
+    assert off["cluster_cache"] == "off"
+    # Page by page instead of a few coalesced ranges per cluster.
+    assert off["loop_read_calls"] == off["loop_rntuple_nPageRead"] > 100 * on["loop_read_calls"]
+    assert off["loop_rntuple_nReadV"] == 0 and on["loop_rntuple_nReadV"] == on["loop_rntuple_nClusterLoaded"]
+    # A page stored once for several columns (same-page merging) is read once per column without the cache.
+    assert off["loop_rntuple_szReadPayload"] >= on["loop_rntuple_szReadPayload"]
+    bunch = read(build, ntuple["path"], events=600, container="rntuple", cluster_bunch=2)
+    assert bunch["cluster_bunch_size"] == 2
+
+
+def test_reading_the_wrong_container_names_what_the_file_holds(build, truth3_both):
+    tree, ntuple = truth3_both
+    with pytest.raises(DamagedFileError, match=r"has no TTree named 'CollectionTree'.*ROOT::RNTuple.*container rntuple"):
+        read(build, ntuple["path"], events=10)
+    with pytest.raises(DamagedFileError, match=r"has no RNTuple named 'CollectionTree'.*TTree.*container ttree"):
+        read(build, tree["path"], events=10, container="rntuple")
+    auto = read(build, ntuple["path"], events=10, container="auto")
+    assert auto["container"] == "rntuple"

@@ -48,6 +48,30 @@ def test_ids_round_trip():
     assert point.compression_setting == 209
 
 
+def test_rntuple_points_fix_the_settings_they_do_not_have_and_keep_their_own_ids():
+    from rootparams.config import load_study_config
+    from rootparams.grid import ReadPoint, expand_points
+
+    rntuple = FilePoint("xaod", "zstd", 5, 100, 0, 32000, "rntuple", 65536)
+    assert (rntuple.split_level, rntuple.basket_size) == (-1, 0)
+    assert rntuple.id == "rntuple_zstd-5_af100_page65536"
+    assert FilePoint.from_id("xaod", rntuple.id) == rntuple
+    assert FilePoint("xaod", "zstd", 5, 100, 0, 32000, "ttree", 65536).page_size == 0
+    read = ReadPoint(-1, 5, 1, "particle", "hdd", cluster_bunch=3)
+    assert read.for_container("rntuple").learn_entries == "default"
+    assert read.for_container("ttree").cluster_bunch == 1
+    assert ReadPoint(-1, "default", 1, "particle", "hdd").id == "cache-1_learnD_mt1_particle_hdd"  # unchanged
+    config = load_study_config(
+        {"formats": {"xaod": {"written": 10, "read": 10}}, "read_defaults": {"learn_entries": 10},
+         "scans": {"c": {"container": ["ttree", "rntuple"]}, "b": {"container": ["rntuple"], "cluster_bunch": [1, 2]}}}
+    )  # fmt: skip
+    points = expand_points(config)
+    by_container = {c: [p for p in points if p.file.container == c] for c in ("ttree", "rntuple")}
+    assert len(by_container["ttree"]) == 1 and by_container["ttree"][0].read.learn_entries == 10
+    assert {p.read.cluster_bunch for p in by_container["rntuple"]} == {1, 2}
+    assert {p.read.learn_entries for p in by_container["rntuple"]} == {"default"}  # the cluster cache does not learn
+
+
 def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
     import re
 
@@ -57,7 +81,8 @@ def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
     config = load_study_config(
         {"formats": {"xaod": {"written": 10, "read": 10}},
          "scans": {"s": {"autoflush": [-1000000, 10], "cache_size": [-1, 0], "learn_entries": ["default", 5],
-                         "branches": ["all", "regex:^Jets"], "storage_profile": ["hdd_seek"]}}}
+                         "branches": ["all", "regex:^Jets"], "storage_profile": ["hdd_seek"]},
+                   "r": {"container": ["rntuple"], "page_size": [65536], "cluster_bunch": [2]}}}
     )  # fmt: skip
     points = expand_points(config)
     files, reads = points_by_id(points)

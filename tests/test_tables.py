@@ -10,10 +10,13 @@ CONFIG = load_study_config(
 )
 
 
-def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1, valid=True):
-    file_id = f"{algorithm}-{level}_af{autoflush}"
+def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1, valid=True, container="ttree",
+                page_size=0):
+    file_id = f"{container}{algorithm}-{level}_af{autoflush}_page{page_size}"
+    split, basket = (-1, 0) if container == "rntuple" else (0, 32000)
     return {"format": "xaod", "file_id": file_id, "read_id": f"mt{threads}", "algorithm": algorithm, "level": level,
-            "autoflush": autoflush, "split_level": 0, "basket_size": 32000, "cache_size": -1, "learn_entries": "default",
+            "container": container, "page_size": page_size,
+            "autoflush": autoflush, "split_level": split, "basket_size": basket, "cache_size": -1, "learn_entries": "default",
             "threads": threads, "branches": "particle", "cache_state": "cold", "storage_profile": "native",
             "event_rate_hz_mean": mean, "event_rate_hz_std": std, "n": n, "n_flagged": 10 - n,
             "window_valid": valid, "window_invalid_reasons": "" if valid else "lasts as little as 0.50 s (< 1 s)",
@@ -28,23 +31,28 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
         summary_row("lzma", 9, 15.5, 0.0, n=1, valid=False),
         summary_row("zlib", 5, 70.0, 1.0, autoflush=10),  # another scan's point: not in Table 1
         summary_row("zlib", 5, 80.0, 1.0, threads=2),  # another scan's point: not in Table 1
+        summary_row("zstd", 5, 90.0, 1.0, container="rntuple", page_size=1048576),  # the RNTuple beside it
+        summary_row("zstd", 5, 91.0, 1.0, container="rntuple", page_size=65536),  # page-size scan: not in Table 1
     ])  # fmt: skip
+    sizes = [7.03e9, 8.756e9, 5.901e9, 7.4e9, 7.03e9, 5.0e9, 5.1e9]
     files = pd.DataFrame([{"format": "xaod", "file_id": r["file_id"], "size_bytes": s}
-                          for r, s in zip(summary.to_dict("records"), [7.03e9, 8.756e9, 5.901e9, 7.4e9, 7.03e9], strict=True)])  # fmt: skip
+                          for r, s in zip(summary.to_dict("records"), sizes, strict=True)])  # fmt: skip
     files = files.drop_duplicates("file_id")
     table = compression_table(summary, files, CONFIG, "xaod")
-    assert list(zip(table["algorithm"], table["level"], strict=True)) == [
-        ("lz4", 1),
-        ("zlib", 5),
-        ("lzma", 9),
+    assert list(zip(table["container"], table["algorithm"], table["level"], strict=True)) == [
+        ("ttree", "lz4", 1),
+        ("ttree", "zlib", 5),
+        ("ttree", "lzma", 9),
+        ("rntuple", "zstd", 5),
     ]
-    assert list(table["size_bytes"]) == [8.756e9, 7.03e9, 5.901e9]
+    assert list(table["size_bytes"]) == [8.756e9, 7.03e9, 5.901e9, 5.0e9]
     md = to_markdown(table, "xaod")
     # Both rates: the event loop's (valid here) and the note's window (marked: it misses I/O).
-    assert "| lz4 | 1 | 8.756 × 10^9 | 63.0 ± 1.1 | 69.3 ± 1.1 † | 10 |" in md
-    assert "| lzma | 9 | 5.901 × 10^9 | 15.5 ± 0.0 † | 17.1 ± 0.0 † | 1 |" in md
-    assert "- † lzma-9, event loop: lasts as little as 0.50 s (< 1 s)" in md
-    assert "- † lz4-1, note's window: holds as little as 40% of the read's I/O (< 90%)" in md
+    assert "| ttree | lz4 | 1 | 8.756 × 10^9 | 63.0 ± 1.1 | 69.3 ± 1.1 † | 10 |" in md
+    assert "| ttree | lzma | 9 | 5.901 × 10^9 | 15.5 ± 0.0 † | 17.1 ± 0.0 † | 1 |" in md
+    assert "| rntuple | zstd | 5 | 5.000 × 10^9 | 90.0 ± 1.0 | 99.0 ± 1.0 † | 10 |" in md
+    assert "- † ttree lzma-9, event loop: lasts as little as 0.50 s (< 1 s)" in md
+    assert "- † ttree lz4-1, note's window: holds as little as 40% of the read's I/O (< 90%)" in md
     assert "cold reads, storage native" in md
     tex = to_latex(table, "xaod")
-    assert "lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex
+    assert "ttree & lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex

@@ -22,8 +22,9 @@ from rootparams.errors import UserError
 from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
-    "format", "file_id", "read_id", "algorithm", "level", "autoflush", "split_level", "basket_size",
-    "cache_size", "learn_entries", "threads", "branches", "cache_state", "storage_profile",
+    "format", "file_id", "read_id", "container", "algorithm", "level", "autoflush", "split_level", "basket_size",
+    "page_size", "cache_size", "learn_entries", "cluster_bunch", "threads", "branches", "cache_state",
+    "storage_profile",
 ]  # fmt: skip
 # Metrics summarized per point (mean, std, n), when present. The prefix of a reader metric names its span
 # (docs/measurement.md): process, open, loop (the timed event loop, all N entries: the headline rate) and
@@ -33,7 +34,8 @@ SUMMARY_METRICS = [
     "loop_seconds", "note_window_seconds", "open_seconds", "first_entry_seconds", "process_seconds",
     "loop_cpu_seconds", "reader_cpu_seconds",
     "loop_read_calls", "loop_bytes_read", "loop_bytes_per_call", "loop_disk_seconds", "loop_unzip_seconds",
-    "loop_unzip_input_bytes", "loop_unzip_output_bytes", "loop_storage_read_bytes",
+    "loop_unzip_input_bytes", "loop_unzip_output_bytes", "loop_storage_read_bytes", "loop_disk_completed_read_bytes",
+    "loop_rntuple_nPageRead", "loop_rntuple_nClusterLoaded",
     "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed", "note_window_mb_per_s_compressed",
     "note_window_read_calls", "note_window_bytes_read", "note_window_disk_seconds", "note_window_unzip_seconds",
     "open_bytes_read", "open_read_calls", "open_disk_seconds",

@@ -21,8 +21,16 @@ import yaml
 from rootparams.errors import UserError
 from rootparams.storage import PROFILES
 
-FILE_KEYS = ("algorithm", "level", "autoflush", "split_level", "basket_size")
-READ_KEYS = ("cache_size", "learn_entries", "threads", "branches", "storage_profile")
+FILE_KEYS = ("container", "algorithm", "level", "autoflush", "split_level", "basket_size", "page_size")
+READ_KEYS = ("cache_size", "learn_entries", "cluster_bunch", "threads", "branches", "storage_profile")
+# Settings that mean something for one container only (docs/formats.md, "RNTuple"): a scan that varies one of
+# them over points of the other container is an error, and a point of the other container keeps a fixed value.
+CONTAINER_ONLY_KEYS = {
+    "ttree": ("split_level", "basket_size", "learn_entries"),
+    "rntuple": ("page_size", "cluster_bunch"),
+}
+# The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
+RNTUPLE_CACHE_SIZES = (0, -1)
 BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.storage defines them
 
 
@@ -212,6 +220,40 @@ def _fill_defaults(instance: Any, node: dict[str, Any], root: dict[str, Any]) ->
             _fill_defaults(instance[key], sub, root)
 
 
+def scan_containers(config: dict[str, Any], scan: Mapping[str, Any]) -> set[str]:
+    """The containers a scan's points are stored in: its own list, or its formats' defaults."""
+    if "container" in scan:
+        return set(scan["container"])
+    formats = [f for f in scan.get("formats", config["formats"]) if f in config["file_defaults"]]
+    return {config["file_defaults"][f]["container"] for f in formats}
+
+
+def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
+    containers = scan_containers(config, scan)
+    for container, keys in CONTAINER_ONLY_KEYS.items():
+        others = sorted(containers - {container})
+        for key in keys:
+            if key in scan and others:
+                counterpart = {"split_level": "RNTuple has no split level (every field is stored column-wise)",
+                               "basket_size": "its counterpart is page_size",
+                               "learn_entries": "the RNTuple cluster cache does not learn",
+                               "page_size": "its TTree counterpart is basket_size",
+                               "cluster_bunch": "the TTreeCache's counterpart is cache_size"}[key]  # fmt: skip
+                yield (
+                    f"scans.{name}.{key} is a {container} setting, but the scan's points are also stored as "
+                    f"{', '.join(others)} ({counterpart}); give the scan container: [{container}], or make a "
+                    f"separate scan for {', '.join(others)} without {key}"
+                )
+    if "rntuple" in containers and "cache_size" in scan:
+        bad = [v for v in scan["cache_size"] if v not in RNTUPLE_CACHE_SIZES]
+        if bad:
+            yield (
+                f"scans.{name}.cache_size = {scan['cache_size']!r} for rntuple points: the RNTuple cluster cache has "
+                f"no size, only 0 (off) and -1 (on) are valid ({bad!r} are not); give the scan container: [ttree], "
+                "or make a separate rntuple scan with cache_size: [0, -1]"
+            )
+
+
 def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
     if config["repetitions"] < 2 and config["require_sigma"]:
         yield (
@@ -234,6 +276,7 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
                 )
         if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
+        yield from _container_problems(config, name, scan)
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
     for where, profile in used_storage_profiles(config):
         if profile not in known_profiles:

@@ -243,6 +243,57 @@ def _fig12(d, ctx):
                      CACHE_X, hue_label=lambda p: f"storage: {p}")  # fmt: skip
 
 
+def _container_setting(d: pd.DataFrame) -> pd.DataFrame:
+    return d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
+
+
+def _fig13(d, ctx):
+    return _lines_by(_container_setting(d), "Fig. 13 (beyond the paper): event rate, TTree and RNTuple (the same events)",
+                     "format", FORMAT_ORDER, "container", "setting", *RATE[:2], "Compression (algorithm-level)",
+                     RATE[2], (_setting_order, str))  # fmt: skip
+
+
+def _fig14(d, ctx):
+    return _lines_by(_container_setting(d), "Fig. 14 (beyond the paper): file size, TTree and RNTuple (the same events)",
+                     "format", FORMAT_ORDER, "container", "setting", "size_bytes", None, "Compression (algorithm-level)",
+                     "File size [MB]", (_setting_order, str), scale=1e-6)  # fmt: skip
+
+
+def container_ratios(d: pd.DataFrame) -> pd.DataFrame:
+    """Per format and compression setting, RNTuple over TTree: event rate (with its 1σ, propagated from both
+    points' σ) and file size. Only settings measured in both containers, each at its format's other defaults."""
+    keys = ["format", "algorithm", "level"]
+    cols = [*keys, "event_rate_hz_mean", "event_rate_hz_std", "size_bytes"]
+    t = d[d["container"] == "ttree"][cols]
+    r = d[d["container"] == "rntuple"][cols]
+    both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
+    rate = both["event_rate_hz_mean_rntuple"] / both["event_rate_hz_mean_ttree"]
+    rel = np.hypot(both["event_rate_hz_std_rntuple"] / both["event_rate_hz_mean_rntuple"],
+                   both["event_rate_hz_std_ttree"] / both["event_rate_hz_mean_ttree"])  # fmt: skip
+    return both.assign(rate_ratio=rate, rate_ratio_std=rate * rel,
+                       size_ratio=both["size_bytes_rntuple"] / both["size_bytes_ttree"])[[*keys, "rate_ratio", "rate_ratio_std", "size_ratio"]]  # fmt: skip
+
+
+def _fig15(d, ctx):
+    ratios = container_ratios(d)
+    if ratios.empty:
+        return _empty("Fig. 15: RNTuple / TTree", "No setting measured in both containers.")
+    long = pd.concat([
+        ratios.assign(what="event rate", ratio=ratios["rate_ratio"], ratio_std=ratios["rate_ratio_std"]),
+        ratios.assign(what="file size", ratio=ratios["size_ratio"], ratio_std=0.0),
+    ])  # fmt: skip
+    long = _container_setting(long).assign(window_valid=True)
+    fig = _lines_by(long, "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size", "format",
+                    FORMAT_ORDER, "what", "setting", "ratio", "ratio_std", "Compression (algorithm-level)",
+                    "RNTuple / TTree", (_setting_order, str))  # fmt: skip
+    for ax in fig.axes:
+        ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":")
+    return fig
+
+
+# The figures that compare the containers; every other figure draws the TTree points when the study has both.
+CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree")
+
 FIGURES = [
     Figure(
         "fig01_rate_vs_compression", ("compression",), "Event rate vs compression algorithm and level", _fig01
@@ -275,6 +326,9 @@ FIGURES = [
         "xAOD rate vs TTreeCache size per storage",
         _fig12,
     ),
+    Figure(CONTAINER_FIGURES[0], ("container",), "Event rate, TTree and RNTuple", _fig13),
+    Figure(CONTAINER_FIGURES[1], ("container",), "File size, TTree and RNTuple", _fig14),
+    Figure(CONTAINER_FIGURES[2], ("container",), "RNTuple / TTree: event rate and file size", _fig15),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
 
@@ -284,6 +338,8 @@ def draw(
 ) -> plt.Figure:
     sns.set_theme(style="whitegrid", context="paper")
     data = scan_rows(summary, points, files, figure.scans)
+    if figure.name not in CONTAINER_FIGURES and "container" in data and (data["container"] == "ttree").any():
+        data = data[data["container"] == "ttree"]  # the paper's figures are of TTrees
     if data.empty:
         wanted = " or ".join(f"'{s}'" for s in figure.scans)
         return _empty(figure.title, f"No points of the scan {wanted} in this study (see config/*.yaml).")

@@ -81,7 +81,7 @@ def generate_file(
             [
                 writer, "--recipe", recipe_path, "--output", str(tmp_root), "--events", str(events),
                 "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
-                "--split", str(point.split_level), "--basket", str(point.basket_size), "--seed", str(seed),
+                *container_args(point), "--seed", str(seed),
                 "--threads", str(threads), *(["--content", content] if content else []),
             ],
             f"writing {output}",
@@ -99,6 +99,14 @@ def generate_file(
     return entry
 
 
+def container_args(point: FilePoint) -> list[str]:
+    """The writer's options for the point's container: split level and basket size for a TTree, the page size
+    for an RNTuple (which has no split level)."""
+    if point.container == "rntuple":
+        return ["--container", "rntuple", "--page-size", str(point.page_size)]
+    return ["--split", str(point.split_level), "--basket", str(point.basket_size)]
+
+
 def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: str) -> dict[str, Any]:
     setting = inspected["file_compression_setting"]
     algorithm_code, level = divmod(setting, 100)
@@ -110,12 +118,15 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "file_id": point.id,
         "path": output,
         # The grid point's settings, as requested (the same names and meanings as in repetitions.csv and
-        # summary.csv, so that joins on them are right).
+        # summary.csv, so that joins on them are right). split_level -1 and basket_size 0: an RNTuple's;
+        # page_size 0: a TTree's.
+        "container": point.container,
         "algorithm": point.algorithm,
         "level": point.level,
         "autoflush": point.autoflush,
         "split_level": point.split_level,
         "basket_size": point.basket_size,
+        "page_size": point.page_size,
         # What the file really holds, read back from it (*_in_file; tests check that they match the request).
         "algorithm_in_file": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})")
         if setting
@@ -123,7 +134,8 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "level_in_file": level,
         "compression_setting_in_file": setting,
         "branch_compression_settings_in_file": ";".join(str(s) for s in sorted(branch_settings)),
-        # TTree::GetAutoFlush after writing: an entry count, also for a byte-based (negative) request.
+        # TTree::GetAutoFlush after writing: an entry count, also for a byte-based (negative) request. For an
+        # RNTuple, which has no AutoFlush, the mean entries per cluster.
         "autoflush_in_file": inspected["autoflush"],
         "split_level_in_file": max((b["split_level"] for b in inspected["branch_list"]), default=0),
         "events": inspected["entries"],

@@ -1,8 +1,11 @@
 """Grid points of a study: which files to write and which timed reads to make.
 
-A *file point* is everything that changes the bytes on disk (format, algorithm, level, AutoFlush, split
-level, basket size). A *read point* adds everything that changes how the file is read (TTreeCache size,
-learn entries, implicit-MT threads, branch selection). Scans are expanded per format and de-duplicated, so
+A *file point* is everything that changes the bytes on disk (format, container, algorithm, level, AutoFlush,
+split level, basket size; for RNTuple, page size). A *read point* adds everything that changes how the file
+is read (TTreeCache size or RNTuple cluster cache, learn entries, cluster bunch size, implicit-MT threads,
+branch selection, storage profile). A setting without meaning for a point's container keeps a fixed value
+(split level -1, basket size 0, learn entries "default" for RNTuple; page size 0, cluster bunch 1 for TTree),
+so that no two points differ only in a setting that changes nothing. Scans are expanded per format and de-duplicated, so
 a point shared by several scans is generated and measured once; each point remembers the scans it is in.
 
 Every point has a short, readable id used in paths and Snakemake wildcards, and can be parsed back from it.
@@ -31,11 +34,20 @@ class FilePoint:
     autoflush: int
     split_level: int
     basket_size: int
+    container: str = "ttree"
+    page_size: int = 0
 
     def __post_init__(self):
         if self.algorithm == "none" and self.level != 0:
             # Uncompressed files have no level; one canonical id avoids writing the same file twice.
             object.__setattr__(self, "level", 0)
+        if self.container == "rntuple":
+            object.__setattr__(self, "split_level", -1)
+            object.__setattr__(self, "basket_size", 0)
+        elif self.container == "ttree":
+            object.__setattr__(self, "page_size", 0)
+        else:
+            raise ValueError(f"container {self.container!r}: must be 'ttree' or 'rntuple'")
 
     @property
     def compression_setting(self) -> int:
@@ -43,17 +55,24 @@ class FilePoint:
 
     @property
     def id(self) -> str:
-        return f"{self.algorithm}-{self.level}_af{self.autoflush}_split{self.split_level}_basket{self.basket_size}"
+        common = f"{self.algorithm}-{self.level}_af{self.autoflush}"
+        if self.container == "rntuple":
+            return f"rntuple_{common}_page{self.page_size}"
+        return f"{common}_split{self.split_level}_basket{self.basket_size}"
 
     @classmethod
     def from_id(cls, format: str, file_id: str) -> FilePoint:
         m = re.fullmatch(_FILE_ID_FIELDS, file_id)
         if not m or m["algorithm"] not in ALGORITHM_CODES:
-            raise ValueError(f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000')")
-        g = m.groupdict()
+            raise ValueError(
+                f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000' or "
+                "'rntuple_zstd-5_af100_page1048576')"
+            )
+        g = {k: v for k, v in m.groupdict().items() if v is not None}
         return cls(
-            format, g["algorithm"], *(int(g[k]) for k in ("level", "autoflush", "split_level", "basket_size"))
-        )
+            format, g["algorithm"], int(g["level"]), int(g["autoflush"]), int(g.get("split_level", -1)),
+            int(g.get("basket_size", 0)), g.get("container", "ttree"), int(g.get("page_size", 0)),
+        )  # fmt: skip
 
 
 # The ids as patterns, the one definition of their shape: FilePoint.id and ReadPoint.id write them, the
@@ -61,11 +80,11 @@ class FilePoint:
 # file id are named groups for parsing; Snakemake gets the same pattern with plain groups (it reserves names
 # for its wildcards).
 _FILE_ID_FIELDS = (
-    r"(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)_split(?P<split_level>\d+)"
-    r"_basket(?P<basket_size>\d+)"
+    r"(?:(?P<container>rntuple)_)?(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
+    r"(?:_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)|_page(?P<page_size>\d+))"
 )
 FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)
-READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+_[a-z0-9]+_[a-z][a-z0-9_]*"
+READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?_[a-z0-9]+_[a-z][a-z0-9_]*"
 
 
 @dataclass(frozen=True, order=True)
@@ -75,6 +94,7 @@ class ReadPoint:
     threads: int
     branches: str
     storage_profile: str
+    cluster_bunch: int = 1
 
     @property
     def branches_token(self) -> str:
@@ -89,10 +109,18 @@ class ReadPoint:
 
     @property
     def id(self) -> str:
+        # The bunch size appears only where it is not ROOT's default, so TTree read ids do not change.
+        bunch = f"_bunch{self.cluster_bunch}" if self.cluster_bunch != 1 else ""
         return (
-            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}_{self.branches_token}"
+            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}{bunch}_{self.branches_token}"
             f"_{self.storage_profile}"
         )
+
+    def for_container(self, container: str) -> ReadPoint:
+        """This read of a file stored as ``container``: settings without meaning there take their fixed value."""
+        if container == "rntuple":
+            return replace(self, learn_entries="default")
+        return replace(self, cluster_bunch=1)
 
 
 @dataclass(frozen=True, order=True)
@@ -128,7 +156,7 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
     for fmt in config["formats"]:
         base_file = default_file_point(config, fmt)
         base_read = ReadPoint(**{k: config["read_defaults"][k] for k in READ_KEYS})
-        found.setdefault((base_file, base_read), set()).add("default")
+        found.setdefault((base_file, base_read.for_container(base_file.container)), set()).add("default")
         for name, scan in config["scans"].items():
             if fmt not in scan.get("formats", config["formats"]):
                 continue
@@ -137,6 +165,7 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
                 change = dict(zip(varied, values, strict=True))
                 file_point = replace(base_file, **{k: v for k, v in change.items() if k in FILE_KEYS})
                 read_point = replace(base_read, **{k: v for k, v in change.items() if k in READ_KEYS})
+                read_point = read_point.for_container(file_point.container)
                 found.setdefault((file_point, read_point), set()).add(name)
     # Sorted by id on the read side: learn entries mix integers and "default".
     return sorted(

@@ -57,15 +57,18 @@ class ReadError(ToolError):
 
 
 def reader_args(path: str, events: int, read: dict[str, Any], disk_device: str | None = None) -> dict[str, Any]:
-    """The reader's options for one timed read of ``path`` at the read point ``read``. With ``disk_device``
-    ("major:minor" of the disk holding the file), the spans also count the bytes that disk completed."""
+    """The reader's options for one timed read of ``path`` at the read point ``read`` (its ``container``, the
+    file's, may be "auto": the reader looks). With ``disk_device`` ("major:minor" of the disk holding the
+    file), the spans also count the bytes that disk completed."""
     learn = -1 if read["learn_entries"] == "default" else int(read["learn_entries"])
     args = {
         "file": path,
         "events": events,
+        "container": read.get("container", "ttree"),
         "branches": read["branches"],
         "cache-size": read["cache_size"],
         "learn-entries": learn,
+        "cluster-bunch": read.get("cluster_bunch", 1),
         "threads": read["threads"],
     }
     if disk_device:
@@ -298,7 +301,8 @@ def measure_point(
             # The paper's method, once per point; the warm-up read then brings the reader's code pages back
             # (from another file, so the file under test stays cold).
             system_eviction, _ = pagecache.make_cold(root_file, system_wide=True)
-            instrument.read(warmup_file, 2, read, f"warm-up read of {warmup_file}", "warmup")
+            warmup = {**read, "container": "auto"}  # the format's default file, which may be the other container
+            instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
             if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
                 mon.wait_for_sample_after(time.time(), timeout=10)
         point_prepare = time.time() - point_start

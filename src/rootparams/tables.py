@@ -25,16 +25,26 @@ FILE_JOIN_KEYS = ["format", "file_id"]
 def compression_table(
     summary: pd.DataFrame, files: pd.DataFrame, config: dict[str, Any], fmt: str
 ) -> pd.DataFrame:
-    """One row per compression setting of ``fmt`` at its default AutoFlush, split level, basket size and
-    read settings: algorithm, level, size_bytes, rate_hz_mean, rate_hz_std, n, n_flagged."""
+    """One row per container and compression setting of ``fmt`` at its default AutoFlush (the cluster size),
+    split level and basket size (TTree) or page size (RNTuple), and read settings: container, algorithm,
+    level, size_bytes, rate_hz_mean, rate_hz_std, n, n_flagged."""
     file_defaults = config["file_defaults"][fmt]
     read_defaults = config["read_defaults"]
     rows = summary[summary["format"] == fmt]
-    for key in ("autoflush", "split_level", "basket_size"):
-        rows = rows[rows[key] == file_defaults[key]]
+    if "container" not in rows:  # tables made before RNTuple
+        rows = rows.assign(container="ttree", page_size=0)
+    per_container = {"ttree": ("split_level", "basket_size"), "rntuple": ("page_size",)}
+    keep = pd.Series(False, index=rows.index)
+    for container, keys in per_container.items():
+        match = (rows["container"] == container) & (rows["autoflush"] == file_defaults["autoflush"])
+        for key in keys:
+            match &= rows[key] == file_defaults[key]
+        keep |= match
+    rows = rows[keep]
     for key in ("cache_size", "threads", "branches", "storage_profile"):
         rows = rows[rows[key] == read_defaults[key]]
-    rows = rows[rows["learn_entries"].astype(str) == str(read_defaults["learn_entries"])]
+    ttree = rows["container"] == "ttree"  # RNTuple reads have no learning phase
+    rows = rows[~ttree | (rows["learn_entries"].astype(str) == str(read_defaults["learn_entries"]))]
     table = rows.merge(files[[*FILE_JOIN_KEYS, "size_bytes"]], on=FILE_JOIN_KEYS, how="left")
     table = table.assign(
         rate_hz_mean=table["event_rate_hz_mean"],
@@ -44,10 +54,12 @@ def compression_table(
         note_window_rate_hz_std=table.get("note_window_event_rate_hz_std", float("nan")),
         note_window_valid=table.get("note_window_valid", True),
         algorithm_order=table["algorithm"].map(ALGORITHM_ORDER.index),
+        container_order=table["container"].map({"ttree": 0, "rntuple": 1}),
     )
     for column in ("window_invalid_reasons", "note_window_invalid_reasons"):
         table[column] = table[column].fillna("") if column in table else ""
     columns = [
+        "container",
         "algorithm",
         "level",
         "size_bytes",
@@ -64,7 +76,7 @@ def compression_table(
         "cache_state",
         "storage_profile",
     ]
-    return table.sort_values(["algorithm_order", "level"])[columns].reset_index(drop=True)
+    return table.sort_values(["container_order", "algorithm_order", "level"])[columns].reset_index(drop=True)
 
 
 def _rate(mean: float, std: float) -> str:
@@ -94,7 +106,7 @@ def _invalid_notes(table: pd.DataFrame) -> list[str]:
         for what, valid, reasons in (("event loop", r.rate_valid, r.window_invalid_reasons),
                                      ("note's window", r.note_window_valid, r.note_window_invalid_reasons)):  # fmt: skip
             if not valid:
-                notes.append(f"{DAGGER} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}")
+                notes.append(f"{DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}")
     return notes
 
 
@@ -105,12 +117,12 @@ def to_markdown(table: pd.DataFrame, fmt: str) -> str:
         f"{', '.join(sorted(set(table['storage_profile'])))}). Event loop: all events from the first entry "
         "(the rate the figures use); note's window: from the 2nd entry, as in the ATLAS note.",
         "",
-        "| Algorithm | Level | File size (B) | Event rate, event loop (Hz) | Event rate, note's window (Hz) | n |",
-        "|---|---|---|---|---|---|",
+        "| Container | Algorithm | Level | File size (B) | Event rate, event loop (Hz) | Event rate, note's window (Hz) | n |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in table.itertuples():
         lines.append(
-            f"| {r.algorithm} | {r.level} | {_size(r.size_bytes)[0]} | "
+            f"| {r.container} | {r.algorithm} | {r.level} | {_size(r.size_bytes)[0]} | "
             f"{_marked(r.rate_hz_mean, r.rate_hz_std, r.rate_valid)} | "
             f"{_marked(r.note_window_rate_hz_mean, r.note_window_rate_hz_std, r.note_window_valid)} | {r.n} |"
         )
@@ -127,16 +139,16 @@ def to_markdown(table: pd.DataFrame, fmt: str) -> str:
 
 def to_latex(table: pd.DataFrame, fmt: str) -> str:
     lines = [
-        "\\begin{tabular}{llrrr}",
+        "\\begin{tabular}{lllrrr}",
         "\\hline",
-        "Algorithm & Level & File size (B) & Event rate (Hz) & Note's window (Hz) \\\\",
+        "Container & Algorithm & Level & File size (B) & Event rate (Hz) & Note's window (Hz) \\\\",
         "\\hline",
     ]
     for r in table.itertuples():
         rate = _marked(r.rate_hz_mean, r.rate_hz_std, r.rate_valid)
         note = _marked(r.note_window_rate_hz_mean, r.note_window_rate_hz_std, r.note_window_valid)
         rate, note = (x.replace("±", "$\\pm$").replace(DAGGER, "$^\\dagger$") for x in (rate, note))
-        lines.append(f"{r.algorithm} & {r.level} & {_size(r.size_bytes)[1]} & {rate} & {note} \\\\")
+        lines.append(f"{r.container} & {r.algorithm} & {r.level} & {_size(r.size_bytes)[1]} & {rate} & {note} \\\\")
     lines += ["\\hline", "\\end{tabular}", f"% rootparams: Table 1 for {fmt}"]
     lines += [f"% {n}" for n in _invalid_notes(table)]
     return "\n".join(lines) + "\n"

@@ -32,7 +32,7 @@ def main(smk, say):
             warmup_file=smk.input.warmup,
             reader=smk.input.reader,
             events=smk.params.events,
-            read=asdict(read_point),
+            read={**asdict(read_point), "container": file_point.container},
             measurement=smk.params.measurement,
             monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
             records=records,

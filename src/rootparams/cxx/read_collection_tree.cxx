@@ -715,7 +715,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
 // own metrics (RNTupleReader.RPageSourceFile.*) in the columns that PerfStats fills for a TTree:
 //   *_bytes_read     szReadPayload + szReadOverhead (every byte the page source read, gaps of vector reads
 //                    included, as PerfStats counts what each read call fetched)
-//   *_read_calls     nReadV (read requests: one vector read of many ranges counts once)
+//   *_read_calls     nRead (byte ranges read: one per page with the cluster cache off, one per coalesced
+//                    range of a cluster's vector read with it on; nReadV, the vector reads, is kept apart)
 //   *_disk_seconds   timeWallRead (with the cluster cache on, measured in its I/O thread, overlapping the loop)
 //   *_unzip_seconds  timeWallUnzip;  *_unzip_output_bytes szUnzip;  *_unzip_input_bytes not counted (NaN)
 // and the counters PerfStats has no column for as *_rntuple_<counter>.
@@ -735,7 +736,7 @@ public:
               name + " (the counter names are checked against ROOT 6.40)");
       return counter->GetValueAsInt();
    }
-   long long calls() const override { return count("nReadV"); }
+   long long calls() const override { return count("nRead"); }
    long long bytes() const override { return count("szReadPayload") + count("szReadOverhead"); }
    double disk_seconds() const override { return 1e-9 * count("timeWallRead"); }
    double unzip_seconds() const override { return 1e-9 * count("timeWallUnzip"); }
@@ -1195,11 +1196,15 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       if (g_disk_device.find(':') == std::string::npos || disk_completed_read_bytes() < 0)
          fail("--disk-device '" + g_disk_device + "' is not a major:minor listed in /proc/diskstats");
    }
-   const std::string container = args.count("container") ? args.at("container") : "ttree";
+   std::string container = args.count("container") ? args.at("container") : "ttree";
+   if (container == "auto") {  // untimed reads (a warm-up): the file says which
+      auto file = open_root_file(required_arg(args, "file"));
+      container = has_ntuple(file.get(), tree_name_arg(args)) ? "rntuple" : "ttree";
+   }
    if (container == "rntuple")
       return timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
-      fail("--container '" + container + "': must be ttree or rntuple");
+      fail("--container '" + container + "': must be ttree, rntuple or auto");
    return timed_read(args, process_start, mode);
 }
 
