@@ -121,13 +121,18 @@ def test_settings_without_meaning_for_a_container_are_refused_with_their_counter
     found = problems({**base, "scans": {"s": {"container": ["ttree", "rntuple"], "split_level": [0, 99]}}})
     assert len(found) == 1 and "scans.s.split_level is a ttree setting" in found[0]
     assert "RNTuple has no split level" in found[0] and "container: [ttree]" in found[0]
-    found = problems({**base, "scans": {"p": {"page_size": [65536]}}})  # the format's default container: ttree
+    found = problems(
+        {**base, "scans": {"p": {"page_size": [65536]}}}
+    )  # the format's default container: ttree
     assert "scans.p.page_size is a rntuple setting" in found[0] and "basket_size" in found[0]
     found = problems({**base, "scans": {"c": {"container": ["rntuple"], "cache_size": [0, 2000000, -1]}}})
     assert "no size, only 0 (off) and -1 (on)" in found[0] and "[2000000]" in found[0]
     # A format stored as RNTuple by default: its scans are RNTuple scans.
     rntuple_default = {**base, "file_defaults": {"xaod": {"container": "rntuple"}}}
-    assert "learn_entries is a ttree setting" in problems({**rntuple_default, "scans": {"l": {"learn_entries": [0]}}})[0]
+    assert (
+        "learn_entries is a ttree setting"
+        in problems({**rntuple_default, "scans": {"l": {"learn_entries": [0]}}})[0]
+    )
     ok = load_study_config({**base, "scans": {"r": {"container": ["rntuple"], "page_size": [65536],
                                                   "cache_size": [0, -1], "cluster_bunch": [1, 4]}}})  # fmt: skip
     assert ok["file_defaults"]["xaod"]["page_size"] == 1048576

@@ -237,13 +237,19 @@ def test_an_rntuple_holds_the_same_events_as_its_ttree(build, truth3_both):
     generated = generate_file(FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576), events=600, seed=3,
                               writer=str(build["writer"]), reader=str(build["reader"]),
                               output=str(Path(ntuple["path"]).with_name("g.root")), catalogue=None)  # fmt: skip
-    assert run_tool([str(build["reader"]), "--file", generated["path"], "--checksum"], "c")["content_checksum"] == sums[0]
+    assert (
+        run_tool([str(build["reader"]), "--file", generated["path"], "--checksum"], "c")["content_checksum"]
+        == sums[0]
+    )
 
 
 def test_the_rntuple_catalogue_says_what_was_written(truth3_both):
-    tree, ntuple = truth3_both
+    _, ntuple = truth3_both
     assert ntuple["container"] == "rntuple" and ntuple["page_size"] == 65536 and ntuple["split_level"] == -1
-    assert ntuple["compression_setting_in_file"] == 505 and ntuple["branch_compression_settings_in_file"] == "505"
+    assert (
+        ntuple["compression_setting_in_file"] == 505
+        and ntuple["branch_compression_settings_in_file"] == "505"
+    )
     assert ntuple["clusters"] == 3 and ntuple["autoflush_in_file"] == 200  # clusters of exactly 200 events
     assert ntuple["events"] == 600 and 0 < ntuple["zip_bytes"] <= ntuple["size_bytes"]
     assert ntuple["tot_bytes"] > 2 * ntuple["zip_bytes"]
@@ -279,9 +285,49 @@ def test_an_rntuple_read_fills_the_perfstats_columns_from_rntuple_metrics(build,
 
 def test_reading_the_wrong_container_names_what_the_file_holds(build, truth3_both):
     tree, ntuple = truth3_both
-    with pytest.raises(DamagedFileError, match=r"has no TTree named 'CollectionTree'.*ROOT::RNTuple.*container rntuple"):
+    with pytest.raises(
+        DamagedFileError, match=r"has no TTree named 'CollectionTree'.*ROOT::RNTuple.*container rntuple"
+    ):
         read(build, ntuple["path"], events=10)
-    with pytest.raises(DamagedFileError, match=r"has no RNTuple named 'CollectionTree'.*TTree.*container ttree"):
+    with pytest.raises(
+        DamagedFileError, match=r"has no RNTuple named 'CollectionTree'.*TTree.*container ttree"
+    ):
         read(build, tree["path"], events=10, container="rntuple")
     auto = read(build, ntuple["path"], events=10, container="auto")
     assert auto["container"] == "rntuple"
+
+
+def test_uproot_reads_the_rntuple_back_as_the_same_events_as_the_ttree(build, truth3_both):
+    """Not our code: uproot reads every field of our RNTuple, with the entry count and field list ROOT wrote, and
+    every value it can also read from the TTree is the same."""
+    import awkward as ak
+    import uproot
+
+    tree, ntuple = truth3_both
+    inspected = run_tool([str(build["reader"]), "--file", ntuple["path"], "--inspect"], "inspect")
+    n = uproot.open(ntuple["path"])["CollectionTree"]
+    t = uproot.open(tree["path"])["CollectionTree"]
+    assert n.num_entries == t.num_entries == 600
+    names = n.keys()
+    top = [k for k in names if "." not in k]
+    assert top == [b["name"] for b in inspected["branch_list"]]
+    tree_keys = set(t.keys())
+    compared, unreadable = 0, []
+    for field in (f for f in top if "AuxDyn:" in f):
+        container, var = field.split("AuxDyn:")
+        # The TTree's name: a dynamic branch, or a member of the split static store.
+        branch = next(
+            b for b in (f"{container}AuxDyn.{var}", f"{container}Aux./{container}Aux.{var}") if b in tree_keys
+        )
+        values = n[field].array(library="ak")
+        if "Aux./" in branch and "m_persKey" in ak.fields(values):
+            # uproot 5.7 misreads (or refuses) vector<ElementLink_v1> members inside a split static store of
+            # the TTree, a struct in a vector in a split object; ROOT's checksum above covers them.
+            unreadable.append(field)
+            continue
+        assert ak.to_list(values) == ak.to_list(t[branch].array(library="ak")), field
+        compared += 1
+    print(
+        f"{compared} fields equal through uproot; {len(unreadable)} link members of split stores not comparable"
+    )
+    assert compared >= 0.9 * len([f for f in top if "AuxDyn:" in f])

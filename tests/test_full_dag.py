@@ -30,15 +30,17 @@ def full_run(tmp_path_factory, build):
 def test_every_point_of_every_scan_was_measured(full_run):
     summary = pd.read_csv(full_run / paths.SUMMARY_TABLE)
     scans = pd.read_csv(full_run / paths.POINTS_TABLE)
-    assert len(summary) == len(scans) == 42  # the de-duplicated grid of tiny_full.yaml
+    assert len(summary) == len(scans) == 46  # the de-duplicated grid of tiny_full.yaml
     assert set(summary["format"]) == {"xaod", "truth3"}
     assert (summary["n"] + summary["n_flagged"] == 2).all()
     named = {s for joined in scans["scans"] for s in joined.split(";")}
     assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
-                     "storage_compression", "storage_cache", "container", "rntuple_cache"}  # fmt: skip
+                     "storage_compression", "storage_cache", "container", "rntuple_cache", "rntuple_cluster",
+                     "rntuple_page"}  # fmt: skip
     rntuple = summary[summary["container"] == "rntuple"]
-    assert len(rntuple) == 2 * (2 + 4)  # per format: lz4-1 and zstd-1, and zlib-5 with 4 cluster-cache reads
-    assert (rntuple["split_level"] == -1).all() and (rntuple["page_size"] == 1048576).all()
+    # Per format: lz4-1 and zstd-1, zlib-5 with 4 cluster-cache reads, clusters of 3 events, pages of 64 kB.
+    assert len(rntuple) == 2 * (2 + 4 + 1 + 1)
+    assert (rntuple["split_level"] == -1).all() and set(rntuple["page_size"]) == {65536, 1048576}
     assert set(rntuple["cluster_bunch"]) == {1, 2} and set(rntuple["cache_size"]) == {0, -1}
     assert (rntuple["loop_bytes_read_mean"] > 0).all() and (rntuple["event_rate_hz_mean"] > 0).all()
     assert set(summary["storage_profile"]) == PROFILES
@@ -56,7 +58,11 @@ def test_table1_for_each_format(full_run):
         settings = set(zip(ttree["algorithm"], ttree["level"], strict=True))
         assert settings == {("lz4", 1), ("zlib", 1), ("zlib", 5), ("zstd", 1), ("none", 0)}
         rntuple = table[table["container"] == "rntuple"]
-        assert set(zip(rntuple["algorithm"], rntuple["level"], strict=True)) == {("lz4", 1), ("zstd", 1), ("zlib", 5)}
+        assert set(zip(rntuple["algorithm"], rntuple["level"], strict=True)) == {
+            ("lz4", 1),
+            ("zstd", 1),
+            ("zlib", 5),
+        }
         assert (table["size_bytes"] > 0).all()
         assert (full_run / paths.table1(fmt, "tex")).read_text().count("\\\\") >= 3
 
@@ -93,7 +99,7 @@ def test_html_report_has_every_figure_and_table(full_run):
 def test_generated_files_are_removed_once_measured(full_run):
     # keep_files is false here: every file went away after its last read; the catalogue keeps what it was.
     assert not list((full_run / "data" / "files").rglob("*.root"))
-    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 24  # 16 TTree files and 8 RNTuple files
+    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 28  # 16 TTree files and 12 RNTuple files
 
 
 def test_several_hosts_side_by_side(full_run, tmp_path):

@@ -69,7 +69,9 @@ def test_rntuple_points_fix_the_settings_they_do_not_have_and_keep_their_own_ids
     by_container = {c: [p for p in points if p.file.container == c] for c in ("ttree", "rntuple")}
     assert len(by_container["ttree"]) == 1 and by_container["ttree"][0].read.learn_entries == 10
     assert {p.read.cluster_bunch for p in by_container["rntuple"]} == {1, 2}
-    assert {p.read.learn_entries for p in by_container["rntuple"]} == {"default"}  # the cluster cache does not learn
+    assert {p.read.learn_entries for p in by_container["rntuple"]} == {
+        "default"
+    }  # the cluster cache does not learn
 
 
 def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
@@ -100,3 +102,17 @@ def test_a_benchmark_point_is_the_papers_file_settings_with_overrides():
     assert point == FilePoint("topq1", "lz4", 9, d["autoflush"], d["split_level"], d["basket_size"])
     with pytest.raises(TypeError, match=r"unknown file settings \['levle'\]; valid: \['algorithm', 'level'"):
         paper_file_point("topq1", levle=9)
+
+
+def test_an_rntuple_point_takes_the_rntuple_defaults_not_the_ttree_points_fixed_values():
+    from rootparams.config import load_study_config
+    from rootparams.grid import expand_points
+
+    config = load_study_config(
+        {"formats": {"xaod": {"written": 10, "read": 10}}, "read_defaults": {"cluster_bunch": 3},
+         "scans": {"c": {"container": ["ttree", "rntuple"]}}}
+    )  # fmt: skip
+    (rntuple,) = [p for p in expand_points(config) if p.file.container == "rntuple"]
+    assert rntuple.file.page_size == 1048576 and rntuple.read.cluster_bunch == 3
+    (ttree,) = [p for p in expand_points(config) if p.file.container == "ttree"]
+    assert ttree.file.page_size == 0 and ttree.read.cluster_bunch == 1 and ttree.file.basket_size == 32000

@@ -93,7 +93,9 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, truth3_files, tmp_pa
     read = {**READ, "storage_profile": "limited"}
     files = {"lz4-1": truth3_files[("lz4", 1)]}
     ((_, records),) = measure(build, files, tmp_path, read, measurement, events=1500, rounds=2).values()
-    assert all(r.get("loop_disk_completed_read_bytes", -1) >= 0 for r in records), "the disk's count is missing"
+    assert all(r.get("loop_disk_completed_read_bytes", -1) >= 0 for r in records), (
+        "the disk's count is missing"
+    )
     verdicts = physics.bandwidth_check(records, bandwidth)
     print(physics.markdown(verdicts, "repetition"))
     assert len(verdicts) == 2 * REPS_PER_ROUND, physics.markdown(verdicts, "repetition")

@@ -10,8 +10,9 @@ CONFIG = load_study_config(
 )
 
 
-def summary_row(algorithm, level, mean, std, n=10, autoflush=100, threads=1, valid=True, container="ttree",
-                page_size=0):
+def summary_row(
+    algorithm, level, mean, std, n=10, autoflush=100, threads=1, valid=True, container="ttree", page_size=0
+):
     file_id = f"{container}{algorithm}-{level}_af{autoflush}_page{page_size}"
     split, basket = (-1, 0) if container == "rntuple" else (0, 32000)
     return {"format": "xaod", "file_id": file_id, "read_id": f"mt{threads}", "algorithm": algorithm, "level": level,
@@ -55,4 +56,6 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     assert "- † ttree lz4-1, note's window: holds as little as 40% of the read's I/O (< 90%)" in md
     assert "cold reads, storage native" in md
     tex = to_latex(table, "xaod")
-    assert "ttree & lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex
+    assert (
+        "ttree & lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex
+    )

@@ -195,6 +195,21 @@ def scan_rows(
     return rows.merge(files[keep], on=["format", "file_id"], how="left")
 
 
+def container_ratios(d: pd.DataFrame) -> pd.DataFrame:
+    """Per format and compression setting, RNTuple over TTree: event rate (with its 1σ, propagated from both
+    points' σ) and file size. Only settings measured in both containers, each at its format's other defaults."""
+    keys = ["format", "algorithm", "level"]
+    cols = [*keys, "event_rate_hz_mean", "event_rate_hz_std", "size_bytes"]
+    t = d[d["container"] == "ttree"][cols]
+    r = d[d["container"] == "rntuple"][cols]
+    both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
+    rate = both["event_rate_hz_mean_rntuple"] / both["event_rate_hz_mean_ttree"]
+    rel = np.hypot(both["event_rate_hz_std_rntuple"] / both["event_rate_hz_mean_rntuple"],
+                   both["event_rate_hz_std_ttree"] / both["event_rate_hz_mean_ttree"])  # fmt: skip
+    return both.assign(rate_ratio=rate, rate_ratio_std=rate * rel,
+                       size_ratio=both["size_bytes_rntuple"] / both["size_bytes_ttree"])[[*keys, "rate_ratio", "rate_ratio_std", "size_ratio"]]  # fmt: skip
+
+
 def valid_points(rows: pd.DataFrame) -> pd.Series:
     """Whether each summary row's timed loop is valid (``window_valid``; read back from CSV as bool or text).
     Rows of tables made before the column existed count as valid."""

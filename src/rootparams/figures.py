@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from rootparams.aggregate import scan_rows, valid_points
+from rootparams.aggregate import container_ratios, scan_rows, valid_points
 from rootparams.labels import (
     ALGORITHM_LABELS,
     ALGORITHM_ORDER,
@@ -259,21 +259,6 @@ def _fig14(d, ctx):
                      "File size [MB]", (_setting_order, str), scale=1e-6)  # fmt: skip
 
 
-def container_ratios(d: pd.DataFrame) -> pd.DataFrame:
-    """Per format and compression setting, RNTuple over TTree: event rate (with its 1σ, propagated from both
-    points' σ) and file size. Only settings measured in both containers, each at its format's other defaults."""
-    keys = ["format", "algorithm", "level"]
-    cols = [*keys, "event_rate_hz_mean", "event_rate_hz_std", "size_bytes"]
-    t = d[d["container"] == "ttree"][cols]
-    r = d[d["container"] == "rntuple"][cols]
-    both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
-    rate = both["event_rate_hz_mean_rntuple"] / both["event_rate_hz_mean_ttree"]
-    rel = np.hypot(both["event_rate_hz_std_rntuple"] / both["event_rate_hz_mean_rntuple"],
-                   both["event_rate_hz_std_ttree"] / both["event_rate_hz_mean_ttree"])  # fmt: skip
-    return both.assign(rate_ratio=rate, rate_ratio_std=rate * rel,
-                       size_ratio=both["size_bytes_rntuple"] / both["size_bytes_ttree"])[[*keys, "rate_ratio", "rate_ratio_std", "size_ratio"]]  # fmt: skip
-
-
 def _fig15(d, ctx):
     ratios = container_ratios(d)
     if ratios.empty:
@@ -291,8 +276,41 @@ def _fig15(d, ctx):
     return fig
 
 
+CONTAINER_LABELS = {"ttree": "TTree", "rntuple": "RNTuple"}
+
+
+def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:
+    """A hue that names the container, the compression setting and ``extra`` columns: "RNTuple zlib-5 hdd"."""
+    label = d["container"].map(CONTAINER_LABELS) + " " + d["algorithm"] + "-" + d["level"].astype(str)
+    for column in extra:
+        label = label + " " + d[column].astype(str)
+    return d.assign(series=label)
+
+
+def _fig16(d, ctx):
+    return _lines_by(_series(d), "Fig. 16 (beyond the paper): event rate vs cluster size (TTree AutoFlush, RNTuple "
+                     "clusters)", "format", FORMAT_ORDER, "series", "autoflush", *RATE[:2],
+                     "Cluster size (AutoFlush; RNTuple: events or compressed bytes per cluster)", RATE[2], AF_X)  # fmt: skip
+
+
+def _fig17(d, ctx):
+    pages = (lambda v: sorted(set(int(x) for x in v)), lambda v: f"{int(v) / 1024:g} kB")
+    return _lines_by(_series(d), "Fig. 17 (beyond the paper): RNTuple event rate vs largest page size", "format",
+                     FORMAT_ORDER, "series", "page_size", *RATE[:2], "Largest uncompressed page (SetMaxUnzippedPageSize)",
+                     RATE[2], pages)  # fmt: skip
+
+
+def _fig18(d, ctx):
+    d = _series(d, "storage_profile")
+    on_off = (cache_order, lambda v: "off" if int(v) == 0 else "on (TTree: -1)")
+    return _lines_by(d, "Fig. 18 (beyond the paper): RNTuple cluster cache (and TTreeCache) off and on per storage",
+                     "format", FORMAT_ORDER, "series", "cache_size", *RATE[:2], "Cluster cache / TTreeCache",
+                     RATE[2], on_off, logy=True)  # fmt: skip
+
+
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
-CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree")
+CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree",
+                     "fig16_rate_vs_cluster_size", "fig17_rntuple_rate_vs_page_size", "fig18_cluster_cache_by_storage")  # fmt: skip
 
 FIGURES = [
     Figure(
@@ -329,6 +347,19 @@ FIGURES = [
     Figure(CONTAINER_FIGURES[0], ("container",), "Event rate, TTree and RNTuple", _fig13),
     Figure(CONTAINER_FIGURES[1], ("container",), "File size, TTree and RNTuple", _fig14),
     Figure(CONTAINER_FIGURES[2], ("container",), "RNTuple / TTree: event rate and file size", _fig15),
+    Figure(
+        CONTAINER_FIGURES[3],
+        ("autoflush", "rntuple_cluster"),
+        "Event rate vs cluster size, both containers",
+        _fig16,
+    ),
+    Figure(CONTAINER_FIGURES[4], ("rntuple_page",), "RNTuple event rate vs page size", _fig17),
+    Figure(
+        CONTAINER_FIGURES[5],
+        ("rntuple_cache", "storage_cache"),
+        "Cluster cache and TTreeCache per storage",
+        _fig18,
+    ),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
 

@@ -117,7 +117,8 @@ class ReadPoint:
         )
 
     def for_container(self, container: str) -> ReadPoint:
-        """This read of a file stored as ``container``: settings without meaning there take their fixed value."""
+        """This read of a file stored as ``container``: settings without meaning there take their fixed value
+        (made from the raw settings: a point fixed for one container does not carry the other's values)."""
         if container == "rntuple":
             return replace(self, learn_entries="default")
         return replace(self, cluster_bunch=1)
@@ -146,6 +147,15 @@ def content_file_point(fmt: str) -> FilePoint:
     return FilePoint(fmt, "lz4", 1, -30_000_000, 0, 32000)
 
 
+def _point(fmt: str, file_defaults: dict, read_defaults: dict, change: dict) -> tuple[FilePoint, ReadPoint]:
+    """The point of ``fmt`` at its defaults with ``change``. Made from the raw settings, never from another
+    point: a point fixes the settings its container does not have, and a point made from another would carry
+    those fixed values over (an RNTuple made from the TTree default point would get page size 0)."""
+    file_point = FilePoint(fmt, **{**file_defaults, **{k: v for k, v in change.items() if k in FILE_KEYS}})
+    read = ReadPoint(**{**read_defaults, **{k: v for k, v in change.items() if k in READ_KEYS}})
+    return file_point, read.for_container(file_point.container)
+
+
 def expand_points(config: dict[str, Any]) -> list[Point]:
     """Every read point of the study, de-duplicated, in a stable order.
 
@@ -154,19 +164,16 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
     """
     found: dict[tuple[FilePoint, ReadPoint], set[str]] = {}
     for fmt in config["formats"]:
-        base_file = default_file_point(config, fmt)
-        base_read = ReadPoint(**{k: config["read_defaults"][k] for k in READ_KEYS})
-        found.setdefault((base_file, base_read.for_container(base_file.container)), set()).add("default")
+        file_defaults = {k: config["file_defaults"][fmt][k] for k in FILE_KEYS}
+        read_defaults = {k: config["read_defaults"][k] for k in READ_KEYS}
+        found.setdefault(_point(fmt, file_defaults, read_defaults, {}), set()).add("default")
         for name, scan in config["scans"].items():
             if fmt not in scan.get("formats", config["formats"]):
                 continue
             varied = [k for k in (*FILE_KEYS, *READ_KEYS) if k in scan]
             for values in itertools.product(*(scan[k] for k in varied)):
                 change = dict(zip(varied, values, strict=True))
-                file_point = replace(base_file, **{k: v for k, v in change.items() if k in FILE_KEYS})
-                read_point = replace(base_read, **{k: v for k, v in change.items() if k in READ_KEYS})
-                read_point = read_point.for_container(file_point.container)
-                found.setdefault((file_point, read_point), set()).add(name)
+                found.setdefault(_point(fmt, file_defaults, read_defaults, change), set()).add(name)
     # Sorted by id on the read side: learn entries mix integers and "default".
     return sorted(
         (Point(f, r, tuple(sorted(s))) for (f, r), s in found.items()), key=lambda p: (p.file, p.read.id)

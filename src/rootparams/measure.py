@@ -56,7 +56,9 @@ class ReadError(ToolError):
     """A timed read failed; the message names the file and ROOT's complaint."""
 
 
-def reader_args(path: str, events: int, read: dict[str, Any], disk_device: str | None = None) -> dict[str, Any]:
+def reader_args(
+    path: str, events: int, read: dict[str, Any], disk_device: str | None = None
+) -> dict[str, Any]:
     """The reader's options for one timed read of ``path`` at the read point ``read`` (its ``container``, the
     file's, may be "auto": the reader looks). With ``disk_device`` ("major:minor" of the disk holding the
     file), the spans also count the bytes that disk completed."""
@@ -76,7 +78,9 @@ def reader_args(path: str, events: int, read: dict[str, Any], disk_device: str |
     return args
 
 
-def reader_command(reader: str, path: str, events: int, read: dict[str, Any], disk_device: str | None = None) -> list[str]:
+def reader_command(
+    reader: str, path: str, events: int, read: dict[str, Any], disk_device: str | None = None
+) -> list[str]:
     """The same options as a command line, for a reader process of its own."""
     args = reader_args(path, events, read, disk_device)
     return [reader, *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
@@ -301,7 +305,10 @@ def measure_point(
             # The paper's method, once per point; the warm-up read then brings the reader's code pages back
             # (from another file, so the file under test stays cold).
             system_eviction, _ = pagecache.make_cold(root_file, system_wide=True)
-            warmup = {**read, "container": "auto"}  # the format's default file, which may be the other container
+            warmup = {
+                **read,
+                "container": "auto",
+            }  # the format's default file, which may be the other container
             instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
             if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
                 mon.wait_for_sample_after(time.time(), timeout=10)

@@ -116,7 +116,9 @@ def bandwidth_check(records: Iterable[Mapping], bandwidth: float) -> list[Verdic
     out = []
     for r in records:
         completed = r.get("loop_disk_completed_read_bytes")
-        counted = completed if completed is not None and completed == completed else r["loop_storage_read_bytes"]
+        counted = (
+            completed if completed is not None and completed == completed else r["loop_storage_read_bytes"]
+        )
         expected = counted / bandwidth
         ratio = r["loop_seconds"] / expected
         detail = (

@@ -106,7 +106,9 @@ def _invalid_notes(table: pd.DataFrame) -> list[str]:
         for what, valid, reasons in (("event loop", r.rate_valid, r.window_invalid_reasons),
                                      ("note's window", r.note_window_valid, r.note_window_invalid_reasons)):  # fmt: skip
             if not valid:
-                notes.append(f"{DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}")
+                notes.append(
+                    f"{DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}"
+                )
     return notes
 
 
@@ -148,7 +150,9 @@ def to_latex(table: pd.DataFrame, fmt: str) -> str:
         rate = _marked(r.rate_hz_mean, r.rate_hz_std, r.rate_valid)
         note = _marked(r.note_window_rate_hz_mean, r.note_window_rate_hz_std, r.note_window_valid)
         rate, note = (x.replace("±", "$\\pm$").replace(DAGGER, "$^\\dagger$") for x in (rate, note))
-        lines.append(f"{r.container} & {r.algorithm} & {r.level} & {_size(r.size_bytes)[1]} & {rate} & {note} \\\\")
+        lines.append(
+            f"{r.container} & {r.algorithm} & {r.level} & {_size(r.size_bytes)[1]} & {rate} & {note} \\\\"
+        )
     lines += ["\\hline", "\\end{tabular}", f"% rootparams: Table 1 for {fmt}"]
     lines += [f"% {n}" for n in _invalid_notes(table)]
     return "\n".join(lines) + "\n"
