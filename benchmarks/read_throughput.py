@@ -10,6 +10,9 @@ what each repetition costs around its timed window.
      model's dictionary preloaded so that it streams the same classes.
    All three read the same bytes, so their speeds compare as the inverse of their reading times; each
    tool's own uncompressed MB/s is printed too. Targets: harness >= 1.0 x rootreadspeed, >= 0.97 x bare.
+   The same events as an RNTuple (written from that file, ROOT's default page size), alternating too: the
+   harness's RNTuple read (RNTuple metrics on, cluster cache on) against the same compiled RNTupleView loop
+   without metrics (--no-perfstats). Target >= 0.97. rootreadspeed reads TTrees only (ROOT 6.40).
 2. Cold repetitions through the full harness (eviction, warm-up, dool, PerfStats): the seconds spent per
    step, and the overhead as a fraction of the timed window.
 Not a test: the machine is shared and noisy, so only ratios measured side by side mean something.
@@ -86,6 +89,28 @@ def main() -> None:
     for tool in times:
         t = statistics.median(times[tool])
         print(f"| {tool} | {t:.3f} | {statistics.median(own_mbps[tool]):.1f} | {t / harness:.3f} |")
+
+    # RNTuple: the same events, the harness (metrics on) against the bare view loop, alternating.
+    npoint = paper_file_point(args.format, container="rntuple")
+    npath = scratch / "file_rntuple.root"
+    nentry = generate_file(npoint, events=args.events, output=str(npath), content=str(path), **common)
+    pagecache.make_warm(npath)
+    ntimes: dict[str, list[float]] = {"rntuple harness": [], "rntuple bare": []}
+    for i in range(args.repeat):
+        for tool in list(ntimes) if i % 2 == 0 else list(ntimes)[::-1]:
+            cmd = reader_command(
+                reader, str(npath), args.events, {**READ, "branches": "all", "container": "rntuple"}
+            )
+            r = run_tool(cmd + (["--no-perfstats"] if tool == "rntuple bare" else []), tool)
+            ntimes[tool].append(r["loop_seconds"])
+    print(f"\nThe same events as an RNTuple ({npoint.id}, {nentry['size_bytes'] / 1e6:.0f} MB on disk), warm, "
+          f"all fields, 1 thread, {args.repeat} alternating repeats (medians)")  # fmt: skip
+    print("| reader | seconds | harness speed / this | TTree harness seconds / this |")
+    print("|---|---|---|---|")
+    nharness = statistics.median(ntimes["rntuple harness"])
+    for tool, values in ntimes.items():
+        t = statistics.median(values)
+        print(f"| {tool} | {t:.3f} | {t / nharness:.3f} | {harness / t:.2f} |")
 
     print(
         "\nCold repetitions through the full harness (one point, 3 repetitions: dool, per-file eviction, PerfStats,"

@@ -282,6 +282,8 @@ CONTAINER_LABELS = {"ttree": "TTree", "rntuple": "RNTuple"}
 def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:
     """A hue that names the container, the compression setting and ``extra`` columns: "RNTuple zlib-5 hdd"."""
     label = d["container"].map(CONTAINER_LABELS) + " " + d["algorithm"] + "-" + d["level"].astype(str)
+    if "cluster_bunch" in d:  # ROOT's default bunch of 1 unnamed
+        label = label + d["cluster_bunch"].map(lambda b: f" bunch {int(b)}" if b == b and int(b) != 1 else "")
     for column in extra:
         label = label + " " + d[column].astype(str)
     return d.assign(series=label)

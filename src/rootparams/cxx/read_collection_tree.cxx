@@ -967,11 +967,15 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    ROOT::Internal::RNTupleReadOptionsManip::SetClusterBunchSize(options, bunch);
    options.SetUseImplicitMT(threads > 1 ? ROOT::RNTupleReadOptions::EImplicitMT::kDefault
                                         : ROOT::RNTupleReadOptions::EImplicitMT::kOff);
-   options.SetEnableMetrics(true);  // from construction: the open's reads are counted too
+   // From construction, so that the open's reads are counted too. --no-perfstats: the bare loop (no metrics),
+   // as for a TTree.
+   const bool metrics = !args.count("no-perfstats");
+   options.SetEnableMetrics(metrics);
 
    auto file = open_root_file(path);
    auto reader = open_ntuple(path, name, file.get(), options);
    NTupleCounters counters(*reader);
+   const IOCounters *io = metrics ? &counters : nullptr;
    const Snapshot open_start = process_start;
    if (static_cast<Long64_t>(reader->GetNEntries()) < events)
       damaged(path + ": has " + std::to_string(reader->GetNEntries()) + " entries, but " + std::to_string(events) +
@@ -997,12 +1001,12 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    auto extra = [&]() {
       std::map<std::string, long long> values;
       for (const char *c : kNTupleExtraCounters)
-         values[c] = counters.count(c);
+         values[c] = metrics ? counters.count(c) : 0;
       return values;
    };
 
    const auto extra_start = extra();
-   const Snapshot loop_start = Snapshot::take(&counters);
+   const Snapshot loop_start = Snapshot::take(io);
    auto read_entry = [&](Long64_t i) {
       try {
          for (auto &view : views)
@@ -1012,10 +1016,10 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       }
    };
    read_entry(0);
-   const Snapshot window_start = Snapshot::take(&counters);
+   const Snapshot window_start = Snapshot::take(io);
    for (Long64_t i = 1; i < events; ++i)
       read_entry(i);
-   const Snapshot end = Snapshot::take(&counters);
+   const Snapshot end = Snapshot::take(io);
    const auto extra_end = extra();
 
    const double loop_seconds = end.steady - loop_start.steady;
@@ -1025,7 +1029,7 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    JsonObject out;
    out.str("file", path)
       .str("container", "rntuple")
-      .str("io_counters_source", "RNTupleMetrics")
+      .str("io_counters_source", metrics ? "RNTupleMetrics" : "none")
       .str("root_version", gROOT->GetVersion())
       .str("reader_mode", mode)
       .boolean("perfstats", false)
@@ -1048,24 +1052,26 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .num("first_entry_seconds", window_start.steady - loop_start.steady);
    // The process span's RNTuple counters start at the reader's construction (metrics are on from there);
    // the TFile open before it reads only the file's header and keys, which the kernel's counters hold.
-   add_span(out, "process", open_start, end, true);
-   add_span(out, "open", open_start, loop_start, true);
-   add_span(out, "loop", loop_start, end, true);
-   add_span(out, "note_window", window_start, end, true);
-   for (const char *c : kNTupleExtraCounters)
-      out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
+   add_span(out, "process", open_start, end, metrics);
+   add_span(out, "open", open_start, loop_start, metrics);
+   add_span(out, "loop", loop_start, end, metrics);
+   add_span(out, "note_window", window_start, end, metrics);
+   if (metrics)
+      for (const char *c : kNTupleExtraCounters)
+         out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
+   const double nan = std::nan("");
    out.num("event_rate_hz", events / loop_seconds)
       .num("note_window_event_rate_hz", (events - 1) / window_seconds)
-      .num("loop_mb_per_s_compressed", (end.bytes - loop_start.bytes) / 1e6 / loop_seconds)
-      .num("loop_mb_per_s_uncompressed", (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds)
-      .num("note_window_mb_per_s_compressed", (end.bytes - window_start.bytes) / 1e6 / window_seconds)
+      .num("loop_mb_per_s_compressed", metrics ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
+      .num("loop_mb_per_s_uncompressed", metrics ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
+      .num("note_window_mb_per_s_compressed", metrics ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : nan)
       .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
       .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
       .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
       .num("note_window_storage_share",
            ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
       .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
-      .integer("bytes_unpacked", end.unzip_out - loop_start.unzip_out)
+      .integer("bytes_unpacked", metrics ? end.unzip_out - loop_start.unzip_out : -1)
       .integer("rss_baseline_bytes", rss_baseline)
       .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
       .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
