@@ -138,3 +138,34 @@ def test_the_recommendations_do_not_need_a_plotting_library():
 
     code = "import sys, rootparams.recommend; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_rntuple_ratios_and_the_verdict_next_to_roots_claim():
+    def both(alg, t_rate, r_rate, t_size, r_size, profile="hdd"):
+        out = []
+        for container, rate, size in (("ttree", t_rate, t_size), ("rntuple", r_rate, r_size)):
+            r = row(alg=alg, rate=rate, size=size, scans="container")
+            out.append(
+                {
+                    **r,
+                    "container": container,
+                    "storage_profile": profile,
+                    "file_id": f"{container}-{r['file_id']}",
+                }
+            )
+        return out
+
+    rows = pd.DataFrame([*both("zlib", 100, 250, 1e8, 0.7e8), *both("zstd", 100, 300, 1e8, 0.6e8)])
+    found = recommend.rntuple(rows, "xaod")
+    assert (
+        "zlib-5 (hdd): size 0.70x, rate 2.50x ± 0.03" in found.measured
+    )  # 2.5 x hypot(1 %, 0.4 %) and found.agrees == "yes"
+    slower = pd.DataFrame([*both("zlib", 100, 99, 1e8, 0.95e8)])
+    assert recommend.rntuple(slower, "xaod").agrees == "no"
+    partly = pd.DataFrame([*both("zlib", 100, 140, 1e8, 0.85e8)])  # smaller, faster, not several times
+    assert recommend.rntuple(partly, "xaod").agrees == "partly"
+    # The cluster cache: on at least as fast as off on every profile.
+    cache = [{**row(cache=c, rate=r, scans="rntuple_cache"), "storage_profile": p, "container": "rntuple"}
+             for p, c, r in (("hdd", 0, 50), ("hdd", -1, 100), ("native", 0, 200), ("native", -1, 198))]  # fmt: skip
+    found = recommend.cluster_cache(pd.DataFrame(cache), "xaod")
+    assert found.agrees == "yes" and "hdd: on 100.0 ± 1.0 Hz, off 50.0 ± 1.0 Hz (2.00x)" in found.measured

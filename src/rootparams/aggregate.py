@@ -196,9 +196,10 @@ def scan_rows(
 
 
 def container_ratios(d: pd.DataFrame) -> pd.DataFrame:
-    """Per format and compression setting, RNTuple over TTree: event rate (with its 1σ, propagated from both
-    points' σ) and file size. Only settings measured in both containers, each at its format's other defaults."""
-    keys = ["format", "algorithm", "level"]
+    """Per format, compression setting and storage profile, RNTuple over TTree: event rate (with its 1σ,
+    propagated from both points' σ) and file size. Only settings measured in both containers, each at its
+    format's other defaults."""
+    keys = ["format", "algorithm", "level", "storage_profile"]
     cols = [*keys, "event_rate_hz_mean", "event_rate_hz_std", "size_bytes"]
     t = d[d["container"] == "ttree"][cols]
     r = d[d["container"] == "rntuple"][cols]

@@ -358,7 +358,7 @@ FIGURES = [
     Figure(CONTAINER_FIGURES[4], ("rntuple_page",), "RNTuple event rate vs page size", _fig17),
     Figure(
         CONTAINER_FIGURES[5],
-        ("rntuple_cache", "storage_cache"),
+        ("rntuple_cache", "storage_cache", "container_storage"),
         "Cluster cache and TTreeCache per storage",
         _fig18,
     ),

@@ -18,7 +18,8 @@ left out and counted):
   of the cache scan, with the rate of "off" and of -1 beside it;
 - threads: the rate at the most threads against 1 thread, and whether that oversubscribed the machine. The
   paper: every algorithm gains for the large primary xAOD; for derivations only LZMA gains.
-- rntuple (beyond the paper, the container scan): per compression setting measured in both containers,
+- rntuple (beyond the paper, the container and container_storage scans): per compression setting and storage
+  profile measured in both containers,
   RNTuple's file size and event rate over TTree's (the same events, each at the format's other defaults).
   The published headline (ROOT's RNTuple papers and blog): 10-50 % smaller, several times faster. "yes" when
   every size ratio is within 0.5-0.9 and every rate ratio is at least 2; "no" when no size ratio is in that
@@ -239,8 +240,8 @@ def rntuple(rows: pd.DataFrame, fmt: str) -> Finding:
         return Finding(
             fmt, "rntuple", "no compression setting measured in both containers", PAPER["rntuple"], "n/a"
         )
-    parts = [f"{r.algorithm}-{r.level}: size {r.size_ratio:.2f}x, rate {r.rate_ratio:.2f}x ± {r.rate_ratio_std:.2f}"
-             for r in ratios.itertuples()]  # fmt: skip
+    parts = [f"{r.algorithm}-{r.level} ({r.storage_profile}): size {r.size_ratio:.2f}x, rate {r.rate_ratio:.2f}x ± "
+             f"{r.rate_ratio_std:.2f}" for r in ratios.itertuples()]  # fmt: skip
     smaller = ratios["size_ratio"].between(0.5, 0.9)
     faster = ratios["rate_ratio"] >= 2
     if smaller.all() and faster.all():
@@ -274,9 +275,11 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
     for fmt in [f for f in FORMAT_TITLES if f in config["formats"]]:
         defaults = config["file_defaults"][fmt]
         for topic, scan in (("compression", "compression"), ("autoflush", "autoflush"), ("split", "split"),
-                            ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", "container"),
+                            ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", ("container", "container_storage")),
                             ("cluster_cache", "rntuple_cache")):  # fmt: skip
-            if topic in ("rntuple", "cluster_cache") and scan not in config["scans"]:
+            if topic in ("rntuple", "cluster_cache") and not set(
+                scan if isinstance(scan, tuple) else [scan]
+            ) & set(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             rows = scan_rows(summary, points, files, scan)
             rows = rows[(rows["format"] == fmt) & rows["event_rate_hz_mean"].notna()]
