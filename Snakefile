@@ -6,7 +6,12 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+# The default study. A study given with --configfile replaces it instead of extending it: a config file holds
+# only what its study changes from the schema's defaults (README, "Another configuration"), so that
+# config/quick.yaml does not inherit the default study's scans. --config key=value still extends it.
+if not workflow.overwrite_configfiles:
+
+    configfile: "config/config.yaml"
 
 
 report: "workflow/report/workflow.rst"

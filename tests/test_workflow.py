@@ -128,6 +128,24 @@ def test_bad_config_stops_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()  # nothing ran
 
 
+def test_a_configfile_replaces_the_default_study_instead_of_extending_it(tmp_path):
+    # Where config/config.yaml exists (a user's repository), --configfile must not inherit its scans.
+    (tmp_path / "config").mkdir()
+    shutil.copy(REPO / "config" / "config.yaml", tmp_path / "config" / "config.yaml")
+    proc = snakemake(tmp_path, "--configfile", TINY, "-n", "--cores", "1")
+    assert "rootparams: 1 points" in proc.stderr  # tiny.yaml: one format, no scans
+    import yaml
+
+    from rootparams.config import load_study_config
+    from rootparams.grid import expand_points
+
+    default = len(
+        expand_points(load_study_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text())))
+    )
+    proc = snakemake(tmp_path, "--config", "repetitions=2", "-n", "--cores", "1")
+    assert f"rootparams: {default} points" in proc.stderr  # no --configfile: the default study, extended
+
+
 def test_default_config_dry_runs(tmp_path):
     proc = snakemake(tmp_path, "--configfile", str(REPO / "config" / "config.yaml"), "-n", "--cores", "4")
     assert "measure_point" in proc.stdout
