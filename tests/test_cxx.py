@@ -281,6 +281,11 @@ def test_an_rntuple_read_fills_the_perfstats_columns_from_rntuple_metrics(build,
     assert off["loop_rntuple_szReadPayload"] >= on["loop_rntuple_szReadPayload"]
     bunch = read(build, ntuple["path"], events=600, container="rntuple", cluster_bunch=2)
     assert bunch["cluster_bunch_size"] == 2
+    # Implicit MT unzips a cluster's pages in parallel tasks: the same pages read and unzipped.
+    mt = read(build, ntuple["path"], events=600, container="rntuple", threads=2)
+    assert mt["imt_pool_size"] == 2
+    for metric in ("loop_rntuple_szReadPayload", "loop_unzip_output_bytes", "loop_rntuple_nPageUnsealed"):
+        assert mt[metric] == on[metric], metric
 
 
 def test_reading_the_wrong_container_names_what_the_file_holds(build, truth3_both):

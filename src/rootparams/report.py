@@ -100,7 +100,7 @@ def run_summary_markdown(
     file_ids = dict(zip(summary.index, _file_ids(summary), strict=True))
     for i, row in summary.iterrows():
         lines.append(
-            f"| {row['format']} | {file_ids[i]} | cache {row['cache_size']}, learn {row['learn_entries']}, "
+            f"| {row['format']} | {file_ids[i]} | {_read_settings(row)}, "
             f"{row['threads']} thread(s), {row['branches']}, {row.get('storage_profile', 'native')} storage | "
             f"{row['event_rate_hz_mean']:.1f} ± "
             f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} | "
@@ -110,10 +110,23 @@ def run_summary_markdown(
 
 
 def _file_ids(summary: pd.DataFrame) -> list[str]:
-    return [
-        f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}"
-        for r in summary.itertuples()
-    ]
+    """Each point's file settings, in its container's terms (an RNTuple has clusters and pages, no split)."""
+    out = []
+    for r in summary.itertuples():
+        if getattr(r, "container", "ttree") == "rntuple":
+            out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")
+        else:
+            out.append(f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}")
+    return out
+
+
+def _read_settings(row) -> str:
+    if row.get("container", "ttree") == "rntuple":
+        bunch = row.get("cluster_bunch", 1)
+        return f"cluster cache {'off' if row['cache_size'] == 0 else 'on'}" + (
+            f", bunch {bunch}" if bunch != 1 else ""
+        )
+    return f"cache {row['cache_size']}, learn {row['learn_entries']}"
 
 
 def noise_line(summary: pd.DataFrame) -> str:
