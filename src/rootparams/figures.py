@@ -292,13 +292,13 @@ def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:
 def _fig16(d, ctx):
     return _lines_by(_series(d), "Fig. 16 (beyond the paper): event rate vs cluster size (TTree AutoFlush, RNTuple "
                      "clusters)", "format", FORMAT_ORDER, "series", "autoflush", *RATE[:2],
-                     "Cluster size (AutoFlush; RNTuple: events or compressed bytes per cluster)", RATE[2], AF_X)  # fmt: skip
+                     "Cluster size (AutoFlush)", RATE[2], AF_X)  # fmt: skip
 
 
 def _fig17(d, ctx):
     pages = (lambda v: sorted(set(int(x) for x in v)), lambda v: f"{int(v) / 1024:g} kB")
     return _lines_by(_series(d), "Fig. 17 (beyond the paper): RNTuple event rate vs largest page size", "format",
-                     FORMAT_ORDER, "series", "page_size", *RATE[:2], "Largest uncompressed page (SetMaxUnzippedPageSize)",
+                     FORMAT_ORDER, "series", "page_size", *RATE[:2], "Largest page (uncompressed)",
                      RATE[2], pages)  # fmt: skip
 
 
