@@ -165,11 +165,13 @@ def measure(
     rounds: int,
     reps_per_round: int,
     scratch,
+    read_of: Mapping[Any, Mapping] | None = None,
 ) -> dict[Any, tuple[Rate, list[dict]]]:
     """Cold repetitions of several points through the study's own instrument (measure.measure_point), taken
     in ``rounds`` interleaved rounds of ``reps_per_round`` repetitions per point, so that a slow drift of the
     shared machine (a neighbour VM, thermal state) shifts every point alike instead of one point's whole
-    series. Returns, per key of ``files``, the event rate over its unflagged repetitions and every record."""
+    series. ``read_of`` overrides read settings per key (e.g. the container of each file). Returns, per key of
+    ``files``, the event rate over its unflagged repetitions and every record."""
     from pathlib import Path
 
     from rootparams.measure import measure_point
@@ -181,7 +183,8 @@ def measure(
             first = round_ * reps_per_round
             reps = range(first, first + reps_per_round)
             records[key] += measure_point(
-                root_file=str(path), warmup_file=str(path), reader=reader, events=events, read=dict(read),
+                root_file=str(path), warmup_file=str(path), reader=reader, events=events,
+                read={**read, **(read_of or {}).get(key, {})},
                 measurement=dict(measurement), monitor_csv=str(out / "monitor.csv"),
                 records={rep: str(out / f"rep{rep}.json") for rep in reps}, labels={"point": str(key)},
             )  # fmt: skip

@@ -348,11 +348,24 @@ bool is_particle_container(TBranch *b)
 }
 
 // Top-level branch names a selection keeps.
-std::vector<std::string> select_top_branches(TTree *tree, const std::string &selection, const std::string &path)
+// The names of one container: the interface object <c>, its static store and its aux variables, with the
+// container's separator ('.' for TTree branches, ':' for RNTuple fields).
+bool belongs_to(const std::string &name, const std::string &c, char sep)
 {
-   std::vector<std::string> all;
-   for (auto *obj : *tree->GetListOfBranches())
-      all.push_back(obj->GetName());
+   return name == c || name == c + "Aux" + sep || name.rfind(c + "AuxDyn" + sep, 0) == 0;
+}
+
+// What the messages call the names and their holder: branches of a tree, or fields of an RNTuple.
+struct NameKind {
+   std::string one, many, holder;
+};
+
+// What a branch selection keeps of the top-level names `all` (a TTree's branches or an RNTuple's fields):
+// "all", "particle" (every name that belongs to one of `particle_containers`), "regex:<re>" or "list:<a>,<b>".
+std::vector<std::string> select_names(const std::vector<std::string> &all, const std::set<std::string> &particle_containers,
+                                      char sep, const std::string &selection, const std::string &path,
+                                      const NameKind &what)
+{
    auto available = [&]() {
       std::string s;
       for (size_t i = 0; i < all.size() && i < 25; ++i)
@@ -363,22 +376,16 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
    if (selection == "all") {
       chosen = all;
    } else if (selection == "particle") {
-      std::set<std::string> containers;
-      for (auto *obj : *tree->GetListOfBranches())
-         if (is_particle_container(static_cast<TBranch *>(obj)))
-            containers.insert(obj->GetName());
-      if (containers.empty())
-         fail(path + ": no particle-container branches (interface class deriving from " + std::string(kParticleBase) +
-              ") in the tree; choose another branch selection ('all', 'regex:...', 'list:...'). Top-level branches: " +
-              available());
-      for (auto &name : all) {
-         for (auto &c : containers) {
-            if (name == c || name == c + "Aux." || name.rfind(c + "AuxDyn.", 0) == 0) {
+      if (particle_containers.empty())
+         fail(path + ": no particle-container " + what.many + " (interface class deriving from " +
+              std::string(kParticleBase) + ") in the " + what.holder + "; choose another branch selection ('all', "
+              "'regex:...', 'list:...'). Top-level " + what.many + ": " + available());
+      for (auto &name : all)
+         for (auto &c : particle_containers)
+            if (belongs_to(name, c, sep)) {
                chosen.push_back(name);
                break;
             }
-         }
-      }
    } else if (selection.rfind("regex:", 0) == 0) {
       std::regex re;
       try {
@@ -390,21 +397,34 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
          if (std::regex_search(name, re))
             chosen.push_back(name);
       if (chosen.empty())
-         fail(path + ": branch selection '" + selection + "' matches no top-level branch. Available: " + available());
+         fail(path + ": branch selection '" + selection + "' matches no top-level " + what.one + ". Available: " +
+              available());
    } else if (selection.rfind("list:", 0) == 0) {
       std::stringstream s(selection.substr(5));
       std::string name;
       std::set<std::string> have(all.begin(), all.end());
       while (std::getline(s, name, ',')) {
          if (!have.count(name))
-            fail(path + ": branch '" + name + "' of selection '" + selection + "' is not in the tree. Available: " +
-                 available());
+            fail(path + ": " + what.one + " '" + name + "' of selection '" + selection + "' is not in the " +
+                 what.holder + ". Available: " + available());
          chosen.push_back(name);
       }
    } else {
       fail("unknown branch selection '" + selection + "' (use particle, all, regex:<re> or list:<a>,<b>)");
    }
    return chosen;
+}
+
+std::vector<std::string> select_top_branches(TTree *tree, const std::string &selection, const std::string &path)
+{
+   std::vector<std::string> all;
+   std::set<std::string> containers;
+   for (auto *obj : *tree->GetListOfBranches()) {
+      all.push_back(obj->GetName());
+      if (is_particle_container(static_cast<TBranch *>(obj)))
+         containers.insert(obj->GetName());
+   }
+   return select_names(all, containers, '.', selection, path, {"branch", "branches", "tree"});
 }
 
 void enable_descendants(TBranch *branch)
@@ -508,7 +528,7 @@ int inspect(const std::string &path, const std::string &tree_name)
       const std::string name = b->GetName();
       bool particle = false;
       for (auto &c : particle_containers)
-         particle |= (name == c || name == c + "Aux." || name.rfind(c + "AuxDyn.", 0) == 0);
+         particle |= belongs_to(name, c, '.');
       long long sub = 0;
       count_branches(b->GetListOfBranches(), sub);
       const long long zip = b->GetZipBytes("*"), tot = b->GetTotBytes("*");
@@ -761,65 +781,29 @@ std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const 
    }
 }
 
-// The top-level fields a selection keeps, as (name, type); the same rules as select_top_branches, with the
-// RNTuple names of the ATLAS layout (<Name>AuxDyn:<var>, <Name>Aux:).
+// Top-level fields of an RNTuple, and those whose type is a particle container.
+std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT::RNTupleDescriptor &desc)
+{
+   std::vector<std::string> all;
+   std::set<std::string> particle;
+   for (const auto &f : desc.GetTopLevelFields()) {
+      all.push_back(f.GetFieldName());
+      TClass *cl = TClass::GetClass(f.GetTypeName().c_str());
+      if (cl && cl->InheritsFrom(kParticleBase))
+         particle.insert(f.GetFieldName());
+   }
+   return {all, particle};
+}
+
+// The top-level fields a selection keeps, as (name, type): select_names with the RNTuple names of the ATLAS
+// layout (<Name>AuxDyn:<var>, <Name>Aux:).
 std::vector<std::pair<std::string, std::string>>
 select_top_fields(const ROOT::RNTupleDescriptor &desc, const std::string &selection, const std::string &path)
 {
-   std::vector<std::pair<std::string, std::string>> all;
-   for (const auto &f : desc.GetTopLevelFields())
-      all.emplace_back(f.GetFieldName(), f.GetTypeName());
-   auto available = [&]() {
-      std::string s;
-      for (size_t i = 0; i < all.size() && i < 25; ++i)
-         s += (i ? ", " : "") + all[i].first;
-      return s + (all.size() > 25 ? ", ... (" + std::to_string(all.size()) + " in all)" : "");
-   };
+   const auto [all, particle] = top_fields(desc);
    std::vector<std::pair<std::string, std::string>> chosen;
-   if (selection == "all") {
-      chosen = all;
-   } else if (selection == "particle") {
-      std::set<std::string> containers;
-      for (auto &[name, type] : all) {
-         TClass *cl = TClass::GetClass(type.c_str());
-         if (cl && cl->InheritsFrom(kParticleBase))
-            containers.insert(name);
-      }
-      if (containers.empty())
-         fail(path + ": no particle-container fields (interface class deriving from " + std::string(kParticleBase) +
-              ") in the RNTuple; choose another branch selection ('all', 'regex:...', 'list:...'). Top-level "
-              "fields: " + available());
-      for (auto &field : all)
-         for (auto &c : containers)
-            if (field.first == c || field.first == c + "Aux:" || field.first.rfind(c + "AuxDyn:", 0) == 0) {
-               chosen.push_back(field);
-               break;
-            }
-   } else if (selection.rfind("regex:", 0) == 0) {
-      std::regex re;
-      try {
-         re = std::regex(selection.substr(6));
-      } catch (const std::regex_error &e) {
-         fail("branch selection '" + selection + "' is not a valid regular expression: " + e.what());
-      }
-      for (auto &field : all)
-         if (std::regex_search(field.first, re))
-            chosen.push_back(field);
-      if (chosen.empty())
-         fail(path + ": branch selection '" + selection + "' matches no top-level field. Available: " + available());
-   } else if (selection.rfind("list:", 0) == 0) {
-      std::stringstream in(selection.substr(5));
-      std::string name;
-      while (std::getline(in, name, ',')) {
-         auto it = std::find_if(all.begin(), all.end(), [&](auto &f) { return f.first == name; });
-         if (it == all.end())
-            fail(path + ": field '" + name + "' of selection '" + selection + "' is not in the RNTuple. Available: " +
-                 available());
-         chosen.push_back(*it);
-      }
-   } else {
-      fail("unknown branch selection '" + selection + "' (use particle, all, regex:<re> or list:<a>,<b>)");
-   }
+   for (auto &name : select_names(all, particle, ':', selection, path, {"field", "fields", "RNTuple"}))
+      chosen.emplace_back(name, desc.GetFieldDescriptor(desc.FindFieldId(name)).GetTypeName());
    return chosen;
 }
 
@@ -876,12 +860,7 @@ int inspect_ntuple(const std::string &path, const std::string &name)
    auto file = open_root_file(path);
    auto reader = open_ntuple(path, name, file.get(), ROOT::RNTupleReadOptions());
    const auto &desc = reader->GetDescriptor();
-   std::set<std::string> particle_containers;
-   for (const auto &f : desc.GetTopLevelFields()) {
-      TClass *cl = TClass::GetClass(f.GetTypeName().c_str());
-      if (cl && cl->InheritsFrom(kParticleBase))
-         particle_containers.insert(f.GetFieldName());
-   }
+   const std::set<std::string> particle_containers = top_fields(desc).second;
    std::vector<std::string> fields;
    std::set<int> all_settings;
    std::set<std::uint64_t> seen;
@@ -891,7 +870,7 @@ int inspect_ntuple(const std::string &path, const std::string &name)
       const std::string field = f.GetFieldName();
       bool particle = false;
       for (auto &c : particle_containers)
-         particle |= field == c || field == c + "Aux:" || field.rfind(c + "AuxDyn:", 0) == 0;
+         particle |= belongs_to(field, c, ':');
       const auto bytes = field_bytes(desc, f.GetId(), seen);
       zip += bytes.zip;
       tot += bytes.tot;
