@@ -341,6 +341,49 @@ double ratio(double a, double b)
    return b > 0 ? a / b : std::nan("");
 }
 
+// What every timed read reports, TTree or RNTuple: the span boundaries, the four spans, the rates (each the
+// bytes or events of one span over that span's time), the shares of the process's I/O inside the timed spans,
+// and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on.
+void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapshot &loop_start,
+                    const Snapshot &window_start, const Snapshot &end, bool counted, long long events,
+                    long long rss_baseline)
+{
+   const double loop_seconds = end.steady - loop_start.steady;
+   const double window_seconds = end.steady - window_start.steady;
+   const long long process_bytes = end.bytes - process_start.bytes;
+   const long long process_storage = end.io.storage_read_bytes - process_start.io.storage_read_bytes;
+   const double nan = std::nan("");
+   // Epoch times of the span boundaries (the monitor's samples and the overlap check use them).
+   out.num("process_start_time", process_start.epoch)
+      .num("loop_start_time", loop_start.epoch)
+      .num("note_window_start_time", window_start.epoch)
+      .num("end_time", end.epoch)
+      .num("first_entry_seconds", window_start.steady - loop_start.steady);
+   add_span(out, "process", process_start, end, counted);
+   add_span(out, "open", process_start, loop_start, counted);
+   add_span(out, "loop", loop_start, end, counted);
+   add_span(out, "note_window", window_start, end, counted);
+   out.num("event_rate_hz", events / loop_seconds)
+      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
+      // Each rate divides the bytes of its own span by that span's time.
+      .num("loop_mb_per_s_compressed", counted ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
+      .num("loop_mb_per_s_uncompressed", counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
+      .num("note_window_mb_per_s_compressed", counted ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : nan)
+      // Shares of the process's I/O (ROOT's bytes, and the bytes the kernel fetched from storage for it,
+      // read-ahead included) that fall inside each timed span.
+      .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
+      .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
+      .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
+      .num("note_window_storage_share",
+           ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
+      .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
+      .integer("rss_baseline_bytes", rss_baseline)
+      .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
+      .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
+      .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
+      .integer("pid", getpid());
+}
+
 bool is_particle_container(TBranch *b)
 {
    TClass *cl = TClass::GetClass(b->GetClassName());
@@ -660,11 +703,6 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    const Snapshot end = Snapshot::take(perf);
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
-   const double loop_seconds = end.steady - loop_start.steady;
-   const double window_seconds = end.steady - window_start.steady;
-   const long long process_bytes = end.bytes - process_start.bytes;
-   const long long process_storage = end.io.storage_read_bytes - process_start.io.storage_read_bytes;
-
    JsonObject out;
    out.str("file", path)
       .str("container", "ttree")
@@ -691,41 +729,14 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
       .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
-      // Epoch times of the span boundaries (the monitor's samples and the overlap check use them).
-      .num("process_start_time", process_start.epoch)
-      .num("loop_start_time", loop_start.epoch)
-      .num("note_window_start_time", window_start.epoch)
-      .num("end_time", end.epoch)
-      .num("first_entry_seconds", window_start.steady - loop_start.steady);
-   add_span(out, "process", process_start, end, perf);
-   add_span(out, "open", process_start, loop_start, perf);
-   add_span(out, "loop", loop_start, end, perf);
-   add_span(out, "note_window", window_start, end, perf);
-   out.num("event_rate_hz", events / loop_seconds)
-      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
-      // Each rate divides the bytes of its own span by that span's time.
-      .num("loop_mb_per_s_compressed", perf ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : std::nan(""))
-      .num("loop_mb_per_s_uncompressed", perf ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : std::nan(""))
-      .num("note_window_mb_per_s_compressed", perf ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : std::nan(""))
-      // Shares of the process's I/O (ROOT's bytes, and the bytes the kernel fetched from storage for it,
-      // read-ahead included) that fall inside each timed span.
-      .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
-      .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
-      .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
-      .num("note_window_storage_share",
-           ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
-      .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
-      // ROOT's own counters of the file object (not thread-safe under implicit MT; a cross-check with 1
-      // thread). TFile counts the bytes ROOT asked for; PerfStats what each read call fetched, gaps included.
-      .integer("file_bytes_read_useful", file->GetBytesRead())
+;
+   add_timed_read(out, process_start, loop_start, window_start, end, perf != nullptr, events, rss_baseline);
+   // ROOT's own counters of the file object (not thread-safe under implicit MT; a cross-check with 1
+   // thread). TFile counts the bytes ROOT asked for; PerfStats what each read call fetched, gaps included.
+   out.integer("file_bytes_read_useful", file->GetBytesRead())
       .integer("file_read_calls", file->GetReadCalls())
       .integer("other_files_bytes_read", perf ? perf->other_files_bytes() : 0)
-      .integer("bytes_unpacked", bytes_unpacked)
-      .integer("rss_baseline_bytes", rss_baseline)
-      .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
-      .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
-      .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
-      .integer("pid", getpid());
+      .integer("bytes_unpacked", bytes_unpacked);
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
 }
@@ -1001,10 +1012,6 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    const Snapshot end = Snapshot::take(io);
    const auto extra_end = extra();
 
-   const double loop_seconds = end.steady - loop_start.steady;
-   const double window_seconds = end.steady - window_start.steady;
-   const long long process_bytes = end.bytes - open_start.bytes;
-   const long long process_storage = end.io.storage_read_bytes - open_start.io.storage_read_bytes;
    JsonObject out;
    out.str("file", path)
       .str("container", "rntuple")
@@ -1024,38 +1031,14 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .integer("cluster_bunch_size", ROOT::Internal::RNTupleReadOptionsManip::GetClusterBunchSize(options))
       .integer("threads_requested", threads)
       .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
-      .num("process_start_time", process_start.epoch)
-      .num("loop_start_time", loop_start.epoch)
-      .num("note_window_start_time", window_start.epoch)
-      .num("end_time", end.epoch)
-      .num("first_entry_seconds", window_start.steady - loop_start.steady);
+;
    // The process span's RNTuple counters start at the reader's construction (metrics are on from there);
    // the TFile open before it reads only the file's header and keys, which the kernel's counters hold.
-   add_span(out, "process", open_start, end, metrics);
-   add_span(out, "open", open_start, loop_start, metrics);
-   add_span(out, "loop", loop_start, end, metrics);
-   add_span(out, "note_window", window_start, end, metrics);
+   add_timed_read(out, open_start, loop_start, window_start, end, metrics, events, rss_baseline);
    if (metrics)
       for (const char *c : kNTupleExtraCounters)
          out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
-   const double nan = std::nan("");
-   out.num("event_rate_hz", events / loop_seconds)
-      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
-      .num("loop_mb_per_s_compressed", metrics ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
-      .num("loop_mb_per_s_uncompressed", metrics ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
-      .num("note_window_mb_per_s_compressed", metrics ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : nan)
-      .num("loop_io_share", ratio(end.bytes - loop_start.bytes, process_bytes))
-      .num("note_window_io_share", ratio(end.bytes - window_start.bytes, process_bytes))
-      .num("loop_storage_share", ratio(end.io.storage_read_bytes - loop_start.io.storage_read_bytes, process_storage))
-      .num("note_window_storage_share",
-           ratio(end.io.storage_read_bytes - window_start.io.storage_read_bytes, process_storage))
-      .num("loop_bytes_per_call", ratio(end.bytes - loop_start.bytes, end.calls - loop_start.calls))
-      .integer("bytes_unpacked", metrics ? end.unzip_out - loop_start.unzip_out : -1)
-      .integer("rss_baseline_bytes", rss_baseline)
-      .integer("peak_rss_bytes", proc_status_bytes("VmHWM"))
-      .integer("rss_increase_bytes", proc_status_bytes("VmHWM") - rss_baseline)
-      .integer("vm_peak_bytes", proc_status_bytes("VmPeak"))
-      .integer("pid", getpid());
+   out.integer("bytes_unpacked", metrics ? end.unzip_out - loop_start.unzip_out : -1);
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
 }
