@@ -336,3 +336,12 @@ def test_uproot_reads_the_rntuple_back_as_the_same_events_as_the_ttree(build, tr
         f"{compared} fields equal through uproot; {len(unreadable)} link members of split stores not comparable"
     )
     assert compared >= 0.9 * len([f for f in top if "AuxDyn:" in f])
+
+
+def test_both_containers_check_the_read_request_alike(build, truth3_both):
+    # One parser for both readers: an RNTuple read refuses what a TTree read refuses.
+    for entry, container in zip(truth3_both, ("ttree", "rntuple"), strict=True):
+        with pytest.raises(ToolError, match="--events must be at least 2"):
+            read(build, entry["path"], events=1, container=container)
+        with pytest.raises(ToolError, match="--threads must be at least 1"):
+            read(build, entry["path"], events=10, container=container, threads=0)

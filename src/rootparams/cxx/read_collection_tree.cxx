@@ -631,20 +631,34 @@ void create_branch_objects(TTree *tree)
    }
 }
 
+// What every timed read is asked, TTree or RNTuple, parsed and checked once.
+struct ReadRequest {
+   std::string path, name, selection;
+   Long64_t events = 0, cache_size = 0;
+   int threads = 1;
+
+   static ReadRequest parse(const std::map<std::string, std::string> &args)
+   {
+      auto need = [&](const char *key) { return required_arg(args, key); };
+      ReadRequest r;
+      r.path = need("file");
+      r.name = tree_name_arg(args);
+      r.events = std::stoll(need("events"));
+      r.selection = need("branches");
+      r.cache_size = std::stoll(need("cache-size"));
+      r.threads = std::stoi(need("threads"));
+      if (r.events < 2)
+         fail("--events must be at least 2 (the note's window starts at the 2nd event)");
+      if (r.threads < 1)
+         fail("--threads must be at least 1");
+      return r;
+   }
+};
+
 int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
-   auto need = [&](const char *key) { return required_arg(args, key); };
-   const std::string path = need("file");
-   const std::string tree_name = tree_name_arg(args);
-   const Long64_t events = std::stoll(need("events"));
-   const std::string selection = need("branches");
-   const Long64_t cache_size = std::stoll(need("cache-size"));
-   const int learn_entries = std::stoi(need("learn-entries"));
-   const int threads = std::stoi(need("threads"));
-   if (events < 2)
-      fail("--events must be at least 2 (the note's window starts at the 2nd event)");
-   if (threads < 1)
-      fail("--threads must be at least 1");
+   const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
+   const int learn_entries = std::stoi(required_arg(args, "learn-entries"));
 
    if (threads > 1)
       ROOT::EnableImplicitMT(threads);  // otherwise it stays off: ROOT never enables it by itself
@@ -936,13 +950,7 @@ int inspect_ntuple(const std::string &path, const std::string &name)
 
 int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
-   auto need = [&](const char *key) { return required_arg(args, key); };
-   const std::string path = need("file");
-   const std::string name = tree_name_arg(args);
-   const Long64_t events = std::stoll(need("events"));
-   const std::string selection = need("branches");
-   const Long64_t cache_size = std::stoll(need("cache-size"));
-   const int threads = std::stoi(need("threads"));
+   const auto [path, name, selection, events, cache_size, threads] = ReadRequest::parse(args);
    const int bunch = args.count("cluster-bunch") ? std::stoi(args.at("cluster-bunch")) : 1;
    if (bunch < 1)
       fail("--cluster-bunch must be at least 1");
