@@ -67,15 +67,96 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
     if problems:
         raise ConfigError(problems, source)
     _fill_defaults(config, schema(), schema())
+    problems = list(_format_problems(config))  # reads the source files: their settings are the defaults below
+    if problems:
+        raise ConfigError(problems, source)
     for fmt, settings in config["file_defaults"].items():
-        config["file_defaults"][fmt] = {**PAPER_FILE_DEFAULTS[fmt], **settings}
+        if (
+            fmt not in config["formats"] and fmt in PAPER_FILE_DEFAULTS
+        ):  # a built-in format this study leaves out
+            config["file_defaults"][fmt] = {**PAPER_FILE_DEFAULTS[fmt], **settings}
+            continue
+        if fmt not in config["formats"]:
+            problems.append(f"file_defaults.{fmt}: not a format of this study; its formats are "
+                            f"{', '.join(sorted(config['formats']))}")  # fmt: skip
+            continue
+        config["file_defaults"][fmt] = {**format_file_defaults(config, fmt), **settings}
     for fmt in config["formats"]:
-        config["file_defaults"].setdefault(fmt, dict(PAPER_FILE_DEFAULTS[fmt]))
+        config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
-    problems = list(_semantic_problems(config))
+    problems += list(_semantic_problems(config))
     if problems:
         raise ConfigError(problems, source)
     return config
+
+
+def format_kind(config: Mapping[str, Any], fmt: str) -> str:
+    """How a format's files are made: "recipe" (a built-in synthetic format), "source" (a user's file, measured
+    as it is and rewritten) or "clone" (a synthetic recipe calibrated on a user's file)."""
+    entry = config["formats"][fmt]
+    return "source" if "source" in entry else "clone" if "calibrate" in entry else "recipe"
+
+
+def source_of(config: Mapping[str, Any], fmt: str):
+    """The file a source or clone format is made from (rootparams.sources.SourceFile)."""
+    from rootparams import sources
+
+    entry = config["formats"][fmt]
+    return sources.describe(entry.get("source") or entry["calibrate"], entry.get("tree"))
+
+
+def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
+    """A format's file settings where neither a scan nor file_defaults gives them: the paper's for a built-in
+    format, the file's own for a source; for a clone, the file's compression and AutoFlush, stored as a split
+    TTree (split level 99, basket size 32000, as ATLAS and CMS write their trees)."""
+    from rootparams import sources
+
+    kind = format_kind(config, fmt)
+    if kind == "recipe":
+        return dict(PAPER_FILE_DEFAULTS[fmt])
+    own = sources.file_settings(source_of(config, fmt))
+    if kind == "source":
+        return own
+    return {**own, "container": "ttree", "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+
+
+def _format_problems(config: dict[str, Any]) -> Iterator[str]:
+    """Each format is either built in or made from a file that exists and holds enough events."""
+    from rootparams import sources
+    from rootparams.formats import KNOWN_FORMATS
+
+    for fmt, entry in config["formats"].items():
+        made_from = [k for k in ("source", "calibrate") if k in entry]
+        where = f"formats.{fmt}"
+        if fmt in KNOWN_FORMATS:
+            if made_from or "tree" in entry:
+                yield (f"{where}: {fmt!r} is a built-in synthetic format and is not made from a file; give a format "
+                       f"of your own another name (e.g. my{fmt}) for {made_from[0] if made_from else 'tree'}")  # fmt: skip
+            if "written" not in entry:
+                yield f"{where}: give written (events per file) as well as read"
+            continue
+        if len(made_from) != 1:
+            close = _closest(fmt, list(KNOWN_FORMATS))
+            yield (f"{where}: {fmt!r} is not a built-in format ({', '.join(map(repr, KNOWN_FORMATS))}"
+                   + (f"; did you mean {close!r}?" if close else "") + "), and a format of your own names one file, "
+                   "with either source (measured as it is and rewritten by ROOT) or calibrate (a synthetic clone of "
+                   "its profile)" + (f"; {fmt!r} gives both" if made_from else ""))  # fmt: skip
+            continue
+        if made_from == ["source"] and "written" in entry:
+            yield (f"{where}.written = {entry['written']}: a source is read as it is, it has the events it has; "
+                   "remove written (read says how many are read)")  # fmt: skip
+        if made_from == ["calibrate"] and "written" not in entry:
+            yield f"{where}: give written (events per file of the clone) as well as read"
+        try:
+            found = source_of(config, fmt)
+        except sources.SourceError as error:
+            yield f"{where}.{made_from[0]}: {error}"
+            continue
+        if made_from == ["source"]:
+            entry["written"] = found.entries  # the files of a source hold its entries
+            if entry["read"] > found.entries:
+                yield (f"{where}.read = {entry['read']}: {found.path} has {found.entries} entries in {found.tree}; "
+                       f"read at most {found.entries}")  # fmt: skip
 
 
 def _schema_errors(config: dict[str, Any]) -> list[jsonschema.ValidationError]:
@@ -224,8 +305,41 @@ def scan_containers(config: dict[str, Any], scan: Mapping[str, Any]) -> set[str]
     """The containers a scan's points are stored in: its own list, or its formats' defaults."""
     if "container" in scan:
         return set(scan["container"])
-    formats = [f for f in scan.get("formats", config["formats"]) if f in config["file_defaults"]]
+    formats = [f for f in scan.get("formats", config["formats"]) if f in config["file_defaults"]
+               and not _left_out_of(config, f, scan)]  # fmt: skip
     return {config["file_defaults"][f]["container"] for f in formats}
+
+
+def _left_out_of(config: Mapping[str, Any], fmt: str, scan: Mapping[str, Any]) -> bool:
+    """A source format that a scan covers only because the scan names no formats, and whose file cannot be
+    rewritten at the scan's settings: grid.expand_points leaves it out of that scan."""
+    from rootparams import sources
+
+    if "formats" in scan or format_kind(config, fmt) != "source":
+        return False
+    return bool(sources.unrewritable(config["file_defaults"][fmt]["container"], list(scan)))
+
+
+def scan_formats(config: Mapping[str, Any], scan: Mapping[str, Any]) -> list[str]:
+    """The formats whose points a scan makes."""
+    return [f for f in scan.get("formats", config["formats"]) if not _left_out_of(config, f, scan)]
+
+
+def left_out_notes(config: Mapping[str, Any]) -> list[str]:
+    """One line per scan that leaves a source format out (it names no formats, and varies a setting the source
+    cannot be rewritten at), to be said when the study starts."""
+    from rootparams import sources
+
+    notes = []
+    for name, scan in config["scans"].items():
+        for fmt in config["formats"]:
+            if _left_out_of(config, fmt, scan):
+                container = config["file_defaults"][fmt]["container"]
+                keys = sources.unrewritable(container, list(scan))
+                notes.append(
+                    f"scan {name} leaves source format {fmt} out: {sources.why_not(container, keys[0])}"
+                )
+    return notes
 
 
 def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
@@ -254,6 +368,43 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
             )
 
 
+def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
+    """A scan that names a source format may vary only what a rewrite can change. (A scan that names no formats
+    covers a source only with the settings it can take: grid.expand_points leaves the source out of it.)"""
+    from rootparams import sources
+
+    for fmt in scan.get("formats", []):
+        if fmt not in config["formats"] or format_kind(config, fmt) != "source":
+            continue
+        container = config["file_defaults"][fmt]["container"]
+        for key in sources.unrewritable(container, list(scan)):
+            yield (f"scans.{name}.{key}: format {fmt!r} is a source file, and {sources.why_not(container, key)}; "
+                   f"remove {fmt} from the scan's formats, or scan a calibrated clone of the file "
+                   f"(formats: {{{fmt}_clone: {{calibrate: <the file>, written: N, read: N}}}})")  # fmt: skip
+
+
+def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
+    """'particle' needs ATLAS particle containers: a file without them is an error here, before any work, that
+    names the selections that work."""
+    for fmt, entry in config["formats"].items():
+        if format_kind(config, fmt) == "recipe" or source_of(config, fmt).atlas_containers:
+            continue
+        found = source_of(config, fmt)
+        default = entry.get("branches", config["read_defaults"]["branches"])
+        uses = (
+            [f"formats.{fmt}.branches" if "branches" in entry else "read_defaults.branches"]
+            if default == "particle"
+            else []
+        )
+        uses += [f"scans.{n}.branches" for n, scan in config["scans"].items()
+                 if "particle" in scan.get("branches", []) and fmt in scan.get("formats", config["formats"])]  # fmt: skip
+        if uses:
+            yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {found.path} ({found.tree}) has no ATLAS "
+                   "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "
+                   "'all', 'regex:<pattern on top-level names>' (e.g. 'regex:^(Muon|Electron|Jet)_') and "
+                   f"'list:<name>,<name>'; give the format branches: all")  # fmt: skip
+
+
 def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
     if config["repetitions"] < 2 and config["require_sigma"]:
         yield (
@@ -262,7 +413,7 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         )
     formats = config["formats"]
     for fmt, events in formats.items():
-        if events["read"] > events["written"]:
+        if format_kind(config, fmt) != "source" and events["read"] > events["written"]:
             yield (
                 f"formats.{fmt}.read = {events['read']}: cannot read more events than are written "
                 f"(formats.{fmt}.written = {events['written']}); use at most {events['written']}"
@@ -277,6 +428,8 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
         yield from _container_problems(config, name, scan)
+        yield from _source_scan_problems(config, name, scan)
+    yield from _selection_problems(config)
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
     for where, profile in used_storage_profiles(config):
         if profile not in known_profiles:

@@ -23,13 +23,13 @@ from rootparams.aggregate import container_ratios, scan_rows, valid_points
 from rootparams.labels import (
     ALGORITHM_LABELS,
     ALGORITHM_ORDER,
-    FORMAT_ORDER,
-    FORMAT_TITLES,
     STORAGE_ORDER,
     autoflush_label,
     autoflush_order,
     cache_label,
     cache_order,
+    format_order,
+    format_title,
 )
 
 # One colour per algorithm in every figure (seaborn's colour-blind palette).
@@ -46,8 +46,7 @@ class Figure:
 
 
 def _formats(data: pd.DataFrame) -> list[str]:
-    present = set(data["format"])
-    return [f for f in FORMAT_ORDER if f in present]
+    return format_order(data["format"])
 
 
 def _panels(n: int, title: str) -> tuple[plt.Figure, list[plt.Axes]]:
@@ -81,7 +80,7 @@ def _finish_axis(ax, panel, xs, order, categories, xlabel, ylabel, logy) -> None
         ax.set_xticks(range(len(order)), [categories[1](v) for v in order], rotation=30, ha="right")
     else:
         ax.set_xticks(sorted(set(int(v) for v in xs)))
-    ax.set_title(FORMAT_TITLES.get(panel, str(panel)))
+    ax.set_title(format_title(str(panel)))
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if logy:
@@ -137,7 +136,11 @@ def _lines_by(
     logy: bool = False, hue_label: Callable = str,
 ) -> plt.Figure:  # fmt: skip
     """Like _lines_by_algorithm for another hue (learn entries, storage profile); panels by ``panel_key``."""
-    panels = [p for p in panel_order if p in set(data[panel_key])]
+    panels = (
+        panel_order(data[panel_key])
+        if callable(panel_order)
+        else [p for p in panel_order if p in set(data[panel_key])]
+    )
     fig, axes = _panels(len(panels), title)
     # One colour per hue value across all panels.
     rank = {
@@ -196,12 +199,12 @@ def _learn_label(value: str) -> str:
 
 
 def _fig08(d, ctx):
-    return _lines_by(d, "Fig. 8: event rate vs TTreeCache size", "format", FORMAT_ORDER, "learn_entries",
+    return _lines_by(d, "Fig. 8: event rate vs TTreeCache size", "format", format_order, "learn_entries",
                      "cache_size", *RATE[:2], "TTreeCache size", RATE[2], CACHE_X, hue_label=_learn_label)  # fmt: skip
 
 
 def _fig09(d, ctx):
-    return _lines_by(d, "Fig. 9: read calls vs TTreeCache size", "format", FORMAT_ORDER, "learn_entries",
+    return _lines_by(d, "Fig. 9: read calls vs TTreeCache size", "format", format_order, "learn_entries",
                      "cache_size", "loop_read_calls_mean", "loop_read_calls_std", "TTreeCache size", "Read calls in the event loop",
                      CACHE_X, logy=True, hue_label=_learn_label)  # fmt: skip
 
@@ -233,13 +236,13 @@ def _setting_order(values) -> list[str]:
 def _fig11(d, ctx):
     d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
     return _lines_by(d, "Fig. 11 (beyond the paper): xAOD event rate vs compression per storage profile",
-                     "format", FORMAT_ORDER, "storage_profile", "setting", *RATE[:2], "Compression (algorithm-level)",
+                     "format", format_order, "storage_profile", "setting", *RATE[:2], "Compression (algorithm-level)",
                      RATE[2], (_setting_order, str), hue_label=lambda p: f"storage: {p}")  # fmt: skip
 
 
 def _fig12(d, ctx):
     return _lines_by(d, "Fig. 12 (beyond the paper): xAOD event rate vs TTreeCache size per storage profile",
-                     "format", FORMAT_ORDER, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
+                     "format", format_order, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
                      CACHE_X, hue_label=lambda p: f"storage: {p}")  # fmt: skip
 
 
@@ -249,13 +252,13 @@ def _container_setting(d: pd.DataFrame) -> pd.DataFrame:
 
 def _fig13(d, ctx):
     return _lines_by(_container_setting(d), "Fig. 13 (beyond the paper): event rate, TTree and RNTuple (the same events)",
-                     "format", FORMAT_ORDER, "container", "setting", *RATE[:2], "Compression (algorithm-level)",
+                     "format", format_order, "container", "setting", *RATE[:2], "Compression (algorithm-level)",
                      RATE[2], (_setting_order, str))  # fmt: skip
 
 
 def _fig14(d, ctx):
     return _lines_by(_container_setting(d), "Fig. 14 (beyond the paper): file size, TTree and RNTuple (the same events)",
-                     "format", FORMAT_ORDER, "container", "setting", "size_bytes", None, "Compression (algorithm-level)",
+                     "format", format_order, "container", "setting", "size_bytes", None, "Compression (algorithm-level)",
                      "File size [MB]", (_setting_order, str), scale=1e-6)  # fmt: skip
 
 
@@ -269,7 +272,7 @@ def _fig15(d, ctx):
     ])  # fmt: skip
     long = _container_setting(long).assign(window_valid=True)
     fig = _lines_by(long, "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size", "format",
-                    FORMAT_ORDER, "what", "setting", "ratio", "ratio_std", "Compression (algorithm-level)",
+                    format_order, "what", "setting", "ratio", "ratio_std", "Compression (algorithm-level)",
                     "RNTuple / TTree", (_setting_order, str))  # fmt: skip
     for ax in fig.axes:
         ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":")
@@ -291,14 +294,14 @@ def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:
 
 def _fig16(d, ctx):
     return _lines_by(_series(d), "Fig. 16 (beyond the paper): event rate vs cluster size (TTree AutoFlush, RNTuple "
-                     "clusters)", "format", FORMAT_ORDER, "series", "autoflush", *RATE[:2],
+                     "clusters)", "format", format_order, "series", "autoflush", *RATE[:2],
                      "Cluster size (AutoFlush)", RATE[2], AF_X)  # fmt: skip
 
 
 def _fig17(d, ctx):
     pages = (lambda v: sorted(set(int(x) for x in v)), lambda v: f"{int(v) / 1024:g} kB")
     return _lines_by(_series(d), "Fig. 17 (beyond the paper): RNTuple event rate vs largest page size", "format",
-                     FORMAT_ORDER, "series", "page_size", *RATE[:2], "Largest page (uncompressed)",
+                     format_order, "series", "page_size", *RATE[:2], "Largest page (uncompressed)",
                      RATE[2], pages)  # fmt: skip
 
 
@@ -306,7 +309,7 @@ def _fig18(d, ctx):
     d = _series(d, "storage_profile")
     on_off = (cache_order, lambda v: "off" if int(v) == 0 else "on (TTree: -1)")
     return _lines_by(d, "Fig. 18 (beyond the paper): RNTuple cluster cache (and TTreeCache) off and on per storage",
-                     "format", FORMAT_ORDER, "series", "cache_size", *RATE[:2], "Cluster cache / TTreeCache",
+                     "format", format_order, "series", "cache_size", *RATE[:2], "Cluster cache / TTreeCache",
                      RATE[2], on_off, logy=True)  # fmt: skip
 
 

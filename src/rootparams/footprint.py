@@ -45,21 +45,47 @@ class Footprint:
         return self.peak_bytes <= self.free_bytes
 
 
-def file_bytes(fmt: str, algorithm: str, level: int, events: int) -> float:
+def _factor(algorithm: str, level: int) -> float:
     factor = SIZE_FACTOR[algorithm]
     if algorithm in LEVEL_SLOPE:
         factor *= 1 + LEVEL_SLOPE[algorithm] * (level - 1)
-    return BYTES_PER_EVENT_ZLIB5[fmt] * factor * events
+    return factor
+
+
+def file_bytes(
+    fmt: str, algorithm: str, level: int, events: int, per_event_zlib5: float | None = None
+) -> float:
+    """``per_event_zlib5``: the format's bytes per event at ZLIB-5 where it is not a built-in format."""
+    return (per_event_zlib5 or BYTES_PER_EVENT_ZLIB5[fmt]) * _factor(algorithm, level) * events
+
+
+def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
+    """A built-in format's calibrated size; a format made from a file: the file's size per entry, taken from
+    its own compression to ZLIB-5 with the same factors."""
+    from rootparams.config import format_kind, source_of
+
+    if format_kind(config, fmt) == "recipe":
+        return BYTES_PER_EVENT_ZLIB5[fmt]
+    src = source_of(config, fmt)
+    return Path(src.path).stat().st_size / src.entries / _factor(*src.algorithm_level)
 
 
 def estimate(config: dict[str, Any], points) -> float:
-    """Peak bytes in data_dir for the study's points (grid.Point list), with the margin."""
+    """Peak bytes in data_dir for the study's points (grid.Point list), with the margin. A source as it is
+    takes none (it is the user's file); its rewrites and a clone's files count like generated ones."""
+    from rootparams.config import format_kind
+
+    per_event = {fmt: bytes_per_event_zlib5(config, fmt) for fmt in config["formats"]}
     total = 0.0
     for f in file_points(points):
-        total += file_bytes(f.format, f.algorithm, f.level, config["formats"][f.format]["written"])
+        if f.origin != "asis":
+            total += file_bytes(
+                f.format, f.algorithm, f.level, config["formats"][f.format]["written"], per_event[f.format]
+            )
     for fmt, events in config["formats"].items():
-        total += file_bytes(fmt, "lz4", 1, events["written"])  # the content file
-        total += file_bytes(fmt, "zlib", 5, WARMUP_EVENTS)
+        if format_kind(config, fmt) != "source":
+            total += file_bytes(fmt, "lz4", 1, events["written"], per_event[fmt])  # the content file
+            total += file_bytes(fmt, "zlib", 5, WARMUP_EVENTS, per_event[fmt])
     return total * MARGIN
 
 

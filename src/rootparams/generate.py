@@ -27,7 +27,7 @@ BENCHMARK_SEED = 20200326
 def paper_file_point(fmt: str, **settings: Any) -> FilePoint:
     """The grid point of ``fmt`` at the paper's file settings (the schema's file_defaults), with ``settings``
     (algorithm, level, autoflush, split_level, basket_size) overriding them."""
-    valid = [f.name for f in dataclasses.fields(FilePoint)][1:]
+    valid = [f.name for f in dataclasses.fields(FilePoint) if f.name not in ("format", "origin")]
     if unknown := set(settings) - set(valid):
         raise TypeError(f"unknown file settings {sorted(unknown)}; valid: {valid}")
     d = {**PAPER_FILE_DEFAULTS[fmt], **settings}
@@ -66,15 +66,17 @@ def generate_file(
     catalogue: str | None,
     content: str | None = None,
     threads: int = 1,
+    recipe: str | None = None,
 ) -> dict[str, Any]:
     """Write ``output`` at ``point``. With ``content`` (a file written earlier from the same recipe and seed),
     the events are read from it instead of generated again: the settings change, the events do not.
-    ``threads`` > 1: ROOT's implicit MT compresses each cluster's baskets in parallel (same content)."""
+    ``threads`` > 1: ROOT's implicit MT compresses each cluster's baskets in parallel (same content).
+    ``recipe``: a recipe file (a calibrated clone's, rootparams.calibrate) instead of the built-in format's."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_root = out.with_name(f".{out.name}.partial")
     with tempfile.NamedTemporaryFile("w", suffix=".recipe", delete=False) as r:
-        r.write(recipe_text(point.format))
+        r.write(Path(recipe).read_text() if recipe else recipe_text(point.format))
         recipe_path = r.name
     try:
         written = run_tool(
@@ -107,7 +109,16 @@ def container_args(point: FilePoint) -> list[str]:
     return ["--split", str(point.split_level), "--basket", str(point.basket_size)]
 
 
-def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: str) -> dict[str, Any]:
+# What a catalogue entry says of the writing: the writer's (or the rewriter's) report, absent (None) for a source
+# file measured as it is, which this study did not write.
+WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
+                "content_source", "generate_seconds", "root_write_seconds", "peak_rss_bytes", "write_threads")  # fmt: skip
+
+
+def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
+    """The catalogue entry of ``output``: the point's settings as requested, what the file holds as read back
+    (``inspected``, the reader's --inspect), and how it was written (``written``; None for a source as it is)."""
+    written = {k: (written or {}).get(k) for k in WRITE_FIELDS}
     setting = inspected["file_compression_setting"]
     algorithm_code, level = divmod(setting, 100)
     branch_settings = {b["compression_setting"] for b in inspected["branch_list"]}
@@ -116,6 +127,7 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
     return {
         "format": point.format,
         "file_id": point.id,
+        "origin": point.origin,
         "path": output,
         # The grid point's settings, as requested (the same names and meanings as in repetitions.csv and
         # summary.csv, so that joins on them are right). split_level -1 and basket_size 0: an RNTuple's;
@@ -160,7 +172,7 @@ def catalogue_entry(point: FilePoint, written: dict, inspected: dict, output: st
         "content_source": written["content_source"],
         "generate_seconds": written["generate_seconds"],
         "root_write_seconds": root_seconds,
-        "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds > 0 else 0.0,
+        "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds else None,
         "write_peak_rss_bytes": written["peak_rss_bytes"],
         "write_threads": written["write_threads"],
         "root_version": inspected["root_version"],

@@ -19,7 +19,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from rootparams.config import FILE_KEYS, READ_KEYS
+from rootparams.config import FILE_KEYS, READ_KEYS, format_kind, scan_formats
 
 # ROOT's compression algorithm numbers (ROOT::RCompressionSetting::EAlgorithm); setting = 100*alg + level.
 ALGORITHM_CODES = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5, "none": 0}
@@ -36,11 +36,22 @@ class FilePoint:
     basket_size: int
     container: str = "ttree"
     page_size: int = 0
+    # How the file is made: "recipe" (written by our writer from a recipe), "asis" (a user's source file, the
+    # settings being the file's own) or "rewrite" (the source copied by ROOT at these settings; split level -1
+    # and basket size 0 mean each branch keeps the source's). rootparams.sources.
+    origin: str = "recipe"
 
     def __post_init__(self):
         if self.algorithm == "none" and self.level != 0:
             # Uncompressed files have no level; one canonical id avoids writing the same file twice.
             object.__setattr__(self, "level", 0)
+        if self.origin not in ("recipe", "asis", "rewrite"):
+            raise ValueError(f"origin {self.origin!r}: must be 'recipe', 'asis' or 'rewrite'")
+        if self.origin != "recipe":
+            object.__setattr__(self, "split_level", -1)  # a copy keeps the split levels
+            object.__setattr__(self, "page_size", 0)
+        if self.origin == "asis":
+            object.__setattr__(self, "basket_size", 0)
         if self.container == "rntuple":
             object.__setattr__(self, "split_level", -1)
             object.__setattr__(self, "basket_size", 0)
@@ -55,18 +66,29 @@ class FilePoint:
 
     @property
     def id(self) -> str:
+        if self.origin == "asis":
+            return "asis"
         common = f"{self.algorithm}-{self.level}_af{self.autoflush}"
+        if self.origin == "rewrite":
+            return f"rewrite_{common}_basket{self.basket_size}"
         if self.container == "rntuple":
             return f"rntuple_{common}_page{self.page_size}"
         return f"{common}_split{self.split_level}_basket{self.basket_size}"
 
     @classmethod
     def from_id(cls, format: str, file_id: str) -> FilePoint:
+        if file_id == "asis":
+            raise ValueError(
+                "the 'asis' point's settings are its source file's: look it up among the study's points"
+            )
+        if m := re.fullmatch(_REWRITE_ID_FIELDS, file_id):
+            return cls(format, m["algorithm"], int(m["level"]), int(m["autoflush"]), -1, int(m["basket_size"]),
+                       origin="rewrite")  # fmt: skip
         m = re.fullmatch(_FILE_ID_FIELDS, file_id)
         if not m or m["algorithm"] not in ALGORITHM_CODES:
             raise ValueError(
-                f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000' or "
-                "'rntuple_zstd-5_af100_page1048576')"
+                f"not a file id: {file_id!r} (expected e.g. 'zlib-5_af100_split0_basket32000', "
+                "'rntuple_zstd-5_af100_page1048576', 'asis' or 'rewrite_lz4-4_af100_basket0')"
             )
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         return cls(
@@ -83,7 +105,12 @@ _FILE_ID_FIELDS = (
     r"(?:(?P<container>rntuple)_)?(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
     r"(?:_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)|_page(?P<page_size>\d+))"
 )
-FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)
+_REWRITE_ID_FIELDS = (
+    r"rewrite_(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)_basket(?P<basket_size>\d+)"
+)
+FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)  # files our writer makes from a recipe
+REWRITE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _REWRITE_ID_FIELDS)  # a source copied by ROOT
+ASIS_ID = "asis"  # a source as it is
 READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?_[a-z0-9]+_[a-z][a-z0-9_]*"
 
 
@@ -147,11 +174,16 @@ def content_file_point(fmt: str) -> FilePoint:
     return FilePoint(fmt, "lz4", 1, -30_000_000, 0, 32000)
 
 
-def _point(fmt: str, file_defaults: dict, read_defaults: dict, change: dict) -> tuple[FilePoint, ReadPoint]:
+def _point(
+    fmt: str, file_defaults: dict, read_defaults: dict, change: dict, source: bool = False
+) -> tuple[FilePoint, ReadPoint]:
     """The point of ``fmt`` at its defaults with ``change``. Made from the raw settings, never from another
     point: a point fixes the settings its container does not have, and a point made from another would carry
-    those fixed values over (an RNTuple made from the TTree default point would get page size 0)."""
-    file_point = FilePoint(fmt, **{**file_defaults, **{k: v for k, v in change.items() if k in FILE_KEYS}})
+    those fixed values over (an RNTuple made from the TTree default point would get page size 0). For a
+    ``source`` format, a change of a file setting makes a rewrite, no change the file as it is."""
+    file_change = {k: v for k, v in change.items() if k in FILE_KEYS}
+    origin = ("rewrite" if file_change else "asis") if source else "recipe"
+    file_point = FilePoint(fmt, **{**file_defaults, **file_change}, origin=origin)
     read = ReadPoint(**{**read_defaults, **{k: v for k, v in change.items() if k in READ_KEYS}})
     return file_point, read.for_container(file_point.container)
 
@@ -163,17 +195,20 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
     every point of every scan that covers it; parameters a scan does not vary keep the format's defaults.
     """
     found: dict[tuple[FilePoint, ReadPoint], set[str]] = {}
-    for fmt in config["formats"]:
+    for fmt, entry in config["formats"].items():
         file_defaults = {k: config["file_defaults"][fmt][k] for k in FILE_KEYS}
         read_defaults = {k: config["read_defaults"][k] for k in READ_KEYS}
-        found.setdefault(_point(fmt, file_defaults, read_defaults, {}), set()).add("default")
+        if "branches" in entry:  # a format whose files need their own selection (e.g. no particle containers)
+            read_defaults["branches"] = entry["branches"]
+        source = format_kind(config, fmt) == "source"
+        found.setdefault(_point(fmt, file_defaults, read_defaults, {}, source), set()).add("default")
         for name, scan in config["scans"].items():
-            if fmt not in scan.get("formats", config["formats"]):
+            if fmt not in scan_formats(config, scan):
                 continue
             varied = [k for k in (*FILE_KEYS, *READ_KEYS) if k in scan]
             for values in itertools.product(*(scan[k] for k in varied)):
                 change = dict(zip(varied, values, strict=True))
-                found.setdefault(_point(fmt, file_defaults, read_defaults, change), set()).add(name)
+                found.setdefault(_point(fmt, file_defaults, read_defaults, change, source), set()).add(name)
     # Sorted by id on the read side: learn entries mix integers and "default".
     return sorted(
         (Point(f, r, tuple(sorted(s))) for (f, r), s in found.items()), key=lambda p: (p.file, p.read.id)

@@ -26,7 +26,7 @@ import seaborn as sns
 from rootparams import paths
 from rootparams.aggregate import scan_rows
 from rootparams.figures import ALGORITHM_COLORS
-from rootparams.labels import ALGORITHM_LABELS, ALGORITHM_ORDER, FORMAT_ORDER, FORMAT_TITLES
+from rootparams.labels import ALGORITHM_LABELS, ALGORITHM_ORDER, format_order, format_title
 
 POINT = ["format", "file_id", "read_id"]
 
@@ -57,7 +57,7 @@ def load(results_dirs: list[Path]) -> pd.DataFrame:
 def side_by_side(data: pd.DataFrame) -> plt.Figure:
     sns.set_theme(style="whitegrid", context="paper")
     hosts = list(dict.fromkeys(data["host"]))
-    formats = [f for f in FORMAT_ORDER if f in set(data["format"])]
+    formats = format_order(data["format"])
     fig, axes = plt.subplots(len(formats), len(hosts), figsize=(4.2 * len(hosts), 3.4 * len(formats)),
                              squeeze=False, sharey="row")  # fmt: skip
     for i, fmt in enumerate(formats):
@@ -68,7 +68,7 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
                 line = panel[panel["algorithm"] == alg].sort_values("level")
                 ax.errorbar(line["level"], line["event_rate_hz_mean"], yerr=line["event_rate_hz_std"].fillna(0),
                             marker="o", capsize=3, color=ALGORITHM_COLORS[alg], label=ALGORITHM_LABELS[alg])  # fmt: skip
-            ax.set_title(f"{FORMAT_TITLES.get(fmt, fmt)} on {host}")
+            ax.set_title(f"{format_title(fmt)} on {host}")
             ax.set_xlabel("Compression level")
             ax.set_ylabel("Event rate [Hz]")
     axes[0][0].legend(fontsize=8)

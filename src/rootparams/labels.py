@@ -5,6 +5,19 @@ from __future__ import annotations
 
 FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
 FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "truth3": "TRUTH3"}
+
+
+def format_order(values) -> list[str]:
+    """The formats among ``values``: the built-in ones in the paper's order, then formats made from files
+    (sources, clones) by name."""
+    present = set(values)
+    return [f for f in FORMAT_ORDER if f in present] + sorted(present - set(FORMAT_ORDER))
+
+
+def format_title(fmt: str) -> str:
+    return FORMAT_TITLES.get(fmt, fmt)
+
+
 ALGORITHM_ORDER = ["lz4", "zlib", "lzma", "zstd", "none"]  # the paper's three, then beyond it
 ALGORITHM_LABELS = {
     "lz4": "LZ4",

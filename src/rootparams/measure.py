@@ -73,6 +73,8 @@ def reader_args(
         "cluster-bunch": read.get("cluster_bunch", 1),
         "threads": read["threads"],
     }
+    if read.get("tree"):  # a source file's own tree or RNTuple (the reader's default is CollectionTree)
+        args["tree"] = read["tree"]
     if disk_device:
         args["disk-device"] = disk_device
     return args

@@ -32,6 +32,7 @@ LOGS = f"{RESULTS}/logs"
 
 WRITER_EXE = f"{BUILD}/bin/rootparams-write"
 READER_EXE = f"{BUILD}/bin/rootparams-read"
+REWRITER_EXE = f"{BUILD}/bin/rootparams-rewrite"
 EVENT_MODEL_LIB = f"{BUILD}/lib/libRootparamsEventModel.so"
 BUILD_INFO = f"{BUILD}/build.json"
 
@@ -56,6 +57,11 @@ def content_file(data_dir: str, format: str = "{format}") -> str:
 
 def warmup_file(data_dir: str, format: str = "{format}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/warmup/{format}.root"
+
+
+def recipe_file(format: str = "{format}") -> str:
+    """A calibrated clone's recipe (rootparams.calibrate), made from its file once."""
+    return f"{RESULTS}/recipes/{format}.recipe"
 
 
 def catalogue_entry(format: str = "{format}", file_id: str = "{file_id}") -> str:

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from rootparams.aggregate import container_ratios, scan_rows, valid_points
-from rootparams.labels import FORMAT_TITLES, autoflush_label, cache_label
+from rootparams.labels import autoflush_label, cache_label, format_order, format_title
 
 TOLERANCE = 0.05  # 5 %: about the spread of single points here (σ/mean 1-5 %)
 
@@ -272,7 +272,7 @@ def cluster_cache(rows: pd.DataFrame, fmt: str) -> Finding:
 
 def findings(summary, points, files, config, cores: int | None) -> list[Finding]:
     out = []
-    for fmt in [f for f in FORMAT_TITLES if f in config["formats"]]:
+    for fmt in format_order(config["formats"]):
         defaults = config["file_defaults"][fmt]
         for topic, scan in (("compression", "compression"), ("autoflush", "autoflush"), ("split", "split"),
                             ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", ("container", "container_storage")),
@@ -330,7 +330,7 @@ def markdown(found: list[Finding], storage_profiles: str, context: str) -> str:
     ]
     for fmt in dict.fromkeys(f.format for f in found):
         lines += [
-            f"## {FORMAT_TITLES.get(fmt, fmt)}",
+            f"## {format_title(fmt)}",
             "",
             "| topic | this run | paper (section 3.1); ROOT's own claims for rntuple and cluster_cache | agrees |",
             "|---|---|---|---|",

@@ -4,10 +4,18 @@ from pathlib import Path
 
 from rootparams import footprint, paths
 from rootparams.build import CXX_SOURCES, source_dir
-from rootparams.config import load_study_config, without_throttling
+from rootparams.config import (
+    format_kind,
+    left_out_notes,
+    load_study_config,
+    source_of,
+    without_throttling,
+)
 from rootparams.grid import (
+    ASIS_ID,
     FILE_ID_PATTERN,
     READ_ID_PATTERN,
+    REWRITE_ID_PATTERN,
     content_file_point,
     default_file_point,
     expand_points,
@@ -15,7 +23,6 @@ from rootparams.grid import (
     points_by_id,
 )
 from rootparams.figures import FIGURE_NAMES
-from rootparams.formats import KNOWN_FORMATS
 from rootparams.monitor import find_monitor
 from rootparams.storage import throttling_unavailable_reason
 
@@ -41,6 +48,8 @@ POINTS = expand_points(STUDY)
 if workflow.is_main_process:
     # No monitor (neither dool nor dstat) is an error before any job, unless the config chose "none".
     find_monitor(STUDY["measurement"]["monitor"])
+    for note in left_out_notes(STUDY):
+        print(f"rootparams: {note}", file=sys.stderr)
     print(
         f"rootparams: {len(POINTS)} points; the study's ROOT files need about "
         f"{footprint.estimate(STUDY, POINTS) / 1e9:.1f} GB at peak in {DATA_DIR}",
@@ -51,11 +60,24 @@ WARMUP_EVENTS = 10
 
 
 wildcard_constraints:
-    format="|".join(KNOWN_FORMATS),
-    file_id=FILE_ID_PATTERN,
+    format="|".join(STUDY["formats"]),
+    file_id="|".join((FILE_ID_PATTERN, REWRITE_ID_PATTERN, ASIS_ID)),
     read_id=READ_ID_PATTERN,
     rep=r"\d+",
     figure="|".join(FIGURE_NAMES),
+
+
+def formats_pattern(*kinds):
+    # The study's formats made in one of these ways (format_kind), as a wildcard constraint; "(?!)" matches
+    # nothing, for a study without such formats.
+    names = [f for f in STUDY["formats"] if format_kind(STUDY, f) in kinds]
+    return "|".join(names) or "(?!)"
+
+
+# Who makes a file: the generate rules write the files of built-in formats and clones (recipe file ids),
+# rewrite_file the rewrites of a source; a source as it is is no rule's output (catalogue_source describes it).
+GENERATED_FORMATS = formats_pattern("recipe", "clone")
+SOURCE_FORMATS = formats_pattern("source")
 
 
 def cxx_sources():
@@ -77,8 +99,36 @@ def read_point(wildcards):
     return READ_POINTS[wildcards.read_id]
 
 
+def root_file(wildcards):
+    # The file a point reads: a source as it is is the user's file itself, never copied.
+    if wildcards.file_id == ASIS_ID:
+        return source_of(STUDY, wildcards.format).path
+    return paths.root_file(DATA_DIR, wildcards.format, wildcards.file_id)
+
+
+def source_file(wildcards):
+    return source_of(STUDY, wildcards.format).path
+
+
+def tree_name(wildcards):
+    # The tree or RNTuple a source's points read; None: the reader's default, CollectionTree (our writer's).
+    if format_kind(STUDY, wildcards.format) == "source":
+        return source_of(STUDY, wildcards.format).tree
+    return None
+
+
+def recipe_input(wildcards):
+    # A clone's calibrated recipe; a built-in format's recipe comes from rootparams.formats.
+    if format_kind(STUDY, wildcards.format) == "clone":
+        return paths.recipe_file(wildcards.format)
+    return []
+
+
 def warmup_file(wildcards):
-    # The format's default file point, written with few events: read once before each timed read.
+    # The format's default file point, written with few events: read once before each timed read. A source's
+    # is the source itself (its read settings fit no other file; it is evicted and verified cold after it).
+    if format_kind(STUDY, wildcards.format) == "source":
+        return source_of(STUDY, wildcards.format).path
     return paths.warmup_file(DATA_DIR, wildcards.format)
 
 

@@ -1,15 +1,21 @@
 # Stage 1: write one ROOT file per file point and catalogue what was really written. The events of a
-# format are generated once (generate_content) and read back for every grid point of that format.
+# format are generated once (generate_content) and read back for every grid point of that format. A format
+# made from a user's file (docs/formats.md, "Your own files") has its file described as it is
+# (catalogue_source), rewritten by ROOT for its file-side points (rewrite_file), or its profile cloned into a
+# recipe (calibrate_recipe) that the generate rules then write like a built-in format's.
 
 
 rule generate_content:
     input:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
+        recipe=recipe_input,
     output:
         root=temp(paths.content_file(DATA_DIR)),
     log:
         paths.log("generate", "{format}", "content"),
+    wildcard_constraints:
+        format=GENERATED_FORMATS,
     conda:
         CONDA_ENV
     threads: 1
@@ -26,11 +32,15 @@ rule generate_file:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
         content=paths.content_file(DATA_DIR),
+        recipe=recipe_input,
     output:
         root=unless_kept(paths.root_file(DATA_DIR)),
         catalogue=paths.catalogue_entry(),
     log:
         paths.log("generate", "{format}", "{file_id}"),
+    wildcard_constraints:
+        format=GENERATED_FORMATS,
+        file_id=FILE_ID_PATTERN,
     conda:
         CONDA_ENV
     # Level-9 and LZMA writing is compression-bound; ROOT's implicit MT compresses a cluster's baskets in
@@ -48,10 +58,13 @@ rule generate_warmup_file:
     input:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
+        recipe=recipe_input,
     output:
         root=paths.warmup_file(DATA_DIR),
     log:
         paths.log("generate", "{format}", "warmup"),
+    wildcard_constraints:
+        format=GENERATED_FORMATS,
     conda:
         CONDA_ENV
     threads: 1
@@ -61,3 +74,63 @@ rule generate_warmup_file:
         seed=STUDY["seed"] + 1,
     script:
         "../scripts/generate_file.py"
+
+
+rule calibrate_recipe:
+    input:
+        source=source_file,
+    output:
+        paths.recipe_file(),
+    log:
+        paths.log("generate", "{format}", "calibrate"),
+    wildcard_constraints:
+        format=formats_pattern("clone"),
+    conda:
+        CONDA_ENV
+    params:
+        tree=lambda w: STUDY["formats"][w.format].get("tree"),
+    script:
+        "../scripts/calibrate_recipe.py"
+
+
+rule catalogue_source:
+    input:
+        source=source_file,
+        reader=paths.READER_EXE,
+    output:
+        catalogue=paths.catalogue_entry(file_id=ASIS_ID),
+    log:
+        paths.log("generate", "{format}", ASIS_ID),
+    wildcard_constraints:
+        format=SOURCE_FORMATS,
+    conda:
+        CONDA_ENV
+    params:
+        point=lambda w: FILE_POINTS[(w.format, ASIS_ID)],
+        tree=tree_name,
+    script:
+        "../scripts/catalogue_source.py"
+
+
+rule rewrite_file:
+    input:
+        source=source_file,
+        rewriter=paths.REWRITER_EXE,
+        reader=paths.READER_EXE,
+    output:
+        root=unless_kept(paths.root_file(DATA_DIR)),
+        catalogue=paths.catalogue_entry(),
+    log:
+        paths.log("generate", "{format}", "{file_id}"),
+    wildcard_constraints:
+        format=SOURCE_FORMATS,
+        file_id=REWRITE_ID_PATTERN,
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        point=file_point,
+        tree=tree_name,
+        on_failure=STUDY["rewrite_failures"],
+    script:
+        "../scripts/rewrite_file.py"

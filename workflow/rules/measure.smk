@@ -12,7 +12,8 @@
 
 rule measure_point:
     input:
-        root=paths.root_file(DATA_DIR),
+        root=root_file,
+        catalogue=paths.catalogue_entry(),
         warmup=warmup_file,
         reader=paths.READER_EXE,
     output:
@@ -27,6 +28,7 @@ rule measure_point:
     params:
         file=file_point,
         read=read_point,
+        tree=tree_name,
         events=events_read,
         repetitions=STUDY["repetitions"],
         measurement=STUDY["measurement"],

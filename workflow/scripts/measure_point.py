@@ -8,13 +8,21 @@ from rootparams import paths
 from rootparams.exclusive import process_start_epoch
 from rootparams.measure import measure_point, point_identity
 from rootparams.native import DamagedFileError
-from rootparams.records import write_json_atomic
+from rootparams.records import read_json, write_json_atomic
 from rootparams.snakescript import run_logged
 
 
 def main(smk, say):
     file_point, read_point = smk.params.file, smk.params.read
     fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
+    refused = read_json(smk.input.catalogue).get("refused")
+    if refused:
+        # A rewrite ROOT could not make (rewrite_failures: record): no file to read, nothing measured; the
+        # refusal is the point's result (run summary and report).
+        say(f"not measured: {refused}")
+        write_json_atomic(smk.output[0], {"format": fmt, "file_id": file_id, "read_id": read_id, "records": [],
+                                          "refused": refused})  # fmt: skip
+        return
     labels = {
         **asdict(file_point),
         **asdict(read_point),
@@ -32,7 +40,7 @@ def main(smk, say):
             warmup_file=smk.input.warmup,
             reader=smk.input.reader,
             events=smk.params.events,
-            read={**asdict(read_point), "container": file_point.container},
+            read={**asdict(read_point), "container": file_point.container, "tree": smk.params.tree},
             measurement=smk.params.measurement,
             monitor_csv=lambda first_rep: paths.monitor_samples(fmt, file_id, read_id, first_rep),
             records=records,

@@ -1,0 +1,135 @@
+"""A user's own file as a format: what the study reads from it, the config rules, and its grid points
+(rootparams.sources, rootparams.config, rootparams.grid). The files are the real samples of shared/data."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import SHARED_DATA, require
+
+from rootparams.config import ConfigError, left_out_notes, load_study_config
+from rootparams.grid import FilePoint, expand_points
+from rootparams.sources import SourceError, describe
+
+NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
+PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
+PHYSLITE_RNTUPLE = SHARED_DATA / "atlas_physlite_rntuple_100ev.root"
+
+
+@pytest.fixture(autouse=True)
+def _real_files():
+    require(
+        all(p.exists() for p in (NANOAOD, PHYSLITE, PHYSLITE_RNTUPLE)), f"the real samples in {SHARED_DATA}"
+    )
+
+
+def test_describe_finds_the_event_data_of_each_real_file():
+    nano = describe(str(NANOAOD))
+    assert (nano.tree, nano.container, nano.entries, nano.compression_setting) == (
+        "Events",
+        "ttree",
+        200,
+        101,
+    )
+    assert nano.atlas_containers == 0 and nano.algorithm_level == ("zlib", 1)
+    # The PHYSLITE has 17 trees (metadata, POOL); the event data is CollectionTree.
+    lite = describe(str(PHYSLITE))
+    assert (lite.tree, lite.container, lite.entries, lite.autoflush) == ("CollectionTree", "ttree", 100, 100)
+    assert lite.atlas_containers > 100  # DataVector<xAOD::...> interface branches
+    ntuple = describe(str(PHYSLITE_RNTUPLE))
+    assert (ntuple.tree, ntuple.container, ntuple.entries) == ("EventData", "rntuple", 100)
+    assert ntuple.algorithm_level == ("zstd", 5) and ntuple.atlas_containers > 0
+
+
+def test_bad_sources_name_the_file_and_what_it_holds(tmp_path):
+    with pytest.raises(SourceError, match="does not exist"):
+        describe(str(tmp_path / "nope.root"))
+    text = tmp_path / "notes.root"
+    text.write_text("not a ROOT file\n")
+    with pytest.raises(SourceError, match=r"notes\.root is not a ROOT file"):
+        describe(str(text))
+    with pytest.raises(SourceError, match=r"no TTree or RNTuple named 'Event'.*holds Events \(ttree\)"):
+        describe(str(NANOAOD), "Event")
+
+
+def _study(formats: dict, scans: dict | None = None, **extra) -> dict:
+    return load_study_config({"formats": formats, "scans": scans or {}, **extra})
+
+
+def test_a_source_takes_its_own_settings_and_entries():
+    config = _study({"nano": {"source": str(NANOAOD), "read": 150, "branches": "all"}})
+    assert config["formats"]["nano"]["written"] == 200
+    assert config["file_defaults"]["nano"] == {"container": "ttree", "algorithm": "zlib", "level": 1, "autoflush": 0,
+                                               "split_level": -1, "basket_size": 0, "page_size": 0}  # fmt: skip
+    (point,) = expand_points(config)
+    assert point.file.id == "asis" and point.file.origin == "asis" and point.read.branches == "all"
+
+
+def test_file_side_scans_of_a_source_are_rewrites_and_read_side_scans_read_it_as_it_is():
+    config = _study(
+        {"lite": {"source": str(PHYSLITE), "read": 100}},
+        {"compression": {"algorithm": ["lz4"], "level": [1, 4]}, "cache": {"cache_size": [0, -1]}},
+    )
+    ids = sorted({(p.file.id, p.read.cache_size) for p in expand_points(config)})
+    assert ids == [
+        ("asis", -1),
+        ("asis", 0),
+        ("rewrite_lz4-1_af100_basket0", -1),
+        ("rewrite_lz4-4_af100_basket0", -1),
+    ]
+    rewrite = FilePoint.from_id("lite", "rewrite_lz4-4_af100_basket0")
+    assert (rewrite.origin, rewrite.compression_setting, rewrite.split_level, rewrite.id) == (
+        "rewrite", 404, -1, "rewrite_lz4-4_af100_basket0")  # fmt: skip
+
+
+def test_split_level_of_a_named_source_is_an_error_and_an_unnamed_one_leaves_it_out():
+    formats = {"lite": {"source": str(PHYSLITE), "read": 100}, "susy5": {"written": 100, "read": 100}}
+    with pytest.raises(ConfigError, match=r"scans\.split\.split_level: format 'lite' is a source file, and split level "
+                                          r"cannot change through a copy.*calibrate"):  # fmt: skip
+        _study(formats, {"split": {"formats": ["lite"], "split_level": [0, 99]}})
+    config = _study(formats, {"split": {"split_level": [0, 99]}})
+    assert {p.file.format for p in expand_points(config) if "split" in p.scans} == {"susy5"}
+    assert left_out_notes(config) == ["scan split leaves source format lite out: split level cannot change "
+                                      "through a copy (ROOT's clone keeps each branch's split level)"]  # fmt: skip
+
+
+def test_an_rntuple_source_is_measured_as_it_is_only():
+    formats = {"nt": {"source": str(PHYSLITE_RNTUPLE), "read": 100}}
+    with pytest.raises(ConfigError, match="an RNTuple source is measured as it is only"):
+        _study(formats, {"compression": {"formats": ["nt"], "level": [1]}})
+    config = _study(formats, {"cache": {"cache_size": [0, -1]}})
+    assert {(p.file.id, p.file.container, p.read.cache_size) for p in expand_points(config)} == {
+        ("asis", "rntuple", 0), ("asis", "rntuple", -1)}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("formats", "scans", "message"),
+    [
+        ({"nano": {"source": str(NANOAOD), "read": 100}}, {},
+         r"read_defaults\.branches = 'particle' for format 'nano'.*no ATLAS particle containers.*'all'"),
+        ({"nano": {"source": str(NANOAOD), "read": 100, "branches": "all"}}, {"b": {"branches": ["particle"]}},
+         r"scans\.b\.branches = 'particle' for format 'nano'"),
+        ({"nano": {"source": str(NANOAOD), "read": 500, "branches": "all"}}, {},
+         r"formats\.nano\.read = 500: .* has 200 entries in Events; read at most 200"),
+        ({"nano": {"source": str(NANOAOD), "written": 10, "read": 10, "branches": "all"}}, {},
+         r"formats\.nano\.written = 10: a source is read as it is"),
+        ({"xaod": {"source": str(NANOAOD), "written": 10, "read": 10}}, {}, r"'xaod' is a built-in synthetic format"),
+        ({"mine": {"written": 10, "read": 10}}, {}, r"formats\.mine: .mine. is not a built-in format.*a format of your own names one file"),
+        ({"mine": {"source": str(NANOAOD), "calibrate": str(NANOAOD), "read": 10}}, {}, r"'mine' gives both"),
+        ({"mine": {"calibrate": str(NANOAOD), "read": 10}}, {}, r"formats\.mine: give written"),
+        ({"mine": {"source": "/no/such/file.root", "read": 10}}, {}, r"formats\.mine\.source: /no/such/file\.root does not exist"),
+        ({"Mine": {"source": str(NANOAOD), "read": 10}}, {}, r"formats: unknown key 'Mine'|Mine"),
+    ],
+)  # fmt: skip
+def test_invalid_own_file_configs_stop_before_any_work(formats, scans, message):
+    with pytest.raises(ConfigError, match=message):
+        _study(formats, scans)
+
+
+def test_a_clone_takes_the_files_compression_as_a_split_ttree():
+    config = _study({"nano_clone": {"calibrate": str(NANOAOD), "written": 1000, "read": 1000, "branches": "all"}},
+                    {"split": {"split_level": [0, 99]}})  # fmt: skip
+    assert config["file_defaults"]["nano_clone"] == {"container": "ttree", "algorithm": "zlib", "level": 1,
+                                                     "autoflush": 0, "split_level": 99, "basket_size": 32000,
+                                                     "page_size": 1048576}  # fmt: skip
+    assert {p.file.split_level for p in expand_points(config)} == {0, 99}
+    assert {p.file.origin for p in expand_points(config)} == {"recipe"}

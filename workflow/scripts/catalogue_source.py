@@ -1,0 +1,12 @@
+"""Snakemake entry point: describe a user's source file as it is (it is never written to)."""
+
+from rootparams.snakescript import run_logged
+from rootparams.sources import catalogue_source
+
+
+def main(smk):
+    catalogue_source(smk.params.point, source=smk.input.source, tree=smk.params.tree, reader=smk.input.reader,
+                     catalogue=smk.output.catalogue)  # fmt: skip
+
+
+run_logged(snakemake, main)

@@ -1,0 +1,13 @@
+"""Snakemake entry point: rewrite a user's source file at one grid point's settings, in a process of its own."""
+
+from rootparams.snakescript import run_logged
+from rootparams.sources import rewrite_point
+
+
+def main(smk, say):
+    rewrite_point(smk.params.point, source=smk.input.source, tree=smk.params.tree, rewriter=smk.input.rewriter,
+                  reader=smk.input.reader, output=smk.output.root, catalogue=smk.output.catalogue,
+                  on_failure=smk.params.on_failure, say=say)  # fmt: skip
+
+
+run_logged(snakemake, main)
