@@ -95,10 +95,11 @@ def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
         (r.process_start_time, r.end_time, f"timed read {r.record_path}", getattr(r, "host", ""))
         for r in repetitions.itertuples()
     ]
-    if not files.empty:
+    if not files.empty:  # a source as it is and a refused rewrite were not written: no window
         windows += [
             (r.write_start_time, r.write_end_time, f"writing {r.path}", getattr(r, "host", ""))
             for r in files.itertuples()
+            if pd.notna(r.write_start_time) and pd.notna(r.write_end_time)
         ]
     problems = []
     by_host: dict[str, list] = {}

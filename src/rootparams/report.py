@@ -60,7 +60,7 @@ def run_summary_markdown(
         f"- Page cache: {', '.join(sorted(cold))} reads",
         f"- ROOT {provenance['root_version']}, Snakemake {provenance['snakemake']}, dool {provenance['dool']}, "
         f"config hash {provenance['config_hash']}",
-        f"- {len(files)} files written, {len(summary)} read points, "
+        f"- {_written(files)} files written, {len(summary)} read points, "
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded",
     ]
     lines.append(f"- Noise: {noise_line(summary)}")
@@ -106,7 +106,37 @@ def run_summary_markdown(
             f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} | "
             f"{'valid' if valid[i] else 'invalid: ' + str(row.get('window_invalid_reasons', ''))} |"
         )
+    lines += own_files_markdown(files)
     return "\n".join(lines) + "\n"
+
+
+def _written(files: pd.DataFrame) -> int:
+    """Files this run wrote: not a source as it is, not a rewrite ROOT refused."""
+    origin = files["origin"] if "origin" in files else pd.Series("recipe", index=files.index)
+    refused = files["refused"].notna() if "refused" in files else pd.Series(False, index=files.index)
+    return int(((origin != "asis") & ~refused).sum())
+
+
+def own_files_markdown(files: pd.DataFrame) -> list[str]:
+    """The users' own files (sources as they are, with their identity) and every rewrite ROOT refused, with
+    the reason: a refusal is a result of the study, not a gap in it."""
+    if "origin" not in files or not (files["origin"] != "recipe").any():
+        return []
+    lines = ["", "## Your own files", "", "| format | file | entries | size | compression | identity |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    for _, f in files[files["origin"] == "asis"].iterrows():
+        lines.append(
+            f"| {f['format']} | {f['path']} | {int(f['events'])} | {f['size_bytes'] / 1e6:.2f} MB "
+            f"({f['bytes_per_event'] / 1e3:.1f} kB/event) | {int(f['compression_setting_in_file'])}, AutoFlush "
+            f"{int(f['autoflush_in_file'])} | sha256 of first 64 kB {str(f.get('source_sha256_head', ''))[:16]}…, "
+            f"mtime {f.get('source_mtime_ns', '')} |"
+        )
+    rewrites = files[files["origin"] == "rewrite"]
+    refused = rewrites[rewrites["refused"].notna()] if "refused" in rewrites else rewrites.iloc[0:0]
+    lines += ["", f"Rewrites by ROOT: {len(rewrites) - len(refused)} made, {len(refused)} refused."]
+    for _, f in refused.iterrows():
+        lines.append(f"- **refused** {f['format']} {f['file_id']}: {f['refused']}")
+    return lines
 
 
 def _file_ids(summary: pd.DataFrame) -> list[str]:

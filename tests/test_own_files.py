@@ -1,0 +1,121 @@
+"""Your own files through the whole workflow: the real samples of shared/data as they are, rewritten by ROOT,
+and cloned, beside a synthetic format; a rewrite ROOT refuses fails that point only (docs/formats.md, "Your own
+files")."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+import yaml
+from conftest import SHARED_DATA, require, snakemake
+
+from rootparams import paths
+
+NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
+PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
+PHYSLITE_RNTUPLE = SHARED_DATA / "atlas_physlite_rntuple_100ev.root"
+
+
+def _config(**extra) -> dict:
+    return {
+        "repetitions": 2,
+        "formats": {
+            "truth3": {"written": 200, "read": 200},
+            "nanoaod": {"source": str(NANOAOD), "read": 200, "branches": "all"},
+            "physlite": {"source": str(PHYSLITE), "read": 100},
+            "physlite_rntuple": {"source": str(PHYSLITE_RNTUPLE), "read": 100},
+            "nanoaod_clone": {"calibrate": str(NANOAOD), "written": 400, "read": 400, "branches": "all"},
+        },
+        "scans": {
+            # nanoaod and physlite are rewritten (ROOT refuses the PHYSLITE); the RNTuple is left out
+            "compression": {"algorithm": ["lz4"], "level": [4]},
+            "cache": {"formats": ["nanoaod", "physlite_rntuple"], "cache_size": [0, -1]},
+            "branches": {"formats": ["physlite", "physlite_rntuple"], "branches": ["particle", "all"]},
+        },
+        "read_defaults": {"storage_profile": "native"},
+        "measurement": {"attempts": 1},
+        **extra,
+    }
+
+
+def _sources_present():
+    require(all(p.exists() for p in (NANOAOD, PHYSLITE, PHYSLITE_RNTUPLE)), f"the real samples in {SHARED_DATA}")
+
+
+@pytest.fixture(scope="module")
+def own_run(tmp_path_factory, build):
+    _sources_present()
+    workdir = tmp_path_factory.mktemp("own-files")
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)  # the session's build, not compiled again
+    config = workdir / "own.yaml"
+    config.write_text(yaml.safe_dump(_config()))
+    before = {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in (NANOAOD, PHYSLITE, PHYSLITE_RNTUPLE)}
+    proc = snakemake(workdir, "--configfile", str(config), "--cores", "2")
+    return workdir, proc, before
+
+
+def test_the_sources_are_never_written_to(own_run):
+    _, _, before = own_run
+    assert {p: (p.stat().st_size, p.stat().st_mtime_ns) for p in before} == before
+
+
+def test_the_catalogue_records_each_source_as_it_is_with_its_identity(own_run):
+    workdir, _, _ = own_run
+    files = pd.read_csv(workdir / paths.FILES_TABLE)
+    asis = files[files["origin"] == "asis"].set_index("format")
+    assert set(asis.index) == {"nanoaod", "physlite", "physlite_rntuple"}
+    assert asis.loc["nanoaod", "path"] == str(NANOAOD)
+    assert asis.loc["nanoaod", "events"] == 200 and asis.loc["nanoaod", "compression_setting_in_file"] == 101
+    assert asis.loc["nanoaod", "source_size_bytes"] == NANOAOD.stat().st_size
+    assert len(asis.loc["physlite", "source_sha256_head"]) == 64
+
+
+def test_a_rewrite_is_really_at_its_settings_and_the_refused_one_says_why(own_run):
+    workdir, _, _ = own_run
+    files = pd.read_csv(workdir / paths.FILES_TABLE).set_index(["format", "file_id"])
+    rewrite = files.loc[("nanoaod", "rewrite_lz4-4_af0_basket0")]
+    assert rewrite["branch_compression_settings_in_file"] == "404" and rewrite["events"] == 200
+    refused = files.loc[("physlite", "rewrite_lz4-4_af100_basket0")]
+    assert str(PHYSLITE) in refused["refused"] and "SIG" in refused["refused_message"]
+    summary = (workdir / paths.RUN_SUMMARY).read_text()
+    assert "refused** physlite rewrite_lz4-4_af100_basket0" in summary
+
+
+def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
+    workdir, _, _ = own_run
+    summary = pd.read_csv(workdir / paths.SUMMARY_TABLE)
+    measured = set(zip(summary["format"], summary["file_id"], summary["cache_size"], summary["branches"], strict=True))
+    assert ("nanoaod", "asis", 0, "all") in measured and ("nanoaod", "asis", -1, "all") in measured
+    assert ("nanoaod", "rewrite_lz4-4_af0_basket0", -1, "all") in measured
+    assert ("physlite", "asis", -1, "particle") in measured and ("physlite", "asis", -1, "all") in measured
+    assert ("physlite_rntuple", "asis", 0, "particle") in measured
+    assert {"truth3", "nanoaod_clone"} <= set(summary["format"])
+    assert not any(f == "physlite" and i.startswith("rewrite") for f, i, _, _ in measured)
+    # A cold read of a source verified its eviction like any other file's.
+    reps = pd.read_csv(workdir / paths.REPETITIONS_TABLE)
+    lite = reps[(reps["format"] == "physlite") & (reps["file_id"] == "asis")]
+    assert (lite["resident_fraction_before"] == 0).all()
+    # Figures draw the real files' panels beside the synthetic one.
+    assert (workdir / paths.figure("fig02_size_vs_compression", "png")).stat().st_size > 10_000
+
+
+def test_with_rewrite_failures_fail_the_refused_point_fails_and_every_other_point_finishes(tmp_path, build):
+    _sources_present()
+    shutil.copytree(build["info"].parent, tmp_path / paths.BUILD)
+    raw = _config(rewrite_failures="fail")
+    raw["formats"] = {k: v for k, v in raw["formats"].items() if k in ("nanoaod", "physlite")}
+    raw["scans"] = {"compression": raw["scans"]["compression"]}
+    config = tmp_path / "own.yaml"
+    config.write_text(yaml.safe_dump(raw))
+    proc = snakemake(tmp_path, "--configfile", str(config), "--cores", "2", "--keep-going", check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / paths.log("generate", "physlite", "rewrite_lz4-4_af100_basket0")).read_text()
+    assert str(PHYSLITE) in log and "SIG" in log and "branch" in log
+    assert not (tmp_path / paths.root_file("data", "physlite", "rewrite_lz4-4_af100_basket0")).exists()
+    for fmt, file_id in (("nanoaod", "asis"), ("nanoaod", "rewrite_lz4-4_af0_basket0"), ("physlite", "asis")):
+        records = list((tmp_path / "results" / "points" / fmt / file_id).glob("*.json"))
+        assert records, f"{fmt} {file_id} was not measured"
+        assert json.loads(records[0].read_text())["records"]
