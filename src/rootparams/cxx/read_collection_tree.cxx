@@ -992,6 +992,25 @@ std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const 
    }
 }
 
+// An ATLAS interface container written without dictionaries at hand: a collection field DataVector<T> whose
+// item subfield `_0` has xAOD::IParticle among its base-class subfields (`:_0`, `:_0.:_0`, ...), by type name.
+bool is_atlas_particle_collection(const ROOT::RNTupleDescriptor &desc, const ROOT::RFieldDescriptor &f)
+{
+   if (f.GetStructure() != ROOT::ENTupleStructure::kCollection || f.GetTypeName().rfind("DataVector<", 0) != 0)
+      return false;
+   std::vector<ROOT::DescriptorId_t> todo(f.GetLinkIds().begin(), f.GetLinkIds().end());
+   while (!todo.empty()) {
+      const auto &sub = desc.GetFieldDescriptor(todo.back());
+      todo.pop_back();
+      if (sub.GetTypeName() == kAtlasParticleBase || is_particle_class(sub.GetTypeName()))
+         return true;
+      for (auto id : sub.GetLinkIds())
+         if (desc.GetFieldDescriptor(id).GetFieldName().rfind(":", 0) == 0)  // a base class
+            todo.push_back(id);
+   }
+   return false;
+}
+
 // Top-level fields of an RNTuple, and those whose type is a particle container.
 std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT::RNTupleDescriptor &desc)
 {
@@ -1000,7 +1019,7 @@ std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT
    for (const auto &f : desc.GetTopLevelFields()) {
       all.push_back(f.GetFieldName());
       TClass *cl = TClass::GetClass(f.GetTypeName().c_str());
-      if (cl && cl->InheritsFrom(kParticleBase))
+      if ((cl && cl->InheritsFrom(kParticleBase)) || is_atlas_particle_collection(desc, f))
          particle.insert(f.GetFieldName());
    }
    return {all, particle};
@@ -1134,6 +1153,92 @@ int inspect_ntuple(const std::string &path, const std::string &name)
    return 0;
 }
 
+// How one selected field is read. A field whose type ROOT can create is read whole by one view. Otherwise
+// (a class without dictionary, e.g. xAOD::TrigDecisionAuxInfo_v1 or an ElementLink) its subfields are read
+// instead, from the descriptor: a record's subfields at the same index, a collection's offsets by a
+// collection view and its items' subfields at every index of the collection's range, down to subfields ROOT
+// can create (in the end std::uint32_t m_persKey and the like). Every column of the field is read that way,
+// except those under a subfield that cannot be created and has no subfields (`unread`).
+struct FieldReader {
+   std::unique_ptr<ROOT::RNTupleView<void>> view;            // a field read whole
+   std::unique_ptr<ROOT::RNTupleCollectionView> collection;  // or a collection's offsets, and its items' readers
+   std::vector<FieldReader> children;                        // or a record's subfields
+   std::unique_ptr<std::uint64_t[]> buffer;                  // the value of a view read by its own type name
+
+   template <typename Index>
+   void read(Index i)
+   {
+      if (view) {
+         (*view)(i);
+      } else if (collection) {
+         for (auto j : collection->GetCollectionRange(i))
+            for (auto &c : children)
+               c.read(j);
+      } else {
+         for (auto &c : children)
+            c.read(i);
+      }
+   }
+};
+
+struct FieldReadPlan {
+   long long whole = 0, decomposed = 0, views = 0;  // fields read by one view, fields read by their subfields
+   std::vector<std::pair<std::string, std::string>> unread;  // (qualified name, type) of unreadable subfields
+   std::vector<ROOT::DescriptorId_t> unread_ids;
+};
+
+bool has_columns(const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t id)
+{
+   if (desc.GetFieldDescriptor(id).GetLogicalColumnIds().size())
+      return true;
+   for (const auto &sub : desc.GetFieldIterable(id))
+      if (has_columns(desc, sub.GetId()))
+         return true;
+   return false;
+}
+
+FieldReader plan_field(ROOT::RNTupleReader &reader, const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t id,
+                       FieldReadPlan &plan, bool top)
+{
+   FieldReader r;
+   try {
+      r.view = std::make_unique<ROOT::RNTupleView<void>>(reader.GetView<void>(id));
+      ++plan.views;
+      if (top)
+         ++plan.whole;
+      return r;
+   } catch (const std::exception &) {
+   }
+   const auto &f = desc.GetFieldDescriptor(id);
+   // A fundamental type under a typedef ROOT does not know (ElementLinkBase's m_persKey : std::uint32_t, alias
+   // SG::sgkey_t): read as the type itself, into a buffer of the reader's.
+   if (f.GetLinkIds().empty() && !f.GetTypeAlias().empty()) {
+      try {
+         r.buffer = std::make_unique<std::uint64_t[]>(2);
+         r.view = std::make_unique<ROOT::RNTupleView<void>>(reader.GetView(id, r.buffer.get(), f.GetTypeName()));
+         ++plan.views;
+         return r;
+      } catch (const std::exception &) {
+         r.buffer.reset();
+      }
+   }
+   if (top)
+      ++plan.decomposed;
+   if (f.GetStructure() == ROOT::ENTupleStructure::kCollection)
+      r.collection = std::make_unique<ROOT::RNTupleCollectionView>(reader.GetCollectionView(id));
+   bool any = false;
+   for (const auto &sub : desc.GetFieldIterable(id)) {
+      any = true;
+      if (has_columns(desc, sub.GetId()))
+         r.children.push_back(plan_field(reader, desc, sub.GetId(), plan, false));
+   }
+   if (!any && !f.GetLogicalColumnIds().empty() && !r.collection) {
+      plan.unread.emplace_back(desc.GetQualifiedFieldName(id), f.GetTypeName());
+      plan.unread_ids.push_back(id);
+   }
+   return r;
+}
+
 int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    const auto [path, name, selection, events, cache_size, threads] = ReadRequest::parse(args);
@@ -1167,19 +1272,36 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    const auto chosen = select_top_fields(reader->GetDescriptor(), selection, path);
    // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
    // holding these fields does, without building the model of every field.
-   std::vector<ROOT::RNTupleView<void>> views;
+   // A field whose type ROOT cannot create (no dictionary) is read by its subfields (FieldReader).
+   std::vector<FieldReader> views;
+   FieldReadPlan plan;
    long long selected_zip = 0, selected_tot = 0;
    const auto &desc = reader->GetDescriptor();
    std::set<std::uint64_t> seen;
    for (auto &[field, type] : chosen) {
+      const auto id = desc.FindFieldId(field);
       try {
-         views.push_back(reader->GetView<void>(field));
+         views.push_back(plan_field(*reader, desc, id, plan, true));
       } catch (const std::exception &e) {
          fail(path + ": cannot read field " + field + " (" + type + "): " + e.what());
       }
-      const auto bytes = field_bytes(desc, desc.FindFieldId(field), seen);
+      const auto bytes = field_bytes(desc, id, seen);
       selected_zip += bytes.zip;
       selected_tot += bytes.tot;
+   }
+   // The bytes of the subfields that cannot be read (counted after the selection, so that a page shared
+   // with a read field is not counted here).
+   long long unread_zip = 0, unread_tot = 0;
+   std::vector<std::string> unread_list;
+   {
+      std::set<std::uint64_t> none;
+      for (size_t k = 0; k < plan.unread.size(); ++k) {
+         const auto bytes = field_bytes(desc, plan.unread_ids[k], none);
+         unread_zip += bytes.zip;
+         unread_tot += bytes.tot;
+         unread_list.push_back(JsonObject().str("field", plan.unread[k].first).str("type", plan.unread[k].second)
+                                  .integer("zip_bytes", bytes.zip).integer("tot_bytes", bytes.tot).dump());
+      }
    }
    const long long rss_baseline = current_rss_bytes();
    auto extra = [&]() {
@@ -1194,7 +1316,7 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    auto read_entry = [&](Long64_t i) {
       try {
          for (auto &view : views)
-            view(i);
+            view.read(i);
       } catch (const std::exception &e) {
          damaged(path + ": reading entry " + std::to_string(i) + " failed: " + e.what());
       }
@@ -1215,7 +1337,16 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .boolean("perfstats", false)
       .integer("perfstats_threads_covered", 0)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
-      .integer("active_branches", static_cast<long long>(views.size()))
+      .integer("active_branches", plan.views)  // the views that read the selection
+      // How the selection was read: "objects" (every selected field by a view of its own type) or
+      // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
+      .str("read_mode", plan.decomposed ? "objects+subfields" : "objects")
+      .integer("fields_read_whole", plan.whole)
+      .integer("fields_read_by_subfields", plan.decomposed)
+      .integer("unread_subfields", static_cast<long long>(plan.unread.size()))
+      .integer("unread_zip_bytes", unread_zip)  // bytes of the selection that were not read (0: none)
+      .integer("unread_tot_bytes", unread_tot)
+      .raw("unread_subfield_list", json_array(unread_list))
       .integer("selected_zip_bytes", selected_zip)
       .integer("selected_tot_bytes", selected_tot)
       .integer("entries_in_tree", reader->GetNEntries())
