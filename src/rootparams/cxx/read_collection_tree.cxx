@@ -19,10 +19,23 @@
 //     A request "probe=<loads>" forks nothing: the server follows a chain of <loads> dependent loads through
 //     a 64 MB buffer and prints "ROOTPARAMS_PROBE {"seconds": ...}", this host's memory latency at that
 //     moment (the harness probes before and after each read; docs/measurement.md, "Noise from the host").
+// Files without dictionaries (a user's own ATLAS files; README of the real test files): nothing is skipped.
+//   TTree: a selected branch whose objects ROOT can only emulate (a class known from the file's streamer info
+//     alone: DataVector<xAOD::...>, xAOD aux stores, ElementLink vectors, PileUpEventInfo_p5, which corrupted the
+//     heap when streamed) is read basket by basket: every basket of its branches fetched through the TTreeCache,
+//     counted by TTreePerfStats and decompressed, but not streamed into objects. The output says so:
+//     read_mode "objects" | "objects+baskets" | "baskets", basket_mode_* (branches, bytes, classes).
+//   RNTuple: a field whose type ROOT cannot create is read by its subfields (records, collection offsets and
+//     items, fundamentals under unknown typedefs); read_mode "objects" | "objects+subfields", and any
+//     subfield that still cannot be read is listed with its bytes (unread_subfield_list, unread_zip_bytes).
+//   particle: our synthetic containers (xAODlike::IParticleContainer) or ATLAS DataVector<T> with T deriving
+//     from xAOD::IParticle (TTree: the emulated item class; RNTuple: the item's base-class subfields).
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
 // Content checksum (independent of compression, AutoFlush, basket size and split level):
 //   rootparams-read --file F --checksum
+//     flat branches (NanoAOD) are hashed leaf by leaf; a TTree with emulated classes is refused, naming the
+//     branch and class
 //
 // Spans (docs/measurement.md): every byte count, time and rate of a timed read belongs to one of
 //   process      the process (or forked child) from its start to the end of the event loop;
