@@ -19,10 +19,23 @@
 //     A request "probe=<loads>" forks nothing: the server follows a chain of <loads> dependent loads through
 //     a 64 MB buffer and prints "ROOTPARAMS_PROBE {"seconds": ...}", this host's memory latency at that
 //     moment (the harness probes before and after each read; docs/measurement.md, "Noise from the host").
+// Files without dictionaries (a user's own ATLAS files; README of the real test files): nothing is skipped.
+//   TTree: a selected branch whose objects ROOT can only emulate (a class known from the file's streamer info
+//     alone: DataVector<xAOD::...>, xAOD aux stores, ElementLink vectors, PileUpEventInfo_p5, which corrupted the
+//     heap when streamed) is read basket by basket: every basket of its branches fetched through the TTreeCache,
+//     counted by TTreePerfStats and decompressed, but not streamed into objects. The output says so:
+//     read_mode "objects" | "objects+baskets" | "baskets", basket_mode_* (branches, bytes, classes).
+//   RNTuple: a field whose type ROOT cannot create is read by its subfields (records, collection offsets and
+//     items, fundamentals under unknown typedefs); read_mode "objects" | "objects+subfields", and any
+//     subfield that still cannot be read is listed with its bytes (unread_subfield_list, unread_zip_bytes).
+//   particle: our synthetic containers (xAODlike::IParticleContainer) or ATLAS DataVector<T> with T deriving
+//     from xAOD::IParticle (TTree: the emulated item class; RNTuple: the item's base-class subfields).
 // Inspection (what the file really is, for the catalogue):
 //   rootparams-read --file F --inspect
 // Content checksum (independent of compression, AutoFlush, basket size and split level):
 //   rootparams-read --file F --checksum
+//     flat branches (NanoAOD) are hashed leaf by leaf; a TTree with emulated classes is refused, naming the
+//     branch and class
 //
 // Spans (docs/measurement.md): every byte count, time and rate of a timed read belongs to one of
 //   process      the process (or forked child) from its start to the end of the event loop;
@@ -42,6 +55,7 @@
 #include "common.h"
 
 #include <ROOT/RConfig.hxx>
+#include <TBasket.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
 #include <TBufferFile.h>
@@ -384,10 +398,55 @@ void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapsh
       .integer("pid", getpid());
 }
 
+// The ATLAS interface class every particle inherits from. In a file read without the ATLAS dictionaries,
+// an interface container such as `AnalysisElectrons` is an emulated collection `DataVector<xAOD::Electron_v1>`
+// whose item class, built from the file's streamer info, keeps its bases (Electron_v1 -> Egamma_v1 -> IParticle).
+const char *kAtlasParticleBase = "xAOD::IParticle";
+
+bool is_particle_class(const std::string &name)
+{
+   TClass *cl = name.empty() ? nullptr : TClass::GetClass(name.c_str());
+   return cl && (cl->InheritsFrom(kParticleBase) || cl->InheritsFrom(kAtlasParticleBase));
+}
+
+// Our synthetic containers (a class deriving from xAODlike::IParticleContainer), or an ATLAS DataVector of
+// a class deriving from xAOD::IParticle (the item class of the emulated collection).
 bool is_particle_container(TBranch *b)
 {
    TClass *cl = TClass::GetClass(b->GetClassName());
-   return cl && cl->InheritsFrom(kParticleBase);
+   if (cl && cl->InheritsFrom(kParticleBase))
+      return true;
+   const std::string name = b->GetClassName();
+   if (name.rfind("DataVector<", 0) != 0)
+      return false;
+   auto *be = dynamic_cast<TBranchElement *>(b);
+   if (be && is_particle_class(be->GetClonesName()))
+      return true;
+   auto *proxy = cl ? cl->GetCollectionProxy() : nullptr;
+   return proxy && proxy->GetValueClass() && is_particle_class(proxy->GetValueClass()->GetName());
+}
+
+// The first class of a branch (or of its sub-branches) whose objects ROOT cannot build as the class itself:
+// one known only from the file's streamer info (emulated: no dictionary, and the interpreter does not know
+// it), or a collection of such a class. Empty if ROOT can build every object of the branch. Plain TBranch
+// leaves (fundamental types) always can.
+std::string unbuildable_class(TBranch *b)
+{
+   if (auto *be = dynamic_cast<TBranchElement *>(b)) {
+      for (const std::string name : {std::string(be->GetClassName()), std::string(be->GetClonesName())}) {
+         if (name.empty())
+            continue;
+         TClass *cl = TClass::GetClass(name.c_str());
+         if (!cl || cl->GetState() < TClass::kInterpreted)
+            return name;
+      }
+   }
+   for (auto *obj : *b->GetListOfBranches()) {
+      const auto inner = unbuildable_class(static_cast<TBranch *>(obj));
+      if (!inner.empty())
+         return inner;
+   }
+   return "";
 }
 
 // Top-level branch names a selection keeps.
@@ -401,6 +460,7 @@ bool belongs_to(const std::string &name, const std::string &c, char sep)
 // What the messages call the names and their holder: branches of a tree, or fields of an RNTuple.
 struct NameKind {
    std::string one, many, holder;
+   std::string particle_hint = "";  // what to say when there is no particle container (e.g. a regex to try)
 };
 
 // What a branch selection keeps of the top-level names `all` (a TTree's branches or an RNTuple's fields):
@@ -420,9 +480,11 @@ std::vector<std::string> select_names(const std::vector<std::string> &all, const
       chosen = all;
    } else if (selection == "particle") {
       if (particle_containers.empty())
-         fail(path + ": no particle-container " + what.many + " (interface class deriving from " +
-              std::string(kParticleBase) + ") in the " + what.holder + "; choose another branch selection ('all', "
-              "'regex:...', 'list:...'). Top-level " + what.many + ": " + available());
+         fail(path + ": branch selection 'particle' needs particle containers, and the " + what.holder +
+              " has none (no interface " + what.one + " of a class deriving from " + std::string(kParticleBase) +
+              ", nor an ATLAS DataVector of a class deriving from " + kAtlasParticleBase +
+              "); choose another branch selection: 'all', 'regex:<re>' or 'list:<a>,<b>'" + what.particle_hint +
+              ". Top-level " + what.many + ": " + available());
       for (auto &name : all)
          for (auto &c : particle_containers)
             if (belongs_to(name, c, sep)) {
@@ -458,6 +520,35 @@ std::vector<std::string> select_names(const std::vector<std::string> &all, const
    return chosen;
 }
 
+// For a flat ntuple (NanoAOD: a counter nMuon and its collection's branches Muon_pt[nMuon], ...), a regex that
+// selects some of its physics-object collections, as a hint in the error of 'particle'.
+std::string flat_collections_hint(const std::vector<std::string> &all)
+{
+   std::set<std::string> names(all.begin(), all.end()), collections;
+   for (auto &name : all) {
+      const auto underscore = name.find('_');
+      if (underscore != std::string::npos && underscore > 0 && names.count("n" + name.substr(0, underscore)))
+         collections.insert(name.substr(0, underscore));
+   }
+   if (collections.empty())
+      return "";
+   std::vector<std::string> pick;
+   for (const char *c : {"Muon", "Electron", "Photon", "Tau", "Jet"})
+      if (collections.count(c))
+         pick.push_back(c);
+   for (auto it = collections.begin(); pick.size() < 3 && it != collections.end(); ++it)
+      if (std::find(pick.begin(), pick.end(), *it) == pick.end())
+         pick.push_back(*it);
+   std::string alternatives;
+   for (auto &c : pick)
+      alternatives += (alternatives.empty() ? "" : "|") + c;
+   std::string all_collections;
+   for (auto &c : collections)
+      all_collections += (all_collections.empty() ? "" : ", ") + c;
+   return "; this looks like a flat ntuple with collections (" + all_collections +
+          "): e.g. 'regex:^(" + alternatives + ")_' reads some of them";
+}
+
 std::vector<std::string> select_top_branches(TTree *tree, const std::string &selection, const std::string &path)
 {
    std::vector<std::string> all;
@@ -467,7 +558,7 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
       if (is_particle_container(static_cast<TBranch *>(obj)))
          containers.insert(obj->GetName());
    }
-   return select_names(all, containers, '.', selection, path, {"branch", "branches", "tree"});
+   return select_names(all, containers, '.', selection, path, {"branch", "branches", "tree", flat_collections_hint(all)});
 }
 
 void enable_descendants(TBranch *branch)
@@ -495,6 +586,15 @@ void enable_branch(TBranch *branch)
             count->GetBranch()->ResetBit(kDoNotProcess);
       for (auto *obj : *b->GetListOfBranches())
          todo.push_back(static_cast<TBranch *>(obj));
+   }
+}
+
+void disable_all(TObjArray *branches)
+{
+   for (auto *obj : *branches) {
+      auto *b = static_cast<TBranch *>(obj);
+      b->SetBit(kDoNotProcess);
+      disable_all(b->GetListOfBranches());
    }
 }
 
@@ -631,6 +731,49 @@ void create_branch_objects(TTree *tree)
    }
 }
 
+// A branch read basket by basket instead of object by object: for a top-level branch whose objects ROOT
+// cannot build (unbuildable_class), every branch of its subtree that holds baskets. For each entry of the loop
+// the basket holding that entry is fetched with TBranch::GetBasket, as TBranch::GetEntry would fetch it:
+// through the TTreeCache (GetBasket registers the branch with the cache while it learns, as GetEntry does),
+// counted by TTreePerfStats, and decompressed (TBasket::ReadBasketBuffers). Only the streaming of the entry
+// into an object is left out: the I/O and the decompression are those of an object read.
+struct BasketReader {
+   TBranch *branch;
+   Long64_t end = -1;  // the first entry after the basket in memory (-1: none)
+   long long baskets = 0, unzipped_bytes = 0;
+
+   // Make the basket holding `entry` the one in memory; false if ROOT could not read it.
+   bool read(Long64_t entry)
+   {
+      if (entry < end || entry >= branch->GetEntries())
+         return true;
+      const Int_t written = branch->GetWriteBasket();
+      const Long64_t *first = branch->GetBasketEntry();
+      // Baskets 0 .. written-1 are on file; basket `written` is the one kept in the tree's header, if any.
+      Int_t k = static_cast<Int_t>(std::upper_bound(first, first + written + 1, entry) - first) - 1;
+      if (k < 0)
+         return false;
+      end = k < written ? first[k + 1] : branch->GetEntries();
+      if (branch->GetBasketSeek(k) == 0 || branch->GetBasketBytes()[k] == 0)
+         return true;  // not on file (empty, or kept in the tree's header): no I/O here, as for GetEntry
+      branch->DropBaskets("all");
+      TBasket *basket = branch->GetBasket(k);
+      if (!basket)
+         return false;
+      ++baskets;
+      unzipped_bytes += basket->GetObjlen();
+      return true;
+   }
+};
+
+void collect_basket_readers(TBranch *b, std::vector<BasketReader> &out)
+{
+   if (b->GetEntries() > 0)
+      out.push_back({b});
+   for (auto *obj : *b->GetListOfBranches())
+      collect_basket_readers(static_cast<TBranch *>(obj), out);
+}
+
 // What every timed read is asked, TTree or RNTuple, parsed and checked once.
 struct ReadRequest {
    std::string path, name, selection;
@@ -684,15 +827,42 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
 
    const auto chosen = select_top_branches(tree, selection, path);
    tree->SetBranchStatus("*", false);
-   long long selected_zip = 0, selected_tot = 0;
+   // SetBranchStatus("*") leaves some sub-branches active: the base-class sub-branches of split emulated
+   // classes ("EventInfoAux.xAOD::AuxInfoBase", "SG::IAuxElement" in ATLAS PHYSLITE), whose baskets the
+   // TTreeCache then fetched although no selected branch holds them. Every branch is disabled one by one.
+   disable_all(tree->GetListOfBranches());
+   long long selected_zip = 0, selected_tot = 0, basket_zip = 0;
+   std::vector<BasketReader> basket_readers;  // the branches read basket by basket (see BasketReader)
+   std::vector<TBranch *> basket_top_branches;
+   std::map<std::string, long long> basket_classes;
    for (auto &name : chosen) {
       auto *b = tree->GetBranch(name.c_str());
+      selected_zip += b->GetZipBytes("*");
+      selected_tot += b->GetTotBytes("*");
+      // A class ROOT can only emulate (no dictionary): emulated xAOD objects corrupted the heap here
+      // (PileUpEventInfo_p5, vector<set<unsigned int> > of ATLAS PHYSLITE), so such a branch stays disabled
+      // for TTree::GetEntry and its baskets are read and decompressed as they are.
+      const auto unbuildable = unbuildable_class(b);
+      if (!unbuildable.empty()) {
+         collect_basket_readers(b, basket_readers);
+         basket_top_branches.push_back(b);
+         ++basket_classes[unbuildable];
+         basket_zip += b->GetZipBytes("*");
+         continue;
+      }
       // A split object: enable every sub-branch too. Not by name pattern: the sub-branches of a branch
       // named without a trailing dot ("Electrons") are not prefixed with it ("m_size"), so names repeat.
       enable_branch(b);
-      selected_zip += b->GetZipBytes("*");
-      selected_tot += b->GetTotBytes("*");
    }
+   // The basket-read branches are enabled, so that the TTreeCache (which skips disabled branches when it
+   // fills) fetches their baskets with the others, but they leave the tree's list of top-level branches, so
+   // that TTree::GetEntry never streams them. (They are not deleted with the tree: their emulated objects were
+   // never created.)
+   for (auto *b : basket_top_branches) {
+      enable_branch(b);
+      tree->GetListOfBranches()->Remove(b);
+   }
+   tree->GetListOfBranches()->Compress();
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
    if (tree->SetCacheSize(cache_size) < 0)
@@ -703,9 +873,16 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    // The loop span starts with the request of the first entry: for files of few clusters, the first entry
    // holds a large share of the I/O (the TTreeCache fetches its whole cluster), so the note's window, which
    // starts at the 2nd entry, can miss most of it.
+   auto read_baskets = [&](Long64_t i) {
+      for (auto &r : basket_readers)
+         if (!r.read(i))
+            damaged(path + ": reading the basket of entry " + std::to_string(i) + " of branch " + r.branch->GetName() +
+                    " failed (corrupt basket or I/O error)");
+   };
    const Snapshot loop_start = Snapshot::take(perf);
    if (tree->GetEntry(0) < 0)
       damaged(path + ": reading entry 0 failed (corrupt basket or I/O error)");
+   read_baskets(0);
    const Snapshot window_start = Snapshot::take(perf);
    long long bytes_unpacked = 0;
    for (Long64_t i = 1; i < events; ++i) {
@@ -713,8 +890,19 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       if (n < 0)
          damaged(path + ": reading entry " + std::to_string(i) + " failed (corrupt basket or I/O error)");
       bytes_unpacked += n;
+      read_baskets(i);
    }
    const Snapshot end = Snapshot::take(perf);
+   long long baskets_read = 0, basket_unzipped = 0;
+   for (auto &r : basket_readers) {
+      baskets_read += r.baskets;
+      basket_unzipped += r.unzipped_bytes;
+   }
+   const auto basket_top = static_cast<long long>(basket_top_branches.size());
+   std::string classes = "{";
+   for (auto &[cls, n] : basket_classes)
+      classes += (classes.size() > 1 ? ", " : "") + JsonObject::quote(cls) + ": " + std::to_string(n);
+   classes += "}";
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
    JsonObject out;
@@ -726,9 +914,20 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .boolean("perfstats", perf != nullptr)
       .integer("perfstats_threads_covered", perf_threads)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
-      .integer("active_branches", active_branch_count(tree->GetListOfBranches()))
+      .integer("active_branches", active_branch_count(tree->GetListOfBranches()) +
+                                     static_cast<long long>(basket_readers.size()))
       .integer("selected_zip_bytes", selected_zip)
       .integer("selected_tot_bytes", selected_tot)
+      // How the selection was read: "objects" (TTree::GetEntry streams every entry into its objects),
+      // "baskets" (every selected branch read basket by basket, see BasketReader) or both.
+      .str("read_mode", basket_top == 0 ? "objects"
+                        : basket_top == static_cast<long long>(chosen.size()) ? "baskets" : "objects+baskets")
+      .integer("basket_mode_top_branches", basket_top)
+      .integer("basket_mode_branches", static_cast<long long>(basket_readers.size()))
+      .integer("basket_mode_zip_bytes", basket_zip)
+      .integer("basket_mode_baskets_read", baskets_read)
+      .integer("basket_mode_unzipped_bytes", basket_unzipped)
+      .raw("basket_mode_classes", classes)  // the class that sent each such top-level branch there: count
       .integer("entries_in_tree", tree->GetEntries())
       .integer("events_read", events)
       .integer("cache_size_requested", cache_size)
@@ -806,6 +1005,25 @@ std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const 
    }
 }
 
+// An ATLAS interface container written without dictionaries at hand: a collection field DataVector<T> whose
+// item subfield `_0` has xAOD::IParticle among its base-class subfields (`:_0`, `:_0.:_0`, ...), by type name.
+bool is_atlas_particle_collection(const ROOT::RNTupleDescriptor &desc, const ROOT::RFieldDescriptor &f)
+{
+   if (f.GetStructure() != ROOT::ENTupleStructure::kCollection || f.GetTypeName().rfind("DataVector<", 0) != 0)
+      return false;
+   std::vector<ROOT::DescriptorId_t> todo(f.GetLinkIds().begin(), f.GetLinkIds().end());
+   while (!todo.empty()) {
+      const auto &sub = desc.GetFieldDescriptor(todo.back());
+      todo.pop_back();
+      if (sub.GetTypeName() == kAtlasParticleBase || is_particle_class(sub.GetTypeName()))
+         return true;
+      for (auto id : sub.GetLinkIds())
+         if (desc.GetFieldDescriptor(id).GetFieldName().rfind(":", 0) == 0)  // a base class
+            todo.push_back(id);
+   }
+   return false;
+}
+
 // Top-level fields of an RNTuple, and those whose type is a particle container.
 std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT::RNTupleDescriptor &desc)
 {
@@ -814,7 +1032,7 @@ std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT
    for (const auto &f : desc.GetTopLevelFields()) {
       all.push_back(f.GetFieldName());
       TClass *cl = TClass::GetClass(f.GetTypeName().c_str());
-      if (cl && cl->InheritsFrom(kParticleBase))
+      if ((cl && cl->InheritsFrom(kParticleBase)) || is_atlas_particle_collection(desc, f))
          particle.insert(f.GetFieldName());
    }
    return {all, particle};
@@ -948,6 +1166,92 @@ int inspect_ntuple(const std::string &path, const std::string &name)
    return 0;
 }
 
+// How one selected field is read. A field whose type ROOT can create is read whole by one view. Otherwise
+// (a class without dictionary, e.g. xAOD::TrigDecisionAuxInfo_v1 or an ElementLink) its subfields are read
+// instead, from the descriptor: a record's subfields at the same index, a collection's offsets by a
+// collection view and its items' subfields at every index of the collection's range, down to subfields ROOT
+// can create (in the end std::uint32_t m_persKey and the like). Every column of the field is read that way,
+// except those under a subfield that cannot be created and has no subfields (`unread`).
+struct FieldReader {
+   std::unique_ptr<ROOT::RNTupleView<void>> view;            // a field read whole
+   std::unique_ptr<ROOT::RNTupleCollectionView> collection;  // or a collection's offsets, and its items' readers
+   std::vector<FieldReader> children;                        // or a record's subfields
+   std::unique_ptr<std::uint64_t[]> buffer;                  // the value of a view read by its own type name
+
+   template <typename Index>
+   void read(Index i)
+   {
+      if (view) {
+         (*view)(i);
+      } else if (collection) {
+         for (auto j : collection->GetCollectionRange(i))
+            for (auto &c : children)
+               c.read(j);
+      } else {
+         for (auto &c : children)
+            c.read(i);
+      }
+   }
+};
+
+struct FieldReadPlan {
+   long long whole = 0, decomposed = 0, views = 0;  // fields read by one view, fields read by their subfields
+   std::vector<std::pair<std::string, std::string>> unread;  // (qualified name, type) of unreadable subfields
+   std::vector<ROOT::DescriptorId_t> unread_ids;
+};
+
+bool has_columns(const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t id)
+{
+   if (desc.GetFieldDescriptor(id).GetLogicalColumnIds().size())
+      return true;
+   for (const auto &sub : desc.GetFieldIterable(id))
+      if (has_columns(desc, sub.GetId()))
+         return true;
+   return false;
+}
+
+FieldReader plan_field(ROOT::RNTupleReader &reader, const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t id,
+                       FieldReadPlan &plan, bool top)
+{
+   FieldReader r;
+   try {
+      r.view = std::make_unique<ROOT::RNTupleView<void>>(reader.GetView<void>(id));
+      ++plan.views;
+      if (top)
+         ++plan.whole;
+      return r;
+   } catch (const std::exception &) {
+   }
+   const auto &f = desc.GetFieldDescriptor(id);
+   // A fundamental type under a typedef ROOT does not know (ElementLinkBase's m_persKey : std::uint32_t, alias
+   // SG::sgkey_t): read as the type itself, into a buffer of the reader's.
+   if (f.GetLinkIds().empty() && !f.GetTypeAlias().empty()) {
+      try {
+         r.buffer = std::make_unique<std::uint64_t[]>(2);
+         r.view = std::make_unique<ROOT::RNTupleView<void>>(reader.GetView(id, r.buffer.get(), f.GetTypeName()));
+         ++plan.views;
+         return r;
+      } catch (const std::exception &) {
+         r.buffer.reset();
+      }
+   }
+   if (top)
+      ++plan.decomposed;
+   if (f.GetStructure() == ROOT::ENTupleStructure::kCollection)
+      r.collection = std::make_unique<ROOT::RNTupleCollectionView>(reader.GetCollectionView(id));
+   bool any = false;
+   for (const auto &sub : desc.GetFieldIterable(id)) {
+      any = true;
+      if (has_columns(desc, sub.GetId()))
+         r.children.push_back(plan_field(reader, desc, sub.GetId(), plan, false));
+   }
+   if (!any && !f.GetLogicalColumnIds().empty() && !r.collection) {
+      plan.unread.emplace_back(desc.GetQualifiedFieldName(id), f.GetTypeName());
+      plan.unread_ids.push_back(id);
+   }
+   return r;
+}
+
 int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    const auto [path, name, selection, events, cache_size, threads] = ReadRequest::parse(args);
@@ -981,19 +1285,36 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    const auto chosen = select_top_fields(reader->GetDescriptor(), selection, path);
    // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
    // holding these fields does, without building the model of every field.
-   std::vector<ROOT::RNTupleView<void>> views;
+   // A field whose type ROOT cannot create (no dictionary) is read by its subfields (FieldReader).
+   std::vector<FieldReader> views;
+   FieldReadPlan plan;
    long long selected_zip = 0, selected_tot = 0;
    const auto &desc = reader->GetDescriptor();
    std::set<std::uint64_t> seen;
    for (auto &[field, type] : chosen) {
+      const auto id = desc.FindFieldId(field);
       try {
-         views.push_back(reader->GetView<void>(field));
+         views.push_back(plan_field(*reader, desc, id, plan, true));
       } catch (const std::exception &e) {
          fail(path + ": cannot read field " + field + " (" + type + "): " + e.what());
       }
-      const auto bytes = field_bytes(desc, desc.FindFieldId(field), seen);
+      const auto bytes = field_bytes(desc, id, seen);
       selected_zip += bytes.zip;
       selected_tot += bytes.tot;
+   }
+   // The bytes of the subfields that cannot be read (counted after the selection, so that a page shared
+   // with a read field is not counted here).
+   long long unread_zip = 0, unread_tot = 0;
+   std::vector<std::string> unread_list;
+   {
+      std::set<std::uint64_t> none;
+      for (size_t k = 0; k < plan.unread.size(); ++k) {
+         const auto bytes = field_bytes(desc, plan.unread_ids[k], none);
+         unread_zip += bytes.zip;
+         unread_tot += bytes.tot;
+         unread_list.push_back(JsonObject().str("field", plan.unread[k].first).str("type", plan.unread[k].second)
+                                  .integer("zip_bytes", bytes.zip).integer("tot_bytes", bytes.tot).dump());
+      }
    }
    const long long rss_baseline = current_rss_bytes();
    auto extra = [&]() {
@@ -1008,7 +1329,7 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    auto read_entry = [&](Long64_t i) {
       try {
          for (auto &view : views)
-            view(i);
+            view.read(i);
       } catch (const std::exception &e) {
          damaged(path + ": reading entry " + std::to_string(i) + " failed: " + e.what());
       }
@@ -1029,7 +1350,16 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .boolean("perfstats", false)
       .integer("perfstats_threads_covered", 0)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
-      .integer("active_branches", static_cast<long long>(views.size()))
+      .integer("active_branches", plan.views)  // the views that read the selection
+      // How the selection was read: "objects" (every selected field by a view of its own type) or
+      // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
+      .str("read_mode", plan.decomposed ? "objects+subfields" : "objects")
+      .integer("fields_read_whole", plan.whole)
+      .integer("fields_read_by_subfields", plan.decomposed)
+      .integer("unread_subfields", static_cast<long long>(plan.unread.size()))
+      .integer("unread_zip_bytes", unread_zip)  // bytes of the selection that were not read (0: none)
+      .integer("unread_tot_bytes", unread_tot)
+      .raw("unread_subfield_list", json_array(unread_list))
       .integer("selected_zip_bytes", selected_zip)
       .integer("selected_tot_bytes", selected_tot)
       .integer("entries_in_tree", reader->GetNEntries())
@@ -1117,17 +1447,37 @@ int content_checksum(const std::string &path, const std::string &name)
       if (!tree)
          damaged(path + ": has no TTree or RNTuple named '" + name + "'; its top-level keys are: " + key_list(file.get()));
       std::vector<TBranchElement *> branches;
+      std::vector<TBranch *> flat;  // plain branches of fundamental leaves (a flat ntuple such as NanoAOD)
       for (auto *obj : *tree->GetListOfBranches()) {
          auto *b = dynamic_cast<TBranchElement *>(obj);
-         if (!b)
-            fail(path + ": branch " + obj->GetName() + " is not an object branch (only those are supported)");
-         branches.push_back(b);
+         const auto unbuildable = unbuildable_class(static_cast<TBranch *>(obj));
+         if (!unbuildable.empty())
+            fail(path + ": cannot checksum branch " + obj->GetName() + ": its class " + unbuildable +
+                 " has no dictionary (ROOT only emulates it from the file's streamer info), so its objects cannot "
+                 "be rebuilt and serialized safely; the content checksum needs every branch");
+         if (b)
+            branches.push_back(b);
+         else
+            flat.push_back(static_cast<TBranch *>(obj));
       }
       entries = tree->GetEntries();
       std::vector<NamedObject> objects;
       for (Long64_t i = 0; i < entries; ++i) {
          if (tree->GetEntry(i) < 0)
             fail(path + ": reading entry " + std::to_string(i) + " failed");
+         // Flat branches: each leaf's values in memory (the counter gives the length of a leaf array).
+         for (auto *b : flat)
+            for (auto *obj : *b->GetListOfLeaves()) {
+               auto *leaf = static_cast<TLeaf *>(obj);
+               const std::string name = std::string(b->GetName()) + "/" + leaf->GetName();
+               const auto *data = static_cast<const char *>(leaf->GetValuePointer());
+               const size_t n = static_cast<size_t>(leaf->GetLen()) * leaf->GetLenType();
+               for (const auto &[p, len] : {std::pair<const char *, size_t>{name.data(), name.size()}, {data, data ? n : 0}})
+                  for (size_t k = 0; k < len; ++k) {
+                     hash ^= static_cast<unsigned char>(p[k]);
+                     hash *= 1099511628211ull;
+                  }
+            }
          objects.clear();
          for (auto *b : branches) {
             std::string bname = b->GetName();
