@@ -322,6 +322,7 @@ def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[l
         increasing = False
         if len(ok) and np.mean(flat == local) > 0.9:
             return [f"dyn {cont} {attr} {typ} {target} linear 0 1 const 0"], counts
+    inner = [f"inner {cont} {attr} " + " ".join(empirical(ak.to_numpy(ak.flatten(ak.num(idx, axis=2))), 64))] if nested else []
     if increasing:
         first = ak.to_numpy(ak.flatten(idx[ak.num(idx, axis=-1) > 0][..., 0], axis=None)).astype(np.float64)
         steps = diffs[(diffs > 0) & (diffs < 2**31)].astype(np.float64)
@@ -336,7 +337,29 @@ def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[l
         body = ["sparse", f"{invalid:.3f}", "4294967295", *body]
     keys = ak.to_numpy(ak.flatten(arr[kf], axis=None))
     del keys  # the key is constant per target in real files; the writer's is hash32(target)
-    return [f"dyn {cont} {attr} {typ} {target} " + " ".join(body)], counts
+    return [f"dyn {cont} {attr} {typ} {target} " + " ".join(body), *inner], counts
+
+
+def per_position(arr, kind: str) -> list[str] | None:
+    """Vectors of one fixed length in every event whose values depend on the position (trigger words, fixed
+    records): ``cycle L D_0..D_L-1``, each position fitted on its own, when most positions hold one value."""
+    import awkward as ak
+
+    counts = ak.to_numpy(ak.num(arr, axis=1))
+    if len(counts) < 2 or not np.all(counts == counts[0]) or not 2 <= counts[0] <= 1024:
+        return None
+    grid = ak.to_numpy(arr).astype(np.float64)  # events x positions
+    constant = np.mean([len(np.unique(grid[:, j])) == 1 for j in range(grid.shape[1])])
+    if constant < 0.5:
+        return None
+    out = ["cycle", str(grid.shape[1])]
+    for j in range(grid.shape[1]):
+        d = fit_values(grid[:, j], kind)
+        if "choice" in d:  # choice must come last (it takes the remaining tokens): pick counts its values
+            i = d.index("choice")
+            d = [*d[:i], "pick", str(len(d) - i - 1), *d[i + 1 :]]
+        out += d
+    return out
 
 
 def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | str:
@@ -378,7 +401,8 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
                  f"inner {cont} {attr} " + " ".join(empirical(inner, 64))]  # fmt: skip
         return Column(attr, lines, counts)
     typ = "uint8" if leaf == "bool" else leaf
-    return Column(attr, [f"dyn {cont} {attr} {typ} " + " ".join(fit_values(flat, leaf, runs))], counts)
+    dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)
+    return Column(attr, [f"dyn {cont} {attr} {typ} " + " ".join(dist)], counts)
 
 
 def xaod_recipe(tree, name: str, events) -> list[str]:
