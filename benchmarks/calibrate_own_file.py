@@ -23,11 +23,11 @@ from pathlib import Path
 import ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_physlite import Unit, classify, units_of  # noqa: E402
+from compare_physlite import Unit, classify, units_of
 
-from rootparams.build import ensure_built  # noqa: E402
-from rootparams.calibrate import open_tree, recipe_from_file  # noqa: E402
-from rootparams.native import run_tool  # noqa: E402
+from rootparams.build import ensure_built
+from rootparams.calibrate import open_tree, recipe_from_file
+from rootparams.native import run_tool
 
 SIZE_TARGET, RATIO_TARGET = 0.15, 0.25
 FLAT_KINDS = ("float arrays", "integer arrays", "bool/flags", "scalars")
@@ -95,7 +95,9 @@ def table(real: tuple[int, list[Unit]], clone: tuple[int, list[Unit]], kinds) ->
         share = zr / total
         label = "**total (size per event)**" if kind is None else kind
         counted = kind is None or share >= 0.05
-        ok = (abs(size) <= SIZE_TARGET if kind is None else True) and (kind is None or abs(ratio) <= RATIO_TARGET)
+        ok = (abs(size) <= SIZE_TARGET if kind is None else True) and (
+            kind is None or abs(ratio) <= RATIO_TARGET
+        )
         mark = ("ok" if ok else "**off**") if counted else "(< 5 % of bytes)"
         worst[label] = (size, ratio, share)
         lines.append(
@@ -131,7 +133,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--build", type=Path, required=True, help="built C++ tools (built here if missing)")
-    parser.add_argument("--out", type=Path, default=None, help="where recipes and clones go (default: a temp dir)")
+    parser.add_argument(
+        "--out", type=Path, default=None, help="where recipes and clones go (default: a temp dir)"
+    )
     parser.add_argument("--events-factor", type=int, default=1, help="clone events = real events x this")
     parser.add_argument("--seed", type=int, default=20200326)
     args = parser.parse_args()
@@ -169,7 +173,11 @@ def main() -> int:
         if note:
             print(note)
         size = worst["**total (size per event)**"][0]
-        off = [k for k, (_, r, share) in worst.items() if share >= 0.05 and "total" not in k and abs(r) > RATIO_TARGET]
+        off = [
+            k
+            for k, (_, r, share) in worst.items()
+            if share >= 0.05 and "total" not in k and abs(r) > RATIO_TARGET
+        ]
         failed |= abs(size) > SIZE_TARGET or bool(off)
     return 1 if failed else 0
 

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import REPO, SHARED_DATA, require
+
 from rootparams.calibrate import CalibrationError, recipe_from_file
 from rootparams.native import run_tool
 
@@ -45,7 +45,9 @@ def clones(build, tmp_path_factory):
                   "--basket", str(s["basket"]), "--seed", "20200326", "--tree", tree], "writing the clone")  # fmt: skip
         flat = text.splitlines()[1] == "layout flat"
         real_file = path
-        if flat:  # its baskets live inside the TTree object: ROOT's own rewrite at the same settings has the bytes
+        if (
+            flat
+        ):  # its baskets live inside the TTree object: ROOT's own rewrite at the same settings has the bytes
             real_file = tmp / f"{label}_rewrite.root"
             run_tool([str(build["writer"]), "--clone-from", str(path), "--tree", tree, "--output", str(real_file),
                       "--compression", str(s["compression"])], "rewriting")  # fmt: skip
@@ -68,13 +70,17 @@ def test_compression_ratio_per_kind_within_25_percent(clones, label):
            if "total" not in kind and share >= 0.05 and abs(ratio) > 0.25}  # fmt: skip
     assert set(off) <= KNOWN_OFF[label], f"{label}: kinds off the 25 % target: {off}"
     if KNOWN_OFF[label] - set(off):
-        pytest.fail(f"{label}: {sorted(KNOWN_OFF[label] - set(off))} now meet the target: update KNOWN_OFF and the docs")
+        pytest.fail(
+            f"{label}: {sorted(KNOWN_OFF[label] - set(off))} now meet the target: update KNOWN_OFF and the docs"
+        )
 
 
 def test_recipes_are_deterministic_and_hold_both_layouts(clones):
     assert recipe_from_file(CMS) == clones["nanoaod"]["text"]
     lines = clones["nanoaod"]["text"].splitlines()
-    assert "collection Muon nMuon" in "\n".join(lines) and any(ln.startswith("column Muon Muon_pt float") for ln in lines)
+    assert "collection Muon nMuon" in "\n".join(lines) and any(
+        ln.startswith("column Muon Muon_pt float") for ln in lines
+    )
     atlas = clones["physlite"]["text"]
     assert "container AnalysisJets xAODlike::JetContainer_v1 xAODlike::AuxContainerBase" in atlas
     assert "dyn AnalysisJets pt float" in atlas and "scalar EventInfoAuxDyn.GenFiltHT float" in atlas

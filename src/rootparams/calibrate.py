@@ -94,7 +94,9 @@ def open_tree(path: str | Path, tree: str | None = None):
         elif len(trees) == 1:
             tree = trees[0]
         elif not trees and len(ntuples) >= 1:
-            raise CalibrationError(f"{path}: holds no TTree ({listing}); calibrating an RNTuple is not supported")
+            raise CalibrationError(
+                f"{path}: holds no TTree ({listing}); calibrating an RNTuple is not supported"
+            )
         else:
             raise CalibrationError(f"{path}: no obvious event tree, choose one with --tree ({listing})")
     if tree in ntuples:
@@ -119,8 +121,8 @@ def weighted(values: np.ndarray, counts: np.ndarray, slots: int = 32, double: bo
     """A choice list in which each value appears about in proportion to its frequency."""
     out = []
     total = counts.sum()
-    for v, c in zip(values, counts):
-        out += [num(v, double)] * max(1, int(round(slots * c / total)))
+    for v, c in zip(values, counts, strict=False):
+        out += [num(v, double)] * max(1, round(slots * c / total))
     return out
 
 
@@ -185,7 +187,7 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
     q = max(0.0, (runs - chance) / (1 - chance)) if chance < 1 else 0.0
     wrap = ["repeat", f"{q:.3f}"] if q >= 0.05 else []
     if len(values) <= 16:
-        return wrap + ["choice", *weighted(values, counts, double=double)]
+        return [*wrap, "choice", *weighted(values, counts, double=double)]
     i = int(counts.argmax())
     p_mode = counts[i] / counts.sum()
     out = list(wrap)
@@ -197,13 +199,13 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
     integral = bool(np.all(rest == np.round(rest)))
     if integral or kind not in MANTISSA:
         if len(values) <= 64:
-            return out + ["choice", *weighted(values, counts, double=double)]
+            return [*out, "choice", *weighted(values, counts, double=double)]
         h = entropy_bits(counts)
         if h < 7:  # concentrated: quantiles keep the shape and about the entropy
-            return out + ["choice", *(num(v, double) for v in quantiles(rest, 128))]
+            return [*out, "choice", *(num(v, double) for v in quantiles(rest, 128))]
         med, width = float(np.median(rest)), 2.0**h
         lo = max(float(rest.min()), med - width / 2)
-        return out + ["int", num(np.floor(lo)), num(np.floor(lo + width))]
+        return [*out, "int", num(np.floor(lo)), num(np.floor(lo + width))]
     body = fit_shape(rest, double)
     bits = mantissa_bits(rest, kind)
     if bits < MANTISSA[kind] - 2:
@@ -291,7 +293,7 @@ def read(branch, events):
 
 def opaque(cont: str, attr: str, branch, entries: int, why: str) -> Column:
     tot, zipped = branch.uncompressed_bytes, branch.compressed_bytes
-    per_event = max(0, int(round(tot / max(entries, 1))) - 14)
+    per_event = max(0, round(tot / max(entries, 1)) - 14)
     dyn = f"dyn {cont} {attr} uint8 " + " ".join(opaque_values(tot / max(zipped, 1)))
     col = Column(attr, [dyn], np.full(entries, per_event), note=f"# opaque: {why}")
     col.lines.insert(0, col.note)
@@ -322,21 +324,22 @@ def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[l
         increasing = False
         if len(ok) and np.mean(flat == local) > 0.9:
             return [f"dyn {cont} {attr} {typ} {target} linear 0 1 const 0"], counts
-    inner = [f"inner {cont} {attr} " + " ".join(empirical(ak.to_numpy(ak.flatten(ak.num(idx, axis=2))), 64))] if nested else []
+    inner = (
+        [f"inner {cont} {attr} " + " ".join(empirical(ak.to_numpy(ak.flatten(ak.num(idx, axis=2))), 64))]
+        if nested
+        else []
+    )
     if increasing:
         first = ak.to_numpy(ak.flatten(idx[ak.num(idx, axis=-1) > 0][..., 0], axis=None)).astype(np.float64)
         steps = diffs[(diffs > 0) & (diffs < 2**31)].astype(np.float64)
-        start = fit_values(first[first < 2**31], "int")
         step = fit_values(steps, "int")
-        # walk a D: a + D first, then previous + D; the start is drawn once per vector only through 'a'
+        # walk a D: a + D for the first link of a vector, then the previous index + D (a: the median first index)
         body = ["walk", num(np.median(first[first < 2**31]) if len(first) else 0), *step]
-        del start
     else:
         body = fit_values(ok, "int")
     if invalid >= 0.01:
         body = ["sparse", f"{invalid:.3f}", "4294967295", *body]
-    keys = ak.to_numpy(ak.flatten(arr[kf], axis=None))
-    del keys  # the key is constant per target in real files; the writer's is hash32(target)
+    del kf  # the key is constant per target in real files; the writer's is hash32(target)
     return [f"dyn {cont} {attr} {typ} {target} " + " ".join(body), *inner], counts
 
 
@@ -383,7 +386,9 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
             lines, counts = link_column(cont, attr, arr, t.startswith("vector<vector<"), link.group(2))
             return Column(attr, lines, counts)
         except Exception as e:
-            return opaque(cont, attr, branch, entries, f"{branch.typename} links unreadable ({type(e).__name__})")
+            return opaque(
+                cont, attr, branch, entries, f"{branch.typename} links unreadable ({type(e).__name__})"
+            )
     m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
     if not m or m.group(2) not in SCALAR_TYPES:
         return opaque(cont, attr, branch, entries, branch.typename)
@@ -473,7 +478,10 @@ def flat_recipe(tree, name: str, events) -> list[str]:
 
     entries = min(tree.num_entries, events or tree.num_entries)
     counters = {b.count_branch.name for b in tree.branches if getattr(b, "count_branch", None) is not None}
-    lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)", "layout flat"]
+    lines = [
+        f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)",
+        "layout flat",
+    ]
     collections: dict[str, list[str]] = {}
     for b in tree.branches:
         t = normalize(b.typename)
@@ -502,7 +510,9 @@ def flat_recipe(tree, name: str, events) -> list[str]:
 
 
 def is_flat(tree) -> bool:
-    return all(not b.branches and normalize(b.typename).removesuffix("[]") in SCALAR_TYPES for b in tree.branches)
+    return all(
+        not b.branches and normalize(b.typename).removesuffix("[]") in SCALAR_TYPES for b in tree.branches
+    )
 
 
 def recipe_from_file(path: str | Path, tree: str | None = None, events: int | None = None) -> str:
@@ -516,7 +526,9 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rootparams.calibrate", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m rootparams.calibrate", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("file", help="a real ROOT file")
     parser.add_argument("--tree", default=None, help="the TTree (default: the one obvious event tree)")
     parser.add_argument("--output", default=None, help="where to write the recipe (default: stdout)")
