@@ -22,7 +22,15 @@
 //   dyn       <Name> <attr> <type> <dist> <params...>     a dynamic aux attribute (<Name>AuxDyn.<attr>)
 //   dyn       <Name> <attr> link|vlink <TargetContainer>   an element-link attribute
 //   inner     <Name> <member-or-attr> <multiplicity> <params...>   length of inner vectors
-// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0).
+//   size      <Name> <attr> <multiplicity> <params...>    the attribute's own element count (not the container's)
+//   scalar    <branch> <leaftype> <dist> <params...>       one value per event in a leaf <branch>/F (both layouts)
+//   container <Name> - - ...                               "-": no interface (or no aux) branch
+//   layout flat                                            first line of a NanoAOD-like recipe, which then has
+//   collection <Name> <counter> <multiplicity> <params...>  a counter leaf <counter>/i per collection and
+//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (TTree only)
+// Leaf types: float double int8 uint8 int16 uint16 int uint32 int64 uint64 bool. dyn types also double, int8,
+// int16, int64, vdouble; 'dyn ... link <Target> D' draws the index from D. (rootparams.calibrate writes these.)
+// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical).
 // Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
 //                | bits p (trigger-like words, mostly constant between events) | link Target [D] | seq
 //                (link: the index is near the element's own, or drawn from D when given)
