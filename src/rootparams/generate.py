@@ -66,15 +66,18 @@ def generate_file(
     catalogue: str | None,
     content: str | None = None,
     threads: int = 1,
-    recipe: str | None = None,
+    recipe: str | Path | None = None,
 ) -> dict[str, Any]:
     """Write ``output`` at ``point``. With ``content`` (a file written earlier from the same recipe and seed),
     the events are read from it instead of generated again: the settings change, the events do not.
     ``threads`` > 1: ROOT's implicit MT compresses each cluster's baskets in parallel (same content).
-    ``recipe``: a recipe file (a calibrated clone's, rootparams.calibrate) instead of the built-in format's."""
+    ``recipe``: the path of a recipe text to write instead of the built-in ``recipe_text(point.format)`` (e.g.
+    one from ``rootparams.calibrate``); ``point.format`` then only labels the catalogue entry."""
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp_root = out.with_name(f".{out.name}.partial")
+    if recipe is not None and not Path(recipe).is_file():
+        raise FileNotFoundError(f"recipe {recipe} for {output}: no such file")
     with tempfile.NamedTemporaryFile("w", suffix=".recipe", delete=False) as r:
         r.write(Path(recipe).read_text() if recipe else recipe_text(point.format))
         recipe_path = r.name

@@ -22,7 +22,15 @@
 //   dyn       <Name> <attr> <type> <dist> <params...>     a dynamic aux attribute (<Name>AuxDyn.<attr>)
 //   dyn       <Name> <attr> link|vlink <TargetContainer>   an element-link attribute
 //   inner     <Name> <member-or-attr> <multiplicity> <params...>   length of inner vectors
-// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0).
+//   size      <Name> <attr> <multiplicity> <params...>    the attribute's own element count (not the container's)
+//   scalar    <branch> <leaftype> <dist> <params...>       one value per event in a leaf <branch>/F (both layouts)
+//   container <Name> - - ...                               "-": no interface (or no aux) branch
+//   layout flat                                            first line of a NanoAOD-like recipe, which then has
+//   collection <Name> <counter> <multiplicity> <params...>  a counter leaf <counter>/i per collection and
+//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (TTree only)
+// Leaf types: float double int8 uint8 int16 uint16 int uint32 int64 uint64 bool. dyn types also double, int8,
+// int16, int64, vdouble; 'dyn ... link <Target> D' draws the index from D. (rootparams.calibrate writes these.)
+// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical).
 // Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
 //                | bits p (trigger-like words, mostly constant between events) | link Target [D] | seq
 //                (link: the index is near the element's own, or drawn from D when given)
@@ -119,12 +127,20 @@ struct Event {
 // One per-element column: a std::vector<...> somewhere in memory (a static aux member or a dynamic
 // attribute) that is cleared and refilled for every event.
 struct Column {
-   enum Kind { F, I, U8, U16, U32, U64, VF, VI, VU32, EL, VEL };
+   // D, I8, I16, I64, VD and B (bool, stored as bytes) were added for recipes calibrated on real files
+   // (rootparams.calibrate); the built-in formats use the first eleven only.
+   enum Kind { F, I, U8, U16, U32, U64, VF, VI, VU32, EL, VEL, D, I8, I16, I64, VD, B };
    std::string name;
    Kind kind;
    void *address;
    Distribution values;
    Distribution inner{"fixed", {"4"}};
+   // A leaf column (scalar leaf "<branch>/F", or flat array "<branch>[n<C>]/F") rather than a vector branch.
+   bool leaf = false;
+   std::string branch;
+   // A column whose element count is its own (size directive), not its container's multiplicity.
+   bool has_size = false;
+   Distribution size;
    mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
    mutable std::vector<double> walked;   // last value of each walk token (see draw)
    mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
@@ -146,7 +162,7 @@ struct Column {
                numbers[t] = x;
          }
       }
-      const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL;
+      const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL || kind == VD;
       struct Eval {
          const Column &col;
          const Event &ev;
@@ -323,8 +339,10 @@ struct Column {
          n = rng.Poisson(d.p(0));
       else if (d.kind == "gaus")
          n = std::round(rng.Gaus(d.p(0), d.p(1)));
+      else if (d.kind == "choice" && !d.args.empty())  // an empirical distribution: one of the listed counts
+         n = d.p(rng.Integer(d.args.size()));
       else
-         fail("unknown multiplicity '" + d.kind + "' (use fixed, poisson or gaus)");
+         fail("unknown multiplicity '" + d.kind + "' (use fixed, poisson, gaus or choice)");
       return n < 0 ? 0u : static_cast<uint32_t>(n);
    }
 
@@ -347,6 +365,47 @@ struct Column {
             v[i][j] = static_cast<T>(draw(rng, ev, i, j));
       }
    }
+   void fill_bool(size_t n, TRandom3 &rng, const Event &ev)
+   {  // bytes holding 0 or 1, as a bool leaf reads them
+      auto &v = *static_cast<std::vector<uint8_t> *>(address);
+      v.resize(n);
+      for (size_t i = 0; i < n; ++i)
+         v[i] = draw(rng, ev, i, 0) != 0 ? 1 : 0;
+   }
+   void reserve(size_t n)
+   {
+      switch (kind) {
+      case F: static_cast<std::vector<float> *>(address)->reserve(n); break;
+      case I: static_cast<std::vector<int> *>(address)->reserve(n); break;
+      case U8: case B: static_cast<std::vector<uint8_t> *>(address)->reserve(n); break;
+      case U16: static_cast<std::vector<uint16_t> *>(address)->reserve(n); break;
+      case U32: static_cast<std::vector<uint32_t> *>(address)->reserve(n); break;
+      case U64: static_cast<std::vector<ULong64_t> *>(address)->reserve(n); break;
+      case D: static_cast<std::vector<double> *>(address)->reserve(n); break;
+      case I8: static_cast<std::vector<char> *>(address)->reserve(n); break;
+      case I16: static_cast<std::vector<short> *>(address)->reserve(n); break;
+      case I64: static_cast<std::vector<Long64_t> *>(address)->reserve(n); break;
+      default: fail("column " + name + " is not a leaf column");
+      }
+   }
+   // First element of a leaf column's storage (leaf columns are flat vectors of one of the scalar kinds).
+   void *data() const
+   {
+      switch (kind) {
+      case F: return static_cast<std::vector<float> *>(address)->data();
+      case I: return static_cast<std::vector<int> *>(address)->data();
+      case U8: case B: return static_cast<std::vector<uint8_t> *>(address)->data();
+      case U16: return static_cast<std::vector<uint16_t> *>(address)->data();
+      case U32: return static_cast<std::vector<uint32_t> *>(address)->data();
+      case U64: return static_cast<std::vector<ULong64_t> *>(address)->data();
+      case D: return static_cast<std::vector<double> *>(address)->data();
+      case I8: return static_cast<std::vector<char> *>(address)->data();
+      case I16: return static_cast<std::vector<short> *>(address)->data();
+      case I64: return static_cast<std::vector<Long64_t> *>(address)->data();
+      default: fail("column " + name + " is not a leaf column");
+      }
+   }
+
    xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
    {
       xAODlike::ElementLink_v1 link;
@@ -379,6 +438,12 @@ struct Column {
       case VF: fill_nested<float>(n, rng, ev); break;
       case VI: fill_nested<int>(n, rng, ev); break;
       case VU32: fill_nested<uint32_t>(n, rng, ev); break;
+      case D: fill_scalar<double>(n, rng, ev); break;
+      case I8: fill_scalar<char>(n, rng, ev); break;
+      case I16: fill_scalar<short>(n, rng, ev); break;
+      case I64: fill_scalar<Long64_t>(n, rng, ev); break;
+      case B: fill_bool(n, rng, ev); break;
+      case VD: fill_nested<double>(n, rng, ev); break;
       case EL: {
          auto &v = *static_cast<std::vector<xAODlike::ElementLink_v1> *>(address);
          v.resize(n);
@@ -442,7 +507,42 @@ const std::unordered_map<std::string, std::pair<Column::Kind, std::string>> kDyn
    {"vuint32", {Column::VU32, "vector<vector<unsigned int> >"}},
    {"link", {Column::EL, "vector<xAODlike::ElementLink_v1>"}},
    {"vlink", {Column::VEL, "vector<vector<xAODlike::ElementLink_v1> >"}},
+   {"double", {Column::D, "vector<double>"}},
+   {"int8", {Column::I8, "vector<char>"}},
+   {"int16", {Column::I16, "vector<short>"}},
+   {"int64", {Column::I64, "vector<Long64_t>"}},
+   {"vdouble", {Column::VD, "vector<vector<double> >"}},
 };
+
+// Leaf types (scalar lines, flat columns) -> (column kind, ROOT leaf type code, RNTuple type).
+struct LeafType {
+   Column::Kind kind;
+   const char *code;
+   const char *ntuple;
+};
+const std::unordered_map<std::string, LeafType> kLeafTypes = {
+   {"float", {Column::F, "F", "float"}},        {"double", {Column::D, "D", "double"}},
+   {"int8", {Column::I8, "B", "std::int8_t"}},  {"uint8", {Column::U8, "b", "std::uint8_t"}},
+   {"int16", {Column::I16, "S", "std::int16_t"}}, {"uint16", {Column::U16, "s", "std::uint16_t"}},
+   {"int", {Column::I, "I", "std::int32_t"}},   {"uint32", {Column::U32, "i", "std::uint32_t"}},
+   {"int64", {Column::I64, "L", "std::int64_t"}}, {"uint64", {Column::U64, "l", "std::uint64_t"}},
+   {"bool", {Column::B, "O", "bool"}},
+};
+const LeafType &leaf_type(const std::string &type)
+{
+   auto it = kLeafTypes.find(type);
+   if (it == kLeafTypes.end())
+      fail("unknown leaf type '" + type + "' (use float, double, int8, uint8, int16, uint16, int, uint32, int64, "
+           "uint64, bool)");
+   return it->second;
+}
+const LeafType &leaf_type_of(Column::Kind kind)
+{
+   for (auto &[name, t] : kLeafTypes)
+      if (t.kind == kind)
+         return t;
+   fail("no leaf type for a column kind");
+}
 
 void *new_dynamic_vector(Column::Kind kind)
 {
@@ -458,6 +558,12 @@ void *new_dynamic_vector(Column::Kind kind)
    case Column::VU32: return new std::vector<std::vector<uint32_t>>;
    case Column::EL: return new std::vector<xAODlike::ElementLink_v1>;
    case Column::VEL: return new std::vector<std::vector<xAODlike::ElementLink_v1>>;
+   case Column::D: return new std::vector<double>;
+   case Column::I8: return new std::vector<char>;
+   case Column::I16: return new std::vector<short>;
+   case Column::I64: return new std::vector<Long64_t>;
+   case Column::VD: return new std::vector<std::vector<double>>;
+   case Column::B: return new std::vector<uint8_t>;
    }
    return nullptr;
 }
@@ -470,6 +576,12 @@ struct Container {
    void *aux_object = nullptr;
    Distribution multiplicity;
    std::vector<Column> columns;  // static members first, then dynamic attributes
+   // Layouts beyond the xAOD-like one (recipes calibrated on real files): the standalone scalar leaves of a
+   // recipe (one pseudo-container, one element per event), or a flat collection (counter branch <counter>
+   // and leaf-list arrays <branch>[<counter>], as NanoAOD). Neither has interface or aux objects.
+   bool scalars = false, flat = false;
+   std::string counter;
+   UInt_t count = 0;
    std::vector<std::pair<std::string, std::pair<std::string, void *>>> dynamic_branches;  // name, class, address
 
    Column &column(const std::string &member)
@@ -494,8 +606,9 @@ std::vector<std::string> split_words(const std::string &line)
    return words;
 }
 
-std::vector<Container> read_recipe(const std::string &path)
+std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
 {
+   flat_layout = false;
    std::ifstream in(path);
    if (!in)
       fail("cannot read recipe " + path);
@@ -518,21 +631,76 @@ std::vector<Container> read_recipe(const std::string &path)
          continue;
       const std::string where = path + ":" + std::to_string(lineno) + ": ";
       try {
-         if (w[0] == "container" && w.size() >= 6) {
+         if (w[0] == "layout" && w.size() == 2) {
+            if (!containers.empty())
+               fail("'layout' must come before any container, collection or scalar");
+            if (w[1] != "flat" && w[1] != "xaod")
+               fail("unknown layout '" + w[1] + "' (use xaod or flat)");
+            flat_layout = w[1] == "flat";
+         } else if (w[0] == "scalar" && w.size() >= 4) {
+            // scalar <branch> <leaf-type> <dist...>: one value per event in a leaf of its own.
+            if (containers.empty() || !containers.front().scalars) {
+               Container s;
+               s.name = "(scalars)";
+               s.scalars = true;
+               s.multiplicity = {"fixed", {"1"}};
+               containers.insert(containers.begin(), std::move(s));
+            }
+            const LeafType &t = leaf_type(w[2]);
+            Column col;
+            col.name = col.branch = w[1];
+            col.kind = t.kind;
+            col.leaf = true;
+            col.address = new_dynamic_vector(col.kind);
+            col.values = {w[3], {w.begin() + 4, w.end()}};
+            containers.front().columns.push_back(col);
+         } else if (w[0] == "collection" && w.size() >= 4) {
+            // collection <Name> <counter-branch> <multiplicity...> (flat layout)
+            if (!flat_layout)
+               fail("'collection' needs 'layout flat' (xAOD-like recipes use 'container')");
             Container c;
             c.name = w[1];
-            c.interface_class = TClass::GetClass(w[2].c_str());
-            c.aux_class = TClass::GetClass(w[3].c_str());
-            if (!c.interface_class || !c.interface_class->IsLoaded())
+            c.flat = true;
+            c.counter = w[2];
+            c.multiplicity = {w[3], {w.begin() + 4, w.end()}};
+            containers.push_back(std::move(c));
+         } else if (w[0] == "column" && w.size() >= 5) {
+            // column <Name> <branch> <leaf-type> <dist...>: the array <branch>[<counter>] of collection <Name>
+            auto &c = find(w[1]);
+            if (!c.flat)
+               fail("'column' belongs to a flat collection; " + w[1] + " is not one");
+            const LeafType &t = leaf_type(w[3]);
+            Column col;
+            col.name = col.branch = w[2];
+            col.kind = t.kind;
+            col.leaf = true;
+            col.address = new_dynamic_vector(col.kind);
+            col.values = {w[4], {w.begin() + 5, w.end()}};
+            c.columns.push_back(col);
+         } else if (w[0] == "size" && w.size() >= 4) {
+            // size <Name> <attr> <multiplicity...>: the attribute's own element count per event
+            auto &col = find(w[1]).column(w[2]);
+            col.has_size = true;
+            col.size = {w[3], {w.begin() + 4, w.end()}};
+         } else if (w[0] == "container" && w.size() >= 6) {
+            if (flat_layout)
+               fail("'container' belongs to the xaod layout; a flat recipe uses 'collection' and 'column'");
+            // "-" for the interface or the aux class: no such branch (a real file's branch without one)
+            Container c;
+            c.name = w[1];
+            c.interface_class = w[2] == "-" ? nullptr : TClass::GetClass(w[2].c_str());
+            c.aux_class = w[3] == "-" ? nullptr : TClass::GetClass(w[3].c_str());
+            if (w[2] != "-" && (!c.interface_class || !c.interface_class->IsLoaded()))
                fail("no compiled dictionary for interface class " + w[2]);
-            if (!c.aux_class || !c.aux_class->IsLoaded())
+            if (w[3] != "-" && (!c.aux_class || !c.aux_class->IsLoaded()))
                fail("no compiled dictionary for aux class " + w[3]);
-            if (!c.interface_class->InheritsFrom("xAODlike::AuxVectorBase"))
+            if (c.interface_class && !c.interface_class->InheritsFrom("xAODlike::AuxVectorBase"))
                fail("interface class " + w[2] + " does not derive from xAODlike::AuxVectorBase");
             c.multiplicity = {w[4], {w.begin() + 5, w.end()}};
-            c.interface_object = c.interface_class->New();
-            c.aux_object = c.aux_class->New();
-            for (auto *obj : *c.aux_class->GetListOfDataMembers()) {
+            c.interface_object = c.interface_class ? c.interface_class->New() : nullptr;
+            c.aux_object = c.aux_class ? c.aux_class->New() : nullptr;
+            TList no_members;
+            for (auto *obj : c.aux_class ? *c.aux_class->GetListOfDataMembers() : no_members) {
                auto *dm = static_cast<TDataMember *>(obj);
                if (!dm->IsPersistent() || dm->Property() & kIsStatic)
                   continue;
@@ -555,7 +723,8 @@ std::vector<Container> read_recipe(const std::string &path)
             auto type = kDynamicTypes.find(w[3]);
             if (type == kDynamicTypes.end())
                fail("unknown attribute type '" + w[3] +
-                    "' (use float, int, uint8, uint16, uint32, uint64, vfloat, vint, vuint32, link, vlink)");
+                    "' (use float, double, int8, int16, int, int64, uint8, uint16, uint32, uint64, vfloat, vdouble, "
+                    "vint, vuint32, link, vlink)");
             auto &c = find(w[1]);
             Column col;
             col.name = w[2];
@@ -563,11 +732,15 @@ std::vector<Container> read_recipe(const std::string &path)
             col.address = new_dynamic_vector(col.kind);
             const bool is_link = col.kind == Column::EL || col.kind == Column::VEL;
             // Links need only their target: "dyn Electrons truthParticleLink link TruthParticles".
-            col.values = is_link ? Distribution{"link", {w[4]}} : Distribution{w[4], {w.begin() + 5, w.end()}};
+            // "link <Target> D" draws the index from D, as for static members.
+            col.values = is_link ? Distribution{"link", {w.begin() + 4, w.end()}}
+                                 : Distribution{w[4], {w.begin() + 5, w.end()}};
             c.columns.push_back(col);
             c.dynamic_branches.push_back({c.name + "AuxDyn." + w[2], {type->second.second, col.address}});
          } else {
-            fail("cannot parse '" + line + "' (expected container, attr, dyn or inner with their parameters)");
+            fail("cannot parse '" + line +
+                 "' (expected layout, container, attr, dyn, inner, size, scalar, collection or column with their "
+                 "parameters)");
          }
       } catch (const std::invalid_argument &) {
          fail(where + "a parameter is not a number in '" + line + "'");
@@ -629,6 +802,12 @@ const char *ntuple_type_of(Column::Kind kind)
    case Column::VU32: return "std::vector<std::vector<std::uint32_t>>";
    case Column::EL: return "std::vector<xAODlike::ElementLink_v1>";
    case Column::VEL: return "std::vector<std::vector<xAODlike::ElementLink_v1>>";
+   case Column::D: return "std::vector<double>";
+   case Column::I8: return "std::vector<std::int8_t>";
+   case Column::I16: return "std::vector<std::int16_t>";
+   case Column::I64: return "std::vector<std::int64_t>";
+   case Column::VD: return "std::vector<std::vector<double>>";
+   case Column::B: return "std::vector<std::uint8_t>";
    }
    return "";
 }
@@ -656,14 +835,35 @@ public:
       tree_ = new TTree(name.c_str(), "xAOD-like synthetic events (rootparams)");  // owned by the file
       tree_->SetAutoFlush(autoflush);
       for (auto &c : containers) {
-         tree_->Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
-         tree_->Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
+         if (c.scalars || c.flat) {
+            // Leaf branches: split levels do not apply to leaf lists (a real NanoAOD's branches are the same at
+            // every split level); the basket size does.
+            if (c.flat)
+               tree_->Branch(c.counter.c_str(), &c.count, (c.counter + "/i").c_str(), basket);
+            for (auto &col : c.columns) {
+               const std::string shape = c.flat ? "[" + c.counter + "]" : "";
+               static_cast<void>(col.data());  // checks that it is a leaf kind
+               leaf_columns_.push_back(
+                  {tree_->Branch(col.branch.c_str(), col.data(),
+                                 (col.branch + shape + "/" + leaf_type_of(col.kind).code).c_str(), basket),
+                   &col});
+            }
+            continue;
+         }
+         if (c.interface_class)
+            tree_->Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
+         if (c.aux_class)
+            tree_->Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
          for (auto &[bname, cls_addr] : c.dynamic_branches)
             tree_->Branch(bname.c_str(), cls_addr.first.c_str(), &cls_addr.second, basket, split);
       }
    }
    void fill(Long64_t i) override
    {
+      // A leaf column's storage may move when it grows: point its branch at where the values are now.
+      for (auto &[branch, col] : leaf_columns_)
+         if (branch->GetAddress() != static_cast<char *>(col->data()))
+            branch->SetAddress(col->data());
       if (tree_->Fill() < 0 || file_->TestBit(TFile::kWriteError))
          fail("writing event " + std::to_string(i) + " to " + output_ + " failed (disk full or I/O error?)");
    }
@@ -683,6 +883,7 @@ private:
    std::string output_;
    std::unique_ptr<TFile> file_;
    TTree *tree_ = nullptr;
+   std::vector<std::pair<TBranch *, Column *>> leaf_columns_;
 };
 
 class NTupleSink : public Sink {
@@ -701,7 +902,20 @@ public:
          bindings.emplace_back(field, address);
       };
       for (auto &c : containers) {
-         add(c.name, c.interface_class->GetName(), c.interface_object);
+         if (c.flat)
+            fail("a flat-layout recipe (NanoAOD-like leaf-list arrays) is written as a TTree only: its natural "
+                 "RNTuple (collections of records) is not built by this writer; use --container ttree");
+         if (c.scalars) {  // one value per event; RNTuple field names cannot hold '.'
+            for (auto &col : c.columns) {
+               std::string field = col.branch;
+               for (auto &ch : field)
+                  ch = ch == '.' ? ':' : ch;
+               add(field, leaf_type_of(col.kind).ntuple, col.data());
+            }
+            continue;
+         }
+         if (c.interface_class)
+            add(c.name, c.interface_class->GetName(), c.interface_object);
          for (auto &col : c.columns)
             add(c.name + "AuxDyn:" + col.name, ntuple_type_of(col.kind), col.address);
       }
@@ -787,7 +1001,13 @@ int run(const std::map<std::string, std::string> &args)
    if (threads > 1)
       ROOT::EnableImplicitMT(threads);
 
-   auto containers = read_recipe(need("recipe"));
+   bool flat_layout = false;
+   auto containers = read_recipe(need("recipe"), flat_layout);
+   // Leaf columns keep their storage where the branches point: room for the usual element counts up front.
+   for (auto &c : containers)
+      for (auto &col : c.columns)
+         if (col.leaf)
+            col.reserve(c.scalars ? 1 : 64);
 
    // Content written once per format can be read back instead of generated again: the same recipe gives
    // the same objects, so reading fills exactly what generation would have filled.
@@ -802,14 +1022,19 @@ int run(const std::map<std::string, std::string> &args)
       if (!content || content->GetEntries() < events)
          fail("content file " + path + " has " + std::to_string(content ? content->GetEntries() : 0) +
               " events, " + std::to_string(events) + " are needed");
+      for (auto &c : containers)
+         if (c.scalars || c.flat)
+            fail("--content is not supported for recipes with scalar or flat-layout columns; generate the events");
       auto attach = [&](const std::string &bname, void *address, TClass *cl) {
          if (!content->GetBranch(bname.c_str()))
             fail("content file " + path + " has no branch " + bname + " (written from another recipe?)");
          content->SetBranchAddress(bname.c_str(), address, nullptr, cl, kOther_t, true);
       };
       for (auto &c : containers) {
-         attach(c.name, &c.interface_object, c.interface_class);
-         attach(c.name + "Aux.", &c.aux_object, c.aux_class);
+         if (c.interface_class)
+            attach(c.name, &c.interface_object, c.interface_class);
+         if (c.aux_class)
+            attach(c.name + "Aux.", &c.aux_object, c.aux_class);
          for (auto &[bname, cls_addr] : c.dynamic_branches)
             attach(bname, &cls_addr.second, TClass::GetClass(cls_addr.first.c_str()));
       }
@@ -845,10 +1070,12 @@ int run(const std::map<std::string, std::string> &args)
             auto &c = containers[k];
             rng.SetSeed(stream_seed(seed, i, 2 * k + 1));
             const uint32_t n = ev.multiplicity[c.name];
-            static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
-               ->m_size = n;
+            if (c.interface_class)
+               static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
+                  ->m_size = n;
+            c.count = n;
             for (auto &col : c.columns)
-               col.fill(n, rng, ev);
+               col.fill(col.has_size ? Column::multiplicity_of(col.size, rng) : n, rng, ev);
          }
       }
       const double f0 = steady_now();
