@@ -37,6 +37,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rootparams.errors import UserError
+
 EVENT_TREES = ("CollectionTree", "Events", "EventData")
 NS = "xAODlike::"
 
@@ -64,7 +66,7 @@ NESTED_TYPES = {"float": "vfloat", "double": "vdouble", "int": "vint", "uint32":
 MANTISSA = {"float": 23, "double": 52}
 
 
-class CalibrationError(RuntimeError):
+class CalibrationError(UserError, RuntimeError):
     """A file that cannot be calibrated; the message names the file and what would be valid."""
 
 

@@ -152,6 +152,9 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
         except sources.SourceError as error:
             yield f"{where}.{made_from[0]}: {error}"
             continue
+        if made_from == ["calibrate"] and found.container != "ttree":
+            yield (f"{where}.calibrate: {found.path} holds {found.tree} as an RNTuple; calibrate reads TTrees only "
+                   "(measure the RNTuple as it is with source:, or calibrate on the same data stored as a TTree)")  # fmt: skip
         if made_from == ["source"]:
             entry["written"] = found.entries  # the files of a source hold its entries
             if entry["read"] > found.entries:

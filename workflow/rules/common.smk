@@ -124,6 +124,15 @@ def recipe_input(wildcards):
     return []
 
 
+def content_input(wildcards):
+    # A built-in format's events are generated once and read back for every file; a clone's files are each
+    # generated from the seed (the same events: the writer is deterministic), as its recipe may hold flat
+    # columns and scalars, which the writer cannot read back from a content file.
+    if format_kind(STUDY, wildcards.format) == "clone":
+        return []
+    return paths.content_file(DATA_DIR, wildcards.format)
+
+
 def warmup_file(wildcards):
     # The format's default file point, written with few events: read once before each timed read. A source's
     # is the source itself (its read settings fit no other file; it is evicted and verified cold after it).

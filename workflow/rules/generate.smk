@@ -15,7 +15,7 @@ rule generate_content:
     log:
         paths.log("generate", "{format}", "content"),
     wildcard_constraints:
-        format=GENERATED_FORMATS,
+        format=formats_pattern("recipe"),
     conda:
         CONDA_ENV
     threads: 1
@@ -31,7 +31,7 @@ rule generate_file:
     input:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
-        content=paths.content_file(DATA_DIR),
+        content=content_input,
         recipe=recipe_input,
     output:
         root=unless_kept(paths.root_file(DATA_DIR)),

@@ -13,7 +13,8 @@ def main(smk):
         reader=smk.input.reader,
         output=smk.output.root,
         catalogue=smk.output.get("catalogue"),  # content and warm-up files have no catalogue entry
-        content=smk.input.get("content"),  # events written once per format, read back here
+        content=smk.input.get("content") or None,  # events written once per format, read back here
+        recipe=smk.input.get("recipe") or None,  # a clone's calibrated recipe; built-in formats have their own
         threads=smk.threads,
     )
 
