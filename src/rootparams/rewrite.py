@@ -201,7 +201,9 @@ def rewrite_file(
     if (after["size_bytes"], after["mtime_ns"], after["sha256_head"]) != (
         before["size_bytes"], before["mtime_ns"], before["sha256_head"],
     ):  # fmt: skip
-        raise RewriteError(f"{what}: the source file changed while it was rewritten (before {before}, after {after})")
+        raise RewriteError(
+            f"{what}: the source file changed while it was rewritten (before {before}, after {after})"
+        )
     written["file"] = str(out)  # the tool wrote the partial name
     inspected["file"] = str(out)
     return {"written": written, "inspected": inspected, "source": before}
@@ -215,7 +217,11 @@ def _text(data: str | bytes | None) -> str:
 
 def _tool_message(stderr: str) -> str:
     """The tool's own error line(s) ("rootparams-rewrite: error: ..."), else the last ROOT error."""
-    mine = [line.split("error: ", 1)[1] for line in stderr.splitlines() if line.startswith("rootparams-rewrite: error:")]
+    mine = [
+        line.split("error: ", 1)[1]
+        for line in stderr.splitlines()
+        if line.startswith("rootparams-rewrite: error:")
+    ]
     if mine:
         return " ".join(mine)
     errors = [line for line in stderr.splitlines() if line.startswith(("Error in", "Fatal"))]
