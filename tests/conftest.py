@@ -32,7 +32,7 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def build(workdir) -> dict[str, Path]:
-    """The event model, writer and reader, built once, in the place the workflow expects them."""
+    """The event model, writer, reader and rewriter, built once, in the place the workflow expects them."""
     from rootparams import paths
     from rootparams.build import build_all
 
@@ -41,6 +41,7 @@ def build(workdir) -> dict[str, Path]:
     return {
         "writer": workdir / paths.WRITER_EXE,
         "reader": workdir / paths.READER_EXE,
+        "rewriter": workdir / paths.REWRITER_EXE,
         "info": workdir / paths.BUILD_INFO,
     }
 

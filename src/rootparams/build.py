@@ -1,4 +1,4 @@
-"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader executables.
+"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter executables.
 
 The event model gets its ROOT I/O dictionary from ACLiC (the wheel's CMake config is broken; ACLiC works).
 The writer and reader are small native executables linked against that library and ROOT, so that every
@@ -19,7 +19,9 @@ from pathlib import Path
 from rootparams import rootenv
 from rootparams.errors import UserError
 
-CXX_SOURCES = ("EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx")
+CXX_SOURCES = (
+    "EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx", "rewrite_tree.cxx",
+)  # fmt: skip
 LIBRARY_NAME = "libRootparamsEventModel"
 
 
@@ -32,6 +34,7 @@ class Tools:
     writer: str
     reader: str
     library: str
+    rewriter: str = ""  # rootparams-rewrite: a user's own file at other settings (rootparams.rewrite)
 
 
 def ensure_built(out_dir: str | Path) -> Tools:
@@ -47,6 +50,7 @@ def ensure_built(out_dir: str | Path) -> Tools:
         writer=str(out_dir / "bin" / "rootparams-write"),
         reader=str(out_dir / "bin" / "rootparams-read"),
         library=str(out_dir / "lib" / f"{LIBRARY_NAME}.so"),
+        rewriter=str(out_dir / "bin" / "rootparams-rewrite"),
     )
 
 
@@ -85,6 +89,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++") -> dict:
     for exe, src in (
         ("rootparams-write", "write_collection_tree.cxx"),
         ("rootparams-read", "read_collection_tree.cxx"),
+        ("rootparams-rewrite", "rewrite_tree.cxx"),
     ):
         _run([cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links], f"compiling {src}")
     info = {

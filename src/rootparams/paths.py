@@ -8,7 +8,7 @@ Layout:
     <data_dir>/files/<format>/<file_id>.root          the ROOT files under test (storage under test)
     <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
-    results/build/                                     compiled event model and reader/writer executables
+    results/build/                                     compiled event model and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/points/<format>/<file_id>/<read_id>.json               a point's measurement, done (lists its reads)
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
