@@ -133,9 +133,9 @@ def file_settings(source: SourceFile) -> dict:
 
 
 # The file settings a rewrite can change, per container (rootparams.rewrite). Split level cannot change through
-# a copy: ROOT's clone keeps each branch's split level (the branches are made from the source's). An RNTuple
-# source is measured as it is only (docs/formats.md, "Your own files").
-REWRITABLE = {"ttree": ("algorithm", "level", "autoflush", "basket_size"), "rntuple": ()}
+# a copy: ROOT's clone keeps each branch's split level (the branches are made from the source's). An RNTuple is
+# rewritten by ROOT's RNTupleMerger, which changes the compression and keeps the clusters and pages.
+REWRITABLE = {"ttree": ("algorithm", "level", "autoflush", "basket_size"), "rntuple": ("algorithm", "level")}
 WHY_NOT_REWRITABLE = {
     "split_level": "split level cannot change through a copy (ROOT's clone keeps each branch's split level)",
     "container": "a source keeps its container (a TTree is not converted into an RNTuple or back)",
@@ -152,18 +152,18 @@ def unrewritable(container: str, varied: list[str]) -> list[str]:
 
 def why_not(container: str, key: str) -> str:
     if container == "rntuple" and key in REWRITABLE["ttree"]:
-        return f"{key} would need a rewrite, and an RNTuple source is measured as it is only"
+        return (f"{key} cannot change in an RNTuple source (ROOT's RNTupleMerger rewrites its compression only, "
+                "keeping its clusters and pages)")  # fmt: skip
     return WHY_NOT_REWRITABLE[key]
 
 
 def catalogue_source(point, *, source: str, tree: str, reader: str, catalogue: str) -> dict:
     """The catalogue entry of a source as it is: what the reader finds in it, and its identity (size, mtime,
     checksum of its first 64 kB), so that a later run can tell whether the user's file changed."""
-    from rootparams.rewrite import file_identity
-
     from rootparams.generate import catalogue_entry
     from rootparams.native import run_tool
     from rootparams.records import write_json_atomic
+    from rootparams.rewrite import file_identity
 
     before = file_identity(source)
     inspected = run_tool(
@@ -179,45 +179,48 @@ def _source_fields(identity: dict) -> dict:
 
 
 def rewrite_point(
-    point,
-    *,
-    source: str,
-    tree: str,
-    rewriter: str,
-    reader: str,
-    output: str,
-    catalogue: str,
-    on_failure: str,
-    say,
+    point, *, source: str, tree: str, rewriter: str, reader: str, output: str, catalogue: str, on_failure: str,
+    say, log_path: str | None = None,
 ) -> dict:
-    """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own). If ROOT cannot
-    (it crashes on a class without a dictionary, say), ``on_failure`` "fail" raises the error, which names the
-    file, the branch or class and the signal; "record" keeps it in the catalogue entry (``refused``) and leaves
-    an empty placeholder at ``output``, so that the point's reads are recorded as refused and every other point
-    of the study goes on (rootparams.measure never reads a refused point's file)."""
-    from rootparams.rewrite import RewriteError, file_identity, rewrite_file
-
+    """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
+    ``log_path``). If ROOT cannot (it crashes on a class without a dictionary, say), ``on_failure`` "fail"
+    raises the error, which names the file, the branch or class and the signal; "record" keeps it in the
+    catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that the point's reads are
+    recorded as refused and every other point of the study goes on (measure_point never reads a refused
+    point's file)."""
     from rootparams.generate import catalogue_entry
     from rootparams.records import write_json_atomic
+    from rootparams.rewrite import RewriteError, file_identity, rewrite_file
 
     identity = file_identity(source)
+    ttree = point.container == "ttree"
     try:
         result = rewrite_file(source, tree=tree, output=output, compression=point.compression_setting,
-                              autoflush=point.autoflush, basket_size=point.basket_size, rewriter=rewriter,
-                              reader=reader)  # fmt: skip
+                              autoflush=point.autoflush if ttree else None,
+                              basket_size=point.basket_size if ttree else None, rewriter=rewriter, reader=reader,
+                              container=point.container, log_path=log_path)  # fmt: skip
     except RewriteError as error:
         if on_failure == "fail":
             raise
         say(f"rewrite refused, recorded (rewrite_failures: record): {error}")
-        open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says it is no file
+        open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
+        culprits = error.culprits or []
         entry = {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
                  "container": point.container, "algorithm": point.algorithm, "level": point.level,
                  "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
                  "page_size": point.page_size, "refused": str(error).splitlines()[0],
+                 "refused_signal": error.signal_name,
+                 "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
                  "refused_message": str(error), **_source_fields(identity)}  # fmt: skip
         write_json_atomic(catalogue, entry)
         return entry
-    entry = {**catalogue_entry(point, result["written"], result["inspected"], output), **_source_fields(identity),
+    w = result["written"]
+    written = {"seed": None, "write_start_time": w["rewrite_start_time"], "write_end_time": w["rewrite_end_time"],
+               "write_wall_seconds": w["rewrite_wall_seconds"], "write_cpu_seconds": w["rewrite_cpu_seconds"],
+               "content_source": f"rewrite of {source}", "generate_seconds": 0.0,
+               "root_write_seconds": w["rewrite_wall_seconds"], "peak_rss_bytes": w["peak_rss_bytes"],
+               "write_threads": 1}  # fmt: skip
+    entry = {**catalogue_entry(point, written, result["inspected"], output), **_source_fields(identity),
              "refused": None}  # fmt: skip
     write_json_atomic(catalogue, entry)
     return entry

@@ -7,6 +7,7 @@ rule build_cxx:
     output:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
+        rewriter=paths.REWRITER_EXE,
         info=paths.BUILD_INFO,
     log:
         paths.log("build", "cxx"),
