@@ -22,10 +22,13 @@ from rootparams.errors import UserError
 from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
-    "format", "file_id", "read_id", "container", "algorithm", "level", "autoflush", "split_level", "basket_size",
-    "page_size", "cache_size", "learn_entries", "cluster_bunch", "threads", "branches", "cache_state",
-    "storage_profile",
+    "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
+    "basket_size", "page_size", "cache_size", "learn_entries", "cluster_bunch", "threads", "branches", "cache_state",
+    "storage_profile", "read_mode",
 ]  # fmt: skip
+# read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or
+# "objects+baskets" (branches of classes without a dictionary, in a user's real file, read basket by basket:
+# the same I/O and decompression, without building emulated objects; docs/measurement.md).
 # Metrics summarized per point (mean, std, n), when present. The prefix of a reader metric names its span
 # (docs/measurement.md): process, open, loop (the timed event loop, all N entries: the headline rate) and
 # note_window (from the 2nd entry, the note's window); mon_* are dool's samples over the loop span.

@@ -97,6 +97,13 @@ def _lines_by_algorithm(
     for ax, fmt in zip(axes, formats, strict=False):
         panel = data[data["format"] == fmt]
         order = categories[0](panel[x]) if categories else None
+        asis = panel["origin"] == "asis" if "origin" in panel else pd.Series(False, index=panel.index)
+        for _, row in panel[asis].iterrows():
+            pos = order.index(row[x]) if categories else row[x]
+            ax.plot([pos], [row[y] * scale], marker="*", markersize=12, color=ALGORITHM_COLORS.get(row["algorithm"], "0.3"),
+                    markeredgecolor="black", linestyle="none", label="the real file as it is")  # fmt: skip
+        ticks = panel.loc[panel["algorithm"] != "none", x]
+        panel = panel[~asis]
         for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"])]:
             line = panel[panel["algorithm"] == alg]
             line = line.assign(
@@ -116,8 +123,7 @@ def _lines_by_algorithm(
                 continue
             _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], valid_points(line), **style)
         # Uncompressed (a reference line, no level) gives no x tick.
-        xs = panel.loc[panel["algorithm"] != "none", x]
-        _finish_axis(ax, fmt, xs, order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
+        _finish_axis(ax, fmt, ticks, order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
     # Outside the panels, right of the last one: inside, it hid points of the first panel.
     handles: dict = {}
     for ax in axes:
@@ -165,6 +171,9 @@ def _lines_by(
 
 
 RATE = ("event_rate_hz_mean", "event_rate_hz_std", "Event rate [Hz]")
+# Figures of a file setting, where a user's file as it is is drawn at its own setting beside its rewrites.
+AS_IS_FIGURES = ("fig01_rate_vs_compression", "fig02_size_vs_compression", "fig03_rate_vs_autoflush",
+                 "fig04_size_vs_autoflush", "fig05_memory_vs_autoflush")  # fmt: skip
 AF_X = (autoflush_order, autoflush_label)
 CACHE_X = (cache_order, cache_label)
 SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
@@ -374,8 +383,16 @@ def draw(
 ) -> plt.Figure:
     sns.set_theme(style="whitegrid", context="paper")
     data = scan_rows(summary, points, files, figure.scans)
-    if figure.name not in CONTAINER_FIGURES and "container" in data and (data["container"] == "ttree").any():
-        data = data[data["container"] == "ttree"]  # the paper's figures are of TTrees
+    if figure.name in AS_IS_FIGURES and "origin" in summary:
+        # A user's file as it is, at its own settings, beside its rewrites (a star): also where every rewrite
+        # was refused, so that the real file still has its panel.
+        default = scan_rows(summary, points, files, "default")
+        data = pd.concat([data, default[default["origin"] == "asis"]], ignore_index=True)
+    if figure.name not in CONTAINER_FIGURES and "container" in data:
+        # The paper's figures are of TTrees: a format measured in both containers shows its TTree points
+        # only; a format that is an RNTuple only (a user's RNTuple file) keeps its own.
+        has_ttree = data.groupby("format")["container"].transform(lambda c: (c == "ttree").any())
+        data = data[(data["container"] == "ttree") | ~has_ttree]
     if data.empty:
         wanted = " or ".join(f"'{s}'" for s in figure.scans)
         return _empty(figure.title, f"No points of the scan {wanted} in this study (see config/*.yaml).")

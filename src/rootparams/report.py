@@ -127,23 +127,41 @@ def own_files_markdown(files: pd.DataFrame) -> list[str]:
     for _, f in files[files["origin"] == "asis"].iterrows():
         lines.append(
             f"| {f['format']} | {f['path']} | {int(f['events'])} | {f['size_bytes'] / 1e6:.2f} MB "
-            f"({f['bytes_per_event'] / 1e3:.1f} kB/event) | {int(f['compression_setting_in_file'])}, AutoFlush "
-            f"{int(f['autoflush_in_file'])} | sha256 of first 64 kB {str(f.get('source_sha256_head', ''))[:16]}…, "
-            f"mtime {f.get('source_mtime_ns', '')} |"
+            f"({f['bytes_per_event'] / 1e3:.1f} kB/event) | {int(f['compression_setting_in_file'])}, "
+            f"{f['container']}, {int(f['clusters'])} cluster(s) | sha256 of the first 64 kB "
+            f"{str(f.get('source_sha256_head', ''))[:16]}…, modified {_when(f.get('source_mtime_ns'))} |"
         )
     rewrites = files[files["origin"] == "rewrite"]
     refused = rewrites[rewrites["refused"].notna()] if "refused" in rewrites else rewrites.iloc[0:0]
     lines += ["", f"Rewrites by ROOT: {len(rewrites) - len(refused)} made, {len(refused)} refused."]
     for _, f in refused.iterrows():
-        lines.append(f"- **refused** {f['format']} {f['file_id']}: {f['refused']}")
+        branches = str(f.get("refused_branches") or "")
+        at_fault = f" At fault, among others: {'; '.join(branches.split(';')[:3])}." if branches and branches != "nan" else ""
+        lines.append(f"- **refused** {f['format']} {f['file_id']}: {f['refused']}{at_fault}")
     return lines
+
+
+def _when(mtime_ns) -> str:
+    import datetime
+
+    if mtime_ns is None or pd.isna(mtime_ns):
+        return "unknown"
+    return datetime.datetime.fromtimestamp(float(mtime_ns) / 1e9, tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _file_ids(summary: pd.DataFrame) -> list[str]:
     """Each point's file settings, in its container's terms (an RNTuple has clusters and pages, no split)."""
     out = []
     for r in summary.itertuples():
-        if getattr(r, "container", "ttree") == "rntuple":
+        origin = getattr(r, "origin", "recipe")
+        if origin == "asis":  # a user's file: its own settings, as read from it
+            kind = "RNTuple " if getattr(r, "container", "ttree") == "rntuple" else ""
+            out.append(f"{kind}as it is ({r.algorithm}-{r.level})")
+        elif origin == "rewrite":
+            baskets = "baskets kept" if r.basket_size == 0 else f"baskets {r.basket_size} B"
+            clusters = "" if getattr(r, "container", "ttree") == "rntuple" else f", AutoFlush {r.autoflush}, {baskets}"
+            out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}")
+        elif getattr(r, "container", "ttree") == "rntuple":
             out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")
         else:
             out.append(f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}")

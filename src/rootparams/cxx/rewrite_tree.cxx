@@ -210,8 +210,8 @@ int rewrite_tree(const std::map<std::string, std::string> &args)
    const int compression = compression_arg(args);
    const long long autoflush = integer_arg(args, "autoflush");
    const long long basket = integer_arg(args, "basket");
-   if (autoflush == 0)
-      fail("--autoflush 0: give entries per cluster (> 0) or -bytes per cluster (< 0)");
+   // 0 is TTree::SetAutoFlush(0): no AutoFlush, baskets flushed when full and no cluster boundaries (as CMS's
+   // NanoAOD sample has); then ROOT never optimizes the basket sizes either.
    if (basket != 0 && (basket < 100 || basket > (1LL << 30)))
       fail("--basket " + std::to_string(basket) + ": must be 0 (keep the source's) or 100 bytes to 1 GiB");
    check_output(input, output);
