@@ -568,6 +568,19 @@ void *new_dynamic_vector(Column::Kind kind)
    return nullptr;
 }
 
+// A leaf column of a recipe line "<word> ... <branch> <leaf-type> <dist...>" whose branch is word w[at]: a
+// scalar (one value per event) or a flat collection's array, both plain leaves.
+Column leaf_column(const std::vector<std::string> &w, size_t at)
+{
+   Column col;
+   col.name = col.branch = w[at];
+   col.kind = leaf_type(w[at + 1]).kind;
+   col.leaf = true;
+   col.address = new_dynamic_vector(col.kind);
+   col.values = {w[at + 2], {w.begin() + static_cast<long>(at) + 3, w.end()}};
+   return col;
+}
+
 struct Container {
    std::string name;
    TClass *interface_class = nullptr;
@@ -646,14 +659,7 @@ std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
                s.multiplicity = {"fixed", {"1"}};
                containers.insert(containers.begin(), std::move(s));
             }
-            const LeafType &t = leaf_type(w[2]);
-            Column col;
-            col.name = col.branch = w[1];
-            col.kind = t.kind;
-            col.leaf = true;
-            col.address = new_dynamic_vector(col.kind);
-            col.values = {w[3], {w.begin() + 4, w.end()}};
-            containers.front().columns.push_back(col);
+            containers.front().columns.push_back(leaf_column(w, 1));
          } else if (w[0] == "collection" && w.size() >= 4) {
             // collection <Name> <counter-branch> <multiplicity...> (flat layout)
             if (!flat_layout)
@@ -669,14 +675,7 @@ std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
             auto &c = find(w[1]);
             if (!c.flat)
                fail("'column' belongs to a flat collection; " + w[1] + " is not one");
-            const LeafType &t = leaf_type(w[3]);
-            Column col;
-            col.name = col.branch = w[2];
-            col.kind = t.kind;
-            col.leaf = true;
-            col.address = new_dynamic_vector(col.kind);
-            col.values = {w[4], {w.begin() + 5, w.end()}};
-            c.columns.push_back(col);
+            c.columns.push_back(leaf_column(w, 2));
          } else if (w[0] == "size" && w.size() >= 4) {
             // size <Name> <attr> <multiplicity...>: the attribute's own element count per event
             auto &col = find(w[1]).column(w[2]);
