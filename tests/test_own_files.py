@@ -42,7 +42,9 @@ def _config(**extra) -> dict:
 
 
 def _sources_present():
-    require(all(p.exists() for p in (NANOAOD, PHYSLITE, PHYSLITE_RNTUPLE)), f"the real samples in {SHARED_DATA}")
+    require(
+        all(p.exists() for p in (NANOAOD, PHYSLITE, PHYSLITE_RNTUPLE)), f"the real samples in {SHARED_DATA}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,9 @@ def test_a_rewrite_is_really_at_its_settings_and_the_refused_one_says_why(own_ru
 def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
     workdir, _, _ = own_run
     summary = pd.read_csv(workdir / paths.SUMMARY_TABLE)
-    measured = set(zip(summary["format"], summary["file_id"], summary["cache_size"], summary["branches"], strict=True))
+    measured = set(
+        zip(summary["format"], summary["file_id"], summary["cache_size"], summary["branches"], strict=True)
+    )
     assert ("nanoaod", "asis", 0, "all") in measured and ("nanoaod", "asis", -1, "all") in measured
     assert ("nanoaod", "rewrite_lz4-4_af0_basket0", -1, "all") in measured
     assert ("physlite", "asis", -1, "particle") in measured and ("physlite", "asis", -1, "all") in measured

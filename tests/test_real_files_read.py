@@ -51,8 +51,16 @@ def test_physlite_ttree_reads_the_selected_bytes_without_crashing(build, branche
 def test_physlite_ttree_particle_selection_and_inspect(build):
     info = inspect(build, PHYSLITE)
     particle = {b["name"] for b in info["branch_list"] if b["particle"]}
-    assert {"AnalysisElectrons", "AnalysisElectronsAux.", "AnalysisElectronsAuxDyn.pt", "AnalysisJets"} <= particle
-    assert not {"EventInfo", "EventInfoAuxDyn.mcEventWeights", "AnalysisHLT_e26_lhtight_ivarloose_L1EM22VHI"} & particle
+    assert {
+        "AnalysisElectrons",
+        "AnalysisElectronsAux.",
+        "AnalysisElectronsAuxDyn.pt",
+        "AnalysisJets",
+    } <= particle
+    assert (
+        not {"EventInfo", "EventInfoAuxDyn.mcEventWeights", "AnalysisHLT_e26_lhtight_ivarloose_L1EM22VHI"}
+        & particle
+    )
     share = info["particle_zip_bytes"] / info["zip_bytes"]
     assert 0.4 < share < 0.9, share  # formats.md: 66-71 % in real files
     r = read(build, PHYSLITE, "particle")
@@ -84,7 +92,12 @@ def test_physlite_rntuple_reads_every_column_of_the_selection(build, branches):
 def test_physlite_rntuple_particle_fields_and_inspect(build):
     info = inspect(build, PHYSLITE_RNTUPLE)
     particle = {b["name"] for b in info["branch_list"] if b["particle"]}
-    assert {"AnalysisJets", "AnalysisJetsAux:", "AnalysisJetsAuxDyn:pt", "AnalysisElectronsAuxDyn:pt"} <= particle
+    assert {
+        "AnalysisJets",
+        "AnalysisJetsAux:",
+        "AnalysisJetsAuxDyn:pt",
+        "AnalysisElectronsAuxDyn:pt",
+    } <= particle
     assert "EventInfoAuxDyn:mcEventWeights" not in particle
     assert 0.3 < info["particle_zip_bytes"] / info["zip_bytes"] < 0.95
     # A page stored once for several columns counts for the first field listing it: the whole file's order in
@@ -94,7 +107,9 @@ def test_physlite_rntuple_particle_fields_and_inspect(build):
 
 
 def test_checksum_of_real_files(build):
-    nano = run_tool([str(build["reader"]), "--file", str(real(NANO[0])), "--tree", "Events", "--checksum"], "c")
+    nano = run_tool(
+        [str(build["reader"]), "--file", str(real(NANO[0])), "--tree", "Events", "--checksum"], "c"
+    )
     assert nano["entries"] == 200 and len(nano["content_checksum"]) == 16
     with pytest.raises(ToolError, match=r"cannot checksum branch \S+: its class \S+ has no dictionary"):
         run_tool([str(build["reader"]), "--file", str(real(PHYSLITE[0])), "--checksum"], "checksum")

@@ -94,7 +94,9 @@ def test_split_level_of_a_named_source_is_an_error_and_an_unnamed_one_leaves_it_
 
 def test_an_rntuple_source_is_rewritten_at_another_compression_only():
     formats = {"nt": {"source": str(PHYSLITE_RNTUPLE), "read": 100}}
-    with pytest.raises(ConfigError, match=r"autoflush cannot change in an RNTuple source \(ROOT's RNTupleMerger"):
+    with pytest.raises(
+        ConfigError, match=r"autoflush cannot change in an RNTuple source \(ROOT's RNTupleMerger"
+    ):
         _study(formats, {"clusters": {"formats": ["nt"], "autoflush": [1000]}})
     config = _study(formats, {"cache": {"cache_size": [0, -1]}, "compression": {"level": [1]}})
     assert {(p.file.id, p.file.container, p.read.cache_size) for p in expand_points(config)} == {

@@ -136,7 +136,11 @@ def own_files_markdown(files: pd.DataFrame) -> list[str]:
     lines += ["", f"Rewrites by ROOT: {len(rewrites) - len(refused)} made, {len(refused)} refused."]
     for _, f in refused.iterrows():
         branches = str(f.get("refused_branches") or "")
-        at_fault = f" At fault, among others: {'; '.join(branches.split(';')[:3])}." if branches and branches != "nan" else ""
+        at_fault = (
+            f" At fault, among others: {'; '.join(branches.split(';')[:3])}."
+            if branches and branches != "nan"
+            else ""
+        )
         lines.append(f"- **refused** {f['format']} {f['file_id']}: {f['refused']}{at_fault}")
     return lines
 
@@ -146,7 +150,9 @@ def _when(mtime_ns) -> str:
 
     if mtime_ns is None or pd.isna(mtime_ns):
         return "unknown"
-    return datetime.datetime.fromtimestamp(float(mtime_ns) / 1e9, tz=datetime.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.datetime.fromtimestamp(float(mtime_ns) / 1e9, tz=datetime.UTC).strftime(
+        "%Y-%m-%d %H:%M:%S UTC"
+    )
 
 
 def _file_ids(summary: pd.DataFrame) -> list[str]:
@@ -159,7 +165,11 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
             out.append(f"{kind}as it is ({r.algorithm}-{r.level})")
         elif origin == "rewrite":
             baskets = "baskets kept" if r.basket_size == 0 else f"baskets {r.basket_size} B"
-            clusters = "" if getattr(r, "container", "ttree") == "rntuple" else f", AutoFlush {r.autoflush}, {baskets}"
+            clusters = (
+                ""
+                if getattr(r, "container", "ttree") == "rntuple"
+                else f", AutoFlush {r.autoflush}, {baskets}"
+            )
             out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}")
         elif getattr(r, "container", "ttree") == "rntuple":
             out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")

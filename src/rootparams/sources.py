@@ -179,8 +179,17 @@ def _source_fields(identity: dict) -> dict:
 
 
 def rewrite_point(
-    point, *, source: str, tree: str, rewriter: str, reader: str, output: str, catalogue: str, on_failure: str,
-    say, log_path: str | None = None,
+    point,
+    *,
+    source: str,
+    tree: str,
+    rewriter: str,
+    reader: str,
+    output: str,
+    catalogue: str,
+    on_failure: str,
+    say,
+    log_path: str | None = None,
 ) -> dict:
     """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
     ``log_path``). If ROOT cannot (it crashes on a class without a dictionary, say), ``on_failure`` "fail"

@@ -3,7 +3,6 @@
 from pathlib import Path
 
 from rootparams.calibrate import recipe_from_file
-
 from rootparams.records import write_text_atomic
 from rootparams.snakescript import run_logged
 

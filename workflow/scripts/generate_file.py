@@ -14,7 +14,7 @@ def main(smk):
         output=smk.output.root,
         catalogue=smk.output.get("catalogue"),  # content and warm-up files have no catalogue entry
         content=smk.input.get("content") or None,  # events written once per format, read back here
-        recipe=smk.input.get("recipe") or None,  # a clone's calibrated recipe; built-in formats have their own
+        recipe=smk.input.get("recipe") or None,  # a clone's recipe (built-in formats: their own)
         threads=smk.threads,
     )
 
