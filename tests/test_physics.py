@@ -58,19 +58,26 @@ def measure(
 
 
 def test_the_rate_does_not_depend_on_the_compression_level(build, truth3_files, tmp_path):
-    results = measure(build, truth3_files, tmp_path)
-    verdicts = physics.level_spread({key: rate for key, (rate, _) in results.items()}, STATISTIC)
-    # ZLIB's inflate is measurably faster at higher levels (its unzip time falls by ~25 % from level 1 to 9 on
-    # TRUTH3), which can take its rate just past the tolerance: a level may change the decompression time,
-    # never the rest of the read.
-    outside = physics.level_spread(physics.rates_outside_unzip({k: recs for k, (_, recs) in results.items()}),
-                                   STATISTIC)  # fmt: skip
-    print(physics.markdown(verdicts, "algorithm"))  # the figures, for pytest -s or -rP
-    print(physics.markdown(outside, "algorithm, outside decompression"))
-    # LZ4 1 apart from 5/9, so 4 groups of at least two levels: lz4 5/9, zlib, zstd, lzma.
-    assert len(verdicts) == len(outside) == 4
+    # A second measurement when the first fails: on the shared VM a slow spell of the host can last through
+    # every repetition of one level despite the interleaved rounds (CI, 2026-11-23: ZSTD levels 0.169 apart
+    # outside decompression, 0.031 when measured again). A real dependence on the level fails both times.
+    for attempt in (1, 2):
+        results = measure(build, truth3_files, tmp_path / f"attempt{attempt}")
+        verdicts = physics.level_spread({key: rate for key, (rate, _) in results.items()}, STATISTIC)
+        # ZLIB's inflate is measurably faster at higher levels (its unzip time falls by ~25 % from level 1 to 9
+        # on TRUTH3), which can take its rate just past the tolerance: a level may change the decompression
+        # time, never the rest of the read.
+        outside = physics.level_spread(physics.rates_outside_unzip({k: recs for k, (_, recs) in results.items()}),
+                                       STATISTIC)  # fmt: skip
+        print(f"attempt {attempt}")
+        print(physics.markdown(verdicts, "algorithm"))  # the figures, for pytest -s or -rP
+        print(physics.markdown(outside, "algorithm, outside decompression"))
+        # LZ4 1 apart from 5/9, so 4 groups of at least two levels: lz4 5/9, zlib, zstd, lzma.
+        assert len(verdicts) == len(outside) == 4
+        unexplained = [v for v in verdicts if not v.passed and v.name != "zlib levels 1/5/9"]
+        if all(v.passed for v in outside) and not unexplained:
+            break
     assert all(v.passed for v in outside), physics.markdown(outside, "algorithm, outside decompression")
-    unexplained = [v for v in verdicts if not v.passed and v.name != "zlib levels 1/5/9"]
     assert not unexplained, physics.markdown(verdicts, "algorithm")
 
 

@@ -10,6 +10,7 @@ pipeline are not slowed down. ``native`` applies no limit.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -213,15 +214,23 @@ def remove_stale_groups() -> None:
             _remove_group(group)
 
 
-def _remove_group(group: Path) -> None:
-    # Processes still inside (there should be none) go back to the root group first; rmdir needs it empty.
+def _remove_group(group: Path, attempts: int = 40) -> None:
+    # Processes still inside go back to the root group first; rmdir needs it empty. A job that loses its
+    # workflow removes its group while its reader server may still fork a reader into it, and an exiting
+    # reader keeps the group busy for a moment: so move and retry, for up to ~2 s.
     procs = group / "cgroup.procs"
-    if procs.exists():
-        for pid in procs.read_text().split():
-            with suppress(OSError):
-                (BLKIO / "cgroup.procs").write_text(pid)
-    with suppress(OSError):
-        group.rmdir()
+    for _ in range(attempts):
+        with suppress(OSError):
+            for pid in procs.read_text().split():
+                with suppress(OSError):
+                    (BLKIO / "cgroup.procs").write_text(pid)
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
 
 
 def join_group(procs: Path | None):
