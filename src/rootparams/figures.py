@@ -98,10 +98,13 @@ def _lines_by_algorithm(
         panel = data[data["format"] == fmt]
         order = categories[0](panel[x]) if categories else None
         asis = panel["origin"] == "asis" if "origin" in panel else pd.Series(False, index=panel.index)
-        for _, row in panel[asis].iterrows():
+        for i, row in panel[asis].iterrows():
             pos = order.index(row[x]) if categories else row[x]
-            ax.plot([pos], [row[y] * scale], marker="*", markersize=12, color=ALGORITHM_COLORS.get(row["algorithm"], "0.3"),
-                    markeredgecolor="black", linestyle="none", label="the real file as it is")  # fmt: skip
+            color = ALGORITHM_COLORS.get(row["algorithm"], "0.3")
+            # Hollow where its timed loop is not valid, as every other point.
+            face = color if valid_points(panel.loc[[i]]).iloc[0] else "white"
+            ax.plot([pos], [row[y] * scale], marker="*", markersize=12, markerfacecolor=face, markeredgecolor=color,
+                    markeredgewidth=1.2, linestyle="none", label="the real file as it is")  # fmt: skip
         ticks = panel.loc[panel["algorithm"] != "none", x]
         panel = panel[~asis]
         for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"])]:
