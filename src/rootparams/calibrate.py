@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from rootparams.errors import UserError
+from rootparams.sources import EVENT_DATA_NAMES
 
-EVENT_TREES = ("CollectionTree", "Events", "EventData")
 NS = "xAODlike::"
 
 # Element class of a real DataVector -> the writer's interface class (its element count is all it holds).
@@ -90,7 +90,7 @@ def open_tree(path: str | Path, tree: str | None = None):
     ntuples = sorted(k for k, v in classes.items() if "RNTuple" in v)
     listing = f"TTrees: {', '.join(trees) or 'none'}; RNTuples: {', '.join(ntuples) or 'none'}"
     if tree is None:
-        known = [t for t in EVENT_TREES if t in trees]
+        known = [t for t in EVENT_DATA_NAMES if t in trees]
         if len(known) == 1:
             tree = known[0]
         elif len(trees) == 1:

@@ -71,16 +71,13 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
     if problems:
         raise ConfigError(problems, source)
     for fmt, settings in config["file_defaults"].items():
-        if (
-            fmt not in config["formats"] and fmt in PAPER_FILE_DEFAULTS
-        ):  # a built-in format this study leaves out
+        if fmt in config["formats"]:
+            config["file_defaults"][fmt] = {**format_file_defaults(config, fmt), **settings}
+        elif fmt in PAPER_FILE_DEFAULTS:  # a built-in format this study leaves out
             config["file_defaults"][fmt] = {**PAPER_FILE_DEFAULTS[fmt], **settings}
-            continue
-        if fmt not in config["formats"]:
+        else:
             problems.append(f"file_defaults.{fmt}: not a format of this study; its formats are "
                             f"{', '.join(sorted(config['formats']))}")  # fmt: skip
-            continue
-        config["file_defaults"][fmt] = {**format_file_defaults(config, fmt), **settings}
     for fmt in config["formats"]:
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
@@ -308,8 +305,7 @@ def scan_containers(config: dict[str, Any], scan: Mapping[str, Any]) -> set[str]
     """The containers a scan's points are stored in: its own list, or its formats' defaults."""
     if "container" in scan:
         return set(scan["container"])
-    formats = [f for f in scan.get("formats", config["formats"]) if f in config["file_defaults"]
-               and not _left_out_of(config, f, scan)]  # fmt: skip
+    formats = [f for f in scan_formats(config, scan) if f in config["file_defaults"]]
     return {config["file_defaults"][f]["container"] for f in formats}
 
 
@@ -390,9 +386,11 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
     """'particle' needs ATLAS particle containers: a file without them is an error here, before any work, that
     names the selections that work."""
     for fmt, entry in config["formats"].items():
-        if format_kind(config, fmt) == "recipe" or source_of(config, fmt).atlas_containers:
+        if format_kind(config, fmt) == "recipe":
             continue
         found = source_of(config, fmt)
+        if found.atlas_containers:
+            continue
         default = entry.get("branches", config["read_defaults"]["branches"])
         uses = (
             [f"formats.{fmt}.branches" if "branches" in entry else "read_defaults.branches"]
@@ -400,7 +398,7 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
             else []
         )
         uses += [f"scans.{n}.branches" for n, scan in config["scans"].items()
-                 if "particle" in scan.get("branches", []) and fmt in scan.get("formats", config["formats"])]  # fmt: skip
+                 if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan)]  # fmt: skip
         if uses:
             yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {found.path} ({found.tree}) has no ATLAS "
                    "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "

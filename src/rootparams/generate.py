@@ -118,6 +118,16 @@ WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_second
                 "content_source", "generate_seconds", "root_write_seconds", "peak_rss_bytes", "write_threads")  # fmt: skip
 
 
+def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
+    """The start of every catalogue entry, also of a rewrite ROOT refused: the file and the grid point's settings
+    as requested (the same names and meanings as in repetitions.csv and summary.csv, so that joins on them are
+    right). split_level -1 and basket_size 0: an RNTuple's (or kept by a rewrite); page_size 0: a TTree's."""
+    return {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
+            "container": point.container, "algorithm": point.algorithm, "level": point.level,
+            "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
+            "page_size": point.page_size}  # fmt: skip
+
+
 def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
     """The catalogue entry of ``output``: the point's settings as requested, what the file holds as read back
     (``inspected``, the reader's --inspect), and how it was written (``written``; None for a source as it is)."""
@@ -128,20 +138,7 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
     uncompressed = inspected["tot_bytes"]
     root_seconds = written["root_write_seconds"]
     return {
-        "format": point.format,
-        "file_id": point.id,
-        "origin": point.origin,
-        "path": output,
-        # The grid point's settings, as requested (the same names and meanings as in repetitions.csv and
-        # summary.csv, so that joins on them are right). split_level -1 and basket_size 0: an RNTuple's;
-        # page_size 0: a TTree's.
-        "container": point.container,
-        "algorithm": point.algorithm,
-        "level": point.level,
-        "autoflush": point.autoflush,
-        "split_level": point.split_level,
-        "basket_size": point.basket_size,
-        "page_size": point.page_size,
+        **requested_settings(point, output),
         # What the file really holds, read back from it (*_in_file; tests check that they match the request).
         "algorithm_in_file": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})")
         if setting

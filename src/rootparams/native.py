@@ -51,6 +51,12 @@ def _root_messages(stderr: str) -> str:
     return " | ".join(warnings)[:2000]
 
 
+def json_result(lines) -> dict[str, Any] | None:
+    """The last ``ROOTPARAMS_JSON {...}`` line among ``lines`` (an executable's stdout), parsed; None if none."""
+    found = [line for line in lines if line.startswith(JSON_MARKER)]
+    return json.loads(found[-1][len(JSON_MARKER) :]) if found else None
+
+
 def die_with_parent(sig: int = signal.SIGTERM) -> None:
     """In a child before exec: Linux sends ``sig`` when the thread that started it (the job) dies."""
     import ctypes
@@ -69,10 +75,9 @@ def run_tool(cmd: list[str], what: str, preexec: Callable[[], None] | None = Non
             preexec()
 
     proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=before_exec)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith(JSON_MARKER)]
-    if proc.returncode != 0 or not lines:
+    result = json_result(proc.stdout.splitlines())
+    if proc.returncode != 0 or result is None:
         raise _error(what, proc.returncode, proc.stderr, proc.stdout)
-    result = json.loads(lines[-1][len(JSON_MARKER) :])
     if messages := _root_messages(proc.stderr):
         result["root_messages"] = messages
     return result
@@ -137,13 +142,12 @@ class ReaderServer:
         lines: list[str] = []
         child = self._expect(CHILD_MARKER, timeout=READ_TIMEOUT_SECONDS, what=what, seen=lines)
         stderr = Path(stderr_path).read_text(errors="replace") if Path(stderr_path).exists() else ""
-        results = [line for line in lines if line.startswith(JSON_MARKER)]
-        if child.get("exit_code") != 0 or not results:
+        result = json_result(lines)
+        if child.get("exit_code") != 0 or result is None:
             code = child.get("exit_code", -1)
             if child.get("signal"):
                 stderr += f"\n(the reader was killed by signal {child['signal']})"
             raise _error(what, code, stderr + child.get("error", ""), "\n".join(lines))
-        result = json.loads(results[-1][len(JSON_MARKER) :])
         if messages := _root_messages(stderr):
             result["root_messages"] = messages
         return result, child

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import signal
@@ -28,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from rootparams.errors import UserError
-from rootparams.native import JSON_MARKER, die_with_parent
+from rootparams.native import die_with_parent, json_result
 
 # A rewrite that takes longer is hung (a 1400-branch, 100-event file takes ~0.5 s; 1 GB files take minutes).
 REWRITE_TIMEOUT_SECONDS = 3600
@@ -92,11 +91,6 @@ def _settings_text(container: str, compression: int, autoflush: int | None, bask
 def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=lambda: die_with_parent(signal.SIGKILL))  # fmt: skip
-
-
-def _json_line(stdout: str) -> dict | None:
-    lines = [line for line in stdout.splitlines() if line.startswith(JSON_MARKER)]
-    return json.loads(lines[-1][len(JSON_MARKER) :]) if lines else None
 
 
 def crash_signal(returncode: int, stderr: str) -> str | None:
@@ -177,7 +171,7 @@ def rewrite_file(
                 log_path=str(log),
             ) from None
         sig = crash_signal(proc.returncode, proc.stderr)
-        written = _json_line(proc.stdout)
+        written = json_result(proc.stdout.splitlines())
         if sig:
             _write_log(log, cmd, proc.returncode, proc.stdout, proc.stderr)
             raise _crash_error(what, sig, src, tree, compression, container, rewriter, diagnose_timeout, log)
@@ -187,7 +181,7 @@ def rewrite_file(
             raise RewriteError(f"{what} failed: {reason} (ROOT's output: {log})", log_path=str(log))
         inspect_cmd = [reader, "--file", str(partial), "--tree", tree, "--inspect"]
         check = _run(inspect_cmd, timeout)
-        inspected = _json_line(check.stdout)
+        inspected = json_result(check.stdout.splitlines())
         if check.returncode != 0 or inspected is None:
             _write_log(log, inspect_cmd, check.returncode, check.stdout, check.stderr)
             reason = _tool_message(check.stderr) or f"exit code {check.returncode}"
@@ -246,7 +240,7 @@ def diagnose(source: str | Path, *, tree: str, compression: int, rewriter: str,
         proc = _run(cmd, timeout)
     except subprocess.TimeoutExpired:
         raise RewriteError(f"diagnosing {source}: no result within {timeout:.0f} s") from None
-    result = _json_line(proc.stdout)
+    result = json_result(proc.stdout.splitlines())
     if proc.returncode != 0 or result is None:
         sig = crash_signal(proc.returncode, proc.stderr)
         raise RewriteError(f"diagnosing {source} failed ({sig or f'exit code {proc.returncode}'}): "

@@ -197,11 +197,11 @@ def rewrite_point(
     catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that the point's reads are
     recorded as refused and every other point of the study goes on (measure_point never reads a refused
     point's file)."""
-    from rootparams.generate import catalogue_entry
+    from rootparams.generate import catalogue_entry, requested_settings
     from rootparams.records import write_json_atomic
     from rootparams.rewrite import RewriteError, file_identity, rewrite_file
 
-    identity = file_identity(source)
+    identity = file_identity(source)  # also for a refused rewrite, which returns none
     ttree = point.container == "ttree"
     try:
         result = rewrite_file(source, tree=tree, output=output, compression=point.compression_setting,
@@ -214,13 +214,14 @@ def rewrite_point(
         say(f"rewrite refused, recorded (rewrite_failures: record): {error}")
         open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
         culprits = error.culprits or []
-        entry = {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
-                 "container": point.container, "algorithm": point.algorithm, "level": point.level,
-                 "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
-                 "page_size": point.page_size, "refused": str(error).splitlines()[0],
-                 "refused_signal": error.signal_name,
-                 "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
-                 "refused_message": str(error), **_source_fields(identity)}  # fmt: skip
+        entry = {
+            **requested_settings(point, output),
+            "refused": str(error).splitlines()[0],
+            "refused_signal": error.signal_name,
+            "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
+            "refused_message": str(error),
+            **_source_fields(identity),
+        }
         write_json_atomic(catalogue, entry)
         return entry
     w = result["written"]

@@ -88,7 +88,8 @@ rule calibrate_recipe:
     conda:
         CONDA_ENV
     params:
-        tree=lambda w: STUDY["formats"][w.format].get("tree"),
+        # the tree the config checked (found there when not given), so that both agree on it
+        tree=lambda w: source_of(STUDY, w.format).tree,
     script:
         "../scripts/calibrate_recipe.py"
 
