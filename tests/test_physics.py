@@ -28,7 +28,7 @@ TRUTH3_EVENTS = 8000
 ROUNDS, REPS_PER_ROUND = 5, 2  # interleaved, so that a drift of the shared machine shifts every level alike
 # On the shared VMs the same read's CPU time varies by up to 1.7x from one repetition to the next, with no steal
 # showing (docs/measurement.md, "The instrument checks its own physics"): interference only ever slows a read
-# down, so the checks compare each point's fastest repetition, and print the means beside it.
+# down, so the repeat check also prints each point's fastest repetition beside the mean.
 STATISTIC = "best"
 
 
@@ -58,20 +58,25 @@ def measure(
 
 
 def test_the_rate_does_not_depend_on_the_compression_level(build, truth3_files, tmp_path):
-    # A second measurement when the first fails: on the shared VM a slow spell of the host can last through
-    # every repetition of one level despite the interleaved rounds (CI, 2026-11-23: ZSTD levels 0.169 apart
-    # outside decompression, 0.031 when measured again). A real dependence on the level fails both times.
+    # The 10 % tolerance of benchmarks/physics_checks.py needs a quiet machine. On CI's shared VM one level's
+    # repetitions were 7-20 % apart (1σ) and even the fastest ones 25 % (2026-11-23, ZSTD, twice in a row), so
+    # the test passes a group within 10 % or whose means differ by at most LEVEL_SIGMAS standard errors: it
+    # asks whether the levels differ beyond the noise this run measured, and prints what difference it could
+    # resolve. A second measurement when the first fails: a slow spell of the host can last through every
+    # repetition of one level despite the interleaved rounds. A real dependence on the level fails both times.
     for attempt in (1, 2):
         results = measure(build, truth3_files, tmp_path / f"attempt{attempt}")
-        verdicts = physics.level_spread({key: rate for key, (rate, _) in results.items()}, STATISTIC)
+        rates = {key: rate for key, (rate, _) in results.items()}
+        verdicts = physics.level_spread(rates, "mean", sigmas=physics.LEVEL_SIGMAS)
         # ZLIB's inflate is measurably faster at higher levels (its unzip time falls by ~25 % from level 1 to 9
         # on TRUTH3), which can take its rate just past the tolerance: a level may change the decompression
         # time, never the rest of the read.
-        outside = physics.level_spread(physics.rates_outside_unzip({k: recs for k, (_, recs) in results.items()}),
-                                       STATISTIC)  # fmt: skip
+        outside_rates = physics.rates_outside_unzip({k: recs for k, (_, recs) in results.items()})
+        outside = physics.level_spread(outside_rates, "mean", sigmas=physics.LEVEL_SIGMAS)
         print(f"attempt {attempt}")
         print(physics.markdown(verdicts, "algorithm"))  # the figures, for pytest -s or -rP
         print(physics.markdown(outside, "algorithm, outside decompression"))
+        print(physics.markdown(physics.level_spread(rates, STATISTIC), "algorithm (fastest repetition)"))
         # LZ4 1 apart from 5/9, so 4 groups of at least two levels: lz4 5/9, zlib, zstd, lzma.
         assert len(verdicts) == len(outside) == 4
         unexplained = [v for v in verdicts if not v.passed and v.name != "zlib levels 1/5/9"]
@@ -123,6 +128,23 @@ def test_level_spread_groups_lz4_modes_and_flags_a_spread_level():
     assert set(verdicts) == {"lz4 levels 5/9", "zlib levels 1/5/9"}  # LZ4-1 alone in its mode
     assert verdicts["lz4 levels 5/9"].passed and not verdicts["zlib levels 1/5/9"].passed
     assert verdicts["zlib levels 1/5/9"].value == pytest.approx(24 / (284 / 3))
+
+
+def test_level_spread_on_a_noisy_host_asks_whether_levels_differ_beyond_the_noise():
+    # CI's figures (2026-11-23, ZSTD outside decompression, 10 repetitions): 15 % apart, 2.2 standard errors.
+    noisy = {("zstd", 1): physics.Rate(10226.5, 708.0, 10), ("zstd", 5): physics.Rate(11857.4, 2367.7, 10),
+             ("zstd", 9): physics.Rate(11339.1, 1457.4, 10)}  # fmt: skip
+    (strict,) = physics.level_spread(noisy)
+    (verdict,) = physics.level_spread(noisy, "mean", sigmas=physics.LEVEL_SIGMAS)
+    assert not strict.passed and verdict.passed and "2.2 standard errors" in verdict.detail
+    # A real 30 % dependence measured with the same noise is still seen; so is 15 % on a quiet host.
+    real = {**noisy, ("zstd", 9): physics.Rate(13300, 1000.0, 10)}
+    assert not physics.level_spread(real, "mean", sigmas=physics.LEVEL_SIGMAS)[0].passed
+    quiet = {("lzma", 1): physics.Rate(100, 3, 10), ("lzma", 9): physics.Rate(115, 3, 10)}
+    assert not physics.level_spread(quiet, "mean", sigmas=physics.LEVEL_SIGMAS)[0].passed
+    # One repetition per level: no error to judge by, only the tolerance.
+    single = {("lzma", 1): physics.Rate(100, math.nan, 1), ("lzma", 9): physics.Rate(115, math.nan, 1)}
+    assert not physics.level_spread(single, "mean", sigmas=physics.LEVEL_SIGMAS)[0].passed
 
 
 def test_bandwidth_and_repeat_rules():
