@@ -24,6 +24,7 @@ def test_empty_config_gets_every_default():
         "cache_size": -1,
         "learn_entries": "default",
         "cluster_bunch": 1,
+        "async_prefetch": False,
         "threads": 1,
         "branches": "particle",
         "storage_profile": "hdd",

@@ -17,11 +17,24 @@ def test_named_and_custom_profiles():
     assert (hdd.read_bps, hdd.read_iops) == (150_000_000, None)  # streaming bandwidth only
     assert (seek.read_bps, seek.read_iops) == (150_000_000, 50)  # a seek charged to every request
     custom = storage.resolve_profile("nfs", {"nfs": {"read_bps": 10_000_000}})
-    assert custom.as_record() == {
-        "storage_profile": "nfs",
-        "storage_read_bps": 10_000_000,
-        "storage_read_iops": 0,
-    }
+    record = custom.as_record()
+    assert {k: record[k] for k in ("storage_profile", "storage_access", "storage_read_bps", "storage_read_iops")} == {
+        "storage_profile": "nfs", "storage_access": "local", "storage_read_bps": 10_000_000, "storage_read_iops": 0,
+    }  # fmt: skip
+    # Remote profiles: read over root:// through our own server, on the unthrottled disk.
+    wan = storage.resolve_profile("xrootd-wan")
+    assert (wan.access, wan.rtt_ms, wan.bandwidth_bps, wan.throttled) == ("xrootd", 20.0, 100_000_000, False)
+    own = storage.resolve_profile("sat", {"sat": {"rtt_ms": 600}})
+    assert (own.access, own.rtt_ms, own.bandwidth_bps) == ("xrootd", 600.0, None)
+
+
+def test_a_machine_without_blkio_keeps_remote_profiles_and_measures_throttled_ones_natively():
+    from rootparams.config import load_study_config, without_throttling
+
+    config = load_study_config({"scans": {"s": {"storage_profile": ["hdd", "native", "xrootd-wan"]}}})
+    out = without_throttling(config, "not root")
+    assert out["scans"]["s"]["storage_profile"] == ["native", "xrootd-wan"]
+    assert out["read_defaults"]["storage_profile"] == "native"
 
 
 def test_throttling_without_root_is_a_clear_error(tmp_path, monkeypatch):

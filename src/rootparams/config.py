@@ -19,14 +19,22 @@ import jsonschema
 import yaml
 
 from rootparams.errors import UserError
-from rootparams.storage import PROFILES
+from rootparams.storage import PROFILES, resolve_profile
 
 FILE_KEYS = ("container", "algorithm", "level", "autoflush", "split_level", "basket_size", "page_size")
-READ_KEYS = ("cache_size", "learn_entries", "cluster_bunch", "threads", "branches", "storage_profile")
+READ_KEYS = (
+    "cache_size",
+    "learn_entries",
+    "cluster_bunch",
+    "async_prefetch",
+    "threads",
+    "branches",
+    "storage_profile",
+)
 # Settings that mean something for one container only (docs/formats.md, "RNTuple"): a scan that varies one of
 # them over points of the other container is an error, and a point of the other container keeps a fixed value.
 CONTAINER_ONLY_KEYS = {
-    "ttree": ("split_level", "basket_size", "learn_entries"),
+    "ttree": ("split_level", "basket_size", "learn_entries", "async_prefetch"),
     "rntuple": ("page_size", "cluster_bunch"),
 }
 # The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
@@ -350,6 +358,7 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
                 counterpart = {"split_level": "RNTuple has no split level (every field is stored column-wise)",
                                "basket_size": "its counterpart is page_size",
                                "learn_entries": "the RNTuple cluster cache does not learn",
+                               "async_prefetch": "the RNTuple cluster cache always reads ahead in a thread",
                                "page_size": "its TTree counterpart is basket_size",
                                "cluster_bunch": "the TTreeCache's counterpart is cache_size"}[key]  # fmt: skip
                 yield (
@@ -457,21 +466,26 @@ def without_throttling(config: dict[str, Any], reason: str) -> dict[str, Any]:
     """The study with every storage profile replaced by native, for a machine that cannot throttle
     (``reason``). Points that differed only by profile then coincide and are measured once. Raises
     ConfigError if measurement.unthrottled_fallback is "fail" and a throttled profile is asked for."""
-    used = {profile for _, profile in used_storage_profiles(config)}
-    if used <= {"native"}:
+    custom = config["measurement"]["storage_profiles"]
+    # Remote profiles read through a server on the unthrottled disk: they need no blkio and stay.
+    throttled = {p for _, p in used_storage_profiles(config) if resolve_profile(p, custom).throttled}
+    if not throttled:
         return config
     if config["measurement"]["unthrottled_fallback"] == "fail":
         raise ConfigError(
             [
-                f"storage profiles {', '.join(sorted(used - {'native'}))} cannot be applied on this machine: "
+                f"storage profiles {', '.join(sorted(throttled))} cannot be applied on this machine: "
                 f"{reason}; run as root with cgroup v1 blkio, use storage_profile: native, or set "
                 "measurement.unthrottled_fallback: native"
             ]
         )
     out = copy.deepcopy(config)
-    out["read_defaults"]["storage_profile"] = "native"
+    if out["read_defaults"]["storage_profile"] in throttled:
+        out["read_defaults"]["storage_profile"] = "native"
     for scan in out["scans"].values():
         if "storage_profile" in scan:
-            scan["storage_profile"] = ["native"]
+            scan["storage_profile"] = list(dict.fromkeys(
+                "native" if p in throttled else p for p in scan["storage_profile"]
+            ))  # fmt: skip
     out["measurement"]["storage_note"] = f"throttled profiles fell back to native: {reason}"
     return out

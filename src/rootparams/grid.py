@@ -111,7 +111,7 @@ _REWRITE_ID_FIELDS = (
 FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)  # files our writer makes from a recipe
 REWRITE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _REWRITE_ID_FIELDS)  # a source copied by ROOT
 ASIS_ID = "asis"  # a source as it is
-READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?_[a-z0-9]+_[a-z][a-z0-9_]*"
+READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?_[a-z0-9]+_[a-z][a-z0-9_-]*"
 
 
 @dataclass(frozen=True, order=True)
@@ -122,6 +122,7 @@ class ReadPoint:
     branches: str
     storage_profile: str
     cluster_bunch: int = 1
+    async_prefetch: bool = False
 
     @property
     def branches_token(self) -> str:
@@ -138,16 +139,17 @@ class ReadPoint:
     def id(self) -> str:
         # The bunch size appears only where it is not ROOT's default, so TTree read ids do not change.
         bunch = f"_bunch{self.cluster_bunch}" if self.cluster_bunch != 1 else ""
+        prefetch = "_async" if self.async_prefetch else ""  # likewise: ROOT's default (off) unnamed
         return (
-            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}{bunch}_{self.branches_token}"
-            f"_{self.storage_profile}"
+            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}{bunch}{prefetch}"
+            f"_{self.branches_token}_{self.storage_profile}"
         )
 
     def for_container(self, container: str) -> ReadPoint:
         """This read of a file stored as ``container``: settings without meaning there take their fixed value
         (made from the raw settings: a point fixed for one container does not carry the other's values)."""
         if container == "rntuple":
-            return replace(self, learn_entries="default")
+            return replace(self, learn_entries="default", async_prefetch=False)
         return replace(self, cluster_bunch=1)
 
 

@@ -71,6 +71,7 @@ def reader_args(
         "cache-size": read["cache_size"],
         "learn-entries": learn,
         "cluster-bunch": read.get("cluster_bunch", 1),
+        "async-prefetch": int(bool(read.get("async_prefetch", False))),
         "threads": read["threads"],
     }
     if read.get("tree"):  # a source file's own tree or RNTuple (the reader's default is CollectionTree)

@@ -26,16 +26,29 @@ class StorageProfile:
     name: str
     read_bps: int | None = None  # bytes per second
     read_iops: int | None = None
+    # Remote profiles (docs/measurement.md, "Remote reads"): the file is read through root:// from our own
+    # XRootD server on this host, directly or through a latency/bandwidth proxy (rootparams.remote).
+    rtt_ms: float | None = None
+    bandwidth_bps: int | None = None
 
     @property
     def throttled(self) -> bool:
         return bool(self.read_bps or self.read_iops)
 
+    @property
+    def access(self) -> str:
+        """How the reader reaches the file: "local" (a path) or "xrootd" (root:// from our own server on this
+        host: the file's disk and page cache are still ours to evict and to verify)."""
+        return "xrootd" if self.rtt_ms is not None else "local"
+
     def as_record(self) -> dict[str, object]:
         return {
             "storage_profile": self.name,
+            "storage_access": self.access,
             "storage_read_bps": self.read_bps or 0,
             "storage_read_iops": self.read_iops or 0,
+            "remote_rtt_ms": self.rtt_ms if self.rtt_ms is not None else float("nan"),
+            "remote_bandwidth_bps": self.bandwidth_bps or 0,
         }
 
 
@@ -46,11 +59,18 @@ class StorageProfile:
 # emulations: "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek
 # charged to every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd"
 # is a SATA SSD, "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
+# The xrootd profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a
+# toxiproxy that adds half the round-trip time each way and limits the bandwidth (issue #15's networks: a LAN,
+# a WAN link, a far site); custom ones are {rtt_ms: ..., bandwidth_bps: ...}.
 PROFILES = {
     "native": StorageProfile("native"),
     "ssd": StorageProfile("ssd", read_bps=500_000_000, read_iops=20_000),
     "hdd": StorageProfile("hdd", read_bps=150_000_000),
     "hdd_seek": StorageProfile("hdd_seek", read_bps=150_000_000, read_iops=50),
+    "xrootd-local": StorageProfile("xrootd-local", rtt_ms=0.0),  # the server alone: its own cost, no proxy
+    "xrootd-lan": StorageProfile("xrootd-lan", rtt_ms=0.2, bandwidth_bps=125_000_000),
+    "xrootd-wan": StorageProfile("xrootd-wan", rtt_ms=20.0, bandwidth_bps=100_000_000),
+    "xrootd-far": StorageProfile("xrootd-far", rtt_ms=100.0),
 }
 
 
@@ -63,7 +83,11 @@ def resolve_profile(name: str, custom: dict[str, dict] | None = None) -> Storage
     if name in PROFILES:
         return PROFILES[name]
     if custom and name in custom:
-        return StorageProfile(name, custom[name].get("read_bps"), custom[name].get("read_iops"))
+        c = custom[name]
+        remote = "rtt_ms" in c or "bandwidth_bps" in c
+        return StorageProfile(name, c.get("read_bps"), c.get("read_iops"),
+                              rtt_ms=float(c.get("rtt_ms", 0.0)) if remote else None,
+                              bandwidth_bps=c.get("bandwidth_bps"))  # fmt: skip
     raise StorageProfileError(
         f"unknown storage profile {name!r}; valid are {', '.join(map(repr, [*PROFILES, *(custom or {})]))}"
     )

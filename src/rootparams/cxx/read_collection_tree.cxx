@@ -907,6 +907,7 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
    JsonObject out;
    out.str("file", path)
+      .str("file_class", file->ClassName())  // TFile for a local path, TNetXNGFile through root://
       .str("container", "ttree")
       .str("io_counters_source", perf ? "TTreePerfStats" : "none")
       .str("root_version", gROOT->GetVersion())
@@ -1144,6 +1145,7 @@ int inspect_ntuple(const std::string &path, const std::string &name)
    const long long clusters = desc.GetNClusters();
    JsonObject out;
    out.str("file", path)
+      .str("file_class", file->ClassName())
       .str("container", "rntuple")
       .integer("entries", entries)
       .integer("file_size_bytes", file->GetSize())
@@ -1521,6 +1523,14 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       g_disk_device = args.at("disk-device");
       if (g_disk_device.find(':') == std::string::npos || disk_completed_read_bytes() < 0)
          fail("--disk-device '" + g_disk_device + "' is not a major:minor listed in /proc/diskstats");
+   }
+   if (args.count("async-prefetch")) {
+      // TTreeCache's asynchronous prefetching (TFilePrefetch: a thread reads the next cluster's blocks while
+      // the loop works on this one). Off (main's pin) unless asked for; read by ROOT when the file opens.
+      const std::string value = args.at("async-prefetch");
+      if (value != "0" && value != "1")
+         fail("--async-prefetch '" + value + "': must be 0 or 1");
+      gEnv->SetValue("TFile.AsyncPrefetching", std::stoi(value));
    }
    std::string container = args.count("container") ? args.at("container") : "ttree";
    if (container == "auto") {  // untimed reads (a warm-up): the file says which
