@@ -72,8 +72,14 @@ def main() -> None:
                 f"\n(a) {fmt}, {events[fmt]} events, native storage, {2 * rounds} cold repetitions per level"
             )
             for statistic in ("mean", "best"):  # the fastest repetition: interference only slows a read
-                sigmas = physics.LEVEL_SIGMAS if statistic == "mean" else None  # mean: also the noise-aware rule of the tests
-                print(physics.markdown(physics.level_spread(rates, statistic, sigmas), f"algorithm ({statistic})"))
+                sigmas = (
+                    physics.LEVEL_SIGMAS if statistic == "mean" else None
+                )  # mean: also the noise-aware rule of the tests
+                print(
+                    physics.markdown(
+                        physics.level_spread(rates, statistic, sigmas), f"algorithm ({statistic})"
+                    )
+                )
     if "repeat" in args.checks and first:
         path, fmt, rate = first
         ((again, _),) = physics.measure({"again": path}, reader=tools.reader, events=events[fmt], read=native,
