@@ -31,7 +31,10 @@ from rootparams.errors import UserError
 from rootparams.native import die_with_parent
 
 # Options both tools understand: epoch time stamps, and the paper's metric groups.
-MONITOR_ARGS = ["--epoch", "--cpu", "--disk", "--net", "--io", "--mem", "--vm", "--page", "--noupdate"]
+# The network: every interface but loopback ("total", the tools' default) and loopback on its own, where a read
+# through our own XRootD server travels (docs/measurement.md, "Remote reads").
+MONITOR_ARGS = ["--epoch", "--cpu", "--disk", "--net", "-N", "total,lo", "--io", "--mem", "--vm", "--page",
+                "--noupdate"]  # fmt: skip
 TOOL_ARGS = {"dool": ["--bytes"], "dstat": []}
 # Columns that dool writes in bits unless --bytes was given.
 BYTE_RATE_COLUMNS = (
@@ -39,6 +42,8 @@ BYTE_RATE_COLUMNS = (
     "disk_write_bytes_per_s",
     "net_recv_bytes_per_s",
     "net_send_bytes_per_s",
+    "net_lo_recv_bytes_per_s",
+    "net_lo_send_bytes_per_s",
 )
 
 # (group prefix, column) -> canonical name. Groups are matched by prefix since dool and dstat word some
@@ -52,6 +57,8 @@ CANONICAL = {
     ("total cpu", "stl"): "cpu_steal_pct",
     ("dsk/", "read"): "disk_read_bytes_per_s",
     ("dsk/", "writ"): "disk_write_bytes_per_s",
+    ("net/lo", "recv"): "net_lo_recv_bytes_per_s",  # before "net/": the first matching prefix wins
+    ("net/lo", "send"): "net_lo_send_bytes_per_s",
     ("net/", "recv"): "net_recv_bytes_per_s",
     ("net/", "send"): "net_send_bytes_per_s",
     ("io/", "read"): "io_read_ops_per_s",
@@ -133,7 +140,8 @@ def parse_monitor_csv(text: str, source: str = "<monitor csv>") -> MonitorSample
     for i, name in enumerate(names):
         if i < len(groups) and groups[i].strip():
             group = groups[i].strip().lower()
-        canonical = _canonical(group, name.strip().lower())
+        # With -N, dool names a network column after its group too ("net/lo:recv").
+        canonical = _canonical(group, name.strip().lower().rpartition(":")[2])
         if canonical and canonical not in mapping.values():
             mapping[i] = canonical
     if "epoch" not in mapping.values():
@@ -201,6 +209,7 @@ def summarize_window(samples: MonitorSamples, start: float, end: float) -> dict[
         ("io_read_ops_per_s", "io_read_ops"),
         ("net_recv_bytes_per_s", "net_recv_bytes"),
         ("net_send_bytes_per_s", "net_send_bytes"),
+        ("net_lo_recv_bytes_per_s", "net_lo_recv_bytes"),
     ):
         values = [(w, r[rate]) for w, r in overlapping if rate in r and not math.isnan(r[rate])]
         if values:

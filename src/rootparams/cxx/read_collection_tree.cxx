@@ -173,7 +173,11 @@ public:
    // The default constructor: no stopwatch, graphs or pave (Finish() must not be called); every figure
    // comes from the counters below. `path` is the file under test: reads of other files (ROOT reads the
    // dictionaries' .pcm files through TFile too) are counted apart.
-   explicit PerfStats(std::string path) : TTreePerfStats(), fPath(std::move(path)) {}
+   // A URL's options ("?remote=1") are not part of the name ROOT gives its file object (TNetXNGFile).
+   explicit PerfStats(std::string path)
+      : TTreePerfStats(), fPath(path.find("://") == std::string::npos ? path : path.substr(0, path.find('?')))
+   {
+   }
    void Attach(TTree *tree)
    {
       fTree = tree;
