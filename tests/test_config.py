@@ -53,6 +53,15 @@ def test_shipped_configs_are_valid():
         ({"scans": {"c": {"algorithm": ["gzip"]}}}, ["scans.c.algorithm[0] = 'gzip'", "'zlib'", "'zstd'"]),
         ({"formats": {"aod": {"written": 1, "read": 2}}}, ["formats", "'aod'", "'xaod'", "'truth3'"]),
         ({"read_defaults": {"threads": 0}}, ["read_defaults.threads = 0", "at least 1"]),
+        (
+            {"scans": {"r": {"storage_profile": ["xrootd-moon"]}}},
+            ["'xrootd-moon'", "'xrootd-wan'", "storage_profiles"],
+        ),
+        (
+            {"scans": {"r": {"container": ["ttree", "rntuple"], "async_prefetch": [True]}}},
+            ["scans.r.async_prefetch is a ttree setting", "cluster cache"],
+        ),
+        ({"measurement": {"storage_profiles": {"sat": {"rtt_ms": 600, "read_bps": 10000}}}}, ["sat"]),
         ({"file_defaults": {"xaod": {"autoflush": 2.5}}}, ["file_defaults.xaod.autoflush = 2.5", "integer"]),
         ({"formats": {"xaod": {"written": 0, "read": 2}}}, ["formats.xaod.written = 0", "at least 1"]),
         (

@@ -52,6 +52,9 @@ SUMMARY_METRICS = [
     "mon_cpu_steal_pct_mean", "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops",
     "mon_net_recv_bytes", "mon_mem_used_bytes_max", "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean",
     "mon_process_disk_read_bytes",
+    # Remote profiles (read span): the added RTT, what the server read from storage, what crossed loopback
+    # (twice the payload through the proxy: server to proxy, proxy to reader), and dool's lo samples.
+    "remote_rtt_ms", "server_storage_read_bytes", "read_net_lo_bytes", "mon_net_lo_recv_bytes",
 ]  # fmt: skip
 
 

@@ -325,9 +325,56 @@ def _fig18(d, ctx):
                      RATE[2], on_off, logy=True)  # fmt: skip
 
 
+def _storage_rtt(d: pd.DataFrame) -> pd.DataFrame:
+    """The storage profile as an x category ordered by the latency it adds: local profiles first (no network),
+    then the remote ones by RTT, each labelled with it (remote_rtt_ms from the records)."""
+    rtt = d["remote_rtt_ms_mean"] if "remote_rtt_ms_mean" in d else pd.Series(np.nan, index=d.index)
+    label = [p if r != r else f"{p} ({r:g} ms)" for p, r in zip(d["storage_profile"], rtt, strict=True)]
+    rank = {p: i for i, p in enumerate(STORAGE_ORDER)}
+    order = sorted(
+        set(zip(rtt.fillna(-1), d["storage_profile"].map(lambda p: rank.get(p, 99)), label, strict=True))
+    )
+    return d.assign(storage=label), [lab for *_, lab in order]
+
+
+def _fig19(d, ctx):
+    return _lines_by(d, "Fig. 19 (beyond the paper): event rate vs TTreeCache size, local and over XRootD with added latency",
+                     "format", format_order, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
+                     CACHE_X, logy=True, hue_label=lambda p: f"storage: {p}")  # fmt: skip
+
+
+def _fig20(d, ctx):
+    d, order = _storage_rtt(d[d["container"] == "ttree"] if "container" in d else d)
+    cache = {0: "TTreeCache off", -1: "TTreeCache -1 (ROOT's default sizing)"}
+    d = d.assign(cache=d["cache_size"].map(lambda v: cache.get(int(v), f"TTreeCache {cache_label(int(v))}")))
+    return _lines_by(d, "Fig. 20 (beyond the paper): event rate vs round-trip time, TTreeCache off and on",
+                     "format", format_order, "cache", "storage", *RATE[:2], "Storage (added round-trip time)",
+                     RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
+
+
+def _fig21(d, ctx):
+    d, order = _storage_rtt(d)
+    name = {
+        ("ttree", False): "TTree, TTreeCache -1",
+        ("ttree", True): "TTree, TTreeCache -1 + async prefetch",
+    }
+    series = [
+        name.get(
+            (c, bool(a)), f"{CONTAINER_LABELS.get(c, c)}, cluster cache {'off' if int(s) == 0 else 'on'}"
+        )
+        if not (c == "ttree" and int(s) != -1)
+        else f"TTree, TTreeCache {cache_label(int(s))}"
+        for c, a, s in zip(d["container"], d["async_prefetch"].fillna(False), d["cache_size"], strict=True)
+    ]
+    return _lines_by(d.assign(series=series), "Fig. 21 (beyond the paper): async prefetching and the RNTuple cluster cache by storage",
+                     "format", format_order, "series", "storage", *RATE[:2], "Storage (added round-trip time)",
+                     RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
+
+
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
 CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree",
-                     "fig16_rate_vs_cluster_size", "fig17_rntuple_rate_vs_page_size", "fig18_cluster_cache_by_storage")  # fmt: skip
+                     "fig16_rate_vs_cluster_size", "fig17_rntuple_rate_vs_page_size", "fig18_cluster_cache_by_storage",
+                     "fig21_prefetch_by_latency")  # fmt: skip
 
 FIGURES = [
     Figure(
@@ -376,6 +423,17 @@ FIGURES = [
         ("rntuple_cache", "storage_cache", "container_storage"),
         "Cluster cache and TTreeCache per storage",
         _fig18,
+    ),
+    # Remote reads (issue #15; config/remote.yaml): the same cold reads through a local XRootD server.
+    Figure(
+        "fig19_rate_vs_cache_by_latency", ("remote_cache",), "Rate vs TTreeCache size per latency", _fig19
+    ),
+    Figure("fig20_rate_vs_rtt", ("remote_cache",), "Rate vs round-trip time, cache off and on", _fig20),
+    Figure(
+        CONTAINER_FIGURES[6],
+        ("remote_prefetch", "remote_rntuple"),
+        "Async prefetch and cluster cache",
+        _fig21,
     ),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]

@@ -26,7 +26,8 @@ ALGORITHM_LABELS = {
     "zstd": "ZSTD (beyond the paper)",
     "none": "uncompressed",
 }
-STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek"]  # fast to slow
+STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek", "xrootd-local", "xrootd-lan", "xrootd-wan", "xrootd-far"]
+# fast to slow; the xrootd profiles by their added round-trip time (rootparams.storage.PROFILES)
 
 
 def autoflush_label(value: int) -> str:

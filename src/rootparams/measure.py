@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rootparams import hostmemory, pagecache, storage
+from rootparams import hostmemory, pagecache, remote, storage
 from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
@@ -205,6 +205,7 @@ class Instrument:
     profile: storage.StorageProfile
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
+    endpoint: Any = None  # a remote profile's rootparams.remote endpoint: the reader opens its root:// URL
     fastest_probe: float = float("nan")  # the fastest memory probe of this point so far
 
     def memory_probe(self) -> float:
@@ -216,7 +217,12 @@ class Instrument:
             self.fastest_probe = seconds
         return seconds
 
+    def read_path(self, path: str) -> str:
+        """What the reader opens for the local file ``path``: the path, or its URL on the remote endpoint."""
+        return self.endpoint.url(path) if self.endpoint else path
+
     def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
+        """One read of ``path`` (a local path or a URL) by a fresh reader."""
         args = reader_args(path, events, read, self.device)
         try:
             if self.server:
@@ -286,6 +292,20 @@ def measure_point(
             csv_path.parent.mkdir(parents=True, exist_ok=True)
             csv_path.write_text("")  # the records say monitor = none
         messages_dir = csv_path.parent / "reader-messages"
+        endpoint = None
+        if profile.access == "xrootd":
+            # One XRootD server (and latency proxy) per point, serving the file's directory; the server joins
+            # the point's blkio group, so the group counts the disk reads made for this reader.
+            endpoint = stack.enter_context(
+                remote.remote_endpoint(
+                    remote.RemoteProfile(profile.name, profile.rtt_ms or 0.0, profile.bandwidth_bps),
+                    Path(root_file).resolve().parent,
+                    csv_path.parent / "remote-logs",
+                )
+            )
+            if group:
+                for pid in endpoint.server_pids[:1]:  # xrootd; the proxy reads no disk
+                    group.procs.write_text(str(pid))
         server = None
         if measurement["reader"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
@@ -298,6 +318,7 @@ def measure_point(
             profile,
             messages_dir,
             probe_loads=measurement.get("memory_probe_loads", 0),
+            endpoint=endpoint,
         )
         for _ in range(3):  # the point's reference for the memory probe (a busy start only makes it lenient)
             instrument.memory_probe()
@@ -315,6 +336,14 @@ def measure_point(
             instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
             if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
                 mon.wait_for_sample_after(time.time(), timeout=10)
+        if endpoint is not None:
+            # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint,
+            # of the file under test itself (the only file it serves), which every repetition then evicts and
+            # verifies cold again. With the cache on, so that a far profile's warm-up is a few round trips.
+            url = instrument.read_path(root_file)
+            instrument.read(url, 2, {**read, "cache_size": -1}, f"warm-up read of {url}", "warmup-remote")
+            if mon:
+                mon.wait_for_sample_after(time.time(), timeout=10)
         point_prepare = time.time() - point_start
         for rep in todo:
             discarded: list[str] = []
@@ -330,6 +359,7 @@ def measure_point(
                 "monitor": tool[0] if tool else "none",
                 "monitor_csv": str(csv_path),
                 "point_eviction_method": system_eviction,
+                **(endpoint.describe() if endpoint else {}),
                 "harness_point_prepare_seconds": point_prepare,
                 "host_lock_wait_seconds": lock.waited_seconds,
                 "free_page_reporting": page_reporting,
@@ -386,12 +416,26 @@ def _attempt(
     group, device = instrument.group, instrument.device
     group_before = group.counters() if group else None
     disk_before = storage.disk_counters(device) if device else None
+    endpoint = instrument.endpoint
+    server_before = remote.process_read_bytes(endpoint.server_pids[0]) if endpoint else 0
+    net_before = remote.interface_bytes() if endpoint else {}
     cpu_before = CpuTimes.now()
     request_start = time.time()
     record["harness_prepare_seconds"] = request_start - harness_start
-    result, child = instrument.read(root_file, events, read, f"timed read of {root_file}", tag)
+    path = instrument.read_path(root_file)
+    result, child = instrument.read(path, events, read, f"timed read of {path}", tag)
     request_end = time.time()
     cpu_after = CpuTimes.now()
+    if endpoint:
+        # The read span: what the server fetched from storage for it (its /proc/<pid>/io, read-ahead
+        # included: the remote counterpart of process_storage_read_bytes) and what crossed each interface.
+        record["read_path"] = path
+        record["server_storage_read_bytes"] = (
+            remote.process_read_bytes(endpoint.server_pids[0]) - server_before
+        )
+        for name, nbytes in remote.interface_bytes().items():
+            if nbytes - net_before.get(name, 0):
+                record[f"read_net_{name}_bytes"] = nbytes - net_before.get(name, 0)
     record["memory_probe_after_seconds"] = instrument.memory_probe()
     record["memory_probe_fastest_seconds"] = instrument.fastest_probe
     reader_cpu = child["cpu_user_seconds"] + child["cpu_system_seconds"]
@@ -460,6 +504,8 @@ def storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
     over the bytes ROOT read from the file; None where the cross-check does not apply (warm read, a read too
     small for the comparison to mean something)."""
     storage_bytes = record.get("process_storage_read_bytes")
+    if record.get("storage_access") == "xrootd":  # the server read the file, not the reader
+        storage_bytes = record.get("server_storage_read_bytes")
     root_bytes = record.get("process_bytes_read")
     if not cold or storage_bytes is None or not root_bytes or root_bytes < CROSSCHECK_MIN_BYTES:
         return None
@@ -473,7 +519,11 @@ def window_problems(record: dict[str, Any], measurement: dict[str, Any], span: s
     settings, and the point is marked instead."""
     problems = []
     min_share, min_seconds = measurement["min_window_io_share"], measurement["min_window_seconds"]
-    for key, what in ((f"{span}_io_share", "ROOT's bytes"), (f"{span}_storage_share", "storage bytes")):
+    shares = [(f"{span}_io_share", "ROOT's bytes"), (f"{span}_storage_share", "storage bytes")]
+    if record.get("storage_access") == "xrootd":
+        # The reader's own storage bytes are its libraries' pages, not the data: the server reads the file.
+        shares = shares[:1]
+    for key, what in shares:
         share = record.get(key)
         if share is not None and share == share and share < min_share:  # NaN (no storage reads: warm) passes
             problems.append(

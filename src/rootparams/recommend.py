@@ -26,6 +26,10 @@ left out and counted):
   range and RNTuple is nowhere faster; "partly" otherwise;
 - cluster_cache (the rntuple_cache scan): RNTuple's cluster cache on against off per storage profile. ROOT's
   default is on; "yes" when on is at least as fast as off (within the tolerance) on every profile.
+- remote_cache (the remote_cache scan, config/remote.yaml): TTreeCache -1 against off on local profiles and
+  over XRootD with added latency, next to seed 001 ("slight improvement" locally, "crucial" remotely): "yes"
+  when -1 is at least CRUCIAL_GAIN times as fast as off on every profile adding >= 1 ms RTT and gains more
+  there than on any local profile.
 The paper's topics are judged on TTree points only; a study that also stores them as RNTuple shows those in
 the rntuple topic.
 Two rates count as equal when their means differ by less than TOLERANCE or by less than their combined 1σ.
@@ -61,6 +65,11 @@ PAPER["rntuple"] = ("RNTuple (ROOT's RNTuple papers and blog): files 10-50 % sma
                     "times faster.")  # fmt: skip
 PAPER["cluster_cache"] = ("ROOT's default: the cluster cache on (a background thread reads whole clusters with "
                           "vector reads); off reads page by page.")  # fmt: skip
+# Seed 001 (ATLAS CHEP, "I/O performance optimization in as-deployed environments", Figure 5), for the remote scan.
+PAPER["remote_cache"] = ("Seed 001: the TTreeCache \"gives a slight improvement for locally read data, it is crucial for "
+                         "remotely accessed data\" (XRootD).")  # fmt: skip
+# "Crucial": the cache at least doubles the rate on every remote profile that adds latency.
+CRUCIAL_GAIN = 2.0
 # The paper's format with "very small events", for which it calls ZLIB "a very interesting choice".
 SMALL_EVENT_FORMATS = ("truth3",)
 
@@ -270,20 +279,49 @@ def cluster_cache(rows: pd.DataFrame, fmt: str) -> Finding:
     return Finding(fmt, "cluster_cache", "; ".join(parts), PAPER["cluster_cache"], agrees)
 
 
+def remote_cache(rows: pd.DataFrame, fmt: str) -> Finding:
+    """TTreeCache -1 against off per storage profile (rate gain, and the loop's CPU efficiency, seed 001's
+    measure: loop CPU / loop wall time). Agrees when the cache is crucial remotely (at least CRUCIAL_GAIN on
+    every profile that adds latency) and helps less locally than on any of them."""
+    rows = rows[rows["container"] == "ttree"] if "container" in rows else rows
+    rows = rows[~rows.get("async_prefetch", pd.Series(False, index=rows.index)).fillna(False).astype(bool)]
+    gains, parts = {}, []
+    for profile, group in rows.groupby("storage_profile"):
+        on, off = group[group["cache_size"] == -1], group[group["cache_size"] == 0]
+        if on.empty or off.empty:
+            continue
+        on, off = on.iloc[0], off.iloc[0]
+        gains[profile] = (on["event_rate_hz_mean"] / off["event_rate_hz_mean"], on.get("remote_rtt_ms_mean"))
+        eff = [r["loop_cpu_seconds_mean"] / r["loop_seconds_mean"] for r in (on, off)]
+        parts.append(f"{profile}: -1 {_rate(on)}, off {_rate(off)} ({gains[profile][0]:.2f}x; CPU efficiency "
+                     f"{eff[0]:.0%} against {eff[1]:.0%})")  # fmt: skip
+    remote = {p: g for p, (g, rtt) in gains.items() if rtt == rtt and rtt is not None and rtt >= 1}
+    local = {p: g for p, (g, rtt) in gains.items() if rtt != rtt or rtt is None}
+    if not parts:
+        return Finding(fmt, "remote_cache", "cache -1 and off not both measured", PAPER["remote_cache"], "n/a")
+    if not remote or not local:
+        return Finding(fmt, "remote_cache", "; ".join(parts) + " (needs a local and a remote profile with latency)",
+                       PAPER["remote_cache"], "n/a")  # fmt: skip
+    crucial = all(g >= CRUCIAL_GAIN for g in remote.values())
+    larger = max(local.values()) < min(remote.values())
+    agrees = "yes" if crucial and larger else ("partly" if crucial or larger else "no")
+    return Finding(fmt, "remote_cache", "; ".join(parts), PAPER["remote_cache"], agrees)
+
+
 def findings(summary, points, files, config, cores: int | None) -> list[Finding]:
     out = []
     for fmt in format_order(config["formats"]):
         defaults = config["file_defaults"][fmt]
         for topic, scan in (("compression", "compression"), ("autoflush", "autoflush"), ("split", "split"),
                             ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", ("container", "container_storage")),
-                            ("cluster_cache", "rntuple_cache")):  # fmt: skip
-            if topic in ("rntuple", "cluster_cache") and not set(
+                            ("cluster_cache", "rntuple_cache"), ("remote_cache", "remote_cache")):  # fmt: skip
+            if topic in ("rntuple", "cluster_cache", "remote_cache") and not set(
                 scan if isinstance(scan, tuple) else [scan]
             ) & set(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             rows = scan_rows(summary, points, files, scan)
             rows = rows[(rows["format"] == fmt) & rows["event_rate_hz_mean"].notna()]
-            if "container" in rows and topic not in ("rntuple", "cluster_cache"):
+            if "container" in rows and topic not in ("rntuple", "cluster_cache", "remote_cache"):
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
                 rows = rows[rows["container"] == "rntuple"]
@@ -311,6 +349,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
                 finding = rntuple(rows, fmt)
             elif topic == "cluster_cache":
                 finding = cluster_cache(rows, fmt)
+            elif topic == "remote_cache":
+                finding = remote_cache(rows, fmt)
             else:
                 finding = threads(rows, fmt, cores)
             if left_out:
