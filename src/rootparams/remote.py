@@ -369,6 +369,10 @@ class XRootDServer:
         self.stop()
 
 
+# The API is on 127.0.0.1: never through an http_proxy of the environment (common on cluster nodes).
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 class LatencyProxy:
     """One toxiproxy server (its API on a port of its own) with one proxy 127.0.0.1:<port> -> the upstream
     port, and the profile's toxics: latency rtt/2 on each direction, bandwidth on the downstream one."""
@@ -437,7 +441,7 @@ class LatencyProxy:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"http://127.0.0.1:{self.api_port}{path}", data=data, method=method)
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with _DIRECT.open(request, timeout=10) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as e:
             raise RemoteEndpointError(
