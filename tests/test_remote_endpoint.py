@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from conftest import REPO, require
 
-from rootparams import remote
+from rootparams import remote, storage
 from rootparams.remote import LatencyProxy, RemoteEndpointError, RemoteProfile, XRootDServer, remote_endpoint
 
 INSTALL = "run tools/install-remote as root"
@@ -266,7 +266,7 @@ def test_lan_profile_is_the_proxy_hop_and_its_bandwidth(tools, export_dir, tmp_p
     """toxiproxy's latency is whole milliseconds, so xrootd-lan's 0.2 ms gets no latency toxic: what it adds
     per round trip is the proxy's hop (development VM, medians of 30 reads: 0.07-0.13 ms direct, 0.14-0.21 ms
     through the proxy)."""
-    lan = remote.REMOTE_PROFILES["xrootd-lan"]
+    lan = remote.profile_of(storage.PROFILES["xrootd-lan"])
     assert [t["type"] for t in remote.toxics_for(lan)] == ["bandwidth"]
     path = write_root_file(export_dir / "hist.root")
     with remote_endpoint(lan, export_dir, tmp_path) as endpoint:
@@ -280,7 +280,7 @@ def test_bandwidth_limit_is_in_thousands_of_bytes(tools, export_dir, tmp_path):
     at 20 MB/s: 19.8 MB/s)."""
     path = write_file(export_dir / "ten.bin", 10_000_000)
     with remote_endpoint(RemoteProfile("bw10", 0, 10_000_000), export_dir, tmp_path) as endpoint:
-        assert endpoint.describe()["toxics"][0]["attributes"] == {"rate": 10_000}
+        assert json.loads(endpoint.describe()["toxics"])[0]["attributes"] == {"rate": 10_000}
         start = time.perf_counter()
         copy = subprocess.run(
             ["xrdcp", "--nopbar", "-f", endpoint.url(path), "/dev/null"], capture_output=True
@@ -298,12 +298,8 @@ def test_toxics_split_the_rtt_in_whole_milliseconds():
     assert latencies(25.0) == [("upstream", 12), ("downstream", 13)]
     assert latencies(1.0) == [("downstream", 1)]
     assert latencies(0.2) == []
-    assert remote.REMOTE_PROFILES["xrootd-far"].as_record() == {
-        "storage_profile": "xrootd-far",
-        "remote_rtt_ms": 100.0,
-        "remote_bandwidth_bps": 0,
-        "storage_access": "xrootd",
-    }
+    far = remote.profile_of(storage.PROFILES["xrootd-far"])
+    assert (far.rtt_ms, far.bandwidth_bps) == (100.0, None)
 
 
 # 4. Clear errors.

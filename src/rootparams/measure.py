@@ -249,6 +249,7 @@ def measure_point(
     records: dict[int, str],
     labels: dict[str, Any],
     say: Callable[[str], None] = print,
+    remote_logs: str | None = None,
 ) -> list[dict[str, Any]]:
     """Make the timed repetitions of one point, writing repetition ``rep``'s record to ``records[rep]``
     as soon as it is taken; return every repetition's record (``reused``: kept from an earlier run).
@@ -298,9 +299,9 @@ def measure_point(
             # the point's blkio group, so the group counts the disk reads made for this reader.
             endpoint = stack.enter_context(
                 remote.remote_endpoint(
-                    remote.RemoteProfile(profile.name, profile.rtt_ms or 0.0, profile.bandwidth_bps),
+                    remote.profile_of(profile),
                     Path(root_file).resolve().parent,
-                    csv_path.parent / "remote-logs",
+                    Path(remote_logs) if remote_logs else csv_path.parent / "remote-logs",
                 )
             )
             if group:
@@ -359,7 +360,6 @@ def measure_point(
                 "monitor": tool[0] if tool else "none",
                 "monitor_csv": str(csv_path),
                 "point_eviction_method": system_eviction,
-                **(endpoint.describe() if endpoint else {}),
                 "harness_point_prepare_seconds": point_prepare,
                 "host_lock_wait_seconds": lock.waited_seconds,
                 "free_page_reporting": page_reporting,
@@ -430,6 +430,7 @@ def _attempt(
         # The read span: what the server fetched from storage for it (its /proc/<pid>/io, read-ahead
         # included: the remote counterpart of process_storage_read_bytes) and what crossed each interface.
         record["read_path"] = path
+        record.update(endpoint.describe())  # versions, ports, and the network as the proxy applied it
         record["server_storage_read_bytes"] = (
             remote.process_read_bytes(endpoint.server_pids[0]) - server_before
         )
@@ -479,8 +480,19 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     if others > OTHERS_DISK_TOLERANCE_BYTES:
         reasons.append(f"other processes read {others / 1e6:.0f} MB from the disk during the read")
     ratio = storage_to_root_ratio(record, cold)
-    if ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
+    remote_read = record.get("storage_access") == "xrootd"
+    if not remote_read and ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
+    # Over XRootD the medium under test is the network: the server's disk read-ahead (kept, as
+    # storage_to_root_bytes_ratio) costs the reader nothing, but every byte ROOT read must have crossed loopback
+    # (once to the reader, once more through the proxy), or the read did not go where the profile says.
+    hops = 2 if record.get("proxy_port") else 1
+    crossed = record.get("read_net_lo_bytes", 0)
+    if remote_read and crossed < hops * record.get("process_bytes_read", 0):
+        reasons.append(
+            f"only {crossed / 1e6:.1f} MB crossed loopback for the {record.get('process_bytes_read', 0) / 1e6:.1f} MB "
+            f"ROOT read over {hops} hop(s)"
+        )
     limit, slowdown = measurement.get("max_memory_slowdown"), memory_slowdown(record)
     if limit is not None and slowdown is not None and slowdown > limit:
         reasons.append(

@@ -86,6 +86,11 @@ def log(stage: str, *parts: str) -> str:
     return f"{LOGS}/{stage}/{'/'.join(parts)}.log"
 
 
+def remote_logs(fmt: str, file_id: str, read_id: str) -> str:
+    """The directory of a remote point's server and proxy logs (xrootd.log, toxiproxy.log)."""
+    return f"{LOGS}/remote/{fmt}/{file_id}/{read_id}"
+
+
 RUN_SUMMARY = f"{RESULTS}/run_summary.md"
 
 

@@ -298,7 +298,9 @@ def remote_cache(rows: pd.DataFrame, fmt: str) -> Finding:
     remote = {p: g for p, (g, rtt) in gains.items() if rtt == rtt and rtt is not None and rtt >= 1}
     local = {p: g for p, (g, rtt) in gains.items() if rtt != rtt or rtt is None}
     if not parts:
-        return Finding(fmt, "remote_cache", "cache -1 and off not both measured", PAPER["remote_cache"], "n/a")
+        return Finding(
+            fmt, "remote_cache", "cache -1 and off not both measured", PAPER["remote_cache"], "n/a"
+        )
     if not remote or not local:
         return Finding(fmt, "remote_cache", "; ".join(parts) + " (needs a local and a remote profile with latency)",
                        PAPER["remote_cache"], "n/a")  # fmt: skip

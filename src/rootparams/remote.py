@@ -87,22 +87,11 @@ class RemoteProfile:
     def needs_proxy(self) -> bool:
         return self.rtt_ms > 0 or bool(self.bandwidth_bps)
 
-    def as_record(self) -> dict[str, object]:
-        return {
-            "storage_profile": self.name,
-            "remote_rtt_ms": self.rtt_ms,
-            "remote_bandwidth_bps": self.bandwidth_bps or 0,
-            "storage_access": "xrootd",
-        }
 
-
-# The issue's three networks. "xrootd-lan" cannot get its 0.2 ms (toxiproxy's latency is whole milliseconds):
-# it is the proxy's own hop (~0.1 ms) and the 1 Gb/s limit; see the module docstring.
-REMOTE_PROFILES = {
-    "xrootd-lan": RemoteProfile("xrootd-lan", 0.2, 125_000_000),  # ~0.2 ms RTT, 1 Gb/s
-    "xrootd-wan": RemoteProfile("xrootd-wan", 20.0, 100_000_000),  # ~20 ms RTT, 100 MB/s
-    "xrootd-far": RemoteProfile("xrootd-far", 100.0, None),  # ~100 ms RTT, no bandwidth limit
-}
+def profile_of(storage_profile) -> RemoteProfile:
+    """The network a remote storage profile (rootparams.storage.PROFILES, where the xrootd profiles are defined,
+    or a custom one of the config) asks the proxy for."""
+    return RemoteProfile(storage_profile.name, storage_profile.rtt_ms or 0.0, storage_profile.bandwidth_bps)
 
 
 class RemoteEndpointError(UserError):
@@ -137,7 +126,8 @@ def find_toxiproxy() -> str:
             return env
         raise RemoteToolError(
             f"ROOTPARAMS_TOXIPROXY={env!r} is not an executable file; point it at a toxiproxy server binary "
-            "or unset it"
+            f"or unset it (to install one: tools/install-remote {Path(sys.prefix) / 'bin'}, in the rootparams "
+            "repository)"
         )
     in_prefix = Path(sys.prefix) / "bin" / "toxiproxy-server"
     if os.access(in_prefix, os.X_OK):
@@ -521,12 +511,11 @@ class Endpoint:
         from the profile's nominal numbers: toxiproxy's latency is whole milliseconds)."""
         proxy = self.proxy
         return {
-            **self.profile.as_record(),
             "xrootd_version": self.server.xrootd_version,
             "xrootd_port": self.server.port,
             "toxiproxy_version": proxy.version if proxy else None,
             "proxy_port": proxy.port if proxy else None,
-            "toxics": proxy.toxics if proxy else [],
+            "toxics": json.dumps(proxy.toxics if proxy else []),  # one string: a record's columns are scalars
             "remote_rtt_ms_applied": proxy.rtt_ms_applied if proxy else 0,
             "remote_bandwidth_bps_applied": proxy.bandwidth_bps_applied if proxy else 0,
         }
@@ -544,3 +533,21 @@ def remote_endpoint(
             return
         with LatencyProxy(server.port, profile, log_dir) as proxy:
             yield Endpoint(profile, server, proxy)
+
+
+def process_read_bytes(pid: int) -> int:
+    """Bytes process ``pid`` caused to be fetched from storage (/proc/<pid>/io read_bytes, read-ahead included):
+    for the server, what a remote read cost the disk."""
+    for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+        if line.startswith("read_bytes:"):
+            return int(line.split()[1])
+    raise RemoteEndpointError(f"/proc/{pid}/io has no read_bytes line")
+
+
+def interface_bytes() -> dict[str, int]:
+    """Bytes received so far per network interface (/proc/net/dev): a read through our server crosses "lo"."""
+    out = {}
+    for line in Path("/proc/net/dev").read_text().splitlines()[2:]:
+        name, _, fields = line.partition(":")
+        out[name.strip()] = int(fields.split()[0])
+    return out

@@ -46,6 +46,7 @@ def main(smk, say):
             records=records,
             labels=labels,
             say=say,
+            remote_logs=paths.remote_logs(fmt, file_id, read_id),
         )
     except DamagedFileError as error:
         # A damaged generated file: remove it, so that the rerun writes it again instead of failing here

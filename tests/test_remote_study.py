@@ -1,0 +1,133 @@
+"""A tiny remote study end to end (issue #15; tests/configs/tiny_remote.yaml): one SUSY5-like file read
+locally, through our XRootD server alone, and through the proxy at 20 ms RTT, TTreeCache off and -1.
+
+First run without toxiproxy (ROOTPARAMS_TOXIPROXY names a file that does not exist) and --keep-going: the
+xrootd-wan points fail with an error that says how to install it, every other point is measured. The rerun with
+toxiproxy measures only the failed points. Then the records are checked against what a remote read must show."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pandas as pd
+import pytest
+from conftest import REPO, require, snakemake
+
+from rootparams import paths, remote, storage
+
+TINY_REMOTE = str(REPO / "tests" / "configs" / "tiny_remote.yaml")
+
+
+def tools_available() -> bool:
+    try:
+        remote.find_xrootd(), remote.find_toxiproxy()
+    except remote.RemoteToolError:
+        return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def remote_run(tmp_path_factory, build):
+    require(tools_available(), "xrootd and toxiproxy (tools/install-remote; CI installs them)")
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    workdir = tmp_path_factory.mktemp("remote")
+    for d in (workdir, *workdir.parents):  # pytest's 0700 directories: the server runs as user xrootd
+        if d == d.parent or str(d) == "/tmp":
+            break
+        d.chmod(d.stat().st_mode | 0o055)
+    (workdir / paths.BUILD).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)  # the session's C++ build, not a second one
+    args = ("--configfile", TINY_REMOTE, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    missing = {"ROOTPARAMS_TOXIPROXY": str(workdir / "no-toxiproxy-here")}
+    first = snakemake(workdir, *args, "--keep-going", check=False, env=missing)
+    second = snakemake(workdir, *args)
+    return workdir, first, second
+
+
+def summary(workdir) -> pd.DataFrame:
+    return pd.read_csv(workdir / paths.SUMMARY_TABLE)
+
+
+def records(workdir, profile: str) -> list[dict]:
+    found = sorted((workdir / "results" / "repetitions").glob(f"susy5/*/*_{profile}/rep*.json"))
+    return [json.loads(p.read_text()) for p in found]
+
+
+def test_a_missing_proxy_fails_its_profile_only_with_a_clear_error(remote_run):
+    workdir, first, second = remote_run
+    assert first.returncode != 0
+    # Snakemake shows the failed jobs' logs (the rerun rewrites the log files).
+    assert "ROOTPARAMS_TOXIPROXY" in first.stderr and "tools/install-remote" in first.stderr, first.stderr[
+        -3000:
+    ]
+    assert "xrootd-wan" in first.stderr
+    # The rerun measured only what failed: the local and server-only records are the first run's.
+    assert "xrootd-wan" in second.stderr
+    for profile in ("native", "xrootd-local"):
+        assert all(r.get("reused") is not True for r in records(workdir, profile))  # written once, kept
+    done = {p.name for p in (workdir / "results" / "points" / "susy5").rglob("*.json")}
+    assert len(done) >= 6
+
+
+def test_remote_reads_go_through_the_server_and_loopback_and_start_cold(remote_run):
+    workdir, *_ = remote_run
+    for profile, hops in (("xrootd-local", 1), ("xrootd-wan", 2)):  # the proxy: server to proxy to reader
+        recs = records(workdir, profile)
+        assert len(recs) == 4  # 2 cache settings x 2 repetitions
+        for r in recs:
+            assert r["storage_access"] == "xrootd" and r["file_class"] == "TNetXNGFile"
+            assert r["read_path"].startswith("root://127.0.0.1:") and r["read_path"].endswith("?remote=1")
+            assert r["resident_fraction_before"] == 0  # evicted on the server's disk and verified
+            # The server read the file from storage for this read (read-ahead included), and the bytes ROOT
+            # read crossed loopback once per hop.
+            assert r["server_storage_read_bytes"] >= 0.95 * r["process_bytes_read"]
+            assert r["read_net_lo_bytes"] >= hops * r["process_bytes_read"]
+            assert not r["flagged"], r["flag_reasons"]
+        assert (
+            workdir / paths.remote_logs("susy5", recs[0]["file_id"], recs[0]["read_id"]) / "xrootd.log"
+        ).exists()
+    for r in records(workdir, "native"):
+        assert r["storage_access"] == "local" and r["file_class"] == "TFile"
+
+
+def test_each_round_trip_costs_at_least_the_added_rtt(remote_run):
+    workdir, *_ = remote_run
+    wan = [r for r in records(workdir, "xrootd-wan") if r["cache_size"] == 0]
+    rtt = storage.PROFILES["xrootd-wan"].rtt_ms / 1e3
+    for r in wan:
+        assert r["remote_rtt_ms_applied"] == 20
+        # With the cache off every basket is a read call, each a round trip: N calls take at least N x RTT.
+        assert r["loop_read_calls"] > 100
+        assert r["loop_seconds"] >= r["loop_read_calls"] * rtt
+        assert r["loop_seconds"] <= r["loop_read_calls"] * rtt * 1.5 + 2  # and not much more (decompression)
+
+
+def test_the_cache_matters_more_remotely(remote_run):
+    workdir, *_ = remote_run
+    s = summary(workdir).set_index(["storage_profile", "cache_size"])["event_rate_hz_mean"]
+    gain = {p: s[(p, -1)] / s[(p, 0)] for p in ("native", "xrootd-local", "xrootd-wan")}
+    assert gain["xrootd-wan"] > 10 * gain["native"], (
+        gain
+    )  # 20 ms per basket against a vector read per cluster
+
+
+def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(remote_run, build):
+    workdir, *_ = remote_run
+    local = next((workdir / "data" / "files" / "susy5").glob("*.root"))
+    with remote.remote_endpoint(
+        remote.profile_of(storage.PROFILES["xrootd-wan"]), local.parent, workdir / "x"
+    ) as ep:
+        sums = [
+            subprocess.run(
+                [str(build["reader"]), "--checksum", "--file", path], capture_output=True, text=True
+            )
+            for path in (str(local), ep.url(local), ep.url(local.parent / "missing.root"))
+        ]
+    assert sums[0].returncode == sums[1].returncode == 0, sums[1].stderr
+    checksum = [json.loads(p.stdout.split("ROOTPARAMS_JSON ", 1)[1])["content_checksum"] for p in sums[:2]]
+    assert checksum[0] == checksum[1]
+    assert (
+        sums[2].returncode != 0 and "missing.root" in sums[2].stderr and "cannot be opened" in sums[2].stderr
+    )
