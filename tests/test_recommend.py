@@ -169,3 +169,21 @@ def test_rntuple_ratios_and_the_verdict_next_to_roots_claim():
              for p, c, r in (("hdd", 0, 50), ("hdd", -1, 100), ("native", 0, 200), ("native", -1, 198))]  # fmt: skip
     found = recommend.cluster_cache(pd.DataFrame(cache), "xaod")
     assert found.agrees == "yes" and "hdd: on 100.0 ± 1.0 Hz, off 50.0 ± 1.0 Hz (2.00x)" in found.measured
+
+
+def test_remote_cache_next_to_seed_001():
+    def point(profile, rtt, cache, rate):
+        r = row(cache=cache, rate=rate, scans="remote_cache")
+        return {**r, "storage_profile": profile, "remote_rtt_ms_mean": rtt, "container": "ttree",
+                "async_prefetch": False, "loop_cpu_seconds_mean": 0.5, "loop_seconds_mean": 1.0}  # fmt: skip
+
+    nan = math.nan
+    local = [point("native", nan, 0, 90), point("native", nan, -1, 100)]  # a slight improvement locally
+    crucial = [point("xrootd-wan", 20, 0, 5), point("xrootd-wan", 20, -1, 80)]
+    found = recommend.remote_cache(pd.DataFrame(local + crucial), "susy5")
+    assert found.agrees == "yes" and "xrootd-wan: -1" in found.measured and "16.00x" in found.measured
+    helps_little = [point("xrootd-wan", 20, 0, 60), point("xrootd-wan", 20, -1, 80)]  # 1.33x: not crucial
+    assert recommend.remote_cache(pd.DataFrame(local + helps_little), "susy5").agrees == "partly"
+    # The server alone (no added RTT) is neither local nor a latency profile: nothing to compare remotely.
+    server_only = [point("xrootd-local", 0, 0, 50), point("xrootd-local", 0, -1, 100)]
+    assert recommend.remote_cache(pd.DataFrame(local + server_only), "susy5").agrees == "n/a"

@@ -131,3 +131,18 @@ def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(
     assert (
         sums[2].returncode != 0 and "missing.root" in sums[2].stderr and "cannot be opened" in sums[2].stderr
     )
+
+
+def test_figures_19_and_20_draw_the_remote_points(remote_run):
+    workdir, *_ = remote_run
+    from rootparams import figures
+
+    tables = [pd.read_csv(workdir / t) for t in (paths.SUMMARY_TABLE, paths.POINTS_TABLE, paths.FILES_TABLE)]
+    for name in ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt"):
+        figure = next(f for f in figures.FIGURES if f.name == name)
+        fig = figures.draw(figure, *tables, {})
+        lines = [line for ax in fig.axes for line in ax.get_lines()]
+        assert lines, f"{name} drew no line"
+        labels = {t.get_text() for ax in fig.axes for t in ax.get_xticklabels()}
+        if name == "fig20_rate_vs_rtt":
+            assert "xrootd-wan (20 ms)" in labels and "native" in labels, labels
