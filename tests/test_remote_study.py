@@ -146,3 +146,49 @@ def test_figures_19_and_20_draw_the_remote_points(remote_run):
         labels = {t.get_text() for ax in fig.axes for t in ax.get_xticklabels()}
         if name == "fig20_rate_vs_rtt":
             assert "xrootd-wan (20 ms)" in labels and "native" in labels, labels
+
+
+def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_business(
+    remote_run, build, tmp_path
+):
+    from rootparams.config import load_study_config
+    from rootparams.measure import measure_point
+
+    workdir, *_ = remote_run
+    local = next((workdir / "data" / "files" / "susy5").glob("*.root"))
+    # Our own server stands in for a user's: the file is already there, in <dir>/<format>/<file>.
+    export = workdir / "endpoint"
+    (export / "susy5").mkdir(parents=True)
+    shutil.copy(local, export / "susy5" / local.name)
+    for p in (export, export / "susy5", export / "susy5" / local.name):
+        p.chmod(p.stat().st_mode | 0o055)
+    with remote.XRootDServer(export, tmp_path / "logs") as server:
+        url = f"root://127.0.0.1:{server.port}/{export}/"
+        config = {"measurement": {"monitor": "none", "storage_profiles": {"mine": {"remote_url": url}},
+                                  "min_window_seconds": 0.01}}  # fmt: skip
+        measurement = load_study_config(config)["measurement"]
+        read = {
+            "cache_size": -1,
+            "learn_entries": "default",
+            "threads": 1,
+            "branches": "all",
+            "storage_profile": "mine",
+        }
+        recs = measure_point(root_file=str(local), warmup_file=str(local), reader=str(build["reader"]), events=150,
+                             read=read, measurement=measurement, monitor_csv=str(tmp_path / "m.csv"),
+                             records={0: str(tmp_path / "r0.json")}, labels={})  # fmt: skip
+        (rec,) = recs
+        assert rec["storage_access"] == "endpoint" and rec["remote_url"] == url
+        assert rec["read_path"] == f"{url}susy5/{local.name}?remote=1"
+        assert rec["file_class"] == "TNetXNGFile" and rec["events_read"] == 150
+        assert rec["eviction_verified"] is False and "endpoint's server" in rec["eviction_method"]
+        assert not rec["flagged"], rec["flag_reasons"]
+        # copy: true against a server that does not allow writing: a clear error naming the target.
+        copying = load_study_config({"measurement": {"monitor": "none", "storage_profiles": {
+            "mine": {"remote_url": url, "copy": True}}}})["measurement"]  # fmt: skip
+        with pytest.raises(
+            remote.RemoteEndpointError, match=r"cannot copy .* to root://127\.0\.0\.1.*remote_url"
+        ):
+            measure_point(root_file=str(local), warmup_file=str(local), reader=str(build["reader"]), events=150,
+                          read=read, measurement=copying, monitor_csv=str(tmp_path / "m2.csv"),
+                          records={0: str(tmp_path / "r1.json")}, labels={})  # fmt: skip

@@ -218,8 +218,11 @@ class Instrument:
         return seconds
 
     def read_path(self, path: str) -> str:
-        """What the reader opens for the local file ``path``: the path, or its URL on the remote endpoint."""
-        return self.endpoint.url(path) if self.endpoint else path
+        """What the reader opens for the local file ``path``: the path, its URL on our XRootD server, or its
+        URL on a user's endpoint."""
+        if self.endpoint:
+            return self.endpoint.url(path)
+        return self.profile.endpoint_url(path) if self.profile.access == "endpoint" else path
 
     def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
         """One read of ``path`` (a local path or a URL) by a fresh reader."""
@@ -307,6 +310,9 @@ def measure_point(
             if group:
                 for pid in endpoint.server_pids[:1]:  # xrootd; the proxy reads no disk
                     group.procs.write_text(str(pid))
+        if profile.access == "endpoint" and profile.copy:
+            say(f"copying {root_file} to {profile.endpoint_url(root_file)}")
+            remote.copy_to(root_file, profile.endpoint_url(root_file))
         server = None
         if measurement["reader"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
@@ -337,7 +343,7 @@ def measure_point(
             instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
             if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
                 mon.wait_for_sample_after(time.time(), timeout=10)
-        if endpoint is not None:
+        if endpoint is not None or profile.access == "endpoint":
             # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint,
             # of the file under test itself (the only file it serves), which every repetition then evicts and
             # verifies cold again. With the cache on, so that a far profile's warm-up is a few round trips.
@@ -398,19 +404,24 @@ def _attempt(
     record.update(instrument.profile.as_record())
     # Before the eviction, so that nothing but the verification stands between the eviction and the read.
     record["memory_probe_before_seconds"] = instrument.memory_probe()
-    if cold:
+    endpoint_read = instrument.profile.access == "endpoint"
+    if endpoint_read:
+        # A user's server holds the file: its caches are out of our reach, and every record says so.
+        method = "none: the endpoint's server decides (not verified)"
+    elif cold:
         method, _ = pagecache.make_cold(root_file, system_wide=False)
     else:
         method = "warm-read"
         pagecache.make_warm(root_file)
     state = pagecache.residency(root_file)
-    if cold and state.resident_pages:
+    if cold and state.resident_pages and not endpoint_read:
         raise pagecache.EvictionError(
             f"{root_file}: {state.resident_pages} of {state.total_pages} pages came back into the page cache "
             "between eviction and the read (something else is reading the file); refusing to measure"
         )
     record["eviction_method"] = method
-    record["resident_fraction_before"] = state.fraction
+    record["eviction_verified"] = not endpoint_read
+    record["resident_fraction_before"] = float("nan") if endpoint_read else state.fraction
     record["file_pages"] = state.total_pages
     record["reader_mode"] = "fork" if instrument.server else "exec"
     group, device = instrument.group, instrument.device
@@ -426,10 +437,11 @@ def _attempt(
     result, child = instrument.read(path, events, read, f"timed read of {path}", tag)
     request_end = time.time()
     cpu_after = CpuTimes.now()
+    if path != root_file:
+        record["read_path"] = path
     if endpoint:
         # The read span: what the server fetched from storage for it (its /proc/<pid>/io, read-ahead
         # included: the remote counterpart of process_storage_read_bytes) and what crossed each interface.
-        record["read_path"] = path
         record.update(endpoint.describe())  # versions, ports, and the network as the proxy applied it
         record["server_storage_read_bytes"] = (
             remote.process_read_bytes(endpoint.server_pids[0]) - server_before
@@ -481,7 +493,11 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
         reasons.append(f"other processes read {others / 1e6:.0f} MB from the disk during the read")
     ratio = storage_to_root_ratio(record, cold)
     remote_read = record.get("storage_access") == "xrootd"
-    if not remote_read and ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
+    if (
+        record.get("storage_access", "local") == "local"
+        and ratio is not None
+        and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]
+    ):
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
     # Over XRootD the medium under test is the network: the server's disk read-ahead (kept, as
     # storage_to_root_bytes_ratio) costs the reader nothing, but every byte ROOT read must have crossed loopback
@@ -518,6 +534,8 @@ def storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
     storage_bytes = record.get("process_storage_read_bytes")
     if record.get("storage_access") == "xrootd":  # the server read the file, not the reader
         storage_bytes = record.get("server_storage_read_bytes")
+    elif record.get("storage_access") == "endpoint":  # a user's server: its storage is not ours to count
+        return None
     root_bytes = record.get("process_bytes_read")
     if not cold or storage_bytes is None or not root_bytes or root_bytes < CROSSCHECK_MIN_BYTES:
         return None
@@ -532,7 +550,7 @@ def window_problems(record: dict[str, Any], measurement: dict[str, Any], span: s
     problems = []
     min_share, min_seconds = measurement["min_window_io_share"], measurement["min_window_seconds"]
     shares = [(f"{span}_io_share", "ROOT's bytes"), (f"{span}_storage_share", "storage bytes")]
-    if record.get("storage_access") == "xrootd":
+    if record.get("storage_access") in ("xrootd", "endpoint"):
         # The reader's own storage bytes are its libraries' pages, not the data: the server reads the file.
         shares = shares[:1]
     for key, what in shares:

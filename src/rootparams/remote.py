@@ -551,3 +551,21 @@ def interface_bytes() -> dict[str, int]:
         name, _, fields = line.partition(":")
         out[name.strip()] = int(fields.split()[0])
     return out
+
+
+def copy_to(path: str | Path, url: str) -> None:
+    """Copy ``path`` to a user's endpoint at ``url`` with xrdcp (directories created, an older copy replaced)."""
+    xrdcp = shutil.which("xrdcp")
+    if not xrdcp:
+        raise RemoteToolError(
+            "xrdcp is not installed (needed for remote_url with copy: true): tools/install-remote"
+        )
+    target = url.split("?", 1)[0]
+    proc = subprocess.run([xrdcp, "--nopbar", "--force", "--path", str(path), target], capture_output=True,
+                          text=True, timeout=3600)  # fmt: skip
+    if proc.returncode != 0:
+        raise RemoteEndpointError(
+            f"cannot copy {path} to {target}: xrdcp exited with {proc.returncode}: "
+            f"{(proc.stderr or proc.stdout).strip()[-800:]} (check the remote_url of the storage profile, that "
+            "the server runs and that it allows writing there, or copy the files yourself and set copy: false)"
+        )

@@ -30,6 +30,10 @@ class StorageProfile:
     # XRootD server on this host, directly or through a latency/bandwidth proxy (rootparams.remote).
     rtt_ms: float | None = None
     bandwidth_bps: int | None = None
+    # A user's own endpoint (root://host//dir/): the files are read there (copied there first with copy), and
+    # eviction is that server's business: this host's page cache holds nothing of the read.
+    remote_url: str | None = None
+    copy: bool = False
 
     @property
     def throttled(self) -> bool:
@@ -38,8 +42,18 @@ class StorageProfile:
     @property
     def access(self) -> str:
         """How the reader reaches the file: "local" (a path) or "xrootd" (root:// from our own server on this
-        host: the file's disk and page cache are still ours to evict and to verify)."""
+        host: the file's disk and page cache are still ours to evict and to verify) or "endpoint" (a user's
+        server: eviction is its business, and every record says so)."""
+        if self.remote_url:
+            return "endpoint"
         return "xrootd" if self.rtt_ms is not None else "local"
+
+    def endpoint_url(self, path: str | Path) -> str:
+        """Where a user's endpoint holds the file ``path`` of data_dir: <remote_url>/<format>/<file>, the
+        layout of data_dir/files, so that files of different formats do not collide. ``?remote=1``: ROOT
+        would open a root:// URL of this host as a local file without it."""
+        path = Path(path)
+        return f"{self.remote_url.rstrip('/')}/{path.parent.name}/{path.name}?remote=1"
 
     def as_record(self) -> dict[str, object]:
         return {
@@ -49,6 +63,7 @@ class StorageProfile:
             "storage_read_iops": self.read_iops or 0,
             "remote_rtt_ms": self.rtt_ms if self.rtt_ms is not None else float("nan"),
             "remote_bandwidth_bps": self.bandwidth_bps or 0,
+            "remote_url": self.remote_url or "",
         }
 
 
@@ -84,6 +99,8 @@ def resolve_profile(name: str, custom: dict[str, dict] | None = None) -> Storage
         return PROFILES[name]
     if custom and name in custom:
         c = custom[name]
+        if "remote_url" in c:
+            return StorageProfile(name, remote_url=c["remote_url"], copy=bool(c.get("copy", False)))
         remote = "rtt_ms" in c or "bandwidth_bps" in c
         return StorageProfile(name, c.get("read_bps"), c.get("read_iops"),
                               rtt_ms=float(c.get("rtt_ms", 0.0)) if remote else None,
