@@ -206,3 +206,15 @@ def test_a_kept_record_of_a_stopped_run_gets_its_monitor_samples(fake_point, tmp
     (rec,) = measure.measure_point(measurement=FAKE, **kwargs)
     assert rec["reused"] is True and rec["complete"] is True and rec["mon_monitor_samples"] == 2
     assert json.loads(path.read_text())["complete"] is True
+
+
+def test_an_async_prefetch_read_has_no_perfstats_read_figures_and_is_judged_by_the_files_bytes():
+    # PerfStats does not see TFilePrefetch's thread: 0 loop read calls were recorded for a read of 15.3 MB.
+    record = {"loop_read_calls": 0, "loop_bytes_read": 0, "loop_io_share": 0.0, "process_bytes_read": 80026,
+              "file_bytes_read_useful": 15_252_531, "loop_seconds": 2.0, "loop_cpu_seconds": 0.3}  # fmt: skip
+    measure.blind_to_prefetch(record)
+    assert all(record[k] != record[k] for k in ("loop_read_calls", "loop_bytes_read", "loop_io_share"))
+    assert "prefetch thread" in record["io_counters_note"] and record["loop_seconds"] == 2.0
+    assert measure.root_bytes_read(record) == 15_252_531
+    window = measure.window_problems(record, {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
+    assert window == []  # no share to judge: its length only
