@@ -71,3 +71,21 @@ def test_ancestors_and_start_times():
     assert chain and chain[0][0] == os.getppid()
     assert abs(process_start_epoch() - time.time()) < 24 * 3600
     assert Lifeline(say=print).lost() is None
+
+
+def test_the_lifeline_watches_up_to_snakemake_not_the_shell_that_started_it():
+    # `nohup snakemake ... &` from a shell that then exits: the job must go on (a remote study's far read was
+    # stopped that way); Snakemake itself is still watched (the kill -9 test in test_faults.py).
+    from rootparams.exclusive import up_to_the_workflow
+
+    fake = subprocess.Popen(["bash", "-c", "exec -a snakemake sleep 30"])
+    shell = subprocess.Popen(["bash", "-c", "sleep 30 # .snakemake/scripts/tmp.measure_point.py"])
+    try:
+        time.sleep(0.2)
+        chain = [(shell.pid, 1), (fake.pid, 2), (os.getpid(), 3)]
+        assert (
+            up_to_the_workflow(chain) == chain[:2]
+        )  # the job's shell is not Snakemake; the launcher is left out
+        assert up_to_the_workflow(chain[2:]) == chain[2:]  # no Snakemake above: everything is watched
+    finally:
+        fake.kill(), shell.kill()

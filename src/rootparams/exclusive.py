@@ -98,12 +98,27 @@ def ancestors(pid: int | None = None) -> list[tuple[int, int]]:
     return out
 
 
+def up_to_the_workflow(chain: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The ancestors up to the nearest Snakemake process, which started the job: the shell that started
+    Snakemake may end (``nohup snakemake ... &`` and log out) without the workflow being gone. All of them
+    where no ancestor is Snakemake (a job run by hand)."""
+    for i, (pid, _) in enumerate(chain):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        # `snakemake ...` or `python -m snakemake ...`; not the job's shell, whose script path says .snakemake.
+        if any(Path(a).name == "snakemake" for a in argv[:2]) or "-m\0snakemake" in "\0".join(argv):
+            return chain[: i + 1]
+    return chain
+
+
 class Lifeline:
     """Watches this process's ancestors from a daemon thread; when one is gone, runs the cleanups (each
     given a moment) and ends this process with exit code 1."""
 
     def __init__(self, say: Callable[[str], None] = print, interval: float = 0.2):
-        self.watched = ancestors()
+        self.watched = up_to_the_workflow(ancestors())
         self.say = say
         self.interval = interval
         self.cleanups: list[Callable[[], None]] = []
