@@ -430,6 +430,7 @@ def _attempt(
     disk_before = storage.disk_counters(device) if device else None
     endpoint = instrument.endpoint
     server_before = remote.process_read_bytes(endpoint.server_pids[0]) if endpoint else 0
+    serving_before = sum(map(remote.process_cpu_seconds, endpoint.server_pids)) if endpoint else 0.0
     net_before = remote.interface_bytes() if endpoint else {}
     cpu_before = CpuTimes.now()
     request_start = time.time()
@@ -455,7 +456,13 @@ def _attempt(
     reader_cpu = child["cpu_user_seconds"] + child["cpu_system_seconds"]
     record["reader_cpu_seconds"] = reader_cpu
     record["harness_request_seconds"] = request_end - request_start
-    record["cpu_busy_during"], record["cpu_steal_during"] = cpu_use_between(cpu_before, cpu_after, reader_cpu)
+    # Our server and proxy are the storage under test, not other work: their CPU time is the read's.
+    serving = sum(map(remote.process_cpu_seconds, endpoint.server_pids)) - serving_before if endpoint else 0.0
+    if endpoint:
+        record["server_cpu_seconds"] = serving
+    record["cpu_busy_during"], record["cpu_steal_during"] = cpu_use_between(
+        cpu_before, cpu_after, reader_cpu + serving
+    )
     if group and group_before:
         used = group.counters() - group_before
         record["storage_requests"] = used.requests

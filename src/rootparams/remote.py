@@ -569,3 +569,10 @@ def copy_to(path: str | Path, url: str) -> None:
             f"{(proc.stderr or proc.stdout).strip()[-800:]} (check the remote_url of the storage profile, that "
             "the server runs and that it allows writing there, or copy the files yourself and set copy: false)"
         )
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of process ``pid`` so far (/proc/<pid>/stat): the server's and the proxy's
+    share of a read, which the busy-machine check must not count as other work."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
