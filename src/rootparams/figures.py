@@ -437,6 +437,8 @@ FIGURES = [
     ),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
+# Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.
+REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
 
 
 def draw(
