@@ -23,7 +23,8 @@ import pytest
 from conftest import REPO, require
 
 from rootparams import remote, storage
-from rootparams.remote import LatencyProxy, RemoteEndpointError, RemoteProfile, XRootDServer, remote_endpoint
+from rootparams.remote import LatencyProxy, RemoteEndpointError, XRootDServer, remote_endpoint
+from rootparams.storage import StorageProfile
 
 INSTALL = "run tools/install-remote as root"
 
@@ -128,7 +129,7 @@ def endpoint_ports(endpoint: remote.Endpoint) -> set[int]:
 
 
 def test_start_and_stop_leave_no_process(tools, export_dir, tmp_path):
-    profile = RemoteProfile("test-2ms", 2.0, 50_000_000)
+    profile = StorageProfile("test-2ms", rtt_ms=2.0, bandwidth_bps=50_000_000)
     with remote_endpoint(profile, export_dir, tmp_path) as endpoint:
         pids, ports = endpoint.server_pids, endpoint_ports(endpoint)
         assert len(pids) == 2 and all(alive(pid) for pid in pids)
@@ -149,7 +150,7 @@ def test_an_exception_inside_stops_everything(tools, export_dir, tmp_path):
     seen = {}
     with (
         pytest.raises(RuntimeError, match="the measurement failed"),
-        remote_endpoint(RemoteProfile("test", 1.0, None), export_dir, tmp_path) as endpoint,
+        remote_endpoint(StorageProfile("test", rtt_ms=1.0), export_dir, tmp_path) as endpoint,
     ):
         seen["pids"], seen["ports"] = endpoint.server_pids, endpoint_ports(endpoint)
         raise RuntimeError("the measurement failed")
@@ -161,8 +162,9 @@ def test_server_and_proxy_die_with_a_killed_job(tools, export_dir, tmp_path):
     """The job is killed (SIGKILL: no cleanup runs): the death signal takes xrootd and toxiproxy with it."""
     script = (
         "import json, sys, time\n"
-        "from rootparams.remote import RemoteProfile, remote_endpoint\n"
-        f"with remote_endpoint(RemoteProfile('t', 1.0, None), {str(export_dir)!r}, {str(tmp_path)!r}) as e:\n"
+        "from rootparams.remote import remote_endpoint\n"
+        "from rootparams.storage import StorageProfile\n"
+        f"with remote_endpoint(StorageProfile('t', rtt_ms=1.0), {str(export_dir)!r}, {str(tmp_path)!r}) as e:\n"
         "    ports = [e.server.port, e.proxy.port, e.proxy.api_port]\n"
         "    print(json.dumps({'pids': e.server_pids, 'ports': ports}), flush=True)\n"
         "    time.sleep(60)\n"
@@ -190,7 +192,9 @@ def test_served_bytes_are_identical_direct_and_through_the_proxy(tools, export_d
     files = [write_file(export_dir / "random.bin", 3_000_000), write_root_file(export_dir / "hist.root")]
     with (
         XRootDServer(export_dir, tmp_path) as server,
-        LatencyProxy(server.port, RemoteProfile("test", 2.0, 50_000_000), tmp_path) as proxy,
+        LatencyProxy(
+            server.port, StorageProfile("test", rtt_ms=2.0, bandwidth_bps=50_000_000), tmp_path
+        ) as proxy,
     ):
         for path in files:
             for port in (server.port, proxy.port):
@@ -251,7 +255,7 @@ def test_the_proxy_adds_the_round_trip_time(tools, export_dir, tmp_path):
     path = write_root_file(export_dir / "hist.root")
     with (
         XRootDServer(export_dir, tmp_path) as server,
-        LatencyProxy(server.port, RemoteProfile("rtt50", 50.0, None), tmp_path) as proxy,
+        LatencyProxy(server.port, StorageProfile("rtt50", rtt_ms=50.0), tmp_path) as proxy,
     ):
         assert proxy.rtt_ms_applied == 50
         direct, delayed = (
@@ -266,7 +270,7 @@ def test_lan_profile_is_the_proxy_hop_and_its_bandwidth(tools, export_dir, tmp_p
     """toxiproxy's latency is whole milliseconds, so xrootd-lan's 0.2 ms gets no latency toxic: what it adds
     per round trip is the proxy's hop (development VM, medians of 30 reads: 0.07-0.13 ms direct, 0.14-0.21 ms
     through the proxy)."""
-    lan = remote.profile_of(storage.PROFILES["xrootd-lan"])
+    lan = storage.PROFILES["xrootd-lan"]
     assert [t["type"] for t in remote.toxics_for(lan)] == ["bandwidth"]
     path = write_root_file(export_dir / "hist.root")
     with remote_endpoint(lan, export_dir, tmp_path) as endpoint:
@@ -279,7 +283,9 @@ def test_bandwidth_limit_is_in_thousands_of_bytes(tools, export_dir, tmp_path):
     """toxiproxy's rate is KB/s with KB = 1000 bytes: 10 MB at 10 MB/s take a second (measured 1.0 s; 200 MB
     at 20 MB/s: 19.8 MB/s)."""
     path = write_file(export_dir / "ten.bin", 10_000_000)
-    with remote_endpoint(RemoteProfile("bw10", 0, 10_000_000), export_dir, tmp_path) as endpoint:
+    with remote_endpoint(
+        StorageProfile("bw10", rtt_ms=0, bandwidth_bps=10_000_000), export_dir, tmp_path
+    ) as endpoint:
         assert json.loads(endpoint.describe()["toxics"])[0]["attributes"] == {"rate": 10_000}
         start = time.perf_counter()
         copy = subprocess.run(
@@ -292,13 +298,16 @@ def test_bandwidth_limit_is_in_thousands_of_bytes(tools, export_dir, tmp_path):
 
 def test_toxics_split_the_rtt_in_whole_milliseconds():
     def latencies(rtt):
-        return [(t["stream"], t["attributes"]["latency"]) for t in remote.toxics_for(RemoteProfile("x", rtt))]
+        return [
+            (t["stream"], t["attributes"]["latency"])
+            for t in remote.toxics_for(StorageProfile("x", rtt_ms=rtt))
+        ]
 
     assert latencies(20.0) == [("upstream", 10), ("downstream", 10)]
     assert latencies(25.0) == [("upstream", 12), ("downstream", 13)]
     assert latencies(1.0) == [("downstream", 1)]
     assert latencies(0.2) == []
-    far = remote.profile_of(storage.PROFILES["xrootd-far"])
+    far = storage.PROFILES["xrootd-far"]
     assert (far.rtt_ms, far.bandwidth_bps) == (100.0, None)
 
 

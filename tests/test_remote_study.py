@@ -118,9 +118,7 @@ def test_the_cache_matters_more_remotely(remote_run):
 def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(remote_run, build):
     workdir, *_ = remote_run
     local = next((workdir / "data" / "files" / "susy5").glob("*.root"))
-    with remote.remote_endpoint(
-        remote.profile_of(storage.PROFILES["xrootd-wan"]), local.parent, workdir / "x"
-    ) as ep:
+    with remote.remote_endpoint(storage.PROFILES["xrootd-wan"], local.parent, workdir / "x") as ep:
         sums = [
             subprocess.run(
                 [str(build["reader"]), "--checksum", "--file", path], capture_output=True, text=True

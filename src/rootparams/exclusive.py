@@ -60,13 +60,18 @@ class HostLock:
             self.fd = None
 
 
+def stat_fields(pid: int) -> list[str]:
+    """/proc/<pid>/stat from its 3rd field (the state) on: the command name before it, in parentheses, may
+    hold spaces and parentheses itself. Raises OSError when the process is gone."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def _start_ticks(pid: int) -> int | None:
     """The process's start time (clock ticks after boot): with the pid, it names one process for good."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat_fields(pid)[19])
     except OSError:
         return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
 
 
 def process_start_epoch(pid: int | None = None) -> float | None:
@@ -92,7 +97,7 @@ def ancestors(pid: int | None = None) -> list[tuple[int, int]]:
             break
         out.append((pid, ticks))
         try:
-            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            pid = int(stat_fields(pid)[1])
         except (OSError, ValueError, IndexError):
             break
     return out

@@ -352,20 +352,17 @@ def _fig20(d, ctx):
                      RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
 
 
+def _prefetch_series(container: str, async_prefetch: bool, cache_size: int) -> str:
+    """Fig. 21's line: the TTreeCache (with or without async prefetching) or the RNTuple cluster cache."""
+    if container != "ttree":
+        return f"{CONTAINER_LABELS.get(container, container)}, cluster cache {'off' if cache_size == 0 else 'on'}"
+    return f"TTree, TTreeCache {cache_label(cache_size)}" + (" + async prefetch" if async_prefetch else "")
+
+
 def _fig21(d, ctx):
     d, order = _storage_rtt(d)
-    name = {
-        ("ttree", False): "TTree, TTreeCache -1",
-        ("ttree", True): "TTree, TTreeCache -1 + async prefetch",
-    }
-    series = [
-        name.get(
-            (c, bool(a)), f"{CONTAINER_LABELS.get(c, c)}, cluster cache {'off' if int(s) == 0 else 'on'}"
-        )
-        if not (c == "ttree" and int(s) != -1)
-        else f"TTree, TTreeCache {cache_label(int(s))}"
-        for c, a, s in zip(d["container"], d["async_prefetch"].fillna(False), d["cache_size"], strict=True)
-    ]
+    series = [_prefetch_series(c, bool(a), int(s))
+              for c, a, s in zip(d["container"], d["async_prefetch"].fillna(False), d["cache_size"], strict=True)]  # fmt: skip
     return _lines_by(d.assign(series=series), "Fig. 21 (beyond the paper): async prefetching and the RNTuple cluster cache by storage",
                      "format", format_order, "series", "storage", *RATE[:2], "Storage (added round-trip time)",
                      RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip

@@ -206,7 +206,9 @@ class Instrument:
     profile: storage.StorageProfile
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
-    endpoint: Any = None  # a remote profile's rootparams.remote endpoint: the reader opens its root:// URL
+    endpoint: remote.Endpoint | None = (
+        None  # an xrootd profile's server (and proxy): the reader opens its URL
+    )
     fastest_probe: float = float("nan")  # the fastest memory probe of this point so far
 
     def memory_probe(self) -> float:
@@ -303,14 +305,13 @@ def measure_point(
             # the point's blkio group, so the group counts the disk reads made for this reader.
             endpoint = stack.enter_context(
                 remote.remote_endpoint(
-                    remote.profile_of(profile),
+                    profile,
                     Path(root_file).resolve().parent,
                     Path(remote_logs) if remote_logs else csv_path.parent / "remote-logs",
                 )
             )
             if group:
-                for pid in endpoint.server_pids[:1]:  # xrootd; the proxy reads no disk
-                    group.procs.write_text(str(pid))
+                group.procs.write_text(str(endpoint.server.pid))  # xrootd; the proxy reads no disk
         if profile.access == "endpoint" and profile.copy:
             say(f"copying {root_file} to {profile.endpoint_url(root_file)}")
             remote.copy_to(root_file, profile.endpoint_url(root_file))
@@ -429,7 +430,7 @@ def _attempt(
     group_before = group.counters() if group else None
     disk_before = storage.disk_counters(device) if device else None
     endpoint = instrument.endpoint
-    server_before = remote.process_read_bytes(endpoint.server_pids[0]) if endpoint else 0
+    server_before = remote.process_read_bytes(endpoint.server.pid) if endpoint else 0
     serving_before = sum(map(remote.process_cpu_seconds, endpoint.server_pids)) if endpoint else 0.0
     net_before = remote.interface_bytes() if endpoint else {}
     cpu_before = CpuTimes.now()
@@ -445,9 +446,7 @@ def _attempt(
         # The read span: what the server fetched from storage for it (its /proc/<pid>/io, read-ahead
         # included: the remote counterpart of process_storage_read_bytes) and what crossed each interface.
         record.update(endpoint.describe())  # versions, ports, and the network as the proxy applied it
-        record["server_storage_read_bytes"] = (
-            remote.process_read_bytes(endpoint.server_pids[0]) - server_before
-        )
+        record["server_storage_read_bytes"] = remote.process_read_bytes(endpoint.server.pid) - server_before
         for name, nbytes in remote.interface_bytes().items():
             if nbytes - net_before.get(name, 0):
                 record[f"read_net_{name}_bytes"] = nbytes - net_before.get(name, 0)
@@ -528,19 +527,15 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     if others > OTHERS_DISK_TOLERANCE_BYTES:
         reasons.append(f"other processes read {others / 1e6:.0f} MB from the disk during the read")
     ratio = storage_to_root_ratio(record, cold)
-    remote_read = record.get("storage_access") == "xrootd"
-    if (
-        record.get("storage_access", "local") == "local"
-        and ratio is not None
-        and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]
-    ):
+    access = record.get("storage_access", "local")
+    if access == "local" and ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
     # Over XRootD the medium under test is the network: the server's disk read-ahead (kept, as
     # storage_to_root_bytes_ratio) costs the reader nothing, but every byte ROOT read must have crossed loopback
     # (once to the reader, once more through the proxy), or the read did not go where the profile says.
     hops = 2 if record.get("proxy_port") else 1
     crossed, root_bytes = record.get("read_net_lo_bytes", 0), root_bytes_read(record) or 0
-    if remote_read and crossed < hops * root_bytes:
+    if access == "xrootd" and crossed < hops * root_bytes:
         reasons.append(
             f"only {crossed / 1e6:.1f} MB crossed loopback for the {root_bytes / 1e6:.1f} MB "
             f"ROOT read over {hops} hop(s)"

@@ -65,7 +65,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rootparams.errors import UserError
+from rootparams.exclusive import stat_fields
 from rootparams.native import die_with_parent
+from rootparams.storage import StorageProfile
 
 # The toxiproxy release tools/install-remote builds (keep the two in step).
 TOXIPROXY_VERSION = "v2.12.0"
@@ -73,25 +75,6 @@ TOXIPROXY_MODULE = "github.com/Shopify/toxiproxy/v2"
 XROOTD_USER = "xrootd"  # created by Debian's xrootd-server package
 START_TIMEOUT_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 5
-
-
-@dataclass(frozen=True)
-class RemoteProfile:
-    """A storage profile read over root://: the RTT and bandwidth the proxy adds (0 / None: none)."""
-
-    name: str
-    rtt_ms: float
-    bandwidth_bps: int | None = None  # bytes per second
-
-    @property
-    def needs_proxy(self) -> bool:
-        return self.rtt_ms > 0 or bool(self.bandwidth_bps)
-
-
-def profile_of(storage_profile) -> RemoteProfile:
-    """The network a remote storage profile (rootparams.storage.PROFILES, where the xrootd profiles are defined,
-    or a custom one of the config) asks the proxy for."""
-    return RemoteProfile(storage_profile.name, storage_profile.rtt_ms or 0.0, storage_profile.bandwidth_bps)
 
 
 class RemoteEndpointError(UserError):
@@ -369,7 +352,7 @@ class LatencyProxy:
 
     NAME = "rootparams"
 
-    def __init__(self, upstream_port: int, profile: RemoteProfile, log_dir: str | Path):
+    def __init__(self, upstream_port: int, profile: StorageProfile, log_dir: str | Path):
         self.profile = profile
         self.upstream_port = upstream_port
         self.log = Path(log_dir) / "toxiproxy.log"
@@ -462,11 +445,11 @@ class LatencyProxy:
         self.stop()
 
 
-def toxics_for(profile: RemoteProfile) -> list[dict]:
+def toxics_for(profile: StorageProfile) -> list[dict]:
     """The toxics that emulate ``profile``, in the order they must be added (latency before bandwidth).
     Latency is whole milliseconds: round(rtt_ms) split over the two directions (none below 0.5 ms)."""
     toxics = []
-    rtt = round(profile.rtt_ms)
+    rtt = round(profile.rtt_ms or 0)
     up = rtt // 2
     for stream, ms in (("upstream", up), ("downstream", rtt - up)):
         if ms > 0:
@@ -495,7 +478,7 @@ def toxics_for(profile: RemoteProfile) -> list[dict]:
 class Endpoint:
     """A running remote endpoint: where to read (``url``), which processes serve it, how it was set up."""
 
-    profile: RemoteProfile
+    profile: StorageProfile
     server: XRootDServer
     proxy: LatencyProxy | None
 
@@ -523,7 +506,7 @@ class Endpoint:
 
 @contextmanager
 def remote_endpoint(
-    profile: RemoteProfile, export_dir: str | Path, log_dir: str | Path
+    profile: StorageProfile, export_dir: str | Path, log_dir: str | Path
 ) -> Iterator[Endpoint]:
     """An XRootD server exporting ``export_dir`` and, when the profile adds latency or limits bandwidth, the
     proxy in front of it; both stopped on exit, also by an exception, and killed with the job if it dies."""
@@ -574,5 +557,5 @@ def copy_to(path: str | Path, url: str) -> None:
 def process_cpu_seconds(pid: int) -> float:
     """User and system CPU seconds of process ``pid`` so far (/proc/<pid>/stat): the server's and the proxy's
     share of a read, which the busy-machine check must not count as other work."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = stat_fields(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime

@@ -40,6 +40,11 @@ class StorageProfile:
         return bool(self.read_bps or self.read_iops)
 
     @property
+    def needs_proxy(self) -> bool:
+        """A remote profile that adds latency or limits bandwidth: read through a proxy (rootparams.remote)."""
+        return bool(self.rtt_ms) or bool(self.bandwidth_bps)
+
+    @property
     def access(self) -> str:
         """How the reader reaches the file: "local" (a path) or "xrootd" (root:// from our own server on this
         host: the file's disk and page cache are still ours to evict and to verify) or "endpoint" (a user's
