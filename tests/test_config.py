@@ -26,6 +26,8 @@ def test_empty_config_gets_every_default():
         "cluster_bunch": 1,
         "async_prefetch": False,
         "threads": 1,
+        "reading_style": "getentry",
+        "unzip": False,
         "branches": "particle",
         "storage_profile": "hdd",
     }
@@ -146,3 +148,79 @@ def test_settings_without_meaning_for_a_container_are_refused_with_their_counter
     ok = load_study_config({**base, "scans": {"r": {"container": ["rntuple"], "page_size": [65536],
                                                   "cache_size": [0, -1], "cluster_bunch": [1, 4]}}})  # fmt: skip
     assert ok["file_defaults"]["xaod"]["page_size"] == 1048576
+
+
+# ---- The seeds' studies (issue #16): reading styles, parallel unzip, per-format scans, event sizes -------------
+
+
+def test_columnar_reading_styles_need_a_variable_selection():
+    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
+                      "scans": {"styles": {"reading_style": ["getentry", "uproot", "rdataframe"]}}})  # fmt: skip
+    assert len(found) == 2
+    assert all("'particle' selects whole container objects" in p and "(scans: styles)" in p for p in found)
+    assert any("reading_style uproot" in p for p in found) and any(
+        "reading_style rdataframe" in p for p in found
+    )
+    ok = {"formats": {"susy5": {"written": 100, "read": 100}},
+          "scans": {"styles": {"reading_style": ["getentry", "uproot", "rdataframe"], "branches": ["analysis", "sparse"]}}}  # fmt: skip
+    load_study_config(ok)
+
+
+def test_rdataframe_reads_ttrees_only_and_uproot_local_files_only():
+    found = problems({"formats": {"susy5": {"written": 100, "read": 100}}, "read_defaults": {"branches": "analysis"},
+                      "scans": {"styles": {"reading_style": ["rdataframe"], "container": ["ttree", "rntuple"]},
+                                "far": {"reading_style": ["uproot"], "storage_profile": ["native", "xrootd-wan"]}}})  # fmt: skip
+    assert any("rdataframe reads TTrees only" in p for p in found)
+    assert any("uproot reads local files only" in p and "'xrootd-wan'" in p for p in found)
+    assert len(found) == 2
+
+
+def test_parallel_unzip_needs_the_ttree_cache_and_a_ttree():
+    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
+                      "scans": {"unzip": {"unzip": [False, True], "cache_size": [0, -1]}}})  # fmt: skip
+    assert found == ["format susy5: unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off "
+                     "(scans: unzip)"]  # fmt: skip
+    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
+                      "scans": {"unzip": {"unzip": [True], "container": ["ttree", "rntuple"]}}})  # fmt: skip
+    assert any("scans.unzip.unzip is a ttree setting" in p for p in found)
+
+
+def test_a_format_can_keep_to_scans_of_its_own():
+    from rootparams.grid import expand_points
+
+    config = load_study_config({
+        "formats": {"susy5": {"written": 100, "read": 100},
+                    "truth3": {"written": 100, "read": 100, "scans": ["compression"]}},
+        "scans": {"compression": {"algorithm": ["lz4", "zlib"]}, "split": {"split_level": [0, 99]}},
+    })  # fmt: skip
+    scans = {(p.file.format, s) for p in expand_points(config) for s in p.scans}
+    assert ("truth3", "compression") in scans and ("truth3", "split") not in scans
+    assert ("susy5", "split") in scans
+    found = problems({"formats": {"truth3": {"written": 100, "read": 100, "scans": ["compresion"]}},
+                      "scans": {"compression": {"algorithm": ["lz4"]}}})  # fmt: skip
+    assert found == ["formats.truth3.scans contains 'compresion', which is not a scan of this study; its scans are "
+                     "compression; did you mean 'compression'?"]  # fmt: skip
+
+
+def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
+    from rootparams.formats import eventsize_events, eventsize_name
+    from rootparams.grid import expand_points
+
+    config = load_study_config({
+        "formats": {"susy5": {"written": 100, "read": 100}},
+        "event_size": {"event_bytes": [40, 4000], "volume_bytes": 4_000_000},
+        "scans": {"event_size": {"reading_style": ["getentry", "uproot"]}, "split": {"split_level": [0, 99]}},
+    })  # fmt: skip
+    names = [eventsize_name(40), eventsize_name(4000)]
+    for size, name in zip((40, 4000), names, strict=True):
+        entry = config["formats"][name]
+        assert entry["written"] == entry["read"] == eventsize_events(size, 4_000_000)
+        assert entry["branches"] == "all" and entry["scans"] == ["event_size"]
+    points = expand_points(config)
+    styles = {(p.file.format, p.read.reading_style) for p in points if "event_size" in p.scans}
+    assert styles == {(n, s) for n in names for s in ("getentry", "uproot")}
+    assert not any(p.file.format in names and "split" in p.scans for p in points)
+    assert problems({"event_size": {"event_bytes": [40]}, "scans": {}}) == [
+        "event_size is given but scans.event_size is not: add it to say what is varied over the event sizes, e.g. "
+        "scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}"
+    ]

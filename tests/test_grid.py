@@ -116,3 +116,32 @@ def test_an_rntuple_point_takes_the_rntuple_defaults_not_the_ttree_points_fixed_
     assert rntuple.file.page_size == 1048576 and rntuple.read.cluster_bunch == 3
     (ttree,) = [p for p in expand_points(config) if p.file.container == "ttree"]
     assert ttree.file.page_size == 0 and ttree.read.cluster_bunch == 1 and ttree.file.basket_size == 32000
+
+
+def test_reading_style_and_unzip_name_the_read_only_where_they_are_not_roots_default():
+    import re
+
+    from rootparams.grid import READ_ID_PATTERN, ReadPoint
+
+    base = ReadPoint(-1, "default", 1, "analysis", "hdd")
+    assert base.id == "cache-1_learnD_mt1_analysis_hdd"
+    assert (
+        ReadPoint(-1, "default", 2, "sparse", "hdd", reading_style="rdataframe").id
+        == "cache-1_learnD_mt2_rdf_sparse_hdd"
+    )
+    assert (
+        ReadPoint(-1, "default", 1, "all", "native", unzip=True).id == "cache-1_learnD_mt1_unzip_all_native"
+    )
+    for read in (base, ReadPoint(0, 10, 2, "analysis", "hdd", reading_style="uproot"),
+                 ReadPoint(-1, "default", 2, "all", "hdd", async_prefetch=True, unzip=True, reading_style="rdataframe")):  # fmt: skip
+        assert re.fullmatch(READ_ID_PATTERN, read.id), read.id
+
+
+def test_uproot_reads_keep_the_fixed_values_of_root_only_settings():
+    from rootparams.grid import ReadPoint
+
+    read = ReadPoint(0, 10, 2, "analysis", "hdd", async_prefetch=True, unzip=True, reading_style="uproot")
+    fixed = read.for_container("ttree")
+    assert (fixed.cache_size, fixed.learn_entries, fixed.threads, fixed.async_prefetch, fixed.unzip) == (
+        -1, "default", 1, False, False)  # fmt: skip
+    assert fixed.id == "cache-1_learnD_mt1_uproot_analysis_hdd"

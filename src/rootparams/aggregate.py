@@ -23,7 +23,7 @@ from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
     "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
-    "basket_size", "page_size", "cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "branches", "cache_state",
+    "basket_size", "page_size", "cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style", "unzip", "branches", "cache_state",
     "storage_profile", "read_mode",
 ]  # fmt: skip
 # read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or
@@ -55,6 +55,10 @@ SUMMARY_METRICS = [
     # Remote profiles (read span): the added RTT, what the server read from storage, what crossed loopback
     # (twice the payload through the proxy: server to proxy, proxy to reader), and dool's lo samples.
     "remote_rtt_ms", "server_storage_read_bytes", "read_net_lo_bytes", "mon_net_lo_recv_bytes",
+    # Access patterns and reading styles (loop span): the CPU one event costs the reader (all its threads),
+    # the variables a selection names and how many of them were read through a whole object (class-wise),
+    # and the compressed bytes of what the selection reads.
+    "events_read", "loop_cpu_us_per_event", "selected_variables", "variables_classwise", "selected_zip_bytes",
 ]  # fmt: skip
 
 
@@ -141,6 +145,9 @@ def summarize(repetitions: pd.DataFrame, measurement: dict | None = None) -> pd.
     metrics = [m for m in SUMMARY_METRICS if m in repetitions.columns]
     frame = repetitions.copy()
     frame["learn_entries"] = frame["learn_entries"].astype(str)
+    if {"loop_cpu_seconds", "events_read"} <= set(frame.columns):
+        frame["loop_cpu_us_per_event"] = 1e6 * frame["loop_cpu_seconds"] / frame["events_read"]
+        metrics = [*metrics, "loop_cpu_us_per_event"] if "loop_cpu_us_per_event" not in metrics else metrics
     rows = []
     for point, group in frame.groupby(keys, sort=True, dropna=False):
         good = group[~group["flagged"].astype(bool)]
@@ -197,7 +204,16 @@ def scan_rows(
     wanted = {scans} if isinstance(scans, str) else set(scans)
     in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
     rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
-    keep = ["format", "file_id", "size_bytes", "clusters", "events", "events_per_cluster"]
+    keep = [
+        "format",
+        "file_id",
+        "size_bytes",
+        "clusters",
+        "events",
+        "events_per_cluster",
+        "compression_ratio",
+    ]
+    keep = [k for k in keep if k in files.columns]
     keep = [c for c in keep if c in files.columns]
     return rows.merge(files[keep], on=["format", "file_id"], how="left")
 

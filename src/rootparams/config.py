@@ -28,13 +28,15 @@ READ_KEYS = (
     "cluster_bunch",
     "async_prefetch",
     "threads",
+    "reading_style",
+    "unzip",
     "branches",
     "storage_profile",
 )
 # Settings that mean something for one container only (docs/formats.md, "RNTuple"): a scan that varies one of
 # them over points of the other container is an error, and a point of the other container keeps a fixed value.
 CONTAINER_ONLY_KEYS = {
-    "ttree": ("split_level", "basket_size", "learn_entries", "async_prefetch"),
+    "ttree": ("split_level", "basket_size", "learn_entries", "async_prefetch", "unzip"),
     "rntuple": ("page_size", "cluster_bunch"),
 }
 # The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
@@ -75,7 +77,10 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
     if problems:
         raise ConfigError(problems, source)
     _fill_defaults(config, schema(), schema())
-    problems = list(_format_problems(config))  # reads the source files: their settings are the defaults below
+    problems = list(_add_event_size_formats(config))
+    problems += list(
+        _format_problems(config)
+    )  # reads the source files: their settings are the defaults below
     if problems:
         raise ConfigError(problems, source)
     for fmt, settings in config["file_defaults"].items():
@@ -93,6 +98,34 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
     if problems:
         raise ConfigError(problems, source)
     return config
+
+
+EVENT_SIZE_SCAN = "event_size"
+
+
+def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
+    """The event-size study's formats (one eventsize_<N> per size, the same uncompressed volume each), added to
+    the study's formats and kept to scans.event_size."""
+    study = config.get("event_size")
+    if not study:
+        return
+    from rootparams.formats import eventsize_events, eventsize_name
+
+    if EVENT_SIZE_SCAN not in config["scans"]:
+        yield (f"event_size is given but scans.{EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
+               "event sizes, e.g. scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}")  # fmt: skip
+    for size in study["event_bytes"]:
+        name = eventsize_name(size)
+        events = eventsize_events(size, study["volume_bytes"])
+        if name in config["formats"]:
+            yield (f"formats.{name}: also made by event_size.event_bytes ({size}); remove one of the two")
+            continue
+        config["formats"][name] = {
+            "written": events,
+            "read": events,
+            "branches": "all",
+            "scans": [EVENT_SIZE_SCAN],
+        }
 
 
 def format_kind(config: Mapping[str, Any], fmt: str) -> str:
@@ -309,11 +342,11 @@ def _fill_defaults(instance: Any, node: dict[str, Any], root: dict[str, Any]) ->
             _fill_defaults(instance[key], sub, root)
 
 
-def scan_containers(config: dict[str, Any], scan: Mapping[str, Any]) -> set[str]:
+def scan_containers(config: dict[str, Any], scan: Mapping[str, Any], name: str | None = None) -> set[str]:
     """The containers a scan's points are stored in: its own list, or its formats' defaults."""
     if "container" in scan:
         return set(scan["container"])
-    formats = [f for f in scan_formats(config, scan) if f in config["file_defaults"]]
+    formats = [f for f in scan_formats(config, scan, name) if f in config["file_defaults"]]
     return {config["file_defaults"][f]["container"] for f in formats}
 
 
@@ -327,9 +360,15 @@ def _left_out_of(config: Mapping[str, Any], fmt: str, scan: Mapping[str, Any]) -
     return bool(sources.unrewritable(config["file_defaults"][fmt]["container"], list(scan)))
 
 
-def scan_formats(config: Mapping[str, Any], scan: Mapping[str, Any]) -> list[str]:
-    """The formats whose points a scan makes."""
-    return [f for f in scan.get("formats", config["formats"]) if not _left_out_of(config, f, scan)]
+def scan_formats(config: Mapping[str, Any], scan: Mapping[str, Any], name: str | None = None) -> list[str]:
+    """The formats whose points scan ``name`` makes: its own list, else every format of the study that does
+    not keep to scans of its own (a format's ``scans`` key: the skimmed and event-size formats)."""
+    if "formats" in scan:
+        candidates = scan["formats"]
+    else:
+        entries = config["formats"]
+        candidates = [f for f in entries if "scans" not in entries[f] or name in entries[f]["scans"]]
+    return [f for f in candidates if not _left_out_of(config, f, scan)]
 
 
 def left_out_notes(config: Mapping[str, Any]) -> list[str]:
@@ -350,7 +389,7 @@ def left_out_notes(config: Mapping[str, Any]) -> list[str]:
 
 
 def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
-    containers = scan_containers(config, scan)
+    containers = scan_containers(config, scan, name)
     for container, keys in CONTAINER_ONLY_KEYS.items():
         others = sorted(containers - {container})
         for key in keys:
@@ -359,6 +398,7 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
                                "basket_size": "its counterpart is page_size",
                                "learn_entries": "the RNTuple cluster cache does not learn",
                                "async_prefetch": "the RNTuple cluster cache always reads ahead in a thread",
+                               "unzip": "RNTuple decompresses pages in its own tasks under implicit MT",
                                "page_size": "its TTree counterpart is basket_size",
                                "cluster_bunch": "the TTreeCache's counterpart is cache_size"}[key]  # fmt: skip
                 yield (
@@ -407,12 +447,53 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
             else []
         )
         uses += [f"scans.{n}.branches" for n, scan in config["scans"].items()
-                 if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan)]  # fmt: skip
+                 if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan, n)]  # fmt: skip
         if uses:
             yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {found.path} ({found.tree}) has no ATLAS "
                    "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "
                    "'all', 'regex:<pattern on top-level names>' (e.g. 'regex:^(Muon|Electron|Jet)_') and "
                    f"'list:<name>,<name>'; give the format branches: all")  # fmt: skip
+
+
+COLUMNAR_STYLES = ("rdataframe", "uproot")
+
+
+def _access(profile: str, custom: dict[str, dict]) -> str | None:
+    """How a storage profile reads ("local", "xrootd", "endpoint"), None for an unknown one (reported apart)."""
+    try:
+        return resolve_profile(profile, custom).access
+    except (KeyError, ValueError):
+        return None
+
+
+def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
+    """Read points that cannot be measured as asked, found on the expanded grid (a scan may cross a reading
+    style or parallel unzip with settings they do not go with), each said once with the scans it comes from."""
+    from rootparams.grid import expand_points
+
+    try:
+        points = expand_points(config)
+    except ValueError:  # a malformed point is the schema's or another check's to report
+        return
+    custom = config["measurement"]["storage_profiles"]
+    seen: dict[str, set[str]] = {}
+    for point in points:
+        read, container = point.read, point.file.container
+        why = []
+        if read.reading_style in COLUMNAR_STYLES and read.branches == "particle":
+            why.append(f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
+                       "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,...")  # fmt: skip
+        if read.reading_style == "rdataframe" and container != "ttree":
+            why.append("reading_style rdataframe reads TTrees only here; give the scan container: [ttree]")
+        if read.reading_style == "uproot" and _access(read.storage_profile, custom) not in ("local", None):
+            why.append(f"reading_style uproot reads local files only (storage profile {read.storage_profile!r} "
+                       "reads over root://, which needs XRootD's Python bindings); use a local profile")  # fmt: skip
+        if read.unzip and read.cache_size == 0:
+            why.append("unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off")
+        for text in why:
+            seen.setdefault(f"format {point.file.format}: {text}", set()).update(point.scans)
+    for text, scans in seen.items():
+        yield f"{text} (scans: {', '.join(sorted(scans))})"
 
 
 def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
@@ -439,7 +520,15 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
         yield from _container_problems(config, name, scan)
         yield from _source_scan_problems(config, name, scan)
+    for fmt, entry in formats.items():
+        for scan_name in entry.get("scans", []):
+            if scan_name not in config["scans"]:
+                close = _closest(scan_name, list(config["scans"]))
+                yield (f"formats.{fmt}.scans contains {scan_name!r}, which is not a scan of this study; its scans are "
+                       f"{', '.join(sorted(config['scans'])) or '(none)'}"
+                       + (f"; did you mean {close!r}?" if close else ""))  # fmt: skip
     yield from _selection_problems(config)
+    yield from _reading_problems(config)
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
     for where, profile in used_storage_profiles(config):
         if profile not in known_profiles:

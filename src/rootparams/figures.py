@@ -30,6 +30,9 @@ from rootparams.labels import (
     cache_order,
     format_order,
     format_title,
+    reading_style_label,
+    selection_label,
+    selection_order,
 )
 
 # One colour per algorithm in every figure (seaborn's colour-blind palette).
@@ -368,10 +371,114 @@ def _fig21(d, ctx):
                      RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
 
 
+# ---- The seeds' related studies (issue #16; docs/measurement.md, "The seeds' studies") -------------------------
+SELECTION_X = (selection_order, selection_label)
+
+
+def _layout_series(d: pd.DataFrame) -> pd.DataFrame:
+    """Access patterns: one line per on-disk layout, split level (branch-wise at >= 1, class-wise at 0) and
+    cluster size."""
+    label = ["split " + str(int(s)) + (" (class-wise)" if int(s) == 0 else " (branch-wise)") + ", AutoFlush "
+             + autoflush_label(int(a)) for s, a in zip(d["split_level"], d["autoflush"], strict=True)]  # fmt: skip
+    return d.assign(series=label)
+
+
+def _fig22(d, ctx):
+    return _lines_by(_layout_series(d), "Fig. 22 (seed 001): event rate vs access pattern, split level and "
+                     "cluster size", "format", format_order, "series", "branches", *RATE[:2], "Branches read",
+                     RATE[2], SELECTION_X, logy=True)  # fmt: skip
+
+
+def _fig23(d, ctx):
+    d = _layout_series(d).assign(
+        bytes_per_event=d["loop_bytes_read_mean"] / d["events_read_mean"],
+        bytes_per_event_std=d["loop_bytes_read_std"] / d["events_read_mean"],
+    )
+    return _lines_by(d, "Fig. 23 (seed 001): compressed bytes read per event vs access pattern", "format",
+                     format_order, "series", "branches", "bytes_per_event", "bytes_per_event_std",
+                     "Branches read", "Bytes read per event (loop)", SELECTION_X, logy=True)  # fmt: skip
+
+
+def _style_series(d: pd.DataFrame) -> pd.DataFrame:
+    styles = [reading_style_label(s, t) for s, t in zip(d["reading_style"], d["threads"], strict=True)]
+    return d.assign(style=styles, selection=d["branches"].map(selection_label))
+
+
+def _style_order(values) -> list[str]:
+    rank = {"TTree::GetEntry": 0, "RDataFrame": 1, "uproot": 2}
+    return sorted(set(values), key=lambda v: (rank.get(v.split(",")[0], 9), v))
+
+
+def _fig24(d, ctx):
+    return _lines_by(_style_series(d), "Fig. 24 (seeds 002, 003): event rate by reading style", "format",
+                     format_order, "selection", "style", *RATE[:2], "Reading style", RATE[2],
+                     (_style_order, str), logy=True)  # fmt: skip
+
+
+def _fig25(d, ctx):
+    return _lines_by(_style_series(d), "Fig. 25 (seeds 002, 003): reader CPU per event by reading style (all "
+                     "threads, loop span)", "format", format_order, "selection", "style", "loop_cpu_us_per_event_mean",
+                     "loop_cpu_us_per_event_std", "Reading style", "CPU per event [µs]", (_style_order, str),
+                     logy=True)  # fmt: skip
+
+
+def _event_size_rows(d: pd.DataFrame) -> pd.DataFrame:
+    """The event-size formats with their uncompressed event size (from the format's name) and a line per
+    container and reading style; one panel."""
+    from rootparams.formats import event_size_bytes
+
+    size = d["format"].map(event_size_bytes)
+    series = [f"{CONTAINER_LABELS.get(c, c)}, {reading_style_label(s, t)}"
+              for c, s, t in zip(d["container"], d["reading_style"], d["threads"], strict=True)]  # fmt: skip
+    return d.assign(event_bytes=size, series=series, panel="the same volume at every event size")
+
+
+def _fig26(d, ctx):
+    d = _event_size_rows(d)
+    d = d.assign(mb_s=d["event_rate_hz_mean"] * d["event_bytes"] / 1e6,
+                 mb_s_std=d["event_rate_hz_std"] * d["event_bytes"] / 1e6)  # fmt: skip
+    fig = _lines_by(d, "Fig. 26 (seed 003): uncompressed throughput vs event size at a fixed volume", "panel",
+                    ["the same volume at every event size"], "series", "event_bytes", "mb_s", "mb_s_std",
+                    "Uncompressed bytes per event", "Throughput [MB/s, uncompressed]", None, logy=True)  # fmt: skip
+    for ax in fig.axes:
+        ax.set_xscale("log")
+    return fig
+
+
+def _fig27(d, ctx):
+    d = _event_size_rows(d)
+    fig = _lines_by(d, "Fig. 27 (seed 003): reader CPU per event vs event size (the per-event overhead)", "panel",
+                    ["the same volume at every event size"], "series", "event_bytes", "loop_cpu_us_per_event_mean",
+                    "loop_cpu_us_per_event_std", "Uncompressed bytes per event", "CPU per event [µs]", None,
+                    logy=True)  # fmt: skip
+    for ax in fig.axes:
+        ax.set_xscale("log")
+    return fig
+
+
+def _fig28(d, ctx):
+    label = [f"{a}-{int(lv)}, parallel unzip {'on' if u else 'off'}"
+             for a, lv, u in zip(d["algorithm"], d["level"], d["unzip"].fillna(False).astype(bool), strict=True)]  # fmt: skip
+    fig = _lines_by(d.assign(series=label), "Fig. 28 (seed 003): parallel unzip (TTreeCacheUnzip) and implicit MT",
+                    "format", format_order, "series", "threads", *RATE[:2], "Implicit-MT threads", RATE[2],
+                    (lambda v: sorted(set(int(x) for x in v)), str))  # fmt: skip
+    return fig
+
+
+def _fig29(d, ctx):
+    d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
+    return _lines_by(d, "Fig. 29: compression ratio with mostly empty collections (skimmed) and full events",
+                     "algorithm", ALGORITHM_ORDER, "format", "level", "compression_ratio", None,
+                     "Compression level", "Compression ratio (uncompressed / compressed)",
+                     (lambda v: sorted(set(int(x) for x in v)), str),
+                     hue_label=format_title)  # fmt: skip
+
+
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
 CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree",
                      "fig16_rate_vs_cluster_size", "fig17_rntuple_rate_vs_page_size", "fig18_cluster_cache_by_storage",
-                     "fig21_prefetch_by_latency")  # fmt: skip
+                     "fig21_prefetch_by_latency", "fig26_throughput_vs_event_size",
+                     "fig27_cpu_per_event_vs_event_size")  # fmt: skip
 
 FIGURES = [
     Figure(
@@ -432,6 +539,15 @@ FIGURES = [
         "Async prefetch and cluster cache",
         _fig21,
     ),
+    # The seeds' related studies (issue #16): each scan is off in a study that does not name it.
+    Figure("fig22_rate_vs_access_pattern", ("access",), "Rate vs access pattern and split level", _fig22),
+    Figure("fig23_bytes_vs_access_pattern", ("access",), "Bytes read per event vs access pattern", _fig23),
+    Figure("fig24_rate_by_reading_style", ("reading_style",), "Rate by reading style", _fig24),
+    Figure("fig25_cpu_by_reading_style", ("reading_style",), "CPU per event by reading style", _fig25),
+    Figure(CONTAINER_FIGURES[7], ("event_size",), "Throughput vs event size at a fixed volume", _fig26),
+    Figure(CONTAINER_FIGURES[8], ("event_size",), "CPU per event vs event size", _fig27),
+    Figure("fig28_rate_vs_unzip", ("unzip",), "Parallel unzip and implicit MT", _fig28),
+    Figure("fig29_skim_compression_ratio", ("skim",), "Compression ratio, skimmed and full events", _fig29),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
 # Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.

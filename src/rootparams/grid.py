@@ -111,7 +111,12 @@ _REWRITE_ID_FIELDS = (
 FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)  # files our writer makes from a recipe
 REWRITE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _REWRITE_ID_FIELDS)  # a source copied by ROOT
 ASIS_ID = "asis"  # a source as it is
-READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?_[a-z0-9]+_[a-z][a-z0-9_-]*"
+READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?(?:_unzip)?(?:_rdf|_uproot)?_[a-z0-9]+_[a-z][a-z0-9_-]*"
+# Reading styles (config schema, reading_style) and their short names in read ids; getentry, the default, has none
+# so that the ids of the paper's points do not change.
+READING_STYLE_TOKENS = {"getentry": "", "rdataframe": "_rdf", "uproot": "_uproot"}
+# Selections named in the id as they are; any other (regex:, list:, vars:) by a digest.
+NAMED_SELECTIONS = ("particle", "all", "analysis", "sparse")
 
 
 @dataclass(frozen=True, order=True)
@@ -123,11 +128,13 @@ class ReadPoint:
     storage_profile: str
     cluster_bunch: int = 1
     async_prefetch: bool = False
+    reading_style: str = "getentry"
+    unzip: bool = False
 
     @property
     def branches_token(self) -> str:
         # Regexes and lists can hold any character; a short digest keeps the path safe and unique.
-        if self.branches in ("particle", "all"):
+        if self.branches in NAMED_SELECTIONS:
             return self.branches
         return "sel" + hashlib.sha1(self.branches.encode()).hexdigest()[:10]
 
@@ -140,16 +147,23 @@ class ReadPoint:
         # The bunch size appears only where it is not ROOT's default, so TTree read ids do not change.
         bunch = f"_bunch{self.cluster_bunch}" if self.cluster_bunch != 1 else ""
         prefetch = "_async" if self.async_prefetch else ""  # likewise: ROOT's default (off) unnamed
+        unzip = "_unzip" if self.unzip else ""
+        style = READING_STYLE_TOKENS[self.reading_style]
         return (
-            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}{bunch}{prefetch}"
+            f"cache{self.cache_size}_learn{self.learn_token}_mt{self.threads}{bunch}{prefetch}{unzip}{style}"
             f"_{self.branches_token}_{self.storage_profile}"
         )
 
     def for_container(self, container: str) -> ReadPoint:
         """This read of a file stored as ``container``: settings without meaning there take their fixed value
-        (made from the raw settings: a point fixed for one container does not carry the other's values)."""
+        (made from the raw settings: a point fixed for one container does not carry the other's values).
+        uproot has no TTreeCache, no implicit MT and no ROOT prefetching: its reads keep the fixed values of
+        those settings, so that a scan crossing uproot with them measures uproot once."""
+        if self.reading_style == "uproot":
+            self = replace(self, cache_size=-1, learn_entries="default", cluster_bunch=1, async_prefetch=False,
+                           unzip=False, threads=1)  # fmt: skip
         if container == "rntuple":
-            return replace(self, learn_entries="default", async_prefetch=False)
+            return replace(self, learn_entries="default", async_prefetch=False, unzip=False)
         return replace(self, cluster_bunch=1)
 
 
@@ -205,7 +219,7 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
         source = format_kind(config, fmt) == "source"
         found.setdefault(_point(fmt, file_defaults, read_defaults, {}, source), set()).add("default")
         for name, scan in config["scans"].items():
-            if fmt not in scan_formats(config, scan):
+            if fmt not in scan_formats(config, scan, name):
                 continue
             varied = [k for k in (*FILE_KEYS, *READ_KEYS) if k in scan]
             for values in itertools.product(*(scan[k] for k in varied)):

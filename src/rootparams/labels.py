@@ -3,8 +3,9 @@ recommendations take their labels from (no plotting library needed to write a la
 
 from __future__ import annotations
 
-FORMAT_ORDER = ["xaod", "topq1", "susy5", "truth3"]
-FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "truth3": "TRUTH3"}
+FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
+FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "susy5_skim": "SUSY5, skimmed",
+                 "truth3": "TRUTH3", "nanoaod": "NanoAOD-like (flat)"}  # fmt: skip
 
 
 def format_order(values) -> list[str]:
@@ -59,3 +60,31 @@ def cache_label(value: int) -> str:
 def cache_order(values) -> list[int]:
     values = sorted(set(int(v) for v in values))
     return [v for v in values if v == 0] + [v for v in values if v > 0] + [v for v in values if v == -1]
+
+
+# Branch selections, from the most to the least read (seed 001's access patterns).
+SELECTION_ORDER = ["all", "particle", "analysis", "sparse"]
+SELECTION_LABELS = {
+    "all": "all branches",
+    "particle": "particle containers",
+    "analysis": "analysis: pt, eta, phi, m of 8 collections",
+    "sparse": "sparse: 6 variables",
+}
+
+
+def selection_order(values) -> list[str]:
+    present = set(values)
+    return [s for s in SELECTION_ORDER if s in present] + sorted(present - set(SELECTION_ORDER))
+
+
+def selection_label(value: str) -> str:
+    return SELECTION_LABELS.get(value, value)
+
+
+READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
+
+
+def reading_style_label(style: str, threads: int = 1) -> str:
+    """ "RDataFrame, 2 threads": the style, and implicit MT where it is on (uproot has none)."""
+    name = READING_STYLE_LABELS.get(style, style)
+    return name if int(threads) == 1 else f"{name}, {int(threads)} threads"

@@ -32,10 +32,11 @@ import os
 import platform
 import re
 import socket
+import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,18 @@ def reader_command(
     """The same options as a command line, for a reader process of its own."""
     args = reader_args(path, events, read, disk_device)
     return [reader, *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
+
+
+def uproot_command(
+    path: str, events: int, read: dict[str, Any], columns: str, disk_device: str | None = None
+) -> list[str]:
+    """One uproot read (rootparams.uproot_read) in a Python process of its own: the same interpreter as the
+    harness, so the same uproot, awkward and numpy."""
+    cmd = [sys.executable, "-m", "rootparams.uproot_read", "--file", path, "--events", str(events),
+           "--tree", read.get("tree") or "CollectionTree", "--branches", columns]  # fmt: skip
+    if disk_device:
+        cmd += ["--disk-device", disk_device]
+    return cmd
 
 
 @dataclass(frozen=True)
@@ -210,6 +223,26 @@ class Instrument:
         None  # an xrootd profile's server (and proxy): the reader opens its URL
     )
     fastest_probe: float = float("nan")  # the fastest memory probe of this point so far
+    # The branches a columnar reading style (rdataframe, uproot) reads, by the path read: the reader's own
+    # resolution of the selection (--resolve-selection), made before the file is evicted.
+    columns: dict[str, str] = field(default_factory=dict)
+
+    def resolve_columns(self, path: str, read: dict[str, Any], *, also: str | None = None) -> None:
+        """Find, once, the branches that ``read``'s selection means in ``path`` (for reading style rdataframe or
+        uproot; getentry resolves it itself). The reader reads the file's metadata for that: call this before
+        the eviction. ``also``: another name of the same file (its URL) that reads use."""
+        if read.get("reading_style", "getentry") == "getentry" or path in self.columns:
+            return
+        cmd = [self.reader, "--file", path, "--resolve-selection", read["branches"]]
+        if read.get("tree"):
+            cmd += ["--tree", read["tree"]]
+        try:
+            found = run_tool(cmd, f"resolving branch selection {read['branches']!r} in {path}")
+        except ToolError as error:
+            raise ReadError(str(error)) from error
+        self.columns[path] = ",".join(found["branches"])
+        if also:
+            self.columns[also] = self.columns[path]
 
     def memory_probe(self) -> float:
         """Seconds of the host's memory probe now (NaN without one), and the point's fastest so far updated."""
@@ -228,9 +261,20 @@ class Instrument:
         return self.profile.endpoint_url(path) if self.profile.access == "endpoint" else path
 
     def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
-        """One read of ``path`` (a local path or a URL) by a fresh reader."""
+        """One read of ``path`` (a local path or a URL) by a fresh reader: the C++ reader (reading styles
+        getentry and rdataframe) or a Python process of its own (uproot)."""
+        style = read.get("reading_style", "getentry")
         args = reader_args(path, events, read, self.device)
+        if style != "getentry":
+            if path not in self.columns:
+                raise ReadError(
+                    f"{what}: the columns of {path} were not resolved before the read (a harness bug)"
+                )
+            args["reader"], args["columns"] = style, self.columns[path]
         try:
+            if style == "uproot":
+                cmd = uproot_command(path, events, read, self.columns[path], self.device)
+                return exec_read(cmd, what, storage.join_group(self.group.procs if self.group else None))
             if self.server:
                 if self.group:
                     args["cgroup-procs"] = self.group.procs
@@ -333,6 +377,8 @@ def measure_point(
             instrument.memory_probe()
         if mon:
             mon.wait_until_sampling()
+        # Before any eviction: finding a selection's branches reads the files' metadata.
+        instrument.resolve_columns(root_file, read, also=instrument.read_path(root_file))
         system_eviction = "none"
         if cold and measurement["eviction"] == "system":
             # The paper's method, once per point; the warm-up read then brings the reader's code pages back
@@ -342,6 +388,9 @@ def measure_point(
                 **read,
                 "container": "auto",
             }  # the format's default file, which may be the other container
+            # Its selection is found after the drop (it is the warm-up's own file): ROOT's and Python's code
+            # pages come back with it, as the warm-up read's own do.
+            instrument.resolve_columns(warmup_file, warmup)
             instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
             if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
                 mon.wait_for_sample_after(time.time(), timeout=10)
