@@ -187,3 +187,76 @@ def test_remote_cache_next_to_seed_001():
     # The server alone (no added RTT) is neither local nor a latency profile: nothing to compare remotely.
     server_only = [point("xrootd-local", 0, 0, 50), point("xrootd-local", 0, -1, 100)]
     assert recommend.remote_cache(pd.DataFrame(local + server_only), "susy5").agrees == "n/a"
+
+
+# ---- The seeds' studies (issue #16), on hand-made rows ---------------------------------------------------------
+
+
+def test_access_judges_branch_wise_against_class_wise_per_partial_selection():
+    def point(selection, split, rate):
+        return {**row(fmt="susy5", split=split, rate=rate, scans="access"), "branches": selection}
+
+    rows = [point("all", 0, 50), point("all", 99, 45), point("sparse", 0, 60), point("sparse", 99, 400),
+            point("analysis", 0, 55), point("analysis", 99, 150)]  # fmt: skip
+    found = recommend.access(pd.DataFrame(rows), "susy5")
+    assert (
+        found.agrees == "yes"
+        and "sparse, AutoFlush 100 ev: split 99" in found.measured
+        and "6.67x" in found.measured
+    )
+    assert "all branches: fastest at split 0" in found.measured and "Seed 001" in found.paper
+    rows[5] = point("analysis", 99, 55.5)  # the same rate within 5 %: not faster
+    assert recommend.access(pd.DataFrame(rows), "susy5").agrees == "partly"
+    assert recommend.access(pd.DataFrame(rows[:2]), "susy5").agrees == "n/a"
+
+
+def test_reading_style_judges_uproot_by_compression_and_reports_rdataframe():
+    def point(style, alg, rate, threads=1, cpu=10.0):
+        return {**row(fmt="nanoaod", alg=alg, rate=rate, threads=threads, scans="reading_style"),
+                "reading_style": style, "branches": "analysis", "loop_cpu_us_per_event_mean": cpu}  # fmt: skip
+
+    rows = [point("getentry", "lz4", 100), point("uproot", "lz4", 500, cpu=2.0), point("rdataframe", "lz4", 90),
+            point("rdataframe", "lz4", 160, threads=2), point("getentry", "zlib", 80), point("uproot", "zlib", 100)]  # fmt: skip
+    found = recommend.reading_style(pd.DataFrame(rows), "nanoaod")
+    assert found.agrees == "yes"  # 5x on LZ4, 1.25x on ZLIB ("washed out")
+    assert (
+        "analysis, lz4-5: uproot 500.0 ± 1.0 Hz (5.00x GetEntry's 100.0 ± 1.0 Hz), 2.0 µs CPU/event"
+        in found.measured
+    )
+    assert "RDataFrame, 2 threads" in found.measured
+    rows[1] = point("uproot", "lz4", 110)
+    assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == "partly"
+
+
+def test_unzip_compares_parallel_unzip_with_the_serial_read():
+    def point(threads, on, rate, cpu):
+        return {**row(fmt="xaod", alg="lzma", threads=threads, rate=rate, scans="unzip"), "unzip": on,
+                "loop_cpu_seconds_mean": cpu}  # fmt: skip
+
+    rows = [
+        point(1, False, 10, 1.0),
+        point(2, False, 13, 1.1),
+        point(2, True, 18, 1.1),
+        point(1, True, 10, 1.0),
+    ]
+    found = recommend.unzip(pd.DataFrame(rows), "xaod")
+    assert (
+        found.agrees == "yes"
+        and "2 threads + parallel unzip 18.0 ± 1.0 Hz (1.80x, CPU +10%)" in found.measured
+    )
+    assert "2 threads alone 13.0 ± 1.0 Hz (1.30x)" in found.measured
+    rows[2] = point(2, True, 13, 1.2)
+    assert recommend.unzip(pd.DataFrame(rows), "xaod").agrees == "no"
+
+
+def test_skim_compares_zlib_with_zstd_at_the_defaults_and_per_level():
+    def point(alg, level, ratio):
+        return {**row(fmt="susy5_skim", alg=alg, level=level, scans="skim"), "compression_ratio": ratio}
+
+    rows = [point("zlib", 1, 6.0), point("zstd", 5, 5.5), point("zlib", 5, 6.4), point("zstd", 1, 5.0)]
+    found = recommend.skim(pd.DataFrame(rows), "susy5_skim")
+    assert found.agrees == "yes"
+    assert "ZLIB-1 against ZSTD-5: 6.000 against 5.500; level 1: 6.000 against 5.000" in found.measured
+    rows[1] = point("zstd", 5, 6.6)  # now ZSTD-5 is the smaller: ZLIB wins at level 1 only
+    found = recommend.skim(pd.DataFrame(rows), "susy5_skim")
+    assert found.agrees == "partly" and "level 5: 6.400 against 6.600" in found.measured

@@ -23,6 +23,7 @@ from rootparams.aggregate import container_ratios, scan_rows, valid_points
 from rootparams.labels import (
     ALGORITHM_LABELS,
     ALGORITHM_ORDER,
+    CONTAINER_LABELS,
     STORAGE_ORDER,
     autoflush_label,
     autoflush_order,
@@ -292,9 +293,6 @@ def _fig15(d, ctx):
     for ax in fig.axes:
         ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":")
     return fig
-
-
-CONTAINER_LABELS = {"ttree": "TTree", "rntuple": "RNTuple"}
 
 
 def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:

@@ -81,6 +81,7 @@ def selection_label(value: str) -> str:
     return SELECTION_LABELS.get(value, value)
 
 
+CONTAINER_LABELS = {"ttree": "TTree", "rntuple": "RNTuple"}
 READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
 
 

@@ -30,6 +30,12 @@ left out and counted):
   over XRootD with added latency, next to seed 001 ("slight improvement" locally, "crucial" remotely): "yes"
   when -1 is at least CRUCIAL_GAIN times as fast as off on every profile adding >= 1 ms RTT and gains more
   there than on any local profile.
+- the seeds' related studies (issue #16; docs/measurement.md, "The seeds' studies"), each next to the seed's own
+  words: access (split level > 0, branch-wise, against split 0, class-wise, for the partial selections),
+  reading_style (uproot against GetEntry by compression: at least BULK_GAIN faster on LZ4/uncompressed, less on
+  ZLIB), unzip (parallel unzip against the serial read: at least UNZIP_GAIN), skim (ZLIB's compression ratio
+  above ZSTD's), event_size (the size at which per-event overhead equals the per-byte work, within a decade of
+  1 kB); each function's docstring has the rule.
 The paper's topics are judged on TTree points only; a study that also stores them as RNTuple shows those in
 the rntuple topic.
 Two rates count as equal when their means differ by less than TOLERANCE or by less than their combined 1σ.
@@ -45,7 +51,14 @@ from dataclasses import dataclass
 import pandas as pd
 
 from rootparams.aggregate import container_ratios, scan_rows, valid_points
-from rootparams.labels import autoflush_label, cache_label, format_order, format_title
+from rootparams.labels import (
+    CONTAINER_LABELS,
+    autoflush_label,
+    cache_label,
+    format_order,
+    format_title,
+    reading_style_label,
+)
 
 TOLERANCE = 0.05  # 5 %: about the spread of single points here (σ/mean 1-5 %)
 
@@ -68,6 +81,28 @@ PAPER["cluster_cache"] = ("ROOT's default: the cluster cache on (a background th
 # Seed 001 (ATLAS CHEP, "I/O performance optimization in as-deployed environments", Figure 5), for the remote scan.
 PAPER["remote_cache"] = ("Seed 001: the TTreeCache \"gives a slight improvement for locally read data, it is crucial for "
                          "remotely accessed data\" (XRootD).")  # fmt: skip
+# The seeds' related studies (issue #16), quoted (docs/measurement.md, "The seeds' studies", gives the lines).
+PAPER["access"] = ("Seed 001: branch-wise reading \"increases reading speed when only a small subset of variables of "
+                   "the accessed container is actually used\"; the effect is \"quite large\" for full xAODs, \"a lot "
+                   "less\" for DxAODs (no numbers).")  # fmt: skip
+PAPER["reading_style"] = ("Seeds 002, 003: bulk reading is \"an order of magnitude faster than GetEntry, especially with "
+                          "LZ4\" (002), \"up to 10x\" in events/s, and the difference is \"almost entirely washed out by "
+                          "deflate (ZLIB)\" (003). RDataFrame and uproot are not in the seeds: uproot (columnar, like "
+                          "bulk I/O) is judged, RDataFrame (per event, through TTreeReader) reported.")  # fmt: skip
+PAPER["event_size"] = ("Seed 003 (400 MB at 40 B to 4 MB per event): \"decompression time is roughly consistent across "
+                       "event size, other CPU costs come to dominate as the event size decreases\"; overheads \"first "
+                       "become measurable\" below one kilobyte per event.")  # fmt: skip
+PAPER["unzip"] = ("Seed 003: \"Parallel unzipping takes 52% - 58% processing time of serial unzipping\", for \"8% - 13% "
+                  "more CPU cycles\" (4-core desktop).")  # fmt: skip
+PAPER["skim"] = ("ROOT 6.40 (PR root-project/root#21753, release notes): TTree \"branches of type ROOT::RVec where many "
+                 "(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD\" (no "
+                 "numbers given); Snapshot's TTree default went back to ZLIB-1.")  # fmt: skip
+# Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (seeds 002, 003): judged as
+# at least this factor for LZ4 and uncompressed files, and less than it for ZLIB ("washed out").
+BULK_GAIN = 2.0
+# Parallel unzip: seed 003's 52-58 % of the serial time is a 1.7-1.9x speed-up on 4 cores; on 2 cores "agrees"
+# needs at least this speed-up against the serial read.
+UNZIP_GAIN = 1.5
 # "Crucial": the cache at least doubles the rate on every remote profile that adds latency.
 CRUCIAL_GAIN = 2.0
 # The paper's format with "very small events", for which it calls ZLIB "a very interesting choice".
@@ -310,19 +345,186 @@ def remote_cache(rows: pd.DataFrame, fmt: str) -> Finding:
     return Finding(fmt, "remote_cache", "; ".join(parts), PAPER["remote_cache"], agrees)
 
 
+# ---- The seeds' related studies (issue #16) --------------------------------------------------------------------
+
+
+def _ratio_text(a, b) -> str:
+    return f"{a['event_rate_hz_mean'] / b['event_rate_hz_mean']:.2f}x"
+
+
+def access(rows: pd.DataFrame, fmt: str) -> Finding:
+    """Seed 001's branch-wise against class-wise question: for each partial selection (analysis, sparse) and
+    cluster size, the rate at the highest split level (each variable its own branch) against split 0 (the
+    whole container's branch). Agrees when branch-wise is faster for every partial selection measured."""
+    parts, verdicts = [], []
+    for (selection, autoflush_), group in rows.groupby(["branches", "autoflush"], sort=True):
+        if selection not in ("analysis", "sparse") and not str(selection).startswith("vars:"):
+            continue
+        split0, split_hi = group[group["split_level"] == 0], group[group["split_level"] > 0]
+        if split0.empty or split_hi.empty:
+            continue
+        branchwise = split_hi.sort_values("split_level").iloc[-1]
+        classwise = split0.iloc[0]
+        faster = branchwise["event_rate_hz_mean"] > classwise["event_rate_hz_mean"] and not same_rate(
+            branchwise, classwise
+        )
+        verdicts.append(faster)
+        parts.append(f"{selection}, AutoFlush {autoflush_label(int(autoflush_))}: split "
+                     f"{int(branchwise['split_level'])} {_rate(branchwise)} against split 0 {_rate(classwise)} "
+                     f"({_ratio_text(branchwise, classwise)})")  # fmt: skip
+    full = rows[rows["branches"] == "all"]
+    if not full.empty:
+        best = full.sort_values("event_rate_hz_mean").iloc[-1]
+        parts.append(f"all branches: fastest at split {int(best['split_level'])} ({_rate(best)})")
+    if not verdicts:
+        return Finding(fmt, "access", "; ".join(parts) or "no partial selection at split 0 and split > 0",
+                       PAPER["access"], "n/a")  # fmt: skip
+    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
+    return Finding(fmt, "access", "; ".join(parts), PAPER["access"], agrees)
+
+
+def reading_style(rows: pd.DataFrame, fmt: str) -> Finding:
+    """Seeds 002/003's reading styles: each style's rate and CPU per event against TTree::GetEntry with one
+    thread, per selection and compression setting. uproot (columnar, the bulk reading of the seeds) is judged:
+    it agrees where it reads at least BULK_GAIN times GetEntry's rate on LZ4 or uncompressed files and less
+    than that on ZLIB ("washed out"); other algorithms and RDataFrame (per event) are reported only."""
+    parts, verdicts = [], []
+    keys = ["branches", "algorithm", "level"]
+    for (selection, alg, level), group in rows.groupby(keys, sort=True):
+        base = group[(group["reading_style"] == "getentry") & (group["threads"] == 1)]
+        if base.empty:
+            continue
+        base = base.iloc[0]
+        base_cpu = base.get("loop_cpu_us_per_event_mean", float("nan"))
+        for _, row in group.sort_values(["reading_style", "threads"]).iterrows():
+            if row["reading_style"] == "getentry" and row["threads"] == 1:
+                continue
+            gain = row["event_rate_hz_mean"] / base["event_rate_hz_mean"]
+            cpu = row.get("loop_cpu_us_per_event_mean", float("nan"))
+            parts.append(f"{selection}, {alg}-{int(level)}: {reading_style_label(row['reading_style'], row['threads'])} "
+                         f"{_rate(row)} ({gain:.2f}x GetEntry's {_rate(base)}), {cpu:.1f} µs CPU/event against "
+                         f"{base_cpu:.1f}")  # fmt: skip
+            if row["reading_style"] == "uproot" and alg in ("lz4", "none"):
+                verdicts.append(gain >= BULK_GAIN)
+            elif row["reading_style"] == "uproot" and alg == "zlib":
+                verdicts.append(gain < BULK_GAIN)
+    if not verdicts:
+        return Finding(fmt, "reading_style", "; ".join(parts) or "GetEntry and uproot not both measured",
+                       PAPER["reading_style"], "n/a")  # fmt: skip
+    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
+    return Finding(fmt, "reading_style", "; ".join(parts), PAPER["reading_style"], agrees)
+
+
+def unzip(rows: pd.DataFrame, fmt: str) -> Finding:
+    """Seed 003's parallel unzipping, per compression setting: the serial read (1 thread, unzip off), implicit
+    MT alone (the most threads, unzip off: branch-parallel GetEntry) and with parallel unzip (unzip on), with
+    the CPU each costs. Agrees where parallel unzip is at least UNZIP_GAIN times as fast as the serial read."""
+    parts, verdicts = [], []
+    for (alg, level), group in rows.groupby(["algorithm", "level"], sort=True):
+        on = group["unzip"].astype(bool)
+        serial = group[~on & (group["threads"] == 1)]
+        top = group["threads"].max()
+        mt, both = group[~on & (group["threads"] == top)], group[on & (group["threads"] == top)]
+        if serial.empty or both.empty or top == 1:
+            continue
+        serial, both = serial.iloc[0], both.iloc[0]
+        cpu = [r.get("loop_cpu_seconds_mean", float("nan")) for r in (both, serial)]
+        text = (f"{alg}-{int(level)}: serial {_rate(serial)}, {int(top)} threads + parallel unzip {_rate(both)} "
+                f"({_ratio_text(both, serial)}, CPU {cpu[0] / cpu[1] - 1:+.0%})")  # fmt: skip
+        if not mt.empty:
+            text += f", {int(top)} threads alone {_rate(mt.iloc[0])} ({_ratio_text(mt.iloc[0], serial)})"
+        parts.append(text)
+        verdicts.append(both["event_rate_hz_mean"] / serial["event_rate_hz_mean"] >= UNZIP_GAIN)
+    if not verdicts:
+        return Finding(fmt, "unzip", "the serial read and parallel unzip with > 1 thread not both measured",
+                       PAPER["unzip"], "n/a")  # fmt: skip
+    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
+    return Finding(fmt, "unzip", "; ".join(parts), PAPER["unzip"], agrees)
+
+
+def skim(rows: pd.DataFrame, fmt: str) -> Finding:
+    """The mostly-empty-collections claim: ZLIB's compression ratio against ZSTD's on this format, for ROOT's two
+    defaults (ZLIB-1, Snapshot's TTree default, against ZSTD-5, RNTuple's) and at every level measured with
+    both. Agrees when ZLIB's ratio is the higher in every comparison."""
+    files = rows.drop_duplicates("file_id").assign(level=lambda f: f["level"].astype(int))
+    ratio = {
+        (a, lv): r
+        for a, lv, r in zip(files["algorithm"], files["level"], files["compression_ratio"], strict=True)
+    }
+    pairs = (
+        [((("zlib", 1), ("zstd", 5)), "ZLIB-1 against ZSTD-5")]
+        if ("zlib", 1) in ratio and ("zstd", 5) in ratio
+        else []
+    )
+    pairs += [((("zlib", lv), ("zstd", lv)), f"level {lv}") for lv in sorted({lv for _, lv in ratio})
+              if ("zlib", lv) in ratio and ("zstd", lv) in ratio]  # fmt: skip
+    if not pairs:
+        return Finding(fmt, "skim", "ZLIB and ZSTD not both measured", PAPER["skim"], "n/a")
+    parts = [f"{what}: {ratio[z]:.3f} against {ratio[s]:.3f}" for (z, s), what in pairs]
+    verdicts = [ratio[z] > ratio[s] for (z, s), _ in pairs]
+    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
+    return Finding(
+        fmt, "skim", "compression ratio (ZLIB against ZSTD), " + "; ".join(parts), PAPER["skim"], agrees
+    )
+
+
+def event_size(summary, points, files) -> Finding | None:
+    """Seed 003's event-size scan at a fixed volume, per container and reading style: the CPU one event costs at
+    the smallest and the largest size, and the size below which per-event overhead outweighs the per-byte work.
+    The per-byte cost b is the largest events' CPU per byte, the per-event overhead a the smallest events' CPU
+    per event minus b x their bytes; the crossover is a / b. Agrees with the seed ("measurable below one
+    kilobyte", dominating below) where the crossover lies within a decade of 1 kB (100 B - 10 kB); partly where
+    overhead dominates the smallest events but the crossover is elsewhere."""
+    from rootparams.formats import event_size_bytes
+
+    rows = scan_rows(summary, points, files, "event_size")
+    rows = rows[rows["event_rate_hz_mean"].notna() & valid_points(rows)]
+    if rows.empty:
+        return None
+    rows = rows.assign(event_bytes=rows["format"].map(event_size_bytes))
+    parts, verdicts = [], []
+    for (container, style, n), group in rows.groupby(["container", "reading_style", "threads"], sort=True):
+        group = group.sort_values("event_bytes")
+        if len(group) < 2:
+            continue
+        small, large = group.iloc[0], group.iloc[-1]
+        cpu_small, cpu_large = small["loop_cpu_us_per_event_mean"], large["loop_cpu_us_per_event_mean"]
+        per_byte = cpu_large / large["event_bytes"]
+        overhead = cpu_small - per_byte * small["event_bytes"]
+        crossover = overhead / per_byte if per_byte > 0 else float("nan")
+        parts.append(f"{CONTAINER_LABELS.get(container, container)}, {reading_style_label(style, n)}: "
+                     f"{cpu_small:.2f} µs/event at {int(small['event_bytes'])} B, {cpu_large:.0f} µs/event at "
+                     f"{int(large['event_bytes'])} B; overhead {overhead:.2f} µs/event, {per_byte * 1e3:.3f} µs/kB: "
+                     f"they are equal at {crossover:.0f} B/event")  # fmt: skip
+        if 100 <= crossover <= 10_000:
+            verdicts.append("yes")
+        else:
+            verdicts.append("partly" if overhead > per_byte * small["event_bytes"] else "no")
+    if not verdicts:
+        return None
+    agrees = "yes" if set(verdicts) == {"yes"} else "no" if set(verdicts) == {"no"} else "partly"
+    return Finding("event sizes", "event_size", "; ".join(parts), PAPER["event_size"], agrees)
+
+
+SEED_TOPICS = {"access": access, "reading_style": reading_style, "unzip": unzip, "skim": skim}
+
+
 def findings(summary, points, files, config, cores: int | None) -> list[Finding]:
     out = []
     for fmt in format_order(config["formats"]):
         defaults = config["file_defaults"][fmt]
         for topic, scan in (("compression", "compression"), ("autoflush", "autoflush"), ("split", "split"),
                             ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", ("container", "container_storage")),
-                            ("cluster_cache", "rntuple_cache"), ("remote_cache", "remote_cache")):  # fmt: skip
-            if topic in ("rntuple", "cluster_cache", "remote_cache") and not set(
+                            ("cluster_cache", "rntuple_cache"), ("remote_cache", "remote_cache"),
+                            *((t, t) for t in SEED_TOPICS)):  # fmt: skip
+            if topic in ("rntuple", "cluster_cache", "remote_cache", *SEED_TOPICS) and not set(
                 scan if isinstance(scan, tuple) else [scan]
             ) & set(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             rows = scan_rows(summary, points, files, scan)
             rows = rows[(rows["format"] == fmt) & rows["event_rate_hz_mean"].notna()]
+            if topic in SEED_TOPICS and not (scan_rows(summary, points, files, scan)["format"] == fmt).any():
+                continue  # the seed's scan leaves this format out (it names others): nothing to say
             if "container" in rows and topic not in ("rntuple", "cluster_cache", "remote_cache"):
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
@@ -341,6 +543,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
                 continue
             if topic == "compression":
                 finding = compression(rows, fmt)
+            elif topic in SEED_TOPICS:
+                finding = SEED_TOPICS[topic](rows, fmt)
             elif topic == "autoflush":
                 finding = autoflush(rows, fmt, defaults["algorithm"], defaults["autoflush"])
             elif topic == "split":
@@ -358,6 +562,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
             if left_out:
                 finding.measured += f" ({left_out} invalid point(s) left out)"
             out.append(finding)
+    if "event_size" in config["scans"] and (found := event_size(summary, points, files)):
+        out.append(found)
     return out
 
 
@@ -374,7 +580,8 @@ def markdown(found: list[Finding], storage_profiles: str, context: str) -> str:
         lines += [
             f"## {format_title(fmt)}",
             "",
-            "| topic | this run | paper (section 3.1); ROOT's own claims for rntuple and cluster_cache | agrees |",
+            "| topic | this run | paper (section 3.1); ROOT's own claims (rntuple, cluster_cache, skim); the seeds' "
+            "(remote_cache, access, reading_style, unzip, event_size) | agrees |",
             "|---|---|---|---|",
         ]
         for f in (f for f in found if f.format == fmt):
