@@ -550,6 +550,10 @@ FIGURES = [
 FIGURE_NAMES = [f.name for f in FIGURES]
 # Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.
 REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
+# Drawn from the seeds' scans (issue #16): tests/test_seed_studies.py draws them (tiny_seeds.yaml).
+SEED_FIGURES = tuple(
+    f.name for f in FIGURES if set(f.scans) & {"access", "reading_style", "event_size", "unzip", "skim"}
+)
 
 
 def draw(

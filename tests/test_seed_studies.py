@@ -1,0 +1,74 @@
+"""The seeds' related studies (issue #16) through the whole DAG on a tiny grid (tests/configs/tiny_seeds.yaml):
+access patterns, reading styles (GetEntry, RDataFrame with and without implicit MT, uproot), the flat
+NanoAOD-like format, the event-size study, parallel unzip and the skimmed format. Every point is measured,
+the records say what each style read, and Figures 22-29 and the recommendation topics exist."""
+
+import shutil
+
+import pandas as pd
+import pytest
+from conftest import REPO, require, snakemake
+
+from rootparams import paths
+from rootparams.figures import SEED_FIGURES
+
+TINY_SEEDS = str(REPO / "tests" / "configs" / "tiny_seeds.yaml")
+
+
+@pytest.fixture(scope="module")
+def seeds_run(tmp_path_factory, build):
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    workdir = tmp_path_factory.mktemp("seeds")
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)
+    snakemake(workdir, "--configfile", TINY_SEEDS, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    return workdir
+
+
+def test_every_study_is_measured(seeds_run):
+    summary = pd.read_csv(seeds_run / paths.SUMMARY_TABLE)
+    points = pd.read_csv(seeds_run / paths.POINTS_TABLE)
+    named = {s for joined in points["scans"] for s in joined.split(";")}
+    assert {"access", "reading_style", "event_size", "unzip", "skim"} <= named
+    assert (summary["n"] + summary["n_flagged"] == 2).all()
+    assert (summary["event_rate_hz_mean"] > 0).all()
+    styles = summary[summary["branches"] == "analysis"]
+    assert set(styles["reading_style"]) == {"getentry", "rdataframe", "uproot"}
+    assert set(summary.loc[summary["reading_style"] == "uproot", "threads"]) == {
+        1
+    }  # uproot has no implicit MT
+    assert {"nanoaod", "susy5_skim", "eventsize_40", "eventsize_4000", "eventsize_400000"} <= set(
+        summary["format"]
+    )
+    assert (summary["loop_cpu_us_per_event_mean"] > 0).all()
+
+
+def test_the_columnar_styles_read_the_same_values_as_getentry(seeds_run):
+    reps = pd.read_csv(seeds_run / paths.REPETITIONS_TABLE, low_memory=False)
+    reps = reps[(reps["branches"] == "analysis") & (reps["format"] == "nanoaod")]
+    sums = reps.groupby(["file_id", "reading_style"])["values_sum"].first().unstack()
+    assert {"rdataframe", "uproot"} <= set(sums.columns)
+    assert (abs(sums["rdataframe"] / sums["uproot"] - 1) < 1e-6).all()
+
+
+def test_access_patterns_read_fewer_bytes_branch_wise(seeds_run):
+    summary = pd.read_csv(seeds_run / paths.SUMMARY_TABLE)
+    access = summary[(summary["format"] == "susy5") & (summary["reading_style"] == "getentry") & (summary["threads"] == 1)
+                     & (summary["unzip"] == False) & (summary["algorithm"] == "zlib")]  # noqa: E712  # fmt: skip
+    by = access.set_index(["branches", "split_level"])["loop_bytes_read_mean"]
+    assert by[("sparse", 99)] < by[("analysis", 99)] < by[("all", 99)]
+    assert by[("sparse", 0)] > by[("sparse", 99)]  # class-wise: the whole containers' branches
+
+
+def test_every_seed_figure_is_a_real_png_and_pdf(seeds_run):
+    for name in SEED_FIGURES:
+        png = (seeds_run / paths.figure(name, "png")).read_bytes()
+        pdf = (seeds_run / paths.figure(name, "pdf")).read_bytes()
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000, name
+        assert pdf[:5] == b"%PDF-" and len(pdf) > 5_000, name
+
+
+def test_recommendations_have_every_seed_topic(seeds_run):
+    text = (seeds_run / paths.RECOMMENDATIONS).read_text()
+    for topic in ("access", "reading_style", "unzip", "skim", "event_size"):
+        assert f"| {topic} |" in text, topic
+    assert "Seed 001" in text and "Seed 003" in text and "PR root-project/root#21753" in text
