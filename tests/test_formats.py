@@ -2,11 +2,12 @@
 
 import struct
 
+import awkward as ak
 import numpy as np
 import pytest
 import uproot
 
-from rootparams.formats import KNOWN_FORMATS, recipe_text
+from rootparams.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
 from rootparams.measure import run_tool
@@ -54,7 +55,7 @@ def basket_algorithms(path, tree, limit=40):
     return found
 
 
-@pytest.mark.parametrize("fmt", KNOWN_FORMATS)
+@pytest.mark.parametrize("fmt", [f for f in KNOWN_FORMATS if f not in FLAT_FORMATS])
 def test_every_format_has_a_recipe_with_particle_containers(fmt):
     text = recipe_text(fmt)
     assert "container EventInfo" in text
@@ -194,3 +195,61 @@ def test_structured_distributions(build, tmp_path):
         assert set(words[0::3]) <= {111, 222}  # cycle position 0: pick
         assert np.all(np.diff(words[1::3]) >= 1)  # position 1: an increasing walk within each inner vector
         assert words[2::3].max() <= 5
+
+
+# ---- The seeds' formats (issue #16) -----------------------------------------------------------------------------
+
+
+def test_the_nanoaod_recipe_is_what_calibrate_makes_of_the_real_file():
+    """The committed recipe (src/rootparams/recipes/nanoaod.recipe) is calibrate's output on the real CMS sample:
+    a change of calibrate must regenerate it (the command is in the recipe's header)."""
+    import os
+    from pathlib import Path
+
+    from rootparams.calibrate import recipe_from_file
+
+    real = Path(__file__).parents[1] / ".." / "shared" / "data" / "cms_nanoaod_2015_ttbar_200ev.root"
+    if not real.exists():
+        assert os.environ.get("CI") != "true", (
+            f"{real} is part of the reference material and must exist in CI"
+        )
+        pytest.skip(f"{real} is not here")
+    committed = [line for line in recipe_text("nanoaod").splitlines() if not line.startswith("# ")]
+    made = [line for line in recipe_from_file(real).splitlines() if not line.startswith("# ")]
+    assert committed == made
+
+
+def test_skimmed_events_have_mostly_empty_containers(make):
+    path = make("susy5_skim", "zlib", 1, -10_000_000, 1, events=400)
+    tree = uproot.open(path)["CollectionTree"]
+    for branch in (
+        "ElectronsAux.pt",
+        "AntiKt4EMTopoJetsAux.pt",
+        "InDetTrackParticlesAux.d0",
+        "TruthParticlesAux.px",
+    ):
+        empty = float(np.mean(ak.to_numpy(ak.num(tree[branch].array())) == 0))
+        assert 0.85 < empty < 0.97, (branch, empty)  # 90 % skimmed, plus events the full recipe leaves empty
+    assert (
+        ak.to_numpy(ak.num(tree["EventInfoAux.runNumber"].array())) == 1
+    ).all()  # the event record is kept
+
+
+def test_event_size_formats_hold_the_requested_bytes_per_event(make):
+    from rootparams.formats import event_size_bytes, eventsize_elements, eventsize_events, is_builtin, is_flat
+
+    assert (
+        event_size_bytes("eventsize_4000") == 4000
+        and is_builtin("eventsize_4000")
+        and is_flat("eventsize_40")
+    )
+    assert not is_builtin("eventsize_10") and not is_builtin("eventsize_x")
+    with pytest.raises(ValueError, match="32 to 16000000 bytes per event"):
+        event_size_bytes("eventsize_20000000")
+    assert eventsize_elements(40) == 2 and eventsize_elements(4_000_000) == 250_000
+    assert eventsize_events(40, 3600) == 100
+    tree = uproot.open(make("eventsize_4000", "zlib", 1, -1_000_000, 99, events=50))["CollectionTree"]
+    assert set(tree.keys()) == {"nHit", "Hit_pt", "Hit_eta", "Hit_phi", "Hit_m"}
+    assert (tree["nHit"].array(library="np") == eventsize_elements(4000)).all()
+    uncompressed = sum(b.uncompressed_bytes for b in tree.values()) / tree.num_entries
+    assert 4000 <= uncompressed < 4000 * 1.1  # the arrays and counter, plus ROOT's per-entry framing

@@ -101,6 +101,9 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
 
 
 EVENT_SIZE_SCAN = "event_size"
+# The event-size formats' settings (a flat tree: the split level means nothing): the paper's ZLIB-5, 10 MB clusters.
+EVENTSIZE_FILE_DEFAULTS = {"container": "ttree", "algorithm": "zlib", "level": 5, "autoflush": -10_000_000,
+                           "split_level": 99, "basket_size": 32000, "page_size": 1048576}  # fmt: skip
 
 
 def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
@@ -126,6 +129,22 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
             "branches": "all",
             "scans": [EVENT_SIZE_SCAN],
         }
+    if (
+        EVENT_SIZE_SCAN in config["scans"]
+    ):  # the scan is of the event sizes only (unless it names formats itself)
+        names = [eventsize_name(size) for size in study["event_bytes"]]
+        config["scans"][EVENT_SIZE_SCAN].setdefault("formats", names)
+
+
+def _flat_formats_read_all(config: dict[str, Any]) -> None:
+    """A built-in flat format (nanoaod, eventsize_<N>) has no ATLAS particle containers: where the study's
+    default selection is the paper's 'particle', it reads all its branches instead (its points say so)."""
+    from rootparams.formats import is_flat
+
+    default = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}["branches"]
+    for fmt, entry in config["formats"].items():
+        if is_flat(fmt) and not ({"source", "calibrate"} & set(entry)) and default == "particle":
+            entry.setdefault("branches", "all")
 
 
 def format_kind(config: Mapping[str, Any], fmt: str) -> str:
@@ -151,7 +170,7 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
 
     kind = format_kind(config, fmt)
     if kind == "recipe":
-        return dict(PAPER_FILE_DEFAULTS[fmt])
+        return dict(PAPER_FILE_DEFAULTS.get(fmt, EVENTSIZE_FILE_DEFAULTS))
     own = sources.file_settings(source_of(config, fmt))
     if kind == "source":
         return own
@@ -161,12 +180,18 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
 def _format_problems(config: dict[str, Any]) -> Iterator[str]:
     """Each format is either built in or made from a file that exists and holds enough events."""
     from rootparams import sources
-    from rootparams.formats import KNOWN_FORMATS
+    from rootparams.formats import EVENTSIZE_PREFIX, KNOWN_FORMATS, event_size_bytes, is_builtin
 
     for fmt, entry in config["formats"].items():
         made_from = [k for k in ("source", "calibrate") if k in entry]
         where = f"formats.{fmt}"
-        if fmt in KNOWN_FORMATS:
+        if fmt.startswith(EVENTSIZE_PREFIX) and not made_from:
+            try:
+                event_size_bytes(fmt)
+            except ValueError as error:
+                yield f"{where}: {error}"
+                continue
+        if is_builtin(fmt):
             if made_from or "tree" in entry:
                 yield (f"{where}: {fmt!r} is a built-in synthetic format and is not made from a file; give a format "
                        f"of your own another name (e.g. my{fmt}) for {made_from[0] if made_from else 'tree'}")  # fmt: skip

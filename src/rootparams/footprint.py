@@ -21,7 +21,10 @@ from rootparams.errors import UserError
 from rootparams.grid import file_points
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
-BYTES_PER_EVENT_ZLIB5 = {"xaod": 1.00e6, "topq1": 191e3, "susy5": 65e3, "truth3": 5.6e3}
+BYTES_PER_EVENT_ZLIB5 = {"xaod": 1.00e6, "topq1": 191e3, "susy5": 65e3, "truth3": 5.6e3, "nanoaod": 1.9e3,
+                         "susy5_skim": 9e3}  # fmt: skip
+# The event-size formats' full-precision floats barely compress: this share of their uncompressed bytes.
+EVENTSIZE_ZLIB5_SHARE = 0.92
 # File size relative to ZLIB-5, measured on these generators (xAOD and TRUTH3 agree within ~10 %).
 SIZE_FACTOR = {"none": 2.6, "lz4": 1.35, "zlib": 1.05, "lzma": 0.85, "zstd": 0.95}
 LEVEL_SLOPE = {"zlib": -0.012, "lzma": -0.01, "lz4": -0.02, "zstd": -0.015}  # per level above 1, roughly
@@ -65,6 +68,10 @@ def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
     from rootparams.config import format_kind, source_of
 
     if format_kind(config, fmt) == "recipe":
+        from rootparams.formats import EVENTSIZE_PREFIX, event_size_bytes
+
+        if fmt.startswith(EVENTSIZE_PREFIX):
+            return EVENTSIZE_ZLIB5_SHARE * event_size_bytes(fmt)
         return BYTES_PER_EVENT_ZLIB5[fmt]
     src = source_of(config, fmt)
     return Path(src.path).stat().st_size / src.entries / _factor(*src.algorithm_level)

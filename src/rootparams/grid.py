@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from rootparams.config import FILE_KEYS, READ_KEYS, format_kind, scan_formats
+from rootparams.formats import is_flat
 
 # ROOT's compression algorithm numbers (ROOT::RCompressionSetting::EAlgorithm); setting = 100*alg + level.
 ALGORITHM_CODES = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5, "none": 0}
@@ -198,6 +199,8 @@ def _point(
     those fixed values over (an RNTuple made from the TTree default point would get page size 0). For a
     ``source`` format, a change of a file setting makes a rewrite, no change the file as it is."""
     file_change = {k: v for k, v in change.items() if k in FILE_KEYS}
+    if is_flat(fmt) and not source:
+        file_change.pop("split_level", None)  # leaf-list arrays have no split level: one file, the default's
     origin = ("rewrite" if file_change else "asis") if source else "recipe"
     file_point = FilePoint(fmt, **{**file_defaults, **file_change}, origin=origin)
     read = ReadPoint(**{**read_defaults, **{k: v for k, v in change.items() if k in READ_KEYS}})

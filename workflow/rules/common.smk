@@ -23,6 +23,7 @@ from rootparams.grid import (
     points_by_id,
 )
 from rootparams.figures import FIGURE_NAMES
+from rootparams.formats import is_flat
 from rootparams.monitor import find_monitor
 from rootparams.storage import throttling_unavailable_reason
 
@@ -128,7 +129,7 @@ def content_input(wildcards):
     # A built-in format's events are generated once and read back for every file; a clone's files are each
     # generated from the seed (the same events: the writer is deterministic), as its recipe may hold flat
     # columns and scalars, which the writer cannot read back from a content file.
-    if format_kind(STUDY, wildcards.format) == "clone":
+    if format_kind(STUDY, wildcards.format) == "clone" or is_flat(wildcards.format):
         return []
     return paths.content_file(DATA_DIR, wildcards.format)
 

@@ -30,7 +30,8 @@
 //   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (TTree only)
 // Leaf types: float double int8 uint8 int16 uint16 int uint32 int64 uint64 bool. dyn types also double, int8,
 // int16, int64, vdouble; 'dyn ... link <Target> D' draws the index from D. (rootparams.calibrate writes these.)
-// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical).
+// Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical)
+//                | empty p M (no element with probability p, else multiplicity M: skimmed events).
 // Distributions: exp mean | gaus mean sigma | uniform lo hi | int lo hi | const v | choice v1 v2 ...
 //                | bits p (trigger-like words, mostly constant between events) | link Target [D] | seq
 //                (link: the index is near the element's own, or drawn from D when given)
@@ -341,8 +342,14 @@ struct Column {
          n = std::round(rng.Gaus(d.p(0), d.p(1)));
       else if (d.kind == "choice" && !d.args.empty())  // an empirical distribution: one of the listed counts
          n = d.p(rng.Integer(d.args.size()));
-      else
-         fail("unknown multiplicity '" + d.kind + "' (use fixed, poisson, gaus or choice)");
+      else if (d.kind == "empty" && d.args.size() >= 2) {
+         // empty p <multiplicity...>: no element with probability p (a skimmed event), else the inner one.
+         const bool empty = rng.Rndm() < d.p(0);
+         const Distribution inner{d.args[1], {d.args.begin() + 2, d.args.end()}};
+         const uint32_t drawn = multiplicity_of(inner, rng);  // drawn always: the stream stays aligned
+         n = empty ? 0 : drawn;
+      } else
+         fail("unknown multiplicity '" + d.kind + "' (use fixed, poisson, gaus, choice or empty p <multiplicity>)");
       return n < 0 ? 0u : static_cast<uint32_t>(n);
    }
 
