@@ -224,3 +224,18 @@ def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
         "event_size is given but scans.event_size is not: add it to say what is varied over the event sizes, e.g. "
         "scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}"
     ]
+
+
+def test_some_scans_may_accept_shorter_loops():
+    from rootparams.config import point_measurement
+
+    raw = {"formats": {"susy5": {"written": 100, "read": 100}},
+           "scans": {"access": {"branches": ["all", "sparse"]}, "split": {"split_level": [0, 99]}},
+           "measurement": {"min_window_seconds_by_scan": {"access": 0.05}}}  # fmt: skip
+    config = load_study_config(raw)
+    assert point_measurement(config, ("access", "split"))["min_window_seconds"] == 0.05
+    assert point_measurement(config, ("split",))["min_window_seconds"] == 1.0
+    raw["measurement"]["min_window_seconds_by_scan"] = {"acess": 0.05}
+    assert problems(raw) == [
+        "measurement.min_window_seconds_by_scan.acess: not a scan of this study; its scans are access, split"
+    ]

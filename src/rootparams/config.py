@@ -552,6 +552,10 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
                 yield (f"formats.{fmt}.scans contains {scan_name!r}, which is not a scan of this study; its scans are "
                        f"{', '.join(sorted(config['scans'])) or '(none)'}"
                        + (f"; did you mean {close!r}?" if close else ""))  # fmt: skip
+    for name in config["measurement"]["min_window_seconds_by_scan"]:
+        if name not in config["scans"]:
+            yield (f"measurement.min_window_seconds_by_scan.{name}: not a scan of this study; its scans are "
+                   f"{', '.join(sorted(config['scans'])) or '(none)'}")  # fmt: skip
     yield from _selection_problems(config)
     yield from _reading_problems(config)
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
@@ -566,6 +570,20 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
     if data_dir.rstrip("/") in ("results", ".", "") or data_dir.startswith("results/"):
         yield f"data_dir = {data_dir!r}: must be separate from results/ (it holds the ROOT files under test)"
+
+
+def point_measurement(config: dict[str, Any], scans: tuple[str, ...]) -> dict[str, Any]:
+    """The measurement settings of a point in ``scans``: the study's, with the shortest minimum loop any of its
+    scans allows (measurement.min_window_seconds_by_scan)."""
+    measurement = config["measurement"]
+    shorter = [
+        measurement["min_window_seconds_by_scan"][s]
+        for s in scans
+        if s in measurement["min_window_seconds_by_scan"]
+    ]
+    if not shorter:
+        return measurement
+    return {**measurement, "min_window_seconds": min(shorter)}
 
 
 def used_storage_profiles(config: dict[str, Any]) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ from rootparams.config import (
     format_kind,
     left_out_notes,
     load_study_config,
+    point_measurement,
     source_of,
     without_throttling,
 )
@@ -57,6 +58,7 @@ if workflow.is_main_process:
         file=sys.stderr,
     )
 FILE_POINTS, READ_POINTS = points_by_id(POINTS)
+POINT_BY_IDS = {(p.file.format, p.file.id, p.read.id): p for p in POINTS}
 WARMUP_EVENTS = 10
 
 
@@ -152,6 +154,12 @@ def warmup_file_point(wildcards):
 
 def events_written(wildcards):
     return STUDY["formats"][wildcards.format]["written"]
+
+
+def measurement_of(wildcards):
+    # The study's measurement settings, with a shorter minimum loop where the point's scans allow one.
+    point = POINT_BY_IDS[(wildcards.format, wildcards.file_id, wildcards.read_id)]
+    return point_measurement(STUDY, point.scans)
 
 
 def events_read(wildcards):

@@ -31,6 +31,6 @@ rule measure_point:
         tree=tree_name,
         events=events_read,
         repetitions=STUDY["repetitions"],
-        measurement=STUDY["measurement"],
+        measurement=measurement_of,
     script:
         "../scripts/measure_point.py"
