@@ -78,9 +78,9 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
         raise ConfigError(problems, source)
     _fill_defaults(config, schema(), schema())
     problems = list(_add_event_size_formats(config))
-    problems += list(
-        _format_problems(config)
-    )  # reads the source files: their settings are the defaults below
+    _flat_formats_read_all(config)
+    # _format_problems reads the source files: their settings are the defaults below.
+    problems += list(_format_problems(config))
     if problems:
         raise ConfigError(problems, source)
     for fmt, settings in config["file_defaults"].items():
@@ -459,11 +459,14 @@ def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, 
 def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
     """'particle' needs ATLAS particle containers: a file without them is an error here, before any work, that
     names the selections that work."""
+    from rootparams.formats import is_flat
+
     for fmt, entry in config["formats"].items():
-        if format_kind(config, fmt) == "recipe":
+        kind = format_kind(config, fmt)
+        if kind == "recipe" and not is_flat(fmt):
             continue
-        found = source_of(config, fmt)
-        if found.atlas_containers:
+        found = source_of(config, fmt) if kind != "recipe" else None
+        if found is not None and found.atlas_containers:
             continue
         default = entry.get("branches", config["read_defaults"]["branches"])
         uses = (
@@ -474,7 +477,8 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
         uses += [f"scans.{n}.branches" for n, scan in config["scans"].items()
                  if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan, n)]  # fmt: skip
         if uses:
-            yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {found.path} ({found.tree}) has no ATLAS "
+            what = f"{found.path} ({found.tree})" if found is not None else "the flat built-in format"
+            yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {what} has no ATLAS "
                    "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "
                    "'all', 'regex:<pattern on top-level names>' (e.g. 'regex:^(Muon|Electron|Jet)_') and "
                    f"'list:<name>,<name>'; give the format branches: all")  # fmt: skip
