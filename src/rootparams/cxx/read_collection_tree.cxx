@@ -3,6 +3,15 @@
 // Timed read (one process = one repetition, as the paper's jobs were):
 //   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T
 //     SEL: particle | all | regex:<ECMAScript regex on top-level names> | list:<name>,<name>,...
+//          | analysis | sparse | vars:<Collection>.<attribute>,...  (variables: analysis = pt, eta, phi, m of up to
+//          eight collections, sparse = pt, eta of three; each read from the smallest branch that holds it, the
+//          whole store where it is not split: outputs selected_variables, variables, variables_classwise,
+//          selected_branches_read; TTree only)
+//   --unzip 1: parallel unzip (TTreeCacheUnzip, tasks under implicit MT); 0 pins it off. Outputs
+//     unzip_requested, cache_class, unzip_blocks_unzipped/found/missed (the cache's own counters)
+// Selection only: rootparams-read --file F [--tree T] --resolve-selection SEL
+//     prints ROOTPARAMS_JSON {"branches": [...], "variables": [...], "classwise": [...]}: what a columnar
+//     reader (RDataFrame, uproot) reads for SEL
 //     C:   0 = TTreeCache off, -1 = sized from the AutoFlush cluster, > 0 = bytes
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
@@ -69,6 +78,7 @@
 #include <TROOT.h>
 #include <TTree.h>
 #include <TTreeCache.h>
+#include <TTreeCacheUnzip.h>
 #include <TTimeStamp.h>
 #include <TTreePerfStats.h>
 #include <TVirtualPerfStats.h>
@@ -565,6 +575,132 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
    return select_names(all, containers, '.', selection, path, {"branch", "branches", "tree", flat_collections_hint(all)});
 }
 
+// ---- Variable selections (seed 001's access patterns): analysis, sparse, vars:<Collection>.<attribute>,... ----
+// A variable is one attribute of one collection, read from the smallest branch that holds it: a split aux
+// store's member (<C>Aux.<a>), a dynamic attribute (<C>AuxDyn.<a>), a flat array (<C>_<a>, with its counter
+// n<C>), or, where the store is not split (split level 0), the whole store <C>Aux. ("class-wise": every member
+// of the container is read to get one).
+struct Variable {
+   std::string name;    // "Electrons.pt"
+   std::string branch;  // the branch read for it
+   bool classwise = false;
+};
+
+bool is_variable_selection(const std::string &selection)
+{
+   return selection == "analysis" || selection == "sparse" || selection.rfind("vars:", 0) == 0;
+}
+
+std::string lower(std::string s)
+{
+   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+   return s;
+}
+
+// The branch holding attribute `attr` of collection `c`, and whether it is the whole (unsplit) store; empty if
+// the tree has none. A flat collection's mass is "<C>_mass" (NanoAOD) where the attribute is "m".
+std::pair<std::string, bool> variable_branch(TTree *tree, const std::string &c, const std::string &attr)
+{
+   for (const auto &name : {c + "Aux." + attr, c + "AuxDyn." + attr, c + "_" + attr,
+                            attr == "m" ? c + "_mass" : std::string()}) {
+      if (!name.empty() && tree->GetBranch(name.c_str()))
+         return {name, false};
+   }
+   auto *store = tree->GetBranch((c + "Aux.").c_str());
+   if (store && store->GetListOfBranches()->GetEntries() == 0) {  // not split: the member is inside the object
+      TClass *cl = TClass::GetClass(store->GetClassName());
+      if (cl && cl->GetDataMember(attr.c_str()))
+         return {c + "Aux.", true};
+   }
+   return {"", false};
+}
+
+// The collections of a tree, in file order: xAOD stores (<C>Aux.), dynamic-only ones (<C>AuxDyn.<a>), flat
+// collections (counter n<C> and <C>_<a> arrays).
+std::vector<std::string> tree_collections(TTree *tree)
+{
+   std::vector<std::string> out;
+   std::set<std::string> seen, names;
+   for (auto *obj : *tree->GetListOfBranches())
+      names.insert(obj->GetName());
+   auto add = [&](const std::string &c) {
+      if (!c.empty() && seen.insert(c).second)
+         out.push_back(c);
+   };
+   for (auto *obj : *tree->GetListOfBranches()) {
+      const std::string name = obj->GetName();
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, "Aux.") == 0)
+         add(name.substr(0, name.size() - 4));
+      else if (auto dyn = name.find("AuxDyn."); dyn != std::string::npos && dyn > 0)
+         add(name.substr(0, dyn));
+      else if (auto u = name.find('_'); u != std::string::npos && u > 0 && names.count("n" + name.substr(0, u)))
+         add(name.substr(0, u));
+   }
+   return out;
+}
+
+// analysis: pt, eta, phi, m of up to eight collections that have all four; sparse: pt and eta of three. The
+// collections in a fixed order of preference (electrons, muons, photons, taus, then jets), then the others in
+// file order.
+std::vector<Variable> resolve_variables(TTree *tree, const std::string &selection, const std::string &path)
+{
+   std::vector<std::pair<std::string, std::string>> wanted;  // (collection, attribute)
+   if (selection.rfind("vars:", 0) == 0) {
+      std::stringstream s(selection.substr(5));
+      std::string item;
+      while (std::getline(s, item, ',')) {
+         const auto dot = item.rfind('.');
+         if (dot == std::string::npos || dot == 0 || dot + 1 == item.size())
+            fail("selection '" + selection + "': '" + item + "' is not <Collection>.<attribute> (e.g. Electrons.pt)");
+         wanted.emplace_back(item.substr(0, dot), item.substr(dot + 1));
+      }
+   } else {
+      const std::vector<std::string> kinematics = {"pt", "eta", "phi", "m"};
+      std::vector<std::string> qualifying;
+      for (auto &c : tree_collections(tree)) {
+         bool all = true;
+         for (auto &a : kinematics)
+            all = all && !variable_branch(tree, c, a).first.empty();
+         if (all)
+            qualifying.push_back(c);
+      }
+      if (qualifying.empty())
+         fail(path + ": selection '" + selection + "' needs collections with pt, eta, phi and m (as <C>Aux.pt, "
+              "<C>AuxDyn.pt or <C>_pt), and the tree has none; use all, regex:<re>, list:<a>,<b> or "
+              "vars:<Collection>.<attribute>,...");
+      const std::vector<std::string> preference = {"electron", "muon", "photon", "tau", "pflowjet", "emtopojet", "jet"};
+      std::stable_sort(qualifying.begin(), qualifying.end(), [&](const std::string &a, const std::string &b) {
+         auto rank = [&](const std::string &c) {
+            const auto l = lower(c);
+            for (size_t i = 0; i < preference.size(); ++i)
+               if (l.find(preference[i]) != std::string::npos)
+                  return i;
+            return preference.size();
+         };
+         return rank(a) < rank(b);
+      });
+      const size_t collections = selection == "analysis" ? 8 : 3;
+      const std::vector<std::string> attrs = selection == "analysis" ? kinematics : std::vector<std::string>{"pt", "eta"};
+      for (size_t i = 0; i < qualifying.size() && i < collections; ++i)
+         for (auto &a : attrs)
+            wanted.emplace_back(qualifying[i], a);
+   }
+   std::vector<Variable> out;
+   for (auto &[c, a] : wanted) {
+      auto [branch, classwise] = variable_branch(tree, c, a);
+      if (branch.empty())
+         fail(path + ": variable " + c + "." + a + " of selection '" + selection + "' is in no branch (looked for " + c +
+              "Aux." + a + ", " + c + "AuxDyn." + a + ", " + c + "_" + a + " and a member " + a + " of an unsplit " + c +
+              "Aux.)");
+      out.push_back({c + "." + a, branch, classwise});
+   }
+   return out;
+}
+
+// Enable `branch` (with its sub-branches and leaf counters) and the branches above it, without their other
+// sub-branches: TTree::GetEntry then reaches it through its mother and reads it alone.
+bool enable_path(TObjArray *level, TBranch *target);
+
 void enable_descendants(TBranch *branch)
 {
    for (auto *obj : *branch->GetListOfBranches()) {
@@ -591,6 +727,22 @@ void enable_branch(TBranch *branch)
       for (auto *obj : *b->GetListOfBranches())
          todo.push_back(static_cast<TBranch *>(obj));
    }
+}
+
+bool enable_path(TObjArray *level, TBranch *target)
+{
+   for (auto *obj : *level) {
+      auto *b = static_cast<TBranch *>(obj);
+      if (b == target) {
+         enable_branch(b);
+         return true;
+      }
+      if (enable_path(b->GetListOfBranches(), target)) {
+         b->ResetBit(kDoNotProcess);
+         return true;
+      }
+   }
+   return false;
 }
 
 void disable_all(TObjArray *branches)
@@ -829,7 +981,19 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    if (perf)
       perf->Attach(tree);
 
-   const auto chosen = select_top_branches(tree, selection, path);
+   // A variable selection (analysis, sparse, vars:) reads the branches that hold its variables, which may be
+   // sub-branches of a split store; the others read top-level branches.
+   const bool by_variable = is_variable_selection(selection);
+   std::vector<Variable> variables;
+   std::vector<std::string> chosen;
+   if (by_variable) {
+      variables = resolve_variables(tree, selection, path);
+      for (auto &v : variables)
+         if (std::find(chosen.begin(), chosen.end(), v.branch) == chosen.end())
+            chosen.push_back(v.branch);
+   } else {
+      chosen = select_top_branches(tree, selection, path);
+   }
    tree->SetBranchStatus("*", false);
    // SetBranchStatus("*") leaves some sub-branches active: the base-class sub-branches of split emulated
    // classes ("EventInfoAux.xAOD::AuxInfoBase", "SG::IAuxElement" in ATLAS PHYSLITE), whose baskets the
@@ -856,7 +1020,11 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       }
       // A split object: enable every sub-branch too. Not by name pattern: the sub-branches of a branch
       // named without a trailing dot ("Electrons") are not prefixed with it ("m_size"), so names repeat.
-      enable_branch(b);
+      // A variable's sub-branch: it and the branches above it (not their other sub-branches).
+      if (by_variable)
+         enable_path(tree->GetListOfBranches(), b);
+      else
+         enable_branch(b);
    }
    // The basket-read branches are enabled, so that the TTreeCache (which skips disabled branches when it
    // fills) fetches their baskets with the others, but they leave the tree's list of top-level branches, so
@@ -869,6 +1037,14 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    tree->GetListOfBranches()->Compress();
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
+   // Parallel unzip (seed 003): the cache becomes a TTreeCacheUnzip, which decompresses a cluster's baskets in
+   // implicit-MT tasks (ROOT 6.40 creates them only when implicit MT is on: --threads > 1). Pinned off
+   // otherwise, whatever ROOT's default.
+   const bool unzip = args.count("unzip") && args.at("unzip") == "1";
+   if (unzip && cache_size == 0)
+      fail("--unzip 1 needs the TTreeCache (TTreeCacheUnzip is one), and --cache-size 0 switches it off; use a "
+           "cache size other than 0, or --unzip 0");
+   TTreeCacheUnzip::SetParallelUnzip(unzip ? TTreeCacheUnzip::kEnable : TTreeCacheUnzip::kDisable);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
    create_branch_objects(tree);
@@ -909,6 +1085,15 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    classes += "}";
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
+   auto *unzip_cache = dynamic_cast<TTreeCacheUnzip *>(cache);
+   std::string variable_names, branches_read;
+   long long classwise = 0;
+   for (auto &v : variables) {
+      variable_names += (variable_names.empty() ? "" : ",") + v.name;
+      classwise += v.classwise;
+   }
+   for (auto &name : chosen)
+      branches_read += (branches_read.empty() ? "" : ",") + name;
    JsonObject out;
    out.str("file", path)
       .str("file_class", file->ClassName())  // TFile for a local path, TNetXNGFile through root://
@@ -919,6 +1104,16 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .boolean("perfstats", perf != nullptr)
       .integer("perfstats_threads_covered", perf_threads)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
+      .str("selection", selection)
+      .integer("selected_variables", static_cast<long long>(variables.size()))
+      .str("variables", variable_names)
+      .integer("variables_classwise", classwise)
+      .str("selected_branches_read", branches_read)
+      .integer("unzip_requested", unzip)
+      .str("cache_class", cache ? cache->ClassName() : "none")
+      .integer("unzip_blocks_unzipped", unzip_cache ? unzip_cache->GetNUnzip() : -1)
+      .integer("unzip_blocks_found", unzip_cache ? unzip_cache->GetNFound() : -1)
+      .integer("unzip_blocks_missed", unzip_cache ? unzip_cache->GetNMissed() : -1)
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()) +
                                      static_cast<long long>(basket_readers.size()))
       .integer("selected_zip_bytes", selected_zip)
@@ -1288,6 +1483,12 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    if (static_cast<Long64_t>(reader->GetNEntries()) < events)
       damaged(path + ": has " + std::to_string(reader->GetNEntries()) + " entries, but " + std::to_string(events) +
               " were requested");
+   if (is_variable_selection(selection))
+      fail(path + ": selection '" + selection + "' (variables) is implemented for TTrees only so far; read the RNTuple "
+           "with all, particle, regex:<re> or list:<a>,<b>");
+   if (args.count("unzip") && args.at("unzip") == "1")
+      fail(path + ": --unzip 1 is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses its pages in its own "
+           "tasks under implicit MT");
    const auto chosen = select_top_fields(reader->GetDescriptor(), selection, path);
    // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
    // holding these fields does, without building the model of every field.
@@ -1356,6 +1557,7 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .boolean("perfstats", false)
       .integer("perfstats_threads_covered", 0)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()))
+
       .integer("active_branches", plan.views)  // the views that read the selection
       // How the selection was read: "objects" (every selected field by a view of its own type) or
       // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
@@ -1699,6 +1901,41 @@ int serve()
    return 0;
 }
 
+// --resolve-selection SEL: the branches a columnar reader (RDataFrame, uproot) reads for SEL, the one definition
+// of every selection: ROOTPARAMS_JSON {"branches": [...], "variables": [...], "classwise": [...]} (variables only
+// for a variable selection; classwise: the branches read whole to get a variable of an unsplit store).
+int resolve_selection(const std::string &path, const std::string &name, const std::string &selection)
+{
+   auto file = open_root_file(path);
+   if (has_ntuple(file.get(), name))
+      fail(path + ": --resolve-selection reads TTrees only so far (" + name + " is an RNTuple)");
+   file.reset();
+   auto [owner, tree] = open_tree(path, name);
+   std::vector<std::string> branches, names, classwise;
+   if (is_variable_selection(selection)) {
+      for (auto &v : resolve_variables(tree, selection, path)) {
+         names.push_back(v.name);
+         if (std::find(branches.begin(), branches.end(), v.branch) == branches.end())
+            branches.push_back(v.branch);
+         if (v.classwise && std::find(classwise.begin(), classwise.end(), v.branch) == classwise.end())
+            classwise.push_back(v.branch);
+      }
+   } else {
+      branches = select_top_branches(tree, selection, path);
+   }
+   auto array = [](const std::vector<std::string> &items) {
+      std::string out = "[";
+      for (size_t i = 0; i < items.size(); ++i)
+         out += (i ? ", " : "") + JsonObject::quote(items[i]);
+      return out + "]";
+   };
+   JsonObject out;
+   out.str("file", path).str("selection", selection).raw("branches", array(branches)).raw("variables", array(names))
+      .raw("classwise", array(classwise));
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -1720,6 +1957,8 @@ int main(int argc, char **argv)
          return content_checksum(required_arg(args, "file"), tree_name_arg(args));
       if (args.count("inspect"))
          return inspect_any(required_arg(args, "file"), tree_name_arg(args));
+      if (args.count("resolve-selection"))
+         return resolve_selection(required_arg(args, "file"), tree_name_arg(args), args.at("resolve-selection"));
       return timed_read_any(args, start, "exec");
    } catch (const DamagedFile &e) {
       std::cerr << "rootparams-read: error: " << e.what() << std::endl;
