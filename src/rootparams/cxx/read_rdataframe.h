@@ -350,19 +350,49 @@ std::string name_list(const std::vector<std::string> &names, size_t most = 25)
    return s + (names.size() > most ? ", ... (" + std::to_string(names.size()) + " in all)" : "");
 }
 
-// What the user may have meant by an unknown `column`: the columns whose name contains the part after its
-// last '.' or '_' (the variable), then those of the same container (the part up to it).
+// Levenshtein distance, for the names closest to a misspelt column.
+size_t edit_distance(const std::string &a, const std::string &b)
+{
+   std::vector<size_t> row(b.size() + 1);
+   for (size_t j = 0; j <= b.size(); ++j)
+      row[j] = j;
+   for (size_t i = 1; i <= a.size(); ++i) {
+      size_t diagonal = row[0];
+      row[0] = i;
+      for (size_t j = 1; j <= b.size(); ++j) {
+         const size_t up = row[j];
+         row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+         diagonal = up;
+      }
+   }
+   return row[b.size()];
+}
+
+// What the user may have meant by an unknown `column`: the columns whose variable (the part after the last
+// '.' or '_') is within a few edits of its variable, or contains it, those of the same container first.
 std::vector<std::string> similar_columns(const std::vector<std::string> &all, const std::string &column)
 {
-   const auto cut = column.find_last_of("._");
-   const std::string head = cut == std::string::npos ? "" : column.substr(0, cut + 1);
-   const std::string tail = cut == std::string::npos ? column : column.substr(cut + 1);
+   auto split = [](const std::string &name) {
+      const auto cut = name.find_last_of("._");
+      return cut == std::string::npos ? std::make_pair(std::string(), name)
+                                      : std::make_pair(name.substr(0, cut + 1), name.substr(cut + 1));
+   };
+   const auto [head, tail] = split(column);
+   const size_t most = std::max<size_t>(2, tail.size() / 3);
+   std::vector<std::pair<size_t, std::string>> scored;
+   for (auto &name : all) {
+      const auto [h, t] = split(name);
+      size_t score = edit_distance(t, tail);
+      if (tail.size() >= 3 && t.find(tail) != std::string::npos)
+         score = std::min<size_t>(score, 1);
+      score += h != head;
+      if (score <= most)
+         scored.emplace_back(score, name);
+   }
+   std::sort(scored.begin(), scored.end());
    std::vector<std::string> out;
-   for (const std::string &part : {tail, head})
-      for (auto &name : all)
-         if (!part.empty() && out.size() < 10 && std::find(out.begin(), out.end(), name) == out.end() &&
-             (part == tail ? name.find(part) != std::string::npos : name.rfind(part, 0) == 0))
-            out.push_back(name);
+   for (size_t k = 0; k < scored.size() && k < 10; ++k)
+      out.push_back(scored[k].second);
    return out;
 }
 
