@@ -448,6 +448,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    std::string file_class;
    Long64_t entries_in_tree = 0;
    long long selected_zip = 0, selected_tot = 0, column_branches = 0, tree_open_bytes = -1;
+   std::map<std::string, std::vector<std::string>> split_collections;  // column -> its members' branches
    {
       const long long before = perf ? perf->bytes() : 0;
       auto [file, tree] = open_tree(path, tree_name);
@@ -459,9 +460,21 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
          damaged(path + ": has " + std::to_string(entries_in_tree) + " entries, but " + std::to_string(events) +
                  " were requested");
       std::set<TBranch *> branches;
-      for (auto &c : columns)
-         if (auto *b = column_branch(tree, c))
-            add_with_counters(b, branches);
+      for (auto &c : columns) {
+         auto *b = column_branch(tree, c);
+         if (!b)
+            continue;  // not a branch or leaf: RDataFrame says so below
+         add_with_counters(b, branches);
+         // A split collection's own branch (TClonesArray 3, STL 4) holds only the collection's size; RDataFrame
+         // types it Int_t, but its TTreeReader refuses to read a vector<T> branch as a number, inside the loop.
+         auto *be = dynamic_cast<TBranchElement *>(b);
+         if (be && (be->GetType() == 3 || be->GetType() == 4)) {
+            std::vector<std::string> members;
+            for (auto *sub : *be->GetListOfBranches())
+               members.push_back(sub->GetName());
+            split_collections[c] = members;
+         }
+      }
       for (auto *b : branches) {
          selected_zip += b->GetZipBytes();
          selected_tot += b->GetTotBytes();
@@ -483,7 +496,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    auto *source = dynamic_cast<ROOT::Internal::RDF::RTTreeDS *>(loop_manager->GetDataSource());
    const unsigned int slots = loop_manager->GetNSlots();
 
-   std::vector<std::string> all_columns;
+   std::vector<std::string> all_columns, unknown, unreadable, unsupported;
    std::vector<std::pair<std::string, std::string>> column_types;
    std::vector<ROOT::RDF::RResultPtr<ValueSum>> sums;
    for (auto &c : columns) {
@@ -491,17 +504,34 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
          if (all_columns.empty())
             all_columns = df.GetColumnNames();
          const auto similar = similar_columns(all_columns, c);
-         fail(path + ": column '" + c + "' of --columns is not a branch or leaf of tree '" + tree_name + "'" +
-              (similar.empty() ? "" : ". Similar: " + name_list(similar)) + ". Available: " + name_list(all_columns));
+         unknown.push_back("'" + c + "'" + (similar.empty() ? "" : " (similar: " + name_list(similar) + ")"));
+         continue;
       }
       const std::string type = df.GetColumnType(c);
       const auto booker = column_bookers().find(type);
-      if (booker == column_bookers().end())
-         fail(path + ": column '" + c + "' has type " + type +
-              ", which --reader rdataframe does not read (a typed action per type, no JIT); supported: " +
-              supported_types());
+      if (split_collections.count(c))
+         unreadable.push_back("column '" + c + "' is a split collection (RDataFrame calls it " + type +
+                              ", the collection's size, but its TTreeReader cannot read the collection's branch as "
+                              "a number): read its members instead, " + name_list(split_collections[c]));
+      else if (booker == column_bookers().end())
+         unsupported.push_back("'" + c + "' (" + type + ")");
+      else if (unknown.empty() && unreadable.empty() && unsupported.empty())
+         sums.push_back(booker->second(df, c, slots));
       column_types.emplace_back(c, type);
-      sums.push_back(booker->second(df, c, slots));
+   }
+   // Every column that cannot be read, in one message.
+   if (!unknown.empty())
+      fail(path + ": --columns " + name_list(unknown, unknown.size()) + (unknown.size() > 1 ? " are" : " is") +
+           " not a branch or leaf of tree '" + tree_name + "'. Available: " + name_list(all_columns));
+   if (!unsupported.empty())
+      unreadable.push_back("--reader rdataframe does not read the type of column " +
+                           name_list(unsupported, unsupported.size()) +
+                           " (a typed action per type, no JIT); supported: " + supported_types());
+   if (!unreadable.empty()) {
+      std::string all;
+      for (auto &problem : unreadable)
+         all += (all.empty() ? "" : "; ") + problem;
+      fail(path + ": " + all);
    }
    auto count = df.Count();
    // Booked last: at an entry, it looks at the cache after the columns' actions read that entry.
@@ -520,7 +550,13 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    };
    const Extra extra_start = Extra::take(perf);
    const Snapshot loop_start = Snapshot::take(perf);
-   const ULong64_t events_read = count.GetValue();
+   ULong64_t events_read = 0;
+   try {
+      events_read = count.GetValue();
+   } catch (const std::exception &e) {
+      fail(path + ": RDataFrame's event loop over --columns stopped: " + e.what() +
+           " (ROOT's messages before this one name the branch)");
+   }
    const Snapshot end = Snapshot::take(perf);
    const Extra extra_end = Extra::take(perf);
    if (static_cast<Long64_t>(events_read) != events)
