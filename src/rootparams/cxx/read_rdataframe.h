@@ -131,7 +131,7 @@ private:
 // (booked after the column actions, so that entry's baskets were already requested through the cache), the
 // task's tree, its file and that file's cache for it. With implicit MT each task's TTreeReader is given to the
 // actions; single-threaded it is not (RDataFrame reads through its data source), and the data source's chain
-// (`chain`) is the way to the tree.
+// (fChain) is the way to the tree.
 struct CacheSeen {
    long long tasks = 0;             // tasks (entry ranges) that processed at least one entry
    long long cache_size = -1;       // the largest TTree::GetCacheSize() of the tasks' trees (-1: not reachable)
@@ -207,7 +207,6 @@ public:
       std::mutex mutex;
       bool nothing_to_jit = false, jitted = false;
       double loop_seconds = std::nan("");
-      std::vector<std::string> messages;
    };
    explicit RdfLogCapture(std::shared_ptr<Seen> seen) : fSeen(std::move(seen)) {}
    bool Emit(const ROOT::RLogEntry &entry) override
@@ -223,7 +222,6 @@ public:
       const auto elapsed = m.find("s CPU, ");
       if (m.rfind("Finished event loop", 0) == 0 && elapsed != std::string::npos)
          fSeen->loop_seconds = std::atof(m.c_str() + elapsed + 7);
-      fSeen->messages.push_back(m);
       return false;  // an info message we asked for: not printed
    }
 
@@ -232,10 +230,11 @@ private:
 };
 
 // PerfStats (every read and decompression of the file under test, in every thread) that also counts apart the
-// reads a TFile object makes before it has a TTreeCache: RDataFrame opens its files inside the loop (its chain's
-// file; with implicit MT once more to list the clusters and once per worker thread), and those opens read the
-// file's header, streamer info and tree metadata through TFile::ReadBuffer before the TTreeReader creates the
-// tree's cache at the first entry. The baskets of the columns are read through the cache.
+// reads a TFile object makes before it has a TTreeCache: with implicit MT, RDataFrame opens the file inside the
+// loop (once to list the clusters, once per worker thread), and those opens read the file's header, streamer
+// info and tree metadata through TFile::ReadBuffer before the tree's cache exists (the TTreeReader creates it at
+// the task's first entry). The baskets of the columns are read through the cache. (TFile::GetCacheRead() without
+// a tree also finds the file's only cache while a vector read has unset the current one.)
 class RdfPerfStats : public PerfStats {
 public:
    explicit RdfPerfStats(const std::string &path)
@@ -396,6 +395,8 @@ std::vector<std::string> similar_columns(const std::vector<std::string> &all, co
    return out;
 }
 
+// The timed read of --reader rdataframe (this file's head says how it is made comparable); prints its
+// "ROOTPARAMS_JSON {...}" line like the GetEntry read.
 int timed_read_rdataframe(const std::map<std::string, std::string> &args, const Snapshot &process_start,
                           const char *mode)
 {
@@ -614,7 +615,8 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       .integer("rdf_slots", slots)
       .integer("rdf_tasks", cache.tasks)
       .integer("rdf_task_files", cache.files)
-      .boolean("rdf_jitted", log->jitted || !log->nothing_to_jit)
+      // From RDF's log: "Nothing to jit and execute." (false), "Just-in-time compilation ..." (true), neither (null).
+      .raw("rdf_jitted", log->jitted ? "true" : log->nothing_to_jit ? "false" : "null")
       .num("rdf_event_loop_seconds", log->loop_seconds)
       .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
