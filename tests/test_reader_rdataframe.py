@@ -7,6 +7,7 @@ from conftest import SHARED_DATA, require
 
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
+from rootparams.measure import reader_args
 from rootparams.native import ReaderServer, ToolError, run_tool
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
@@ -85,6 +86,7 @@ def test_susy5_columns_read_alike_with_1_and_2_threads_and_by_uproot(build, susy
         assert r["columns"] == len(SUSY5_COLUMNS)
         assert r["rdf_jitted"] is False  # every action typed: RDataFrame logged "Nothing to jit and execute."
         check_against_uproot(r, sums, counts)
+    assert one["column_selection"] == ""
     assert one["column_types"]["ElectronsAux.author"] == "ROOT::VecOps::RVec<unsigned short>"
     assert one["column_types"]["Electrons.m_size"] == "UInt_t"
     # The sums of the electron containers' sizes is the number of electrons.
@@ -164,7 +166,15 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
     alone = rdf_read(build, susy5["path"], 300, columns, threads=2)
     with ReaderServer(str(build["reader"]), tmp_path / "server.log") as server:
         two, child = server.read(rdf_args(susy5["path"], 300, columns, 2), "rdf 2", tmp_path / "c2.log")
-        one, _ = server.read(rdf_args(susy5["path"], 300, columns, 1), "rdf 1", tmp_path / "c1.log")
+        # As the harness sends it: a read point's options (with the selection the columns were resolved from).
+        point = {"branches": "vars:Electrons.pt,Electrons.eta", "cache_size": -1, "learn_entries": "default",
+                 "threads": 1}  # fmt: skip
+        harness = {
+            **reader_args(susy5["path"], 300, point),
+            "reader": "rdataframe",
+            "columns": ",".join(columns),
+        }
+        one, _ = server.read(harness, "rdf 1", tmp_path / "c1.log")
         particle = {"file": susy5["path"], "events": 300, "branches": "particle", "cache-size": -1,
                     "learn-entries": -1, "threads": 2}  # fmt: skip
         getentry, _ = server.read(particle, "getentry", tmp_path / "c3.log")
@@ -173,6 +183,7 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
     for metric in ("values_sum", "events_read", "loop_bytes_read", "loop_uncached_bytes_read"):
         assert two[metric] == alone[metric], metric
     assert one["values_sum"] == pytest.approx(two["values_sum"], rel=1e-12)
+    assert one["column_selection"] == "vars:Electrons.pt,Electrons.eta" and one["rdf_threads"] == 1
     assert getentry["reader_style"] == "getentry" and getentry["note_window_is_loop"] is False
     assert getentry["first_entry_seconds"] > 0
 
@@ -207,8 +218,6 @@ def test_settings_rdataframe_cannot_apply_are_refused(build, susy5):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"cache-size": 0})
     with pytest.raises(ToolError, match=r"--learn-entries 10 cannot be applied.*use --learn-entries -1"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"learn-entries": 10})
-    with pytest.raises(ToolError, match=r"--branches selects what the GetEntry read reads"):
-        rdf_read(build, path, 10, ["ElectronsAux.pt"], branches="particle")
     with pytest.raises(ToolError, match=r"reads TTrees only, not --container rntuple"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], container="rntuple")
     with pytest.raises(ToolError, match=r"--reader 'rdf': must be getentry .* or rdataframe"):

@@ -14,8 +14,9 @@
 //       std::vector<T> member such as ElectronsAux.pt, NanoAOD's Electron_pt[nElectron], a scalar such as run);
 //       every value is summed by a typed action (no JIT), all columns in one event loop over entries [0, N)
 //     T: > 1 = ROOT::EnableImplicitMT(T) before the RDataFrame is made (its multi-threaded event loop)
-//     --cache-size and --learn-entries must be -1 (RDataFrame sizes and fills the TTreeCache itself), --branches
-//     is refused; outputs reader_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
+//     --cache-size and --learn-entries must be -1 (RDataFrame sizes and fills the TTreeCache itself); --branches,
+//     the selection the columns were resolved from, is only recorded (column_selection); outputs
+//     reader_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
 //     every value read, to compare with another reader of the same entries), cache_size_used and
 //     note_window_is_loop: true (no second-entry moment: the note_window_* fields are the loop's)
 // Fork server (the same timed read, without paying ROOT's start-up once per repetition):

@@ -415,9 +415,9 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       fail("--threads must be at least 1");
    if (columns.empty())
       fail("--reader rdataframe needs --columns <branch>,<branch>,... (none given)");
-   if (args.count("branches"))
-      fail("--branches selects what the GetEntry read reads; --reader rdataframe reads --columns " +
-           required_arg(args, "columns") + " instead: give one of the two");
+   // The harness resolves a read point's branch selection into --columns before the file is evicted, and sends
+   // the selection along: it is recorded (column_selection), never read again.
+   const std::string selection = args.count("branches") ? args.at("branches") : "";
    if (cache_size != -1)
       fail(path + ": --cache-size " + std::to_string(cache_size) +
            " cannot be applied with --reader rdataframe: RDataFrame opens the file itself and its TTreeReader uses "
@@ -589,6 +589,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       .str("reader_mode", mode)
       .boolean("perfstats", perf != nullptr)
       .integer("perfstats_threads_covered", perf_threads)
+      .str("column_selection", selection)  // the --branches the columns were resolved from ("" if none)
       .integer("columns", static_cast<long long>(columns.size()))
       .raw("column_types", types.dump())
       .integer("column_branches", column_branches)  // the columns' branches and the counters they read
