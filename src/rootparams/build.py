@@ -20,7 +20,8 @@ from rootparams import rootenv
 from rootparams.errors import UserError
 
 CXX_SOURCES = (
-    "EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx", "rewrite_tree.cxx",
+    "EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx", "read_rdataframe.h",
+    "rewrite_tree.cxx",
 )  # fmt: skip
 LIBRARY_NAME = "libRootparamsEventModel"
 
@@ -83,6 +84,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++") -> dict:
         "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
         f"-L{lib_dir}", f"-l:{lib.name}",  # by name, so the executables find it through their rpath
         f"-L{rootsys}/lib", "-lCore", "-lRIO", "-lTree", "-lTreePlayer", "-lROOTNTuple", "-lMathCore", "-lImt", "-lThread",
+        "-lROOTDataFrame", "-lROOTVecOps",  # --reader rdataframe (read_rdataframe.h)
         f"-Wl,-rpath,{rootsys}/lib", "-Wl,-rpath,$ORIGIN/../lib",
         "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
     ]  # fmt: skip

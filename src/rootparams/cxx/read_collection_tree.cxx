@@ -16,10 +16,23 @@
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
 //   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
+//   The output's reader_style is "getentry" (TTree::GetEntry of the selected branches' objects).
+// RDataFrame read of a TTree (read_rdataframe.h), the reading style of analyses today:
+//   rootparams-read --file F --events N --reader rdataframe --columns <col>,<col>,... --threads T
+//     <col>: a branch or leaf RDataFrame reads as a scalar or a ROOT::RVec of a fundamental type (a split
+//       std::vector<T> member such as ElectronsAux.pt, NanoAOD's Electron_pt[nElectron], a scalar such as run);
+//       every value is summed by a typed action (no JIT), all columns in one event loop over entries [0, N)
+//     T: > 1 = ROOT::EnableImplicitMT(T) before the RDataFrame is made (its multi-threaded event loop)
+//     --cache-size and --learn-entries must be -1 (RDataFrame sizes and fills the TTreeCache itself); --branches,
+//     the selection the columns were resolved from, is only recorded (column_selection); outputs
+//     reader_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
+//     every value read, to compare with another reader of the same entries), cache_size_used and
+//     note_window_is_loop: true (no second-entry moment: the note_window_* fields are the loop's)
 // Fork server (the same timed read, without paying ROOT's start-up once per repetition):
 //   rootparams-read --serve
 //     prints "ROOTPARAMS_READY {...}" once ROOT is initialized, then reads one request per line on stdin:
-//     tab-separated key=value pairs with the options above (file=F, events=N, ...) plus optionally
+//     tab-separated key=value pairs with the options above (file=F, events=N, reader=rdataframe,
+//     columns=<col>,<col>, ...) plus optionally
 //     cgroup-procs=<cgroup.procs file the child joins before it opens the file> and
 //     stderr=<file for the child's messages>. For each request it forks a child that makes one timed read
 //     (printing its "ROOTPARAMS_JSON {...}" line), waits for it, and prints "ROOTPARAMS_CHILD {...}" with
@@ -371,13 +384,16 @@ double ratio(double a, double b)
 
 // What every timed read reports, TTree or RNTuple: the span boundaries, the four spans, the rates (each the
 // bytes or events of one span over that span's time), the shares of the process's I/O inside the timed spans,
-// and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on.
+// and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on. `window_is_loop`: a read with no
+// "second entry" moment (--reader rdataframe) passes window_start = loop_start; its window holds all the events,
+// and the time to the first entry is the caller's to report.
 void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapshot &loop_start,
                     const Snapshot &window_start, const Snapshot &end, bool counted, long long events,
-                    long long rss_baseline)
+                    long long rss_baseline, bool window_is_loop = false)
 {
    const double loop_seconds = end.steady - loop_start.steady;
    const double window_seconds = end.steady - window_start.steady;
+   const long long window_events = window_is_loop ? events : events - 1;
    const long long process_bytes = end.bytes - process_start.bytes;
    const long long process_storage = end.io.storage_read_bytes - process_start.io.storage_read_bytes;
    const double nan = std::nan("");
@@ -386,13 +402,15 @@ void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapsh
       .num("loop_start_time", loop_start.epoch)
       .num("note_window_start_time", window_start.epoch)
       .num("end_time", end.epoch)
-      .num("first_entry_seconds", window_start.steady - loop_start.steady);
+      .boolean("note_window_is_loop", window_is_loop);
+   if (!window_is_loop)
+      out.num("first_entry_seconds", window_start.steady - loop_start.steady);
    add_span(out, "process", process_start, end, counted);
    add_span(out, "open", process_start, loop_start, counted);
    add_span(out, "loop", loop_start, end, counted);
    add_span(out, "note_window", window_start, end, counted);
    out.num("event_rate_hz", events / loop_seconds)
-      .num("note_window_event_rate_hz", (events - 1) / window_seconds)
+      .num("note_window_event_rate_hz", window_events / window_seconds)
       // Each rate divides the bytes of its own span by that span's time.
       .num("loop_mb_per_s_compressed", counted ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
       .num("loop_mb_per_s_uncompressed", counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
@@ -1098,6 +1116,7 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    out.str("file", path)
       .str("file_class", file->ClassName())  // TFile for a local path, TNetXNGFile through root://
       .str("container", "ttree")
+      .str("reader_style", "getentry")
       .str("io_counters_source", perf ? "TTreePerfStats" : "none")
       .str("root_version", gROOT->GetVersion())
       .str("reader_mode", mode)
@@ -1722,7 +1741,14 @@ int content_checksum(const std::string &path, const std::string &name)
    return 0;
 }
 
-// A timed read of either container (--container ttree, the default, or rntuple).
+}  // namespace
+
+#include "read_rdataframe.h"  // --reader rdataframe: uses the helpers above
+
+namespace {
+
+// A timed read of either container (--container ttree, the default, or rntuple), by TTree::GetEntry or, for a
+// TTree, --reader rdataframe.
 int timed_read_any(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    if (args.count("disk-device")) {
@@ -1743,10 +1769,17 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       auto file = open_root_file(required_arg(args, "file"));
       container = has_ntuple(file.get(), tree_name_arg(args)) ? "rntuple" : "ttree";
    }
+   const std::string reader = args.count("reader") ? args.at("reader") : "getentry";
+   if (reader != "getentry" && reader != "rdataframe")
+      fail("--reader '" + reader + "': must be getentry (TTree::GetEntry, the default) or rdataframe");
+   if (container == "rntuple" && reader == "rdataframe")
+      fail(required_arg(args, "file") + ": --reader rdataframe reads TTrees only, not --container rntuple");
    if (container == "rntuple")
       return timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
       fail("--container '" + container + "': must be ttree, rntuple or auto");
+   if (reader == "rdataframe")
+      return timed_read_rdataframe(args, process_start, mode);
    return timed_read(args, process_start, mode);
 }
 
