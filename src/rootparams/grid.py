@@ -158,11 +158,15 @@ class ReadPoint:
     def for_container(self, container: str) -> ReadPoint:
         """This read of a file stored as ``container``: settings without meaning there take their fixed value
         (made from the raw settings: a point fixed for one container does not carry the other's values).
-        uproot has no TTreeCache, no implicit MT and no ROOT prefetching: its reads keep the fixed values of
-        those settings, so that a scan crossing uproot with them measures uproot once."""
+        uproot has no TTreeCache, no implicit MT and no ROOT prefetching, and RDataFrame sets its TTreeCache
+        itself: their reads keep the fixed values of those settings, so that a scan crossing them with the
+        reading style measures each style once."""
         if self.reading_style == "uproot":
             self = replace(self, cache_size=-1, learn_entries="default", cluster_bunch=1, async_prefetch=False,
                            unzip=False, threads=1)  # fmt: skip
+        elif self.reading_style == "rdataframe":  # RDataFrame sizes and fills the TTreeCache itself
+            self = replace(self, cache_size=-1, learn_entries="default", async_prefetch=False, unzip=False)
+
         if container == "rntuple":
             return replace(self, learn_entries="default", async_prefetch=False, unzip=False)
         return replace(self, cluster_bunch=1)

@@ -74,6 +74,7 @@ def reader_args(
         "learn-entries": learn,
         "cluster-bunch": read.get("cluster_bunch", 1),
         "async-prefetch": int(bool(read.get("async_prefetch", False))),
+        "unzip": int(bool(read.get("unzip", False))),
         "threads": read["threads"],
     }
     if read.get("tree"):  # a source file's own tree or RNTuple (the reader's default is CollectionTree)
