@@ -57,8 +57,9 @@ SUMMARY_METRICS = [
     "remote_rtt_ms", "server_storage_read_bytes", "read_net_lo_bytes", "mon_net_lo_recv_bytes",
     # Access patterns and reading styles (loop span): the CPU one event costs the reader (all its threads),
     # the variables a selection names and how many of them were read through a whole object (class-wise),
-    # and the compressed bytes of what the selection reads.
-    "events_read", "loop_cpu_us_per_event", "selected_variables", "variables_classwise", "selected_zip_bytes",
+    # the compressed bytes of what the selection reads, and the bytes ROOT used of what it fetched (process
+    # span: TFile's count, without the gaps a TTreeCache read spans between the selected baskets).
+    "events_read", "file_bytes_read_useful", "loop_cpu_us_per_event", "selected_variables", "variables_classwise", "selected_zip_bytes",
 ]  # fmt: skip
 
 
