@@ -57,3 +57,14 @@ def snakemake(
             f"snakemake failed ({proc.returncode}):\n{proc.stdout[-5000:]}\n{proc.stderr[-8000:]}"
         )
     return proc
+
+
+def run_study(tmp_path_factory, build: dict[str, Path], config: str, name: str) -> Path:
+    """The whole workflow of ``config`` in a fresh directory, with the session's C++ build (not compiled again)."""
+    from rootparams import paths
+
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    workdir = tmp_path_factory.mktemp(name)
+    shutil.copytree(build["info"].parent, workdir / paths.BUILD)
+    snakemake(workdir, "--configfile", config, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    return workdir

@@ -231,11 +231,13 @@ def test_some_scans_may_accept_shorter_loops():
 
     raw = {"formats": {"susy5": {"written": 100, "read": 100}},
            "scans": {"access": {"branches": ["all", "sparse"]}, "split": {"split_level": [0, 99]}},
-           "measurement": {"min_window_seconds_by_scan": {"access": 0.05}}}  # fmt: skip
+           "measurement": {"window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}}  # fmt: skip
     config = load_study_config(raw)
     assert point_measurement(config, ("access", "split"))["min_window_seconds"] == 0.05
+    assert point_measurement(config, ("access",))["min_window_io_share"] == 0.8
     assert point_measurement(config, ("split",))["min_window_seconds"] == 1.0
-    raw["measurement"]["min_window_seconds_by_scan"] = {"acess": 0.05}
+    assert point_measurement(config, ("split",))["min_window_io_share"] == 0.9
+    raw["measurement"]["window_by_scan"] = {"acess": {"min_window_seconds": 0.05}}
     assert problems(raw) == [
-        "measurement.min_window_seconds_by_scan.acess: not a scan of this study; its scans are access, split"
+        "measurement.window_by_scan.acess: not a scan of this study; its scans are access, split"
     ]

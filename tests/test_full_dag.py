@@ -6,7 +6,7 @@ import shutil
 
 import pandas as pd
 import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, run_study, snakemake
 
 from rootparams import paths
 from rootparams.figures import FIGURE_NAMES, REMOTE_FIGURES, SEED_FIGURES
@@ -19,12 +19,7 @@ PROFILES = {"native", "ssd"} if throttling_unavailable_reason() is None else {"n
 
 @pytest.fixture(scope="module")
 def full_run(tmp_path_factory, build):
-    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
-    workdir = tmp_path_factory.mktemp("full")
-    # The C++ build of the session, so that this run does not compile it again.
-    shutil.copytree(build["info"].parent, workdir / paths.BUILD)
-    snakemake(workdir, "--configfile", TINY_FULL, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
-    return workdir
+    return run_study(tmp_path_factory, build, TINY_FULL, "full")
 
 
 def test_every_point_of_every_scan_was_measured(full_run):

@@ -3,11 +3,9 @@ access patterns, reading styles (GetEntry, RDataFrame with and without implicit 
 NanoAOD-like format, the event-size study, parallel unzip and the skimmed format. Every point is measured,
 the records say what each style read, and Figures 22-29 and the recommendation topics exist."""
 
-import shutil
-
 import pandas as pd
 import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, run_study
 
 from rootparams import paths
 from rootparams.figures import SEED_FIGURES
@@ -17,11 +15,7 @@ TINY_SEEDS = str(REPO / "tests" / "configs" / "tiny_seeds.yaml")
 
 @pytest.fixture(scope="module")
 def seeds_run(tmp_path_factory, build):
-    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
-    workdir = tmp_path_factory.mktemp("seeds")
-    shutil.copytree(build["info"].parent, workdir / paths.BUILD)
-    snakemake(workdir, "--configfile", TINY_SEEDS, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
-    return workdir
+    return run_study(tmp_path_factory, build, TINY_SEEDS, "seeds")
 
 
 def test_every_study_is_measured(seeds_run):

@@ -556,9 +556,9 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
                 yield (f"formats.{fmt}.scans contains {scan_name!r}, which is not a scan of this study; its scans are "
                        f"{', '.join(sorted(config['scans'])) or '(none)'}"
                        + (f"; did you mean {close!r}?" if close else ""))  # fmt: skip
-    for name in config["measurement"]["min_window_seconds_by_scan"]:
+    for name in config["measurement"]["window_by_scan"]:
         if name not in config["scans"]:
-            yield (f"measurement.min_window_seconds_by_scan.{name}: not a scan of this study; its scans are "
+            yield (f"measurement.window_by_scan.{name}: not a scan of this study; its scans are "
                    f"{', '.join(sorted(config['scans'])) or '(none)'}")  # fmt: skip
     yield from _selection_problems(config)
     yield from _reading_problems(config)
@@ -577,17 +577,16 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
 
 
 def point_measurement(config: dict[str, Any], scans: tuple[str, ...]) -> dict[str, Any]:
-    """The measurement settings of a point in ``scans``: the study's, with the shortest minimum loop any of its
-    scans allows (measurement.min_window_seconds_by_scan)."""
+    """The measurement settings of a point in ``scans``: the study's, with the most lenient window rule any of its
+    scans allows (measurement.window_by_scan: the shortest loop, the smallest share of the read's I/O)."""
     measurement = config["measurement"]
-    shorter = [
-        measurement["min_window_seconds_by_scan"][s]
-        for s in scans
-        if s in measurement["min_window_seconds_by_scan"]
-    ]
-    if not shorter:
-        return measurement
-    return {**measurement, "min_window_seconds": min(shorter)}
+    rules = [measurement["window_by_scan"][s] for s in scans if s in measurement["window_by_scan"]]
+    out = dict(measurement)
+    for key in ("min_window_seconds", "min_window_io_share"):
+        values = [rule[key] for rule in rules if key in rule]
+        if values:
+            out[key] = min(values)
+    return out
 
 
 def used_storage_profiles(config: dict[str, Any]) -> list[tuple[str, str]]:

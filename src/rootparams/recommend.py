@@ -348,6 +348,16 @@ def remote_cache(rows: pd.DataFrame, fmt: str) -> Finding:
 # ---- The seeds' related studies (issue #16) --------------------------------------------------------------------
 
 
+def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[bool], nothing: str) -> Finding:
+    """A seed topic's finding: "yes" when every comparison agrees with the seed, "partly" when some do, "no"
+    when none does, "n/a" (saying ``nothing``) when nothing could be compared."""
+    measured = "; ".join(parts)
+    if not verdicts:
+        return Finding(fmt, topic, measured or nothing, PAPER[topic], "n/a")
+    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
+    return Finding(fmt, topic, measured, PAPER[topic], agrees)
+
+
 def _ratio_text(a, b) -> str:
     return f"{a['event_rate_hz_mean'] / b['event_rate_hz_mean']:.2f}x"
 
@@ -376,11 +386,7 @@ def access(rows: pd.DataFrame, fmt: str) -> Finding:
     if not full.empty:
         best = full.sort_values("event_rate_hz_mean").iloc[-1]
         parts.append(f"all branches: fastest at split {int(best['split_level'])} ({_rate(best)})")
-    if not verdicts:
-        return Finding(fmt, "access", "; ".join(parts) or "no partial selection at split 0 and split > 0",
-                       PAPER["access"], "n/a")  # fmt: skip
-    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
-    return Finding(fmt, "access", "; ".join(parts), PAPER["access"], agrees)
+    return _verdict(fmt, "access", parts, verdicts, "no partial selection at split 0 and split > 0")
 
 
 def reading_style(rows: pd.DataFrame, fmt: str) -> Finding:
@@ -408,11 +414,7 @@ def reading_style(rows: pd.DataFrame, fmt: str) -> Finding:
                 verdicts.append(gain >= BULK_GAIN)
             elif row["reading_style"] == "uproot" and alg == "zlib":
                 verdicts.append(gain < BULK_GAIN)
-    if not verdicts:
-        return Finding(fmt, "reading_style", "; ".join(parts) or "GetEntry and uproot not both measured",
-                       PAPER["reading_style"], "n/a")  # fmt: skip
-    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
-    return Finding(fmt, "reading_style", "; ".join(parts), PAPER["reading_style"], agrees)
+    return _verdict(fmt, "reading_style", parts, verdicts, "GetEntry and uproot not both measured")
 
 
 def unzip(rows: pd.DataFrame, fmt: str) -> Finding:
@@ -435,11 +437,9 @@ def unzip(rows: pd.DataFrame, fmt: str) -> Finding:
             text += f", {int(top)} threads alone {_rate(mt.iloc[0])} ({_ratio_text(mt.iloc[0], serial)})"
         parts.append(text)
         verdicts.append(both["event_rate_hz_mean"] / serial["event_rate_hz_mean"] >= UNZIP_GAIN)
-    if not verdicts:
-        return Finding(fmt, "unzip", "the serial read and parallel unzip with > 1 thread not both measured",
-                       PAPER["unzip"], "n/a")  # fmt: skip
-    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
-    return Finding(fmt, "unzip", "; ".join(parts), PAPER["unzip"], agrees)
+    return _verdict(
+        fmt, "unzip", parts, verdicts, "the serial read and parallel unzip with > 1 thread not both measured"
+    )
 
 
 def skim(rows: pd.DataFrame, fmt: str) -> Finding:
@@ -458,14 +458,16 @@ def skim(rows: pd.DataFrame, fmt: str) -> Finding:
     )
     pairs += [((("zlib", lv), ("zstd", lv)), f"level {lv}") for lv in sorted({lv for _, lv in ratio})
               if ("zlib", lv) in ratio and ("zstd", lv) in ratio]  # fmt: skip
-    if not pairs:
-        return Finding(fmt, "skim", "ZLIB and ZSTD not both measured", PAPER["skim"], "n/a")
-    parts = [f"{what}: {ratio[z]:.3f} against {ratio[s]:.3f}" for (z, s), what in pairs]
-    verdicts = [ratio[z] > ratio[s] for (z, s), _ in pairs]
-    agrees = "yes" if all(verdicts) else "partly" if any(verdicts) else "no"
-    return Finding(
-        fmt, "skim", "compression ratio (ZLIB against ZSTD), " + "; ".join(parts), PAPER["skim"], agrees
+    parts = (
+        [
+            "compression ratio (ZLIB against ZSTD), "
+            + "; ".join(f"{what}: {ratio[z]:.3f} against {ratio[s]:.3f}" for (z, s), what in pairs)
+        ]
+        if pairs
+        else []
     )
+    verdicts = [ratio[z] > ratio[s] for (z, s), _ in pairs]
+    return _verdict(fmt, "skim", parts, verdicts, "ZLIB and ZSTD not both measured")
 
 
 def event_size(summary, points, files) -> Finding | None:

@@ -972,6 +972,21 @@ struct ReadRequest {
    }
 };
 
+// The fields every timed read of a TTree starts with, whatever reads it (GetEntry, RDataFrame).
+void add_ttree_read_header(JsonObject &out, const std::string &path, const std::string &file_class, const char *style,
+                           bool perf, const char *mode, int perf_threads)
+{
+   out.str("file", path)
+      .str("file_class", file_class)  // TFile for a local path, TNetXNGFile through root://
+      .str("container", "ttree")
+      .str("reader_style", style)
+      .str("io_counters_source", perf ? "TTreePerfStats" : "none")
+      .str("root_version", gROOT->GetVersion())
+      .str("reader_mode", mode)
+      .boolean("perfstats", perf)
+      .integer("perfstats_threads_covered", perf_threads);
+}
+
 int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
@@ -1113,16 +1128,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    for (auto &name : chosen)
       branches_read += (branches_read.empty() ? "" : ",") + name;
    JsonObject out;
-   out.str("file", path)
-      .str("file_class", file->ClassName())  // TFile for a local path, TNetXNGFile through root://
-      .str("container", "ttree")
-      .str("reader_style", "getentry")
-      .str("io_counters_source", perf ? "TTreePerfStats" : "none")
-      .str("root_version", gROOT->GetVersion())
-      .str("reader_mode", mode)
-      .boolean("perfstats", perf != nullptr)
-      .integer("perfstats_threads_covered", perf_threads)
-      .integer("selected_top_branches", static_cast<long long>(chosen.size()))
+   add_ttree_read_header(out, path, file->ClassName(), "getentry", perf != nullptr, mode, perf_threads);
+   out.integer("selected_top_branches", static_cast<long long>(chosen.size()))
       .str("selection", selection)
       .integer("selected_variables", static_cast<long long>(variables.size()))
       .str("variables", variable_names)

@@ -580,16 +580,8 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    std::lock_guard<std::mutex> log_lock(log->mutex);  // RDataFrame logs from the loop's thread; it is over
 
    JsonObject out;
-   out.str("file", path)
-      .str("file_class", file_class)
-      .str("container", "ttree")
-      .str("reader_style", "rdataframe")
-      .str("io_counters_source", perf ? "TTreePerfStats" : "none")
-      .str("root_version", gROOT->GetVersion())
-      .str("reader_mode", mode)
-      .boolean("perfstats", perf != nullptr)
-      .integer("perfstats_threads_covered", perf_threads)
-      .str("column_selection", selection)  // the --branches the columns were resolved from ("" if none)
+   add_ttree_read_header(out, path, file_class, "rdataframe", perf != nullptr, mode, perf_threads);
+   out.str("column_selection", selection)  // the --branches the columns were resolved from ("" if none)
       .integer("columns", static_cast<long long>(columns.size()))
       .raw("column_types", types.dump())
       .integer("column_branches", column_branches)  // the columns' branches and the counters they read
