@@ -399,7 +399,12 @@ def _fig23(d, ctx):
 
 def _style_series(d: pd.DataFrame) -> pd.DataFrame:
     styles = [reading_style_label(s, t) for s, t in zip(d["reading_style"], d["threads"], strict=True)]
-    return d.assign(style=styles, selection=d["branches"].map(selection_label))
+    # One line per selection and compression setting: the seeds' gap between styles depends on the algorithm.
+    series = [
+        f"{selection_label(b)}; {a}-{int(lv)}"
+        for b, a, lv in zip(d["branches"], d["algorithm"], d["level"], strict=True)
+    ]
+    return d.assign(style=styles, selection=series)
 
 
 def _style_order(values) -> list[str]:
