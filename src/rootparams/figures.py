@@ -428,9 +428,9 @@ def _fig25(d, ctx):
 def _event_size_rows(d: pd.DataFrame) -> pd.DataFrame:
     """The event-size formats with their uncompressed event size (from the format's name) and a line per
     container and reading style; one panel."""
-    from rootparams.formats import event_size_bytes
+    from rootparams.formats import eventsize_written_bytes
 
-    size = d["format"].map(event_size_bytes)
+    size = d["format"].map(eventsize_written_bytes)  # what an event holds (36 B for eventsize_40)
     series = [f"{CONTAINER_LABELS.get(c, c)}, {reading_style_label(s, t)}"
               for c, s, t in zip(d["container"], d["reading_style"], d["threads"], strict=True)]  # fmt: skip
     return d.assign(event_bytes=size, series=series, panel="the same volume at every event size")

@@ -599,6 +599,12 @@ def eventsize_elements(event_bytes: int) -> int:
     return max(1, round((event_bytes - 4) / 16))
 
 
+def eventsize_written_bytes(fmt: str) -> int:
+    """The uncompressed bytes an eventsize_<N> event really holds: the counter and four floats per element
+    (36 for N = 40)."""
+    return 4 + 16 * eventsize_elements(event_size_bytes(fmt))
+
+
 def eventsize_events(event_bytes: int, volume_bytes: int) -> int:
     """Events of an event-size file that hold ``volume_bytes`` uncompressed (at least 2, a read's minimum)."""
     return max(2, volume_bytes // (4 + 16 * eventsize_elements(event_bytes)))

@@ -477,7 +477,7 @@ def event_size(summary, points, files) -> Finding | None:
     per event minus b x their bytes; the crossover is a / b. Agrees with the seed ("measurable below one
     kilobyte", dominating below) where the crossover lies within a decade of 1 kB (100 B - 10 kB); partly where
     overhead dominates the smallest events but the crossover is elsewhere."""
-    from rootparams.formats import event_size_bytes
+    from rootparams.formats import eventsize_written_bytes
 
     rows = scan_rows(summary, points, files, "event_size")
     if rows.empty:
@@ -489,7 +489,7 @@ def event_size(summary, points, files) -> Finding | None:
         return Finding("event sizes", "event_size", f"no valid point: all {left_out} points of the scan have a timed "
                        "loop that misses I/O or is too short (see summary.csv, window_invalid_reasons)",
                        PAPER["event_size"], "n/a")  # fmt: skip
-    rows = rows.assign(event_bytes=rows["format"].map(event_size_bytes))
+    rows = rows.assign(event_bytes=rows["format"].map(eventsize_written_bytes))
     parts, verdicts = [], []
     for (container, style, n), group in rows.groupby(["container", "reading_style", "threads"], sort=True):
         group = group.sort_values("event_bytes")
