@@ -541,7 +541,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
             if own_scans and not set(scan if isinstance(scan, tuple) else [scan]) & set(own_scans):
                 continue
             rows = scan_rows(summary, points, files, scan)
-            rows = rows[(rows["format"] == fmt) & rows["event_rate_hz_mean"].notna()]
+            # The skim topic compares the files: a read with no unflagged repetition still has its file.
+            rows = rows[(rows["format"] == fmt) & (rows["event_rate_hz_mean"].notna() | (topic == "skim"))]
             if topic in SEED_TOPICS and not (scan_rows(summary, points, files, scan)["format"] == fmt).any():
                 continue  # the seed's scan leaves this format out (it names others): nothing to say
             if "container" in rows and topic not in ("rntuple", "cluster_cache", "remote_cache"):
