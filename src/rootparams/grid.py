@@ -214,8 +214,9 @@ def _point(
 def expand_points(config: dict[str, Any]) -> list[Point]:
     """Every read point of the study, de-duplicated, in a stable order.
 
-    Each format contributes its default point (so a study with no scans still measures something) and
-    every point of every scan that covers it; parameters a scan does not vary keep the format's defaults.
+    Each format contributes its default point (so a study with no scans still measures something; not a
+    format that keeps to scans of its own, formats.<f>.scans) and every point of every scan that covers it;
+    parameters a scan does not vary keep the format's defaults.
     """
     found: dict[tuple[FilePoint, ReadPoint], set[str]] = {}
     for fmt, entry in config["formats"].items():
@@ -224,7 +225,8 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
         if "branches" in entry:  # a format whose files need their own selection (e.g. no particle containers)
             read_defaults["branches"] = entry["branches"]
         source = format_kind(config, fmt) == "source"
-        found.setdefault(_point(fmt, file_defaults, read_defaults, {}, source), set()).add("default")
+        if "scans" not in entry:  # a format that keeps to scans of its own is measured in them only
+            found.setdefault(_point(fmt, file_defaults, read_defaults, {}, source), set()).add("default")
         for name, scan in config["scans"].items():
             if fmt not in scan_formats(config, scan, name):
                 continue
