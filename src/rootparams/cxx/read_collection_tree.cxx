@@ -1,7 +1,7 @@
 // rootparams-read: one timed read of a CollectionTree, or a structural inspection of a file.
 //
 // Timed read (one process = one repetition, as the paper's jobs were):
-//   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T
+//   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T [--unzip U]
 //     SEL: particle | all | regex:<ECMAScript regex on top-level names> | list:<name>,<name>,...  (top-level
 //            branches or fields)
 //          | analysis | sparse | vars:<Collection>.<attribute>,...  (variables, both containers; see "Variable
@@ -13,15 +13,18 @@
 //            variables (comma-joined, "Electrons.pt"), variables_classwise, selected_branches_read (the
 //            branches or fields enabled, comma-joined), and variables_value_sum (every value read, summed as
 //            double in entry order inside the loop, as an analysis touches what it reads: equal for the same
-//            content at any split level and in either container),
+//            content at any split level, in either container, and with or without --unzip),
 //            variables_values_summed, variables_summed / variables_not_summed (a variable read basket by
 //            basket, see below, is not summed). selected_zip_bytes / selected_tot_bytes are those of what is
 //            read, for every SEL.
 //     C:   0 = TTreeCache off, -1 = sized from the AutoFlush cluster, > 0 = bytes
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
-//   --unzip 1: parallel unzip (TTreeCacheUnzip, tasks under implicit MT); 0 pins it off. Outputs
-//     unzip_requested, cache_class, unzip_blocks_unzipped/found/missed (the cache's own counters)
+//     U:   0 (default) = TTreeCache; 1 = parallel unzip (TTreeCacheUnzip; TTree, GetEntry read and a cache only).
+//          Its tasks run only under implicit MT (T > 1); PerfStats does not see its decompression, so with U = 1
+//          the *_unzip_* figures and loop_mb_per_s_uncompressed are null (see timed_read). Outputs
+//          unzip_requested, cache_class (TTreeCache | TTreeCacheUnzip), unzip_parallel_tasks, and the cache's
+//          counters unzip_blocks_unzipped / _found / _stalled / _missed (-1 without TTreeCacheUnzip).
 //   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
 //   The output's reader_style is "getentry" (TTree::GetEntry of the selected branches' objects).
 // RDataFrame read of a TTree (read_rdataframe.h), the reading style of analyses today:
@@ -43,7 +46,7 @@
 // Fork server (the same timed read, without paying ROOT's start-up once per repetition):
 //   rootparams-read --serve
 //     prints "ROOTPARAMS_READY {...}" once ROOT is initialized, then reads one request per line on stdin:
-//     tab-separated key=value pairs with the options above (file=F, events=N, reader=rdataframe,
+//     tab-separated key=value pairs with the options above (file=F, events=N, unzip=1, reader=rdataframe,
 //     columns=<col>,<col>, ...) plus optionally
 //     cgroup-procs=<cgroup.procs file the child joins before it opens the file> and
 //     stderr=<file for the child's messages>. For each request it forks a child that makes one timed read
@@ -372,9 +375,12 @@ struct Snapshot {
 
 // The figures of the span [a, b] under the name `span` ("loop" gives loop_seconds, loop_bytes_read, ...).
 // Byte counts, read calls, disk and unzip time come from PerfStats (the file under test only), so a bare
-// loop (--no-perfstats) has times, CPU and the kernel's storage bytes only.
-void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const Snapshot &b, bool perf)
+// loop (--no-perfstats) has times, CPU and the kernel's storage bytes only. `unzip_counted` false: the
+// decompression did not pass where the counters see it (TTreeCacheUnzip, see timed_read), its figures are null.
+void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const Snapshot &b, bool perf,
+              bool unzip_counted = true)
 {
+   const double nan = std::nan("");
    out.num(span + "_seconds", b.steady - a.steady)
       .num(span + "_cpu_seconds", b.cpu - a.cpu)
       .integer(span + "_storage_read_bytes", b.io.storage_read_bytes - a.io.storage_read_bytes)
@@ -385,9 +391,9 @@ void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const
       out.integer(span + "_bytes_read", b.bytes - a.bytes)
          .integer(span + "_read_calls", b.calls - a.calls)
          .num(span + "_disk_seconds", b.disk - a.disk)
-         .num(span + "_unzip_seconds", b.unzip - a.unzip)
-         .num(span + "_unzip_input_bytes", a.unzip_in < 0 ? std::nan("") : double(b.unzip_in - a.unzip_in))
-         .integer(span + "_unzip_output_bytes", b.unzip_out - a.unzip_out);
+         .num(span + "_unzip_seconds", unzip_counted ? b.unzip - a.unzip : nan)
+         .num(span + "_unzip_input_bytes", a.unzip_in < 0 || !unzip_counted ? nan : double(b.unzip_in - a.unzip_in))
+         .num(span + "_unzip_output_bytes", unzip_counted ? double(b.unzip_out - a.unzip_out) : nan);
 }
 
 double ratio(double a, double b)
@@ -399,10 +405,10 @@ double ratio(double a, double b)
 // bytes or events of one span over that span's time), the shares of the process's I/O inside the timed spans,
 // and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on. `window_is_loop`: a read with no
 // "second entry" moment (--reader rdataframe) passes window_start = loop_start; its window holds all the events,
-// and the time to the first entry is the caller's to report.
+// and the time to the first entry is the caller's to report. `unzip_counted`: see add_span.
 void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapshot &loop_start,
                     const Snapshot &window_start, const Snapshot &end, bool counted, long long events,
-                    long long rss_baseline, bool window_is_loop = false)
+                    long long rss_baseline, bool window_is_loop = false, bool unzip_counted = true)
 {
    const double loop_seconds = end.steady - loop_start.steady;
    const double window_seconds = end.steady - window_start.steady;
@@ -418,15 +424,16 @@ void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapsh
       .boolean("note_window_is_loop", window_is_loop);
    if (!window_is_loop)
       out.num("first_entry_seconds", window_start.steady - loop_start.steady);
-   add_span(out, "process", process_start, end, counted);
-   add_span(out, "open", process_start, loop_start, counted);
-   add_span(out, "loop", loop_start, end, counted);
-   add_span(out, "note_window", window_start, end, counted);
+   add_span(out, "process", process_start, end, counted, unzip_counted);
+   add_span(out, "open", process_start, loop_start, counted, unzip_counted);
+   add_span(out, "loop", loop_start, end, counted, unzip_counted);
+   add_span(out, "note_window", window_start, end, counted, unzip_counted);
    out.num("event_rate_hz", events / loop_seconds)
       .num("note_window_event_rate_hz", window_events / window_seconds)
       // Each rate divides the bytes of its own span by that span's time.
       .num("loop_mb_per_s_compressed", counted ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
-      .num("loop_mb_per_s_uncompressed", counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
+      .num("loop_mb_per_s_uncompressed",
+           counted && unzip_counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
       .num("note_window_mb_per_s_compressed", counted ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : nan)
       // Shares of the process's I/O (ROOT's bytes, and the bytes the kernel fetched from storage for it,
       // read-ahead included) that fall inside each timed span.
@@ -1293,6 +1300,12 @@ void add_selection(JsonObject &out, const std::string &selection, const std::vec
       .str("selected_branches_read", joined(read, ",", read.size()));
 }
 
+// TTreeCacheUnzip counts the blocks found while a task was still unzipping them (fNStalls) but has no getter
+// for it; a derived class may read the protected member of the cache ROOT made.
+struct UnzipCacheStalls : TTreeCacheUnzip {
+   static long long of(TTreeCacheUnzip *cache) { return cache->*(&UnzipCacheStalls::fNStalls); }
+};
+
 int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
@@ -1384,13 +1397,28 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    tree->GetListOfBranches()->Compress();
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
-   // Parallel unzip (seed 003): the cache becomes a TTreeCacheUnzip, which decompresses a cluster's baskets in
-   // implicit-MT tasks (ROOT 6.40 creates them only when implicit MT is on: --threads > 1). Pinned off
-   // otherwise, whatever ROOT's default.
-   const bool unzip = args.count("unzip") && args.at("unzip") == "1";
+   // Parallel unzip (seed 003), as ROOT 6.40 does it (tree/tree/src/TTreeCacheUnzip.cxx, TTree::SetCacheSizeAux):
+   // - TTree::SetCacheSize makes the cache a TTreeCacheUnzip when the static TTreeCacheUnzip::fgParallel is
+   //   kEnable or kForce (and the file is compressed), a TTreeCache otherwise. fgParallel starts as kDisable and
+   //   nothing in 6.40 reads it from the environment (libTree knows only the gEnv keys TTreeCache.Size and
+   //   TTreeCache.Prefill; there is no TTreeCache.UnzipMode), so setting it here, both ways, pins it.
+   // - After each fill of the cache, TTreeCacheUnzip starts a task group that unzips the cluster's baskets
+   //   (groups of >= 100 kB) in ROOT's thread pool, only if implicit MT is on (--threads > 1). Without it no
+   //   task runs: the loop's thread unzips every basket itself, through TTreeCacheUnzip ("missed"), which
+   //   measures the class's overhead, not parallel unzipping (unzip_parallel_tasks says which).
+   // - The basket a task unzipped is handed to TBasket::ReadBasketBuffers ready-made, and a missed one is unzipped
+   //   by TTreeCacheUnzip::UnzipBuffer: neither goes through TBasket's own decompression, the only place that
+   //   reports to TTreePerfStats::UnzipEvent. PerfStats' unzip time and bytes are then not moved to other
+   //   threads but not counted at all (0 on this machine with 1 and 2 threads), so with --unzip 1 the
+   //   *_unzip_seconds, *_unzip_*_bytes and the uncompressed rate are null; bytes_unpacked (GetEntry's own
+   //   count) and the cache's counters below remain.
+   const std::string unzip_arg = args.count("unzip") ? args.at("unzip") : "0";
+   if (unzip_arg != "0" && unzip_arg != "1")
+      fail("--unzip '" + unzip_arg + "': must be 0 (TTreeCache, ROOT's default) or 1 (parallel unzip, TTreeCacheUnzip)");
+   const bool unzip = unzip_arg == "1";
    if (unzip && cache_size == 0)
-      fail("--unzip 1 needs the TTreeCache (TTreeCacheUnzip is one), and --cache-size 0 switches it off; use a "
-           "cache size other than 0, or --unzip 0");
+      fail(path + ": --unzip 1 needs the TTreeCache (TTreeCacheUnzip is one), and --cache-size 0 switches it off; "
+           "use a cache size other than 0 (-1: sized from the AutoFlush cluster), or --unzip 0");
    TTreeCacheUnzip::SetParallelUnzip(unzip ? TTreeCacheUnzip::kEnable : TTreeCacheUnzip::kDisable);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
@@ -1453,10 +1481,15 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .integer("selected_top_branches", static_cast<long long>(chosen.size()));
    add_selection(out, selection, variables, chosen);
    sums.report(out, variables.size());
+   // TTreeCacheUnzip's own counters (-1: not a TTreeCacheUnzip), in baskets after the learning entries:
+   // unzipped by a task ahead of the loop, found ready by the loop, found while a task was still on it
+   // (stalled: the loop waited or unzipped another), missed (unzipped by the loop's thread itself).
    out.integer("unzip_requested", unzip)
       .str("cache_class", cache ? cache->ClassName() : "none")
+      .boolean("unzip_parallel_tasks", unzip_cache && ROOT::IsImplicitMTEnabled())
       .integer("unzip_blocks_unzipped", unzip_cache ? unzip_cache->GetNUnzip() : -1)
       .integer("unzip_blocks_found", unzip_cache ? unzip_cache->GetNFound() : -1)
+      .integer("unzip_blocks_stalled", unzip_cache ? UnzipCacheStalls::of(unzip_cache) : -1)
       .integer("unzip_blocks_missed", unzip_cache ? unzip_cache->GetNMissed() : -1)
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()) +
                                      static_cast<long long>(basket_readers.size()))
@@ -1487,7 +1520,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
       .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
 ;
-   add_timed_read(out, process_start, loop_start, window_start, end, perf != nullptr, events, rss_baseline);
+   add_timed_read(out, process_start, loop_start, window_start, end, perf != nullptr, events, rss_baseline, false,
+                  !unzip_cache);
    // ROOT's own counters of the file object (not thread-safe under implicit MT; a cross-check with 1
    // thread). TFile counts the bytes ROOT asked for; PerfStats what each read call fetched, gaps included.
    out.integer("file_bytes_read_useful", file->GetBytesRead())
@@ -1891,9 +1925,9 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    if (static_cast<Long64_t>(reader->GetNEntries()) < events)
       damaged(path + ": has " + std::to_string(reader->GetNEntries()) + " entries, but " + std::to_string(events) +
               " were requested");
-   if (args.count("unzip") && args.at("unzip") == "1")
-      fail(path + ": --unzip 1 is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses its pages in its own "
-           "tasks under implicit MT");
+   if (args.count("unzip") && args.at("unzip") != "0")
+      fail(path + ": --unzip " + args.at("unzip") + " is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses "
+           "its pages in its own tasks under implicit MT (--threads > 1): use --unzip 0, or read a TTree");
    // A variable selection reads the fields of its variables (top-level <C>AuxDyn:<a> or subfields), the others
    // top-level fields.
    std::vector<Variable> variables;
@@ -2193,6 +2227,9 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       return timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
       fail("--container '" + container + "': must be ttree, rntuple or auto");
+   if (reader == "rdataframe" && args.count("unzip") && args.at("unzip") != "0")
+      fail(required_arg(args, "file") + ": --unzip " + args.at("unzip") + " is a setting of the GetEntry read "
+           "(--reader getentry); RDataFrame makes its own TTreeCache: use --unzip 0 with --reader rdataframe");
    if (reader == "rdataframe")
       return timed_read_rdataframe(args, process_start, mode);
    return timed_read(args, process_start, mode);
