@@ -1,20 +1,30 @@
 // rootparams-read: one timed read of a CollectionTree, or a structural inspection of a file.
 //
 // Timed read (one process = one repetition, as the paper's jobs were):
-//   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T
-//     SEL: particle | all | regex:<ECMAScript regex on top-level names> | list:<name>,<name>,...
-//          | analysis | sparse | vars:<Collection>.<attribute>,...  (variables: analysis = pt, eta, phi, m of up to
-//          eight collections, sparse = pt, eta of three; each read from the smallest branch that holds it, the
-//          whole store where it is not split: outputs selected_variables, variables, variables_classwise,
-//          selected_branches_read; TTree only)
-//   --unzip 1: parallel unzip (TTreeCacheUnzip, tasks under implicit MT); 0 pins it off. Outputs
-//     unzip_requested, cache_class, unzip_blocks_unzipped/found/missed (the cache's own counters)
-// Selection only: rootparams-read --file F [--tree T] --resolve-selection SEL
-//     prints ROOTPARAMS_JSON {"branches": [...], "variables": [...], "classwise": [...]}: what a columnar
-//     reader (RDataFrame, uproot) reads for SEL
+//   rootparams-read --file F --events N --branches SEL --cache-size C --learn-entries L --threads T [--unzip U]
+//     SEL: particle | all | regex:<ECMAScript regex on top-level names> | list:<name>,<name>,...  (top-level
+//            branches or fields)
+//          | analysis | sparse | vars:<Collection>.<attribute>,...  (variables, both containers; see "Variable
+//            selections" below): analysis = pt, eta, phi, m of up to 8 collections (32 variables), sparse = pt
+//            and eta of the first 3 (6), in a fixed order of collections (electrons, muons, photons, taus,
+//            jets, then the others in file order). Each variable is read from the smallest branch that holds it
+//            (a split store's member, a dynamic attribute, a flat array with its counter); at split level 0 the
+//            whole store ("class-wise"). Outputs: selection, selected_variables, selected_collections,
+//            variables (comma-joined, "Electrons.pt"), variables_classwise, selected_branches_read (the
+//            branches or fields enabled, comma-joined), and variables_value_sum (every value read, summed as
+//            double in entry order inside the loop, as an analysis touches what it reads: equal for the same
+//            content at any split level, in either container, and with or without --unzip),
+//            variables_values_summed, variables_summed / variables_not_summed (a variable read basket by
+//            basket, see below, is not summed). selected_zip_bytes / selected_tot_bytes are those of what is
+//            read, for every SEL.
 //     C:   0 = TTreeCache off, -1 = sized from the AutoFlush cluster, > 0 = bytes
 //     L:   TTreeCache learn entries, -1 = ROOT's built-in default
 //     T:   implicit-MT threads, 1 = implicit MT off
+//     U:   0 (default) = TTreeCache; 1 = parallel unzip (TTreeCacheUnzip; TTree, GetEntry read and a cache only).
+//          Its tasks run only under implicit MT (T > 1); PerfStats does not see its decompression, so with U = 1
+//          the *_unzip_* figures and loop_mb_per_s_uncompressed are null (see timed_read). Outputs
+//          unzip_requested, cache_class (TTreeCache | TTreeCacheUnzip), unzip_parallel_tasks, and the cache's
+//          counters unzip_blocks_unzipped / _found / _stalled / _missed (-1 without TTreeCacheUnzip).
 //   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
 //   The output's reader_style is "getentry" (TTree::GetEntry of the selected branches' objects).
 // RDataFrame read of a TTree (read_rdataframe.h), the reading style of analyses today:
@@ -28,10 +38,15 @@
 //     reader_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
 //     every value read, to compare with another reader of the same entries), cache_size_used and
 //     note_window_is_loop: true (no second-entry moment: the note_window_* fields are the loop's)
+// Selection only (not timed): rootparams-read --file F [--tree T] --resolve-selection SEL
+//     prints ROOTPARAMS_JSON {"container": "ttree" | "rntuple", "branches": [...], "variables": [...],
+//     "collections": [...], "classwise": [...]}: the branch (or RNTuple field) names a columnar reader
+//     (RDataFrame, uproot) reads for SEL, counters of flat arrays included; the one definition of every
+//     selection, shared with the timed read.
 // Fork server (the same timed read, without paying ROOT's start-up once per repetition):
 //   rootparams-read --serve
 //     prints "ROOTPARAMS_READY {...}" once ROOT is initialized, then reads one request per line on stdin:
-//     tab-separated key=value pairs with the options above (file=F, events=N, reader=rdataframe,
+//     tab-separated key=value pairs with the options above (file=F, events=N, unzip=1, reader=rdataframe,
 //     columns=<col>,<col>, ...) plus optionally
 //     cgroup-procs=<cgroup.procs file the child joins before it opens the file> and
 //     stderr=<file for the child's messages>. For each request it forks a child that makes one timed read
@@ -94,6 +109,7 @@
 #include <TTreeCacheUnzip.h>
 #include <TTimeStamp.h>
 #include <TTreePerfStats.h>
+#include <TVirtualCollectionProxy.h>
 #include <TVirtualPerfStats.h>
 #include <ROOT/TThreadExecutor.hxx>
 #include <ROOT/RNTuple.hxx>
@@ -359,9 +375,12 @@ struct Snapshot {
 
 // The figures of the span [a, b] under the name `span` ("loop" gives loop_seconds, loop_bytes_read, ...).
 // Byte counts, read calls, disk and unzip time come from PerfStats (the file under test only), so a bare
-// loop (--no-perfstats) has times, CPU and the kernel's storage bytes only.
-void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const Snapshot &b, bool perf)
+// loop (--no-perfstats) has times, CPU and the kernel's storage bytes only. `unzip_counted` false: the
+// decompression did not pass where the counters see it (TTreeCacheUnzip, see timed_read), its figures are null.
+void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const Snapshot &b, bool perf,
+              bool unzip_counted = true)
 {
+   const double nan = std::nan("");
    out.num(span + "_seconds", b.steady - a.steady)
       .num(span + "_cpu_seconds", b.cpu - a.cpu)
       .integer(span + "_storage_read_bytes", b.io.storage_read_bytes - a.io.storage_read_bytes)
@@ -372,9 +391,9 @@ void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const
       out.integer(span + "_bytes_read", b.bytes - a.bytes)
          .integer(span + "_read_calls", b.calls - a.calls)
          .num(span + "_disk_seconds", b.disk - a.disk)
-         .num(span + "_unzip_seconds", b.unzip - a.unzip)
-         .num(span + "_unzip_input_bytes", a.unzip_in < 0 ? std::nan("") : double(b.unzip_in - a.unzip_in))
-         .integer(span + "_unzip_output_bytes", b.unzip_out - a.unzip_out);
+         .num(span + "_unzip_seconds", unzip_counted ? b.unzip - a.unzip : nan)
+         .num(span + "_unzip_input_bytes", a.unzip_in < 0 || !unzip_counted ? nan : double(b.unzip_in - a.unzip_in))
+         .num(span + "_unzip_output_bytes", unzip_counted ? double(b.unzip_out - a.unzip_out) : nan);
 }
 
 double ratio(double a, double b)
@@ -386,10 +405,10 @@ double ratio(double a, double b)
 // bytes or events of one span over that span's time), the shares of the process's I/O inside the timed spans,
 // and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on. `window_is_loop`: a read with no
 // "second entry" moment (--reader rdataframe) passes window_start = loop_start; its window holds all the events,
-// and the time to the first entry is the caller's to report.
+// and the time to the first entry is the caller's to report. `unzip_counted`: see add_span.
 void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapshot &loop_start,
                     const Snapshot &window_start, const Snapshot &end, bool counted, long long events,
-                    long long rss_baseline, bool window_is_loop = false)
+                    long long rss_baseline, bool window_is_loop = false, bool unzip_counted = true)
 {
    const double loop_seconds = end.steady - loop_start.steady;
    const double window_seconds = end.steady - window_start.steady;
@@ -405,15 +424,16 @@ void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapsh
       .boolean("note_window_is_loop", window_is_loop);
    if (!window_is_loop)
       out.num("first_entry_seconds", window_start.steady - loop_start.steady);
-   add_span(out, "process", process_start, end, counted);
-   add_span(out, "open", process_start, loop_start, counted);
-   add_span(out, "loop", loop_start, end, counted);
-   add_span(out, "note_window", window_start, end, counted);
+   add_span(out, "process", process_start, end, counted, unzip_counted);
+   add_span(out, "open", process_start, loop_start, counted, unzip_counted);
+   add_span(out, "loop", loop_start, end, counted, unzip_counted);
+   add_span(out, "note_window", window_start, end, counted, unzip_counted);
    out.num("event_rate_hz", events / loop_seconds)
       .num("note_window_event_rate_hz", window_events / window_seconds)
       // Each rate divides the bytes of its own span by that span's time.
       .num("loop_mb_per_s_compressed", counted ? (end.bytes - loop_start.bytes) / 1e6 / loop_seconds : nan)
-      .num("loop_mb_per_s_uncompressed", counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
+      .num("loop_mb_per_s_uncompressed",
+           counted && unzip_counted ? (end.unzip_out - loop_start.unzip_out) / 1e6 / loop_seconds : nan)
       .num("note_window_mb_per_s_compressed", counted ? (end.bytes - window_start.bytes) / 1e6 / window_seconds : nan)
       // Shares of the process's I/O (ROOT's bytes, and the bytes the kernel fetched from storage for it,
       // read-ahead included) that fall inside each timed span.
@@ -594,15 +614,46 @@ std::vector<std::string> select_top_branches(TTree *tree, const std::string &sel
 }
 
 // ---- Variable selections (seed 001's access patterns): analysis, sparse, vars:<Collection>.<attribute>,... ----
-// A variable is one attribute of one collection, read from the smallest branch that holds it: a split aux
-// store's member (<C>Aux.<a>), a dynamic attribute (<C>AuxDyn.<a>), a flat array (<C>_<a>, with its counter
-// n<C>), or, where the store is not split (split level 0), the whole store <C>Aux. ("class-wise": every member
-// of the container is read to get one).
+// A variable is one attribute of one collection ("Electrons.pt"), read from the smallest branch or field that
+// holds it. TTree: a split aux store's member (<C>Aux.<a>), a dynamic attribute (<C>AuxDyn.<a>), a flat array
+// (<C>_<a>, NanoAOD's <C>_mass for m, read with its counter n<C>), or, where the store is not split (split
+// level 0), the whole store <C>Aux. ("class-wise": every member of the collection is read to get one).
+// RNTuple: a top-level field <C>AuxDyn:<a> (our writer's layout and ATLAS's for dynamic attributes), a subfield
+// <a> of the aux record field <C>Aux:, or a flat field <C>_<a>; each has columns of its own, so an RNTuple
+// variable is never read class-wise.
+//   analysis  pt, eta, phi and m of up to 8 collections that have all four (up to 32 variables)
+//   sparse    pt and eta of the first 3 of those collections (up to 6 variables)
+//   vars:<Collection>.<attribute>,...  the variables named, in that order
+// The collections of analysis and sparse: first those in kCollectionPreference (in its order), then the
+// other qualifying collections in file order; a file with fewer takes what it has (selected_collections).
 struct Variable {
-   std::string name;    // "Electrons.pt"
-   std::string branch;  // the branch read for it
+   std::string name;     // "Electrons.pt"
+   std::string read;     // the branch or field read for it
    bool classwise = false;
+   std::string counter;  // the counter branch a flat array is read with ("nElectron"), or empty
 };
+
+// Where a container keeps its variables; one implementation per container (TTree below, RNTuple after the
+// RNTuple helpers).
+class VariableCatalogue {
+public:
+   virtual ~VariableCatalogue() = default;
+   virtual std::vector<std::string> collections() const = 0;  // in file order
+   // Attribute `attr` of collection `c`; read empty if the file has none.
+   virtual Variable find(const std::string &c, const std::string &attr) const = 0;
+   virtual std::vector<std::string> attributes(const std::string &c) const = 0;  // for messages
+   virtual std::string looked_for(const std::string &c, const std::string &attr) const = 0;
+   virtual std::string unit() const = 0;  // "branch" or "field"
+};
+
+// Stems in order of preference: a collection's stem is its name in lower case without a leading "analysis"
+// and a trailing "s" (Electrons, AnalysisElectrons and NanoAOD's Electron are all "electron"). Electrons,
+// muons, photons, taus, then jets: particle-flow, EM-topo, plain (NanoAOD's Jet, PHYSLITE's AnalysisJets),
+// LC-topo, large-R (PHYSLITE's AnalysisLargeRJets, NanoAOD's FatJet).
+const std::vector<std::string> kCollectionPreference = {
+   "electron", "muon", "photon", "tau", "taujet", "antikt4empflowjet", "antikt4emtopojet", "jet",
+   "antikt4lctopojet", "largerjet", "fatjet"};
+const std::vector<std::string> kKinematics = {"pt", "eta", "phi", "m"};
 
 bool is_variable_selection(const std::string &selection)
 {
@@ -615,109 +666,363 @@ std::string lower(std::string s)
    return s;
 }
 
-// The branch holding attribute `attr` of collection `c`, and whether it is the whole (unsplit) store; empty if
-// the tree has none. A flat collection's mass is "<C>_mass" (NanoAOD) where the attribute is "m".
-std::pair<std::string, bool> variable_branch(TTree *tree, const std::string &c, const std::string &attr)
+std::string collection_stem(const std::string &name)
 {
-   for (const auto &name : {c + "Aux." + attr, c + "AuxDyn." + attr, c + "_" + attr,
-                            attr == "m" ? c + "_mass" : std::string()}) {
-      if (!name.empty() && tree->GetBranch(name.c_str()))
-         return {name, false};
-   }
-   auto *store = tree->GetBranch((c + "Aux.").c_str());
-   if (store && store->GetListOfBranches()->GetEntries() == 0) {  // not split: the member is inside the object
-      TClass *cl = TClass::GetClass(store->GetClassName());
-      if (cl && cl->GetDataMember(attr.c_str()))
-         return {c + "Aux.", true};
-   }
-   return {"", false};
+   std::string s = lower(name);
+   if (s.rfind("analysis", 0) == 0 && s.size() > 8)
+      s = s.substr(8);
+   if (s.size() > 1 && s.back() == 's')
+      s.pop_back();
+   return s;
 }
 
-// The collections of a tree, in file order: xAOD stores (<C>Aux.), dynamic-only ones (<C>AuxDyn.<a>), flat
-// collections (counter n<C> and <C>_<a> arrays).
-std::vector<std::string> tree_collections(TTree *tree)
+std::string joined(const std::vector<std::string> &items, const std::string &sep = ", ", size_t most = 30)
 {
-   std::vector<std::string> out;
-   std::set<std::string> seen, names;
-   for (auto *obj : *tree->GetListOfBranches())
-      names.insert(obj->GetName());
-   auto add = [&](const std::string &c) {
-      if (!c.empty() && seen.insert(c).second)
-         out.push_back(c);
+   std::string s;
+   for (size_t i = 0; i < items.size() && i < most; ++i)
+      s += (i ? sep : "") + items[i];
+   if (items.size() > most)
+      s += sep + "... (" + std::to_string(items.size()) + " in all)";
+   return s;
+}
+
+std::string json_string_array(const std::vector<std::string> &items)
+{
+   std::string out = "[";
+   for (size_t i = 0; i < items.size(); ++i)
+      out += (i ? ", " : "") + JsonObject::quote(items[i]);
+   return out + "]";
+}
+
+// `names` with those nearest to `wanted` first (edit distance, then name): a misspelt attribute's intended name
+// leads the list in the message.
+std::vector<std::string> nearest_first(std::vector<std::string> names, const std::string &wanted)
+{
+   auto distance = [&](const std::string &a) {
+      const std::string x = lower(a), y = lower(wanted);
+      std::vector<size_t> row(y.size() + 1);
+      for (size_t j = 0; j <= y.size(); ++j)
+         row[j] = j;
+      for (size_t i = 1; i <= x.size(); ++i) {
+         size_t diagonal = row[0];
+         row[0] = i;
+         for (size_t j = 1; j <= y.size(); ++j) {
+            const size_t up = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (x[i - 1] == y[j - 1] ? 0 : 1)});
+            diagonal = up;
+         }
+      }
+      return row[y.size()];
    };
-   for (auto *obj : *tree->GetListOfBranches()) {
-      const std::string name = obj->GetName();
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, "Aux.") == 0)
-         add(name.substr(0, name.size() - 4));
-      else if (auto dyn = name.find("AuxDyn."); dyn != std::string::npos && dyn > 0)
-         add(name.substr(0, dyn));
-      else if (auto u = name.find('_'); u != std::string::npos && u > 0 && names.count("n" + name.substr(0, u)))
-         add(name.substr(0, u));
-   }
-   return out;
+   std::vector<std::pair<size_t, std::string>> ranked;
+   for (auto &n : names)
+      ranked.emplace_back(distance(n), n);
+   std::sort(ranked.begin(), ranked.end());
+   for (size_t i = 0; i < ranked.size(); ++i)
+      names[i] = ranked[i].second;
+   return names;
 }
 
-// analysis: pt, eta, phi, m of up to eight collections that have all four; sparse: pt and eta of three. The
-// collections in a fixed order of preference (electrons, muons, photons, taus, then jets), then the others in
-// file order.
-std::vector<Variable> resolve_variables(TTree *tree, const std::string &selection, const std::string &path)
+// The variables of `selection` in the file `path` (an error names the file and what would work instead).
+std::vector<Variable> resolve_variables(const VariableCatalogue &cat, const std::string &selection,
+                                        const std::string &path)
 {
+   const std::string alternatives = "all, regex:<re>, list:<a>,<b>, particle (where the file has particle "
+                                    "containers) or vars:<Collection>.<attribute>,... naming variables it has";
    std::vector<std::pair<std::string, std::string>> wanted;  // (collection, attribute)
    if (selection.rfind("vars:", 0) == 0) {
       std::stringstream s(selection.substr(5));
       std::string item;
+      std::set<std::string> named;
       while (std::getline(s, item, ',')) {
          const auto dot = item.rfind('.');
          if (dot == std::string::npos || dot == 0 || dot + 1 == item.size())
             fail("selection '" + selection + "': '" + item + "' is not <Collection>.<attribute> (e.g. Electrons.pt)");
+         if (!named.insert(item).second)
+            fail("selection '" + selection + "' names " + item + " twice");
          wanted.emplace_back(item.substr(0, dot), item.substr(dot + 1));
       }
+      if (wanted.empty())
+         fail("selection '" + selection + "' names no variable (e.g. vars:Electrons.pt,Electrons.eta)");
    } else {
-      const std::vector<std::string> kinematics = {"pt", "eta", "phi", "m"};
-      std::vector<std::string> qualifying;
-      for (auto &c : tree_collections(tree)) {
-         bool all = true;
-         for (auto &a : kinematics)
-            all = all && !variable_branch(tree, c, a).first.empty();
-         if (all)
+      std::vector<std::string> qualifying, lacking;
+      for (auto &c : cat.collections()) {
+         std::vector<std::string> missing;
+         for (auto &a : kKinematics)
+            if (cat.find(c, a).read.empty())
+               missing.push_back(a);
+         if (missing.empty())
             qualifying.push_back(c);
+         else
+            lacking.push_back(c + " (no " + joined(missing, "/") + ")");
       }
       if (qualifying.empty())
-         fail(path + ": selection '" + selection + "' needs collections with pt, eta, phi and m (as <C>Aux.pt, "
-              "<C>AuxDyn.pt or <C>_pt), and the tree has none; use all, regex:<re>, list:<a>,<b> or "
-              "vars:<Collection>.<attribute>,...");
-      const std::vector<std::string> preference = {"electron", "muon", "photon", "tau", "pflowjet", "emtopojet", "jet"};
-      std::stable_sort(qualifying.begin(), qualifying.end(), [&](const std::string &a, const std::string &b) {
-         auto rank = [&](const std::string &c) {
-            const auto l = lower(c);
-            for (size_t i = 0; i < preference.size(); ++i)
-               if (l.find(preference[i]) != std::string::npos)
-                  return i;
-            return preference.size();
-         };
-         return rank(a) < rank(b);
-      });
-      const size_t collections = selection == "analysis" ? 8 : 3;
-      const std::vector<std::string> attrs = selection == "analysis" ? kinematics : std::vector<std::string>{"pt", "eta"};
+         fail(path + ": selection '" + selection + "' takes collections that have pt, eta, phi and m, and this file " +
+              "has none" + (lacking.empty() ? " (no collections found: no " + cat.unit() + " named <C>Aux" +
+                                                 (cat.unit() == "branch" ? "." : ":") + "<attr>, <C>AuxDyn" +
+                                                 (cat.unit() == "branch" ? "." : ":") + "<attr> or <C>_<attr>)"
+                                           : "; its collections: " + joined(lacking)) +
+              ". Use another selection: " + alternatives);
+      auto rank = [](const std::string &c) {
+         const auto stem = collection_stem(c);
+         const auto it = std::find(kCollectionPreference.begin(), kCollectionPreference.end(), stem);
+         return static_cast<size_t>(it - kCollectionPreference.begin());
+      };
+      std::stable_sort(qualifying.begin(), qualifying.end(),
+                       [&](const std::string &a, const std::string &b) { return rank(a) < rank(b); });
+      const bool analysis = selection == "analysis";
+      const size_t collections = analysis ? 8 : 3;
+      const std::vector<std::string> attrs = analysis ? kKinematics : std::vector<std::string>{"pt", "eta"};
       for (size_t i = 0; i < qualifying.size() && i < collections; ++i)
          for (auto &a : attrs)
             wanted.emplace_back(qualifying[i], a);
    }
    std::vector<Variable> out;
+   const auto all = cat.collections();
    for (auto &[c, a] : wanted) {
-      auto [branch, classwise] = variable_branch(tree, c, a);
-      if (branch.empty())
-         fail(path + ": variable " + c + "." + a + " of selection '" + selection + "' is in no branch (looked for " + c +
-              "Aux." + a + ", " + c + "AuxDyn." + a + ", " + c + "_" + a + " and a member " + a + " of an unsplit " + c +
-              "Aux.)");
-      out.push_back({c + "." + a, branch, classwise});
+      Variable v = cat.find(c, a);
+      if (v.read.empty()) {
+         const bool known = std::find(all.begin(), all.end(), c) != all.end();
+         fail(path + ": variable " + c + "." + a + " of selection '" + selection + "' is in no " + cat.unit() +
+              " (looked for " + cat.looked_for(c, a) + "); " +
+              (known ? c + " has (nearest first): " + joined(nearest_first(cat.attributes(c), a), ", ", 12)
+                     : "the file has no collection " + c + "; its collections (nearest first): " +
+                          joined(nearest_first(all, c), ", ", 12)));
+      }
+      v.name = c + "." + a;
+      out.push_back(v);
    }
    return out;
 }
 
-// Enable `branch` (with its sub-branches and leaf counters) and the branches above it, without their other
-// sub-branches: TTree::GetEntry then reaches it through its mother and reads it alone.
-bool enable_path(TObjArray *level, TBranch *target);
+// Every branch of a tree by its full name, sub-branches included (TTree::GetBranch searches the whole tree on
+// every call: an xAOD file has ~1500 branches, and a selection asks about hundreds of names).
+class TreeCatalogue : public VariableCatalogue {
+public:
+   explicit TreeCatalogue(TTree *tree)
+   {
+      std::vector<TObjArray *> todo{tree->GetListOfBranches()};
+      while (!todo.empty()) {
+         auto *level = todo.back();
+         todo.pop_back();
+         for (auto *obj : *level) {
+            auto *b = static_cast<TBranch *>(obj);
+            branches_.emplace(b->GetName(), b);
+            todo.push_back(b->GetListOfBranches());
+         }
+      }
+      std::set<std::string> top, seen;
+      for (auto *obj : *tree->GetListOfBranches())
+         top.insert(obj->GetName());
+      auto add = [&](const std::string &c) {
+         if (!c.empty() && seen.insert(c).second)
+            collections_.push_back(c);
+      };
+      for (auto *obj : *tree->GetListOfBranches()) {
+         const std::string name = obj->GetName();
+         if (name.size() > 4 && name.compare(name.size() - 4, 4, "Aux.") == 0)
+            add(name.substr(0, name.size() - 4));
+         else if (auto dyn = name.find("AuxDyn."); dyn != std::string::npos && dyn > 0)
+            add(name.substr(0, dyn));
+         else if (auto u = name.find('_'); u != std::string::npos && u > 0 && top.count("n" + name.substr(0, u)))
+            add(name.substr(0, u));
+      }
+   }
+   std::vector<std::string> collections() const override { return collections_; }
+   TBranch *branch(const std::string &name) const
+   {
+      auto it = branches_.find(name);
+      return it == branches_.end() ? nullptr : it->second;
+   }
+   Variable find(const std::string &c, const std::string &attr) const override
+   {
+      for (const auto &name : {c + "Aux." + attr, c + "AuxDyn." + attr})
+         if (branch(name))
+            return {"", name};
+      for (const auto &name : {c + "_" + attr, attr == "m" ? c + "_mass" : std::string()}) {
+         auto *b = name.empty() ? nullptr : branch(name);
+         if (!b)
+            continue;
+         // ROOT reads a flat array's counter with it (TLeaf::GetLeafCount): it is part of what is read.
+         std::string counter;
+         if (b->GetListOfLeaves()->GetEntries() > 0)
+            if (auto *count = static_cast<TLeaf *>(b->GetListOfLeaves()->At(0))->GetLeafCount())
+               counter = count->GetBranch()->GetName();
+         return {"", name, false, counter};
+      }
+      if (auto *store = unsplit_store(c)) {
+         TClass *cl = TClass::GetClass(store->GetClassName());
+         if (cl && cl->GetDataMember(attr.c_str()))
+            return {"", store->GetName(), true};
+      }
+      return {};
+   }
+   std::vector<std::string> attributes(const std::string &c) const override
+   {
+      std::vector<std::string> out;
+      for (auto &[name, b] : branches_) {
+         for (const auto &prefix : {c + "Aux.", c + "AuxDyn.", c + "_"})
+            if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0 &&
+                name.find('.', prefix.size()) == std::string::npos)
+               out.push_back(name.substr(prefix.size()));
+      }
+      if (auto *store = unsplit_store(c))
+         if (TClass *cl = TClass::GetClass(store->GetClassName()))
+            for (auto *m : *cl->GetListOfDataMembers())
+               if (static_cast<TDataMember *>(m)->IsPersistent())
+                  out.push_back(m->GetName());
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+   }
+   std::string looked_for(const std::string &c, const std::string &a) const override
+   {
+      return c + "Aux." + a + ", " + c + "AuxDyn." + a + ", " + c + "_" + a + (a == "m" ? ", " + c + "_mass" : "") +
+             " and a member " + a + " of an unsplit " + c + "Aux.";
+   }
+   std::string unit() const override { return "branch"; }
+
+private:
+   TBranch *unsplit_store(const std::string &c) const
+   {
+      auto *store = branch(c + "Aux.");
+      return store && store->GetListOfBranches()->GetEntries() == 0 ? store : nullptr;
+   }
+   std::map<std::string, TBranch *> branches_;
+   std::vector<std::string> collections_;
+};
+
+// The branches or fields that a list of variables reads, each once: a flat array's counter before the array.
+std::vector<std::string> variables_read(const std::vector<Variable> &variables)
+{
+   std::vector<std::string> out;
+   auto add = [&](const std::string &name) {
+      if (!name.empty() && std::find(out.begin(), out.end(), name) == out.end())
+         out.push_back(name);
+   };
+   for (auto &v : variables) {
+      add(v.counter);
+      add(v.read);
+   }
+   return out;
+}
+
+// The sum of the values of one variable in the entry just read, as a double, and how many values it has:
+// the check that a variable was really read (the same sum at split 0, where it comes out of the whole store,
+// and at split 99, where its sub-branch alone is read). Summed in entry and element order, so that the
+// same content gives the same sum bit for bit. A std::vector of a fundamental type (every aux member and
+// dynamic attribute of a kinematic variable), a flat array (TLeaf), or, for other types, nothing (not summed).
+struct VariableValues {
+   const void *vector = nullptr;                        // a std::vector<T> ...
+   double (*sum_vector)(const void *, long long &) = nullptr;  // ... and the sum for its T
+   TLeaf *leaf = nullptr;                               // or a flat array (its buffer moves when it grows)
+
+   bool summable() const { return (vector && sum_vector) || leaf; }
+   double add(long long &values) const
+   {
+      if (leaf) {
+         const int n = leaf->GetLen();
+         double s = 0;
+         for (int i = 0; i < n; ++i)
+            s += leaf->GetValue(i);
+         values += n;
+         return s;
+      }
+      return sum_vector(vector, values);
+   }
+
+   template <typename T>
+   static double sum_of(const void *v, long long &values)
+   {
+      const auto &items = *static_cast<const std::vector<T> *>(v);
+      double s = 0;
+      for (const auto &x : items)
+         s += static_cast<double>(x);
+      values += static_cast<long long>(items.size());
+      return s;
+   }
+
+   // For the object at `address` of the class named `type` ("vector<float>", "std::vector<float>").
+   static VariableValues of_object(const void *address, const std::string &type)
+   {
+      VariableValues v;
+      TClass *cl = address ? TClass::GetClass(type.c_str()) : nullptr;
+      auto *proxy = cl ? cl->GetCollectionProxy() : nullptr;
+      if (!proxy || proxy->GetCollectionType() != ROOT::kSTLvector || proxy->GetValueClass())
+         return v;
+      v.vector = address;
+      switch (proxy->GetType()) {
+      case kFloat_t: v.sum_vector = &sum_of<float>; break;
+      case kDouble_t: v.sum_vector = &sum_of<double>; break;
+      case kInt_t: v.sum_vector = &sum_of<int>; break;
+      case kUInt_t: v.sum_vector = &sum_of<unsigned int>; break;
+      case kShort_t: v.sum_vector = &sum_of<short>; break;
+      case kUShort_t: v.sum_vector = &sum_of<unsigned short>; break;
+      case kChar_t: v.sum_vector = &sum_of<signed char>; break;
+      case kUChar_t: v.sum_vector = &sum_of<unsigned char>; break;
+      case kLong64_t: v.sum_vector = &sum_of<long long>; break;
+      case kULong64_t: v.sum_vector = &sum_of<unsigned long long>; break;
+      case kLong_t: v.sum_vector = &sum_of<long>; break;
+      case kULong_t: v.sum_vector = &sum_of<unsigned long>; break;
+      default: v.vector = nullptr;
+      }
+      return v;
+   }
+};
+
+// The sums of a read's variables over the loop: variables_value_sum, the number of values summed, and how many
+// variables could be summed (a variable read basket by basket, or of a type without a sum, cannot).
+struct VariableSums {
+   std::vector<VariableValues> sums;
+   double total = 0;
+   long long values = 0;
+
+   void add_entry()
+   {
+      for (auto &s : sums)
+         total += s.add(values);
+   }
+   void report(JsonObject &out, size_t variables) const
+   {
+      out.num("variables_value_sum", sums.empty() ? std::nan("") : total)
+         .integer("variables_values_summed", values)
+         .integer("variables_summed", static_cast<long long>(sums.size()))
+         .integer("variables_not_summed", static_cast<long long>(variables - sums.size()));
+   }
+};
+
+// The value of variable `v` in a tree whose branch objects exist (create_branch_objects): the member of the
+// store object (the store's own object also at split 99, where the sub-branch fills its member in place), the
+// vector of a dynamic attribute, or the flat array's leaf.
+VariableValues tree_value(const TreeCatalogue &cat, const Variable &v)
+{
+   const auto dot = v.name.rfind('.');
+   const std::string attr = v.name.substr(dot + 1);
+   TBranch *b = cat.branch(v.read);
+   if (!b || b->TestBit(kDoNotProcess))
+      return {};
+   if (auto *element = dynamic_cast<TBranchElement *>(b)) {
+      const std::string store_name = v.read.substr(0, v.read.size() - (v.classwise ? 0 : attr.size()));
+      if (v.classwise || (store_name.size() > 4 && store_name.compare(store_name.size() - 4, 4, "Aux.") == 0)) {
+         auto *store = dynamic_cast<TBranchElement *>(cat.branch(store_name));
+         TClass *cl = store ? TClass::GetClass(store->GetClassName()) : nullptr;
+         auto *member = cl ? cl->GetDataMember(attr.c_str()) : nullptr;
+         if (!member || !store->GetObject() || cl->GetDataMemberOffset(attr.c_str()) < 0)
+            return {};
+         return VariableValues::of_object(store->GetObject() + cl->GetDataMemberOffset(attr.c_str()),
+                                    member->GetTrueTypeName());
+      }
+      return VariableValues::of_object(element->GetObject(), element->GetClassName());
+   }
+   VariableValues s;
+   if (b->GetListOfLeaves()->GetEntries() == 1)
+      s.leaf = static_cast<TLeaf *>(b->GetListOfLeaves()->At(0));
+   return s;
+}
+
+// Enable `target` (with its sub-branches and leaf counters) and the branches above it, without their other
+// sub-branches; the branches above it are added to `above`.
+bool enable_path(TObjArray *level, TBranch *target, std::set<TBranch *> &above);
 
 void enable_descendants(TBranch *branch)
 {
@@ -747,7 +1052,7 @@ void enable_branch(TBranch *branch)
    }
 }
 
-bool enable_path(TObjArray *level, TBranch *target)
+bool enable_path(TObjArray *level, TBranch *target, std::set<TBranch *> &above)
 {
    for (auto *obj : *level) {
       auto *b = static_cast<TBranch *>(obj);
@@ -755,8 +1060,9 @@ bool enable_path(TObjArray *level, TBranch *target)
          enable_branch(b);
          return true;
       }
-      if (enable_path(b->GetListOfBranches(), target)) {
+      if (enable_path(b->GetListOfBranches(), target, above)) {
          b->ResetBit(kDoNotProcess);
+         above.insert(b);
          return true;
       }
    }
@@ -987,6 +1293,34 @@ void add_ttree_read_header(JsonObject &out, const std::string &path, const std::
       .integer("perfstats_threads_covered", perf_threads);
 }
 
+// The selection's part of a timed read's output (both containers): what was asked, the variables, how many of
+// them were read through a whole object, and the branches or fields actually read.
+void add_selection(JsonObject &out, const std::string &selection, const std::vector<Variable> &variables,
+                   const std::vector<std::string> &read)
+{
+   std::vector<std::string> names, collections;
+   long long classwise = 0;
+   for (auto &v : variables) {
+      names.push_back(v.name);
+      classwise += v.classwise;
+      const auto c = v.name.substr(0, v.name.rfind('.'));
+      if (std::find(collections.begin(), collections.end(), c) == collections.end())
+         collections.push_back(c);
+   }
+   out.str("selection", selection)
+      .integer("selected_variables", static_cast<long long>(variables.size()))
+      .integer("selected_collections", static_cast<long long>(collections.size()))
+      .str("variables", joined(names, ",", names.size()))
+      .integer("variables_classwise", classwise)
+      .str("selected_branches_read", joined(read, ",", read.size()));
+}
+
+// TTreeCacheUnzip counts the blocks found while a task was still unzipping them (fNStalls) but has no getter
+// for it; a derived class may read the protected member of the cache ROOT made.
+struct UnzipCacheStalls : TTreeCacheUnzip {
+   static long long of(TTreeCacheUnzip *cache) { return cache->*(&UnzipCacheStalls::fNStalls); }
+};
+
 int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
@@ -1015,15 +1349,15 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       perf->Attach(tree);
 
    // A variable selection (analysis, sparse, vars:) reads the branches that hold its variables, which may be
-   // sub-branches of a split store; the others read top-level branches.
+   // sub-branches of a split store (and the counters of flat arrays); the others read top-level branches.
    const bool by_variable = is_variable_selection(selection);
+   std::unique_ptr<TreeCatalogue> catalogue;
    std::vector<Variable> variables;
    std::vector<std::string> chosen;
    if (by_variable) {
-      variables = resolve_variables(tree, selection, path);
-      for (auto &v : variables)
-         if (std::find(chosen.begin(), chosen.end(), v.branch) == chosen.end())
-            chosen.push_back(v.branch);
+      catalogue = std::make_unique<TreeCatalogue>(tree);
+      variables = resolve_variables(*catalogue, selection, path);
+      chosen = variables_read(variables);
    } else {
       chosen = select_top_branches(tree, selection, path);
    }
@@ -1036,8 +1370,9 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    std::vector<BasketReader> basket_readers;  // the branches read basket by basket (see BasketReader)
    std::vector<TBranch *> basket_top_branches;
    std::map<std::string, long long> basket_classes;
+   std::set<TBranch *> above;  // the branches above a variable's sub-branch, enabled to reach it
    for (auto &name : chosen) {
-      auto *b = tree->GetBranch(name.c_str());
+      auto *b = catalogue ? catalogue->branch(name) : tree->GetBranch(name.c_str());
       selected_zip += b->GetZipBytes("*");
       selected_tot += b->GetTotBytes("*");
       // A class ROOT can only emulate (no dictionary): emulated xAOD objects corrupted the heap here
@@ -1053,11 +1388,18 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       }
       // A split object: enable every sub-branch too. Not by name pattern: the sub-branches of a branch
       // named without a trailing dot ("Electrons") are not prefixed with it ("m_size"), so names repeat.
-      // A variable's sub-branch: it and the branches above it (not their other sub-branches).
+      // A variable's sub-branch: it and the branches above it (not their other sub-branches), so that
+      // TTree::GetEntry reaches it through its mother and reads it alone.
       if (by_variable)
-         enable_path(tree->GetListOfBranches(), b);
+         enable_path(tree->GetListOfBranches(), b, above);
       else
          enable_branch(b);
+   }
+   // What is read of the branches above a variable: their own baskets (none for a split store's top branch,
+   // but counted if there are any), not their other sub-branches'.
+   for (auto *b : above) {
+      selected_zip += b->GetZipBytes("");
+      selected_tot += b->GetTotBytes("");
    }
    // The basket-read branches are enabled, so that the TTreeCache (which skips disabled branches when it
    // fills) fetches their baskets with the others, but they leave the tree's list of top-level branches, so
@@ -1070,17 +1412,36 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    tree->GetListOfBranches()->Compress();
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
-   // Parallel unzip (seed 003): the cache becomes a TTreeCacheUnzip, which decompresses a cluster's baskets in
-   // implicit-MT tasks (ROOT 6.40 creates them only when implicit MT is on: --threads > 1). Pinned off
-   // otherwise, whatever ROOT's default.
-   const bool unzip = args.count("unzip") && args.at("unzip") == "1";
+   // Parallel unzip (seed 003), as ROOT 6.40 does it (tree/tree/src/TTreeCacheUnzip.cxx, TTree::SetCacheSizeAux):
+   // - TTree::SetCacheSize makes the cache a TTreeCacheUnzip when the static TTreeCacheUnzip::fgParallel is
+   //   kEnable or kForce (and the file is compressed), a TTreeCache otherwise. fgParallel starts as kDisable and
+   //   nothing in 6.40 reads it from the environment (libTree knows only the gEnv keys TTreeCache.Size and
+   //   TTreeCache.Prefill; there is no TTreeCache.UnzipMode), so setting it here, both ways, pins it.
+   // - After each fill of the cache, TTreeCacheUnzip starts a task group that unzips the cluster's baskets
+   //   (groups of >= 100 kB) in ROOT's thread pool, only if implicit MT is on (--threads > 1). Without it no
+   //   task runs: the loop's thread unzips every basket itself, through TTreeCacheUnzip ("missed"), which
+   //   measures the class's overhead, not parallel unzipping (unzip_parallel_tasks says which).
+   // - The basket a task unzipped is handed to TBasket::ReadBasketBuffers ready-made, and a missed one is unzipped
+   //   by TTreeCacheUnzip::UnzipBuffer: neither goes through TBasket's own decompression, the only place that
+   //   reports to TTreePerfStats::UnzipEvent. PerfStats' unzip time and bytes are then not moved to other
+   //   threads but not counted at all (0 on this machine with 1 and 2 threads), so with --unzip 1 the
+   //   *_unzip_seconds, *_unzip_*_bytes and the uncompressed rate are null; bytes_unpacked (GetEntry's own
+   //   count) and the cache's counters below remain.
+   const std::string unzip_arg = args.count("unzip") ? args.at("unzip") : "0";
+   if (unzip_arg != "0" && unzip_arg != "1")
+      fail("--unzip '" + unzip_arg + "': must be 0 (TTreeCache, ROOT's default) or 1 (parallel unzip, TTreeCacheUnzip)");
+   const bool unzip = unzip_arg == "1";
    if (unzip && cache_size == 0)
-      fail("--unzip 1 needs the TTreeCache (TTreeCacheUnzip is one), and --cache-size 0 switches it off; use a "
-           "cache size other than 0, or --unzip 0");
+      fail(path + ": --unzip 1 needs the TTreeCache (TTreeCacheUnzip is one), and --cache-size 0 switches it off; "
+           "use a cache size other than 0 (-1: sized from the AutoFlush cluster), or --unzip 0");
    TTreeCacheUnzip::SetParallelUnzip(unzip ? TTreeCacheUnzip::kEnable : TTreeCacheUnzip::kDisable);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
    create_branch_objects(tree);
+   VariableSums sums;
+   for (auto &v : variables)
+      if (auto value = tree_value(*catalogue, v); value.summable())
+         sums.sums.push_back(value);
    const long long rss_baseline = current_rss_bytes();
 
    // The loop span starts with the request of the first entry: for files of few clusters, the first entry
@@ -1092,10 +1453,12 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
             damaged(path + ": reading the basket of entry " + std::to_string(i) + " of branch " + r.branch->GetName() +
                     " failed (corrupt basket or I/O error)");
    };
+   // A variable selection also sums its variables' values in the loop (as an analysis touches what it reads).
    const Snapshot loop_start = Snapshot::take(perf);
    if (tree->GetEntry(0) < 0)
       damaged(path + ": reading entry 0 failed (corrupt basket or I/O error)");
    read_baskets(0);
+   sums.add_entry();
    const Snapshot window_start = Snapshot::take(perf);
    long long bytes_unpacked = 0;
    for (Long64_t i = 1; i < events; ++i) {
@@ -1104,6 +1467,7 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
          damaged(path + ": reading entry " + std::to_string(i) + " failed (corrupt basket or I/O error)");
       bytes_unpacked += n;
       read_baskets(i);
+      sums.add_entry();
    }
    const Snapshot end = Snapshot::take(perf);
    long long baskets_read = 0, basket_unzipped = 0;
@@ -1119,26 +1483,20 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
    auto *unzip_cache = dynamic_cast<TTreeCacheUnzip *>(cache);
-   std::string variable_names, branches_read;
-   long long classwise = 0;
-   for (auto &v : variables) {
-      variable_names += (variable_names.empty() ? "" : ",") + v.name;
-      classwise += v.classwise;
-   }
-   for (auto &name : chosen)
-      branches_read += (branches_read.empty() ? "" : ",") + name;
    JsonObject out;
    add_ttree_read_header(out, path, file->ClassName(), "getentry", perf != nullptr, mode, perf_threads);
-   out.integer("selected_top_branches", static_cast<long long>(chosen.size()))
-      .str("selection", selection)
-      .integer("selected_variables", static_cast<long long>(variables.size()))
-      .str("variables", variable_names)
-      .integer("variables_classwise", classwise)
-      .str("selected_branches_read", branches_read)
-      .integer("unzip_requested", unzip)
+   out.integer("selected_top_branches", static_cast<long long>(chosen.size()));
+   add_selection(out, selection, variables, chosen);
+   sums.report(out, variables.size());
+   // TTreeCacheUnzip's own counters (-1: not a TTreeCacheUnzip), in baskets after the learning entries:
+   // unzipped by a task ahead of the loop, found ready by the loop, found while a task was still on it
+   // (stalled: the loop waited or unzipped another), missed (unzipped by the loop's thread itself).
+   out.integer("unzip_requested", unzip)
       .str("cache_class", cache ? cache->ClassName() : "none")
+      .boolean("unzip_parallel_tasks", unzip_cache && ROOT::IsImplicitMTEnabled())
       .integer("unzip_blocks_unzipped", unzip_cache ? unzip_cache->GetNUnzip() : -1)
       .integer("unzip_blocks_found", unzip_cache ? unzip_cache->GetNFound() : -1)
+      .integer("unzip_blocks_stalled", unzip_cache ? UnzipCacheStalls::of(unzip_cache) : -1)
       .integer("unzip_blocks_missed", unzip_cache ? unzip_cache->GetNMissed() : -1)
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()) +
                                      static_cast<long long>(basket_readers.size()))
@@ -1169,7 +1527,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
       .str("env_TFile.AsyncPrefetching", gEnv->GetValue("TFile.AsyncPrefetching", "(unset)"))
 ;
-   add_timed_read(out, process_start, loop_start, window_start, end, perf != nullptr, events, rss_baseline);
+   add_timed_read(out, process_start, loop_start, window_start, end, perf != nullptr, events, rss_baseline, false,
+                  !unzip_cache);
    // ROOT's own counters of the file object (not thread-safe under implicit MT; a cross-check with 1
    // thread). TFile counts the bytes ROOT asked for; PerfStats what each read call fetched, gaps included.
    out.integer("file_bytes_read_useful", file->GetBytesRead())
@@ -1275,6 +1634,70 @@ select_top_fields(const ROOT::RNTupleDescriptor &desc, const std::string &select
       chosen.emplace_back(name, desc.GetFieldDescriptor(desc.FindFieldId(name)).GetTypeName());
    return chosen;
 }
+
+// The variables of an RNTuple (see "Variable selections"): <C>AuxDyn:<a> top-level fields, subfields <a> of an aux
+// record field <C>Aux:, flat fields <C>_<a> (with a field n<C>). Every one has columns of its own: a view on it
+// reads those alone, never the whole collection.
+class NTupleCatalogue : public VariableCatalogue {
+public:
+   explicit NTupleCatalogue(const ROOT::RNTupleDescriptor &desc) : desc_(desc)
+   {
+      std::set<std::string> seen;
+      for (const auto &f : desc.GetTopLevelFields())
+         top_.insert(f.GetFieldName());
+      auto add = [&](const std::string &c) {
+         if (!c.empty() && seen.insert(c).second)
+            collections_.push_back(c);
+      };
+      for (const auto &f : desc.GetTopLevelFields()) {
+         const std::string name = f.GetFieldName();
+         if (name.size() > 4 && name.compare(name.size() - 4, 4, "Aux:") == 0)
+            add(name.substr(0, name.size() - 4));
+         else if (auto dyn = name.find("AuxDyn:"); dyn != std::string::npos && dyn > 0)
+            add(name.substr(0, dyn));
+         else if (auto u = name.find('_'); u != std::string::npos && u > 0 && top_.count("n" + name.substr(0, u)))
+            add(name.substr(0, u));
+      }
+   }
+   std::vector<std::string> collections() const override { return collections_; }
+   Variable find(const std::string &c, const std::string &attr) const override
+   {
+      for (const auto &name : {c + "AuxDyn:" + attr, c + "_" + attr, attr == "m" ? c + "_mass" : std::string()})
+         if (!name.empty() && top_.count(name))
+            return {"", name};
+      if (top_.count(c + "Aux:")) {
+         const auto store = desc_.FindFieldId(c + "Aux:");
+         if (desc_.FindFieldId(attr, store) != ROOT::kInvalidDescriptorId)
+            return {"", c + "Aux:." + attr};
+      }
+      return {};
+   }
+   std::vector<std::string> attributes(const std::string &c) const override
+   {
+      std::vector<std::string> out;
+      for (auto &name : top_)
+         for (const auto &prefix : {c + "AuxDyn:", c + "_"})
+            if (name.size() > prefix.size() && name.rfind(prefix, 0) == 0)
+               out.push_back(name.substr(prefix.size()));
+      if (top_.count(c + "Aux:"))
+         for (const auto &sub : desc_.GetFieldIterable(desc_.FindFieldId(c + "Aux:")))
+            out.push_back(sub.GetFieldName());
+      std::sort(out.begin(), out.end());
+      out.erase(std::unique(out.begin(), out.end()), out.end());
+      return out;
+   }
+   std::string looked_for(const std::string &c, const std::string &a) const override
+   {
+      return c + "AuxDyn:" + a + ", " + c + "_" + a + (a == "m" ? ", " + c + "_mass" : "") + " and a subfield " + a +
+             " of " + c + "Aux:";
+   }
+   std::string unit() const override { return "field"; }
+
+private:
+   const ROOT::RNTupleDescriptor &desc_;
+   std::set<std::string> top_;
+   std::vector<std::string> collections_;
+};
 
 // The bytes of one field and its subfields: on storage (pages) and in memory (elements at their width), and
 // the compression settings of its column ranges. A page stored once but listed for several columns or
@@ -1509,13 +1932,22 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    if (static_cast<Long64_t>(reader->GetNEntries()) < events)
       damaged(path + ": has " + std::to_string(reader->GetNEntries()) + " entries, but " + std::to_string(events) +
               " were requested");
-   if (is_variable_selection(selection))
-      fail(path + ": selection '" + selection + "' (variables) is implemented for TTrees only so far; read the RNTuple "
-           "with all, particle, regex:<re> or list:<a>,<b>");
-   if (args.count("unzip") && args.at("unzip") == "1")
-      fail(path + ": --unzip 1 is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses its pages in its own "
-           "tasks under implicit MT");
-   const auto chosen = select_top_fields(reader->GetDescriptor(), selection, path);
+   if (args.count("unzip") && args.at("unzip") != "0")
+      fail(path + ": --unzip " + args.at("unzip") + " is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses "
+           "its pages in its own tasks under implicit MT (--threads > 1): use --unzip 0, or read a TTree");
+   // A variable selection reads the fields of its variables (top-level <C>AuxDyn:<a> or subfields), the others
+   // top-level fields.
+   std::vector<Variable> variables;
+   std::vector<std::pair<std::string, std::string>> chosen;
+   if (is_variable_selection(selection)) {
+      variables = resolve_variables(NTupleCatalogue(reader->GetDescriptor()), selection, path);
+      for (auto &field : variables_read(variables))
+         chosen.emplace_back(field, reader->GetDescriptor()
+                                       .GetFieldDescriptor(reader->GetDescriptor().FindFieldId(field))
+                                       .GetTypeName());
+   } else {
+      chosen = select_top_fields(reader->GetDescriptor(), selection, path);
+   }
    // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
    // holding these fields does, without building the model of every field.
    // A field whose type ROOT cannot create (no dictionary) is read by its subfields (FieldReader).
@@ -1549,6 +1981,16 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
                                   .integer("zip_bytes", bytes.zip).integer("tot_bytes", bytes.tot).dump());
       }
    }
+   // The variables' values (the field's own object, which its view reads into).
+   VariableSums sums;
+   for (auto &v : variables) {
+      const auto k = static_cast<size_t>(
+         std::find_if(chosen.begin(), chosen.end(), [&](auto &c) { return c.first == v.read; }) - chosen.begin());
+      if (views[k].view)
+         if (auto value = VariableValues::of_object(views[k].view->GetValue().GetPtr<void>().get(), chosen[k].second);
+             value.summable())
+            sums.sums.push_back(value);
+   }
    const long long rss_baseline = current_rss_bytes();
    auto extra = [&]() {
       std::map<std::string, long long> values;
@@ -1568,9 +2010,12 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       }
    };
    read_entry(0);
+   sums.add_entry();
    const Snapshot window_start = Snapshot::take(io);
-   for (Long64_t i = 1; i < events; ++i)
+   for (Long64_t i = 1; i < events; ++i) {
       read_entry(i);
+      sums.add_entry();
+   }
    const Snapshot end = Snapshot::take(io);
    const auto extra_end = extra();
 
@@ -1582,9 +2027,13 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .str("reader_mode", mode)
       .boolean("perfstats", false)
       .integer("perfstats_threads_covered", 0)
-      .integer("selected_top_branches", static_cast<long long>(chosen.size()))
-
-      .integer("active_branches", plan.views)  // the views that read the selection
+      .integer("selected_top_branches", static_cast<long long>(chosen.size()));
+   std::vector<std::string> fields_read;
+   for (auto &field : chosen)
+      fields_read.push_back(field.first);
+   add_selection(out, selection, variables, fields_read);
+   sums.report(out, variables.size());
+   out.integer("active_branches", plan.views)  // the views that read the selection
       // How the selection was read: "objects" (every selected field by a view of its own type) or
       // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
       .str("read_mode", plan.decomposed ? "objects+subfields" : "objects")
@@ -1785,6 +2234,9 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       return timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
       fail("--container '" + container + "': must be ttree, rntuple or auto");
+   if (reader == "rdataframe" && args.count("unzip") && args.at("unzip") != "0")
+      fail(required_arg(args, "file") + ": --unzip " + args.at("unzip") + " is a setting of the GetEntry read "
+           "(--reader getentry); RDataFrame makes its own TTreeCache: use --unzip 0 with --reader rdataframe");
    if (reader == "rdataframe")
       return timed_read_rdataframe(args, process_start, mode);
    return timed_read(args, process_start, mode);
@@ -1941,37 +2393,50 @@ int serve()
    return 0;
 }
 
-// --resolve-selection SEL: the branches a columnar reader (RDataFrame, uproot) reads for SEL, the one definition
-// of every selection: ROOTPARAMS_JSON {"branches": [...], "variables": [...], "classwise": [...]} (variables only
-// for a variable selection; classwise: the branches read whole to get a variable of an unsplit store).
+// --resolve-selection SEL: what a columnar reader (RDataFrame, uproot) reads for SEL, the one definition of every
+// selection: ROOTPARAMS_JSON {"container": "ttree" | "rntuple", "branches": [...], "variables": [...],
+// "collections": [...], "classwise": [...]}. branches: the branch (TTree) or field (RNTuple) names to read, as
+// the timed read reads them (a flat array's counter included); variables and collections: those of a variable
+// selection (empty otherwise); classwise: the branches read whole to get a variable of an unsplit store.
 int resolve_selection(const std::string &path, const std::string &name, const std::string &selection)
 {
    auto file = open_root_file(path);
-   if (has_ntuple(file.get(), name))
-      fail(path + ": --resolve-selection reads TTrees only so far (" + name + " is an RNTuple)");
-   file.reset();
-   auto [owner, tree] = open_tree(path, name);
-   std::vector<std::string> branches, names, classwise;
-   if (is_variable_selection(selection)) {
-      for (auto &v : resolve_variables(tree, selection, path)) {
+   const bool ntuple = has_ntuple(file.get(), name);
+   std::vector<std::string> branches, names, collections, classwise;
+   auto from_variables = [&](const std::vector<Variable> &variables) {
+      branches = variables_read(variables);
+      for (auto &v : variables) {
          names.push_back(v.name);
-         if (std::find(branches.begin(), branches.end(), v.branch) == branches.end())
-            branches.push_back(v.branch);
-         if (v.classwise && std::find(classwise.begin(), classwise.end(), v.branch) == classwise.end())
-            classwise.push_back(v.branch);
+         const auto c = v.name.substr(0, v.name.rfind('.'));
+         if (std::find(collections.begin(), collections.end(), c) == collections.end())
+            collections.push_back(c);
+         if (v.classwise && std::find(classwise.begin(), classwise.end(), v.read) == classwise.end())
+            classwise.push_back(v.read);
       }
-   } else {
-      branches = select_top_branches(tree, selection, path);
-   }
-   auto array = [](const std::vector<std::string> &items) {
-      std::string out = "[";
-      for (size_t i = 0; i < items.size(); ++i)
-         out += (i ? ", " : "") + JsonObject::quote(items[i]);
-      return out + "]";
    };
+   if (ntuple) {
+      auto reader = open_ntuple(path, name, file.get(), ROOT::RNTupleReadOptions());
+      if (is_variable_selection(selection))
+         from_variables(resolve_variables(NTupleCatalogue(reader->GetDescriptor()), selection, path));
+      else
+         for (auto &field : select_top_fields(reader->GetDescriptor(), selection, path))
+            branches.push_back(field.first);
+   } else {
+      file.reset();
+      auto [owner, tree] = open_tree(path, name);
+      if (is_variable_selection(selection))
+         from_variables(resolve_variables(TreeCatalogue(tree), selection, path));
+      else
+         branches = select_top_branches(tree, selection, path);
+   }
    JsonObject out;
-   out.str("file", path).str("selection", selection).raw("branches", array(branches)).raw("variables", array(names))
-      .raw("classwise", array(classwise));
+   out.str("file", path)
+      .str("container", ntuple ? "rntuple" : "ttree")
+      .str("selection", selection)
+      .raw("branches", json_string_array(branches))
+      .raw("variables", json_string_array(names))
+      .raw("collections", json_string_array(collections))
+      .raw("classwise", json_string_array(classwise));
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
 }
