@@ -170,7 +170,7 @@ def test_rdataframe_reads_ttrees_only_and_uproot_local_files_only():
     found = problems({"formats": {"susy5": {"written": 100, "read": 100}}, "read_defaults": {"branches": "analysis"},
                       "scans": {"styles": {"reading_style": ["rdataframe"], "container": ["ttree", "rntuple"]},
                                 "far": {"reading_style": ["uproot"], "storage_profile": ["native", "xrootd-wan"]}}})  # fmt: skip
-    assert any("rdataframe reads TTrees only" in p for p in found)
+    assert any("reading_style rdataframe reads TTrees only" in p for p in found)
     assert any("uproot reads local files only" in p and "'xrootd-wan'" in p for p in found)
     assert len(found) == 2
 
