@@ -24,7 +24,7 @@ def _config(**extra) -> dict:
         "repetitions": 2,
         "formats": {
             "truth3": {"written": 200, "read": 200},
-            "nanoaod": {"source": str(NANOAOD), "read": 200, "branches": "all"},
+            "cms_nanoaod": {"source": str(NANOAOD), "read": 200, "branches": "all"},
             "physlite": {"source": str(PHYSLITE), "read": 100},
             "physlite_rntuple": {"source": str(PHYSLITE_RNTUPLE), "read": 100},
             "nanoaod_clone": {"calibrate": str(NANOAOD), "written": 400, "read": 400, "branches": "all"},
@@ -32,7 +32,7 @@ def _config(**extra) -> dict:
         "scans": {
             # nanoaod and physlite are rewritten (ROOT refuses the PHYSLITE); the RNTuple is left out
             "compression": {"algorithm": ["lz4"], "level": [4]},
-            "cache": {"formats": ["nanoaod", "physlite_rntuple"], "cache_size": [0, -1]},
+            "cache": {"formats": ["cms_nanoaod", "physlite_rntuple"], "cache_size": [0, -1]},
             "branches": {"formats": ["physlite", "physlite_rntuple"], "branches": ["particle", "all"]},
         },
         "read_defaults": {"storage_profile": "native"},
@@ -68,17 +68,17 @@ def test_the_catalogue_records_each_source_as_it_is_with_its_identity(own_run):
     workdir, _, _ = own_run
     files = pd.read_csv(workdir / paths.FILES_TABLE)
     asis = files[files["origin"] == "asis"].set_index("format")
-    assert set(asis.index) == {"nanoaod", "physlite", "physlite_rntuple"}
-    assert asis.loc["nanoaod", "path"] == str(NANOAOD)
-    assert asis.loc["nanoaod", "events"] == 200 and asis.loc["nanoaod", "compression_setting_in_file"] == 101
-    assert asis.loc["nanoaod", "source_size_bytes"] == NANOAOD.stat().st_size
+    assert set(asis.index) == {"cms_nanoaod", "physlite", "physlite_rntuple"}
+    assert asis.loc["cms_nanoaod", "path"] == str(NANOAOD)
+    assert asis.loc["cms_nanoaod", "events"] == 200 and asis.loc["cms_nanoaod", "compression_setting_in_file"] == 101
+    assert asis.loc["cms_nanoaod", "source_size_bytes"] == NANOAOD.stat().st_size
     assert len(asis.loc["physlite", "source_sha256_head"]) == 64
 
 
 def test_a_rewrite_is_really_at_its_settings_and_the_refused_one_says_why(own_run):
     workdir, _, _ = own_run
     files = pd.read_csv(workdir / paths.FILES_TABLE).set_index(["format", "file_id"])
-    rewrite = files.loc[("nanoaod", "rewrite_lz4-4_af0_basket0")]
+    rewrite = files.loc[("cms_nanoaod", "rewrite_lz4-4_af0_basket0")]
     assert rewrite["branch_compression_settings_in_file"] == "404" and rewrite["events"] == 200
     refused = files.loc[("physlite", "rewrite_lz4-4_af100_basket0")]
     assert str(PHYSLITE) in refused["refused"] and "SIG" in refused["refused_message"]
@@ -92,8 +92,8 @@ def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
     measured = set(
         zip(summary["format"], summary["file_id"], summary["cache_size"], summary["branches"], strict=True)
     )
-    assert ("nanoaod", "asis", 0, "all") in measured and ("nanoaod", "asis", -1, "all") in measured
-    assert ("nanoaod", "rewrite_lz4-4_af0_basket0", -1, "all") in measured
+    assert ("cms_nanoaod", "asis", 0, "all") in measured and ("cms_nanoaod", "asis", -1, "all") in measured
+    assert ("cms_nanoaod", "rewrite_lz4-4_af0_basket0", -1, "all") in measured
     assert ("physlite", "asis", -1, "particle") in measured and ("physlite", "asis", -1, "all") in measured
     assert ("physlite_rntuple", "asis", 0, "particle") in measured
     assert {"truth3", "nanoaod_clone"} <= set(summary["format"])
@@ -110,7 +110,7 @@ def test_with_rewrite_failures_fail_the_refused_point_fails_and_every_other_poin
     _sources_present()
     shutil.copytree(build["info"].parent, tmp_path / paths.BUILD)
     raw = _config(rewrite_failures="fail")
-    raw["formats"] = {k: v for k, v in raw["formats"].items() if k in ("nanoaod", "physlite")}
+    raw["formats"] = {k: v for k, v in raw["formats"].items() if k in ("cms_nanoaod", "physlite")}
     raw["scans"] = {"compression": raw["scans"]["compression"]}
     config = tmp_path / "own.yaml"
     config.write_text(yaml.safe_dump(raw))
@@ -119,7 +119,7 @@ def test_with_rewrite_failures_fail_the_refused_point_fails_and_every_other_poin
     log = (tmp_path / paths.log("generate", "physlite", "rewrite_lz4-4_af100_basket0")).read_text()
     assert str(PHYSLITE) in log and "SIG" in log and "branch" in log
     assert not (tmp_path / paths.root_file("data", "physlite", "rewrite_lz4-4_af100_basket0")).exists()
-    for fmt, file_id in (("nanoaod", "asis"), ("nanoaod", "rewrite_lz4-4_af0_basket0"), ("physlite", "asis")):
+    for fmt, file_id in (("cms_nanoaod", "asis"), ("cms_nanoaod", "rewrite_lz4-4_af0_basket0"), ("physlite", "asis")):
         records = list((tmp_path / "results" / "points" / fmt / file_id).glob("*.json"))
         assert records, f"{fmt} {file_id} was not measured"
         assert json.loads(records[0].read_text())["records"]
