@@ -93,7 +93,7 @@ def test_a_loop_that_holds_its_io_and_lasts_is_valid():
     [
         ({"loop_io_share": 0.5}, "the timed loop holds 50% of the read's I/O (ROOT's bytes; < 90%)"),
         ({"loop_storage_share": 0.8}, "the timed loop holds 80% of the read's I/O (storage bytes; < 90%)"),
-        ({"loop_seconds": 0.4}, "the timed loop lasts 0.40 s (< 1 s)"),
+        ({"loop_seconds": 0.4}, "the timed loop lasts 0.4 s (< 1 s)"),
     ],
 )
 def test_a_loop_that_misses_io_or_is_too_short_is_invalid(overrides, problem):

@@ -70,7 +70,10 @@ def test_the_catalogue_records_each_source_as_it_is_with_its_identity(own_run):
     asis = files[files["origin"] == "asis"].set_index("format")
     assert set(asis.index) == {"cms_nanoaod", "physlite", "physlite_rntuple"}
     assert asis.loc["cms_nanoaod", "path"] == str(NANOAOD)
-    assert asis.loc["cms_nanoaod", "events"] == 200 and asis.loc["cms_nanoaod", "compression_setting_in_file"] == 101
+    assert (
+        asis.loc["cms_nanoaod", "events"] == 200
+        and asis.loc["cms_nanoaod", "compression_setting_in_file"] == 101
+    )
     assert asis.loc["cms_nanoaod", "source_size_bytes"] == NANOAOD.stat().st_size
     assert len(asis.loc["physlite", "source_sha256_head"]) == 64
 
@@ -119,7 +122,11 @@ def test_with_rewrite_failures_fail_the_refused_point_fails_and_every_other_poin
     log = (tmp_path / paths.log("generate", "physlite", "rewrite_lz4-4_af100_basket0")).read_text()
     assert str(PHYSLITE) in log and "SIG" in log and "branch" in log
     assert not (tmp_path / paths.root_file("data", "physlite", "rewrite_lz4-4_af100_basket0")).exists()
-    for fmt, file_id in (("cms_nanoaod", "asis"), ("cms_nanoaod", "rewrite_lz4-4_af0_basket0"), ("physlite", "asis")):
+    for fmt, file_id in (
+        ("cms_nanoaod", "asis"),
+        ("cms_nanoaod", "rewrite_lz4-4_af0_basket0"),
+        ("physlite", "asis"),
+    ):
         records = list((tmp_path / "results" / "points" / fmt / file_id).glob("*.json"))
         assert records, f"{fmt} {file_id} was not measured"
         assert json.loads(records[0].read_text())["records"]

@@ -12,6 +12,7 @@ read or the writing of any file. An overlap means the measurement conditions wer
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -185,7 +186,17 @@ def _validity(good: pd.DataFrame, span: str, measurement: dict | None) -> tuple[
     valid = bool(good[f"{span}_valid"].astype(bool).all())
     if valid:
         return True, ""
-    measurement = measurement or {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
+    measurement = dict(measurement or {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
+    # The thresholds the repetitions were judged by: a scan may have its own (measurement.window_by_scan), and
+    # each record says what it was judged against in its reasons; the point's reason names the most lenient.
+    recorded = [
+        str(r) for r in good.get(f"{span}_invalid_reasons", pd.Series(dtype=str)) if isinstance(r, str) and r
+    ]
+    for text in recorded:
+        for m in re.finditer(r"\(< ([0-9.]+) s\)", text):
+            measurement["min_window_seconds"] = min(measurement["min_window_seconds"], float(m[1]))
+        for m in re.finditer(r"\(< ([0-9]+)%\)", text):
+            measurement["min_window_io_share"] = min(measurement["min_window_io_share"], float(m[1]) / 100)
     min_share, min_seconds = measurement["min_window_io_share"], measurement["min_window_seconds"]
     reasons = []
     shares = [good[c] for c in (f"{span}_io_share", f"{span}_storage_share") if c in good]
@@ -194,7 +205,7 @@ def _validity(good: pd.DataFrame, span: str, measurement: dict | None) -> tuple[
         reasons.append(f"holds as little as {worst:.0%} of the read's I/O (< {min_share:.0%})")
     shortest = good[f"{span}_seconds"].min()
     if shortest < min_seconds:
-        reasons.append(f"lasts as little as {shortest:.2f} s (< {min_seconds:g} s)")
+        reasons.append(f"lasts as little as {shortest:.3g} s (< {min_seconds:g} s)")
     return False, "; ".join(reasons) or "invalid in some repetitions"
 
 

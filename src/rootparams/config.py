@@ -513,7 +513,9 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
             why.append(f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
                        "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,...")  # fmt: skip
         if read.reading_style in COLUMNAR_STYLES and container != "ttree":
-            why.append(f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]")
+            why.append(
+                f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]"
+            )
         if read.reading_style == "uproot" and _access(read.storage_profile, custom) not in ("local", None):
             why.append(f"reading_style uproot reads local files only (storage profile {read.storage_profile!r} "
                        "reads over root://, which needs XRootD's Python bindings); use a local profile")  # fmt: skip

@@ -642,7 +642,7 @@ def window_problems(record: dict[str, Any], measurement: dict[str, Any], span: s
             )
     seconds = record[f"{span}_seconds"]
     if seconds < min_seconds:
-        problems.append(f"the timed {span} lasts {seconds:.2f} s (< {min_seconds:g} s)")
+        problems.append(f"the timed {span} lasts {seconds:.3g} s (< {min_seconds:g} s)")
     return problems
 
 
