@@ -81,7 +81,9 @@ PAPER["cluster_cache"] = ("ROOT's default: the cluster cache on (a background th
 # Seed 001 (ATLAS CHEP, "I/O performance optimization in as-deployed environments", Figure 5), for the remote scan.
 PAPER["remote_cache"] = ("Seed 001: the TTreeCache \"gives a slight improvement for locally read data, it is crucial for "
                          "remotely accessed data\" (XRootD).")  # fmt: skip
-# The seeds' related studies (issue #16), quoted (docs/measurement.md, "The seeds' studies", gives the lines).
+# The seeds' related studies (issue #16), quoted from ../shared/seeds/: 001 line 91 (access), 002 line 119 and 003
+# lines 23-24 (reading styles), 003 lines 21 and 28 (event size), 003 line 32 (parallel unzip); the skim claim from
+# root-project/root#21753 and ROOT 6.40's release notes.
 PAPER["access"] = ("Seed 001: branch-wise reading \"increases reading speed when only a small subset of variables of "
                    "the accessed container is actually used\"; the effect is \"quite large\" for full xAODs, \"a lot "
                    "less\" for DxAODs (no numbers).")  # fmt: skip
