@@ -23,6 +23,7 @@ include: "workflow/rules/generate.smk"
 include: "workflow/rules/measure.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/decide.smk"
 
 
 rule all:

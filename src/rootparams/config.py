@@ -571,6 +571,11 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
                 f"{where} = {profile!r}: not a storage profile; valid are {', '.join(map(repr, known_profiles))} "
                 "(define others under measurement.storage_profiles)"
             )
+    cost_profile = config["cost"].get("storage_profile")
+    used = sorted({profile for _, profile in used_storage_profiles(config)})
+    if cost_profile is not None and cost_profile not in used:
+        yield (f"cost.storage_profile = {cost_profile!r}: no point of this study reads on it, so the cost model would "
+               f"have no rate; the study's profiles are {', '.join(map(repr, used))} (or null for read_defaults.storage_profile)")  # fmt: skip
     data_dir = config["data_dir"]
     if any(part == ".." for part in re.split(r"[/\\]", data_dir)):
         yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
@@ -624,5 +629,7 @@ def without_throttling(config: dict[str, Any], reason: str) -> dict[str, Any]:
             scan["storage_profile"] = list(dict.fromkeys(
                 "native" if p in throttled else p for p in scan["storage_profile"]
             ))  # fmt: skip
+    if out["cost"].get("storage_profile") in throttled:
+        out["cost"]["storage_profile"] = "native"
     out["measurement"]["storage_note"] = f"throttled profiles fell back to native: {reason}"
     return out

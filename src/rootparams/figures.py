@@ -598,3 +598,103 @@ def save(fig: plt.Figure, png: str, pdf: str) -> None:
     fig.savefig(png, dpi=130, bbox_inches="tight")
     fig.savefig(pdf, bbox_inches="tight")
     plt.close(fig)
+
+
+# From measurements to a decision (issue #17; rootparams.decision): drawn from its tables, not from a scan.
+DECISION_FIGURES = ("fig30_pareto", "fig31_cost_vs_reads")
+
+
+def pareto_figure_name(fmt: str) -> str:
+    return f"{DECISION_FIGURES[0]}_{fmt}"
+
+
+def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
+    """File size against event rate for one format (pareto_front.csv), a panel per container, storage profile
+    and branch selection; marker area grows with the write cost; the front's points are coloured by algorithm
+    and joined, the others grey; every point labelled."""
+    sns.set_theme(style="whitegrid", context="paper")
+    title = f"{format_title(fmt)}: file size, event rate and write cost (Pareto front)"
+    everything = front[front["format"] == fmt]
+    valid = everything["valid"].map(lambda v: str(v).lower() == "true")
+    rows = everything[valid]
+    if rows.empty:
+        return _empty(title, f"No valid point of {fmt} in this run (see pareto_front.csv).")
+    groups = list(rows.groupby(["container", "storage_profile", "branches"], sort=True))
+    groups.sort(
+        key=lambda g: (g[0][0], STORAGE_ORDER.index(g[0][1]) if g[0][1] in STORAGE_ORDER else 99, g[0][2])
+    )
+    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
+    fig.suptitle(title, fontsize=11)
+    write = rows["write_core_us_per_event"]
+    wmax = float(write.max()) if write.notna().any() else 1.0
+    for ax, ((container, profile, branches), g) in zip(axes[0], groups, strict=True):
+        left_out = everything[~valid & (everything["container"] == container)
+                              & (everything["storage_profile"] == profile) & (everything["branches"] == branches)]  # fmt: skip
+        ax.scatter(left_out["bytes_per_event"] / 1e3, left_out["event_rate_hz"], marker="x", s=18, color="0.75",
+                   linewidth=0.8)  # fmt: skip
+        on = g["on_front"].map(lambda v: str(v).lower() == "true")
+        area = 15 + 250 * (g["write_core_us_per_event"].fillna(0) / wmax)
+        kb = g["bytes_per_event"] / 1e3
+        ax.errorbar(kb, g["event_rate_hz"], yerr=g["event_rate_hz_std"].fillna(0), fmt="none", ecolor="0.6",
+                    elinewidth=0.8, capsize=2)  # fmt: skip
+        ax.scatter(
+            kb[~on], g["event_rate_hz"][~on], s=area[~on], facecolor="none", edgecolor="0.55", linewidth=0.8
+        )
+        colors = [ALGORITHM_COLORS.get(a, "0.3") for a in g["algorithm"][on]] if "algorithm" in g else "C0"
+        ax.scatter(
+            kb[on], g["event_rate_hz"][on], s=area[on], c=colors, edgecolor="black", linewidth=0.8, zorder=3
+        )
+        line = g[on].sort_values("bytes_per_event")
+        ax.plot(line["bytes_per_event"] / 1e3, line["event_rate_hz"], color="black", linewidth=0.8, zorder=2)
+        for x, y, label, is_on in zip(kb, g["event_rate_hz"], g["setting"], on, strict=True):
+            ax.annotate(label, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=5.5,
+                        color="black" if is_on else "0.5")  # fmt: skip
+        ax.set_title(f"{CONTAINER_LABELS.get(container, container)}, {profile}, {selection_label(branches)}",
+                     fontsize=9)  # fmt: skip
+        ax.set_xlabel("File size per event [kB]")
+        ax.set_ylabel("Event rate [Hz]")
+    fig.text(0.01, -0.03, f"filled and joined: the front (no other point is smaller, faster and cheaper to write); "
+             f"grey: beaten; x: not valid, left out ({int((~valid).sum())}); marker area: ROOT's write time per event "
+             f"(largest {wmax:.0f} core-µs); error bars 1σ",
+             fontsize=7, color="0.3")  # fmt: skip
+    return fig
+
+
+def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Figure:
+    """Total cost per million events against reads per file (cost_model.csv), a panel per format: one line per
+    setting that is cheapest somewhere from 1 to 10000 reads (thick), the other candidates thin and grey."""
+    from rootparams.decision import crossovers
+
+    sns.set_theme(style="whitegrid", context="paper")
+    title = (f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
+             f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "
+             f"{price['copies']}, CPU {price['cpu_per_core_hour']:g} {price['currency']}/core-hour)")  # fmt: skip
+    if parts.empty:
+        return _empty(
+            title, "No valid point on the cost's storage profile and default selection in this run."
+        )
+    formats = format_order(parts["format"])
+    fig, axes = _panels(len(formats), title)
+    reads = np.logspace(0, 4, 200)
+    envelope = crossovers(parts)
+    for ax, fmt in zip(axes, formats, strict=True):
+        group = parts[parts["format"] == fmt]
+        winners = set(envelope[(envelope["format"] == fmt) & (envelope["from_reads"] < reads[-1])]["setting"])
+        for _, row in group.iterrows():
+            cost = row["storage_cost"] + row["write_cost"] + reads * row["read_cost"]
+            if row["setting"] in winners:
+                ax.plot(reads, cost, linewidth=1.8, label=row["setting"])
+            else:
+                ax.plot(reads, cost, linewidth=0.5, color="0.75")
+        for n in choice[choice["format"] == fmt]["reads_per_file"]:
+            ax.axvline(max(n, 1), color="0.5", linestyle=":", linewidth=0.8)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(format_title(fmt))
+        ax.set_xlabel("Reads per file")
+        ax.set_ylabel(f"Cost per million events [{price['currency']}]")
+        ax.legend(fontsize=6, title="cheapest somewhere", title_fontsize=6)
+    fig.text(0.01, -0.03, f"thick: cheapest somewhere from 1 to 10^4 reads; grey: the other candidates ({len(parts)} "
+             "in all: valid points, lossless unless cost.lossy); dotted: cost.reads_per_file", fontsize=7,
+             color="0.3")  # fmt: skip
+    return fig

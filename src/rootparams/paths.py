@@ -43,6 +43,11 @@ MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
 SUMMARY_TABLE = f"{TABLES}/summary.csv"
 POINTS_TABLE = f"{TABLES}/points.csv"
 MEASURE_JOBS_TABLE = f"{TABLES}/measure_jobs.csv"
+# From measurements to a decision (rootparams.decision): the Pareto fronts and the cost model.
+PARETO_TABLE = f"{TABLES}/pareto_front.csv"
+COST_TABLE = f"{TABLES}/cost_model.csv"
+COST_CHOICE_TABLE = f"{TABLES}/cost_choice.csv"
+COST_CROSSOVERS_TABLE = f"{TABLES}/cost_crossovers.csv"
 FIGURES = f"{RESULTS}/figures"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 

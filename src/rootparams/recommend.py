@@ -590,18 +590,23 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
     return out
 
 
-def markdown(found: list[Finding], storage_profiles: str, context: str) -> str:
+def markdown(found: list[Finding], storage_profiles: str, context: str, lead: str = "") -> str:
+    """recommendations.md: ``lead`` first (the cost model's answer, rootparams.decision), then the scans'
+    findings per format."""
     lines = [
         "# Recommendations derived from this run",
         "",
-        f"Computed from `results/tables/summary.csv` by `rootparams.recommend` (rules in its docstring); "
-        f"storage profile(s) of the timed reads: {storage_profiles}. {context}",
-        f"Rates within {TOLERANCE:.0%} or within their combined 1σ count as equal.",
+        f"Computed from `results/tables/summary.csv` and `files.csv` by `rootparams.decision` and "
+        f"`rootparams.recommend` (rules in their docstrings); storage profile(s) of the timed reads: "
+        f"{storage_profiles}. {context}",
         "",
     ]
+    if lead:
+        lines += [lead, "## The scans in detail", ""]
+    lines += [f"Rates within {TOLERANCE:.0%} or within their combined 1σ count as equal.", ""]
     for fmt in dict.fromkeys(f.format for f in found):
         lines += [
-            f"## {format_title(fmt)}",
+            f"### {format_title(fmt)}",
             "",
             "| topic | this run | paper (section 3.1); ROOT's own claims (rntuple, cluster_cache, skim); the seeds' "
             "(remote_cache, access, reading_style, unzip, event_size) | agrees |",

@@ -23,7 +23,7 @@ from rootparams.grid import (
     file_points,
     points_by_id,
 )
-from rootparams.figures import FIGURE_NAMES
+from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
 from rootparams.formats import is_flat
 from rootparams.monitor import find_monitor
 from rootparams.storage import throttling_unavailable_reason
@@ -189,6 +189,12 @@ def final_outputs():
             for ext in ("csv", "md", "tex")
         ),
         *(paths.figure(name, ext) for name in FIGURE_NAMES for ext in ("png", "pdf")),
+        paths.PARETO_TABLE,
+        paths.COST_TABLE,
+        paths.COST_CHOICE_TABLE,
+        paths.COST_CROSSOVERS_TABLE,
+        *(paths.figure(pareto_figure_name(fmt), ext) for fmt in STUDY["formats"] for ext in ("png", "pdf")),
+        *(paths.figure(DECISION_FIGURES[1], ext) for ext in ("png", "pdf")),
         paths.RECOMMENDATIONS,
     ]
 

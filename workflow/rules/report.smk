@@ -76,6 +76,9 @@ rule recommendations:
         points=paths.POINTS_TABLE,
         files=paths.FILES_TABLE,
         provenance=paths.PROVENANCE,
+        front=paths.PARETO_TABLE,
+        choice=paths.COST_CHOICE_TABLE,
+        crossovers=paths.COST_CROSSOVERS_TABLE,
     output:
         report(
             paths.RECOMMENDATIONS,

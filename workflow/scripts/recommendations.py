@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from rootparams.decision import decision_markdown
 from rootparams.recommend import findings, markdown
 from rootparams.snakescript import run_logged
 
@@ -24,7 +25,13 @@ def main(smk):
         f"Machine: {provenance['host']} ({provenance['usable_cores']} cores); "
         f"{smk.params.study['repetitions']} repetitions per point."
     )
-    Path(smk.output[0]).write_text(markdown(found, profiles, context))
+    lead = decision_markdown(
+        pd.read_csv(smk.input.choice),
+        pd.read_csv(smk.input.crossovers),
+        pd.read_csv(smk.input.front),
+        smk.params.study,
+    )
+    Path(smk.output[0]).write_text(markdown(found, profiles, context, lead=lead))
 
 
 run_logged(snakemake, main)

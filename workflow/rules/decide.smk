@@ -1,0 +1,73 @@
+# Stage 5: from measurements to a decision (rootparams.decision): per format, the Pareto front of file size,
+# event rate and write cost, and the cost model's cheapest setting per reads per file. recommendations.md leads
+# with it.
+
+
+rule decision_tables:
+    input:
+        summary=paths.SUMMARY_TABLE,
+        files=paths.FILES_TABLE,
+    output:
+        front=report(
+            paths.PARETO_TABLE,
+            caption="../report/pareto.rst",
+            category="Decision",
+            labels={"table": "Pareto fronts"},
+        ),
+        costs=paths.COST_TABLE,
+        choice=report(
+            paths.COST_CHOICE_TABLE,
+            caption="../report/cost.rst",
+            category="Decision",
+            labels={"table": "cheapest setting"},
+        ),
+        crossovers=paths.COST_CROSSOVERS_TABLE,
+    log:
+        paths.log("decide", "tables"),
+    conda:
+        CONDA_ENV
+    params:
+        study=STUDY,
+    script:
+        "../scripts/decision_tables.py"
+
+
+rule pareto_figure:
+    input:
+        front=paths.PARETO_TABLE,
+    output:
+        png=report(
+            paths.figure(pareto_figure_name("{format}"), "png"),
+            caption="../report/pareto.rst",
+            category="Decision",
+            labels={"figure": "Pareto front", "format": "{format}"},
+        ),
+        pdf=paths.figure(pareto_figure_name("{format}"), "pdf"),
+    log:
+        paths.log("decide", "pareto_{format}"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/decision_figure.py"
+
+
+rule cost_figure:
+    input:
+        costs=paths.COST_TABLE,
+        choice=paths.COST_CHOICE_TABLE,
+    output:
+        png=report(
+            paths.figure(DECISION_FIGURES[1], "png"),
+            caption="../report/cost.rst",
+            category="Decision",
+            labels={"figure": "cost against reads"},
+        ),
+        pdf=paths.figure(DECISION_FIGURES[1], "pdf"),
+    log:
+        paths.log("decide", "cost_figure"),
+    conda:
+        CONDA_ENV
+    params:
+        study=STUDY,
+    script:
+        "../scripts/decision_figure.py"
