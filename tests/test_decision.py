@@ -166,3 +166,12 @@ def test_cost_config_errors_name_the_key_and_the_valid_values():
     with pytest.raises(ConfigError, match="cost"):
         load_study_config({**raw, "cost": {"disk_per_tb_year": -1}})
     assert load_study_config({**raw, "cost": {}})["cost"]["reads_per_file"] == [1, 10, 100]
+
+
+def test_write_cost_is_cpu_time_where_recorded():
+    # 2 s of wall with 2 threads, 3 s of CPU: the CPU time counts; a catalogue without it falls back to wall x threads.
+    summary, files = tables(point("f", "zlib", 5, rate=100, size=1000, write_s=2.0, events=1000))
+    files["write_threads"] = 2
+    assert candidates(summary, files, config())["write_core_us_per_event"].iloc[0] == pytest.approx(4000)
+    files["root_write_cpu_seconds"] = 3.0
+    assert candidates(summary, files, config())["write_core_us_per_event"].iloc[0] == pytest.approx(3000)

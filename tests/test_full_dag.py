@@ -84,6 +84,38 @@ def test_recommendations_cover_every_topic_per_format(full_run):
     )
 
 
+def test_decision_fronts_costs_and_lead(full_run):
+    from rootparams.decision import GROUP_KEYS
+    from rootparams.figures import DECISION_FIGURES, pareto_figure_name
+
+    files = pd.read_csv(full_run / paths.FILES_TABLE)
+    assert (files["root_write_cpu_seconds"] > 0).all()  # the write cost: ROOT's CPU time, every file
+    front = pd.read_csv(full_run / paths.PARETO_TABLE)
+    assert len(front) == 46 and set(front["format"]) == {"xaod", "truth3"}
+    valid = front[front["valid"]]
+    assert valid.groupby(GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
+    # A point off the front names one that beats it, and that one is at least as good on all three.
+    for _, row in valid[~valid["on_front"]].iterrows():
+        group = valid[(valid[GROUP_KEYS] == row[GROUP_KEYS]).all(axis=1)]
+        beater = group[group["setting"] == row["dominated_by"]].iloc[0]
+        assert (
+            beater["bytes_per_event"] <= row["bytes_per_event"]
+            and beater["event_rate_hz"] >= row["event_rate_hz"]
+        )
+    choice = pd.read_csv(full_run / paths.COST_CHOICE_TABLE)
+    assert set(choice["format"]) == {"xaod", "truth3"} and list(choice["reads_per_file"][:3]) == [1, 10, 100]
+    costs = pd.read_csv(full_run / paths.COST_TABLE)
+    assert (costs["storage_profile"] == "native").all() and (costs["branches"] == "particle").all()
+    for _, r in choice.iterrows():  # the choice is the minimum of the candidates' totals
+        c = costs[costs["format"] == r["format"]]
+        total = c["storage_cost"] + c["write_cost"] + r["reads_per_file"] * c["read_cost"]
+        assert r["total_cost"] == pytest.approx(total.min())
+    for name in (*(pareto_figure_name(f) for f in ("xaod", "truth3")), DECISION_FIGURES[1]):
+        assert (full_run / paths.figure(name, "png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+    text = (full_run / paths.RECOMMENDATIONS).read_text()
+    assert text.index("## The decision") < text.index("## The scans in detail")
+
+
 def test_html_report_has_every_figure_and_table(full_run):
     snakemake(full_run, "--configfile", TINY_FULL, "--config", f"data_dir={full_run / 'data'}", "--report",
               "report.html")  # fmt: skip

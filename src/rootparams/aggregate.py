@@ -24,7 +24,7 @@ from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
     "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
-    "basket_size", "page_size", "cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style", "unzip", "branches", "cache_state",
+    "basket_size", "page_size", "branch_compression", "float_precision", "cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style", "unzip", "branches", "cache_state",
     "storage_profile", "read_mode",
 ]  # fmt: skip
 # read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or

@@ -11,9 +11,12 @@ Quantities, per event, so that formats and files of any size compare:
 - ``bytes_per_event``: the file's size on disk over its events (files.csv ``size_bytes / events``).
 - ``event_rate_hz``: the point's timed loop (summary.csv ``event_rate_hz_mean``, span "loop": first entry to the
   end of the loop) for its branch selection, storage profile and read settings.
-- ``write_core_us_per_event``: ROOT's part of writing the file (files.csv ``root_write_seconds``: the fills and the
-  closing flush, which include serialization and compression, not the generation of the synthetic content)
-  times the writer's threads, per event. One measurement per file, on the data directory's own storage.
+- ``write_core_us_per_event``: ROOT's part of writing the file in CPU time of all the writer's threads, per event
+  (files.csv ``root_write_cpu_seconds``: the fills and the closing flush, which include serialization and
+  compression on implicit-MT workers, not the generation of the synthetic content; for a rewrite of a user's
+  file, the whole copy, its reading included). CPU time, not wall time, because the workflow writes files side
+  by side and a write's wall time grows with what shares its cores. One measurement per file. Catalogues from
+  before the CPU time was recorded fall back to ``root_write_seconds`` x the writer's threads.
 
 **Pareto front**, per group (format, container, storage profile, branch selection): a point is on the front if no
 other point of its group is at least as good on all three (file not larger, rate not lower, write cost not
@@ -54,7 +57,8 @@ FILE_SETTING_KEYS = ["container", "algorithm", "level", "autoflush", "split_leve
                      "branch_compression", "float_precision"]  # fmt: skip
 READ_SETTING_KEYS = ["cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style",
                      "unzip"]  # fmt: skip
-FILE_COLUMNS = ["format", "file_id", "size_bytes", "events", "root_write_seconds", "write_threads"]
+FILE_COLUMNS = ["format", "file_id", "size_bytes", "events", "root_write_seconds", "root_write_cpu_seconds",
+                "write_threads"]  # fmt: skip
 # Written next to every cost so that a table read alone says what it assumed.
 PRICE_KEYS = ("currency", "disk_per_tb_year", "cpu_per_core_hour", "lifetime_years", "copies")
 
@@ -129,8 +133,10 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
     rows["bytes_per_event"] = rows["size_bytes"] / rows["events"]
     rows["event_rate_hz"] = rows["event_rate_hz_mean"]
     threads = rows["write_threads"].fillna(1) if "write_threads" in rows else 1
-    write = rows.get("root_write_seconds", np.nan)
-    rows["write_core_us_per_event"] = 1e6 * write * threads / rows["events"]
+    write = rows.get("root_write_seconds", np.nan) * threads
+    if "root_write_cpu_seconds" in rows:
+        write = rows["root_write_cpu_seconds"].fillna(write)
+    rows["write_core_us_per_event"] = 1e6 * write / rows["events"]
     rows["valid"] = valid_points(rows) & rows["event_rate_hz"].notna() & (rows["event_rate_hz"] > 0)
     rows["lossy"] = rows["float_precision"] != "full"
     read_defaults = config["read_defaults"]

@@ -115,7 +115,8 @@ def container_args(point: FilePoint) -> list[str]:
 # What a catalogue entry says of the writing: the writer's (or the rewriter's) report, absent (None) for a source
 # file measured as it is, which this study did not write.
 WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
-                "content_source", "generate_seconds", "root_write_seconds", "peak_rss_bytes", "write_threads")  # fmt: skip
+                "content_source", "generate_seconds", "root_write_seconds", "root_write_cpu_seconds", "peak_rss_bytes",
+                "write_threads")  # fmt: skip
 
 
 def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
@@ -172,6 +173,8 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "content_source": written["content_source"],
         "generate_seconds": written["generate_seconds"],
         "root_write_seconds": root_seconds,
+        # ROOT's part in CPU time of all threads (fills and close); None for files written before it was recorded.
+        "root_write_cpu_seconds": written["root_write_cpu_seconds"],
         "write_mb_per_s_uncompressed": uncompressed / 1e6 / root_seconds if root_seconds else None,
         "write_peak_rss_bytes": written["peak_rss_bytes"],
         "write_threads": written["write_threads"],

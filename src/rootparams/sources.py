@@ -228,7 +228,8 @@ def rewrite_point(
     written = {"seed": None, "write_start_time": w["rewrite_start_time"], "write_end_time": w["rewrite_end_time"],
                "write_wall_seconds": w["rewrite_wall_seconds"], "write_cpu_seconds": w["rewrite_cpu_seconds"],
                "content_source": f"rewrite of {source}", "generate_seconds": 0.0,
-               "root_write_seconds": w["rewrite_wall_seconds"], "peak_rss_bytes": w["peak_rss_bytes"],
+               "root_write_seconds": w["rewrite_wall_seconds"], "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
+               "peak_rss_bytes": w["peak_rss_bytes"],
                "write_threads": 1}  # fmt: skip
     entry = {**catalogue_entry(point, written, result["inspected"], output), **_source_fields(identity),
              "refused": None}  # fmt: skip
