@@ -99,6 +99,11 @@ PAPER["unzip"] = ("Seed 003: \"Parallel unzipping takes 52% - 58% processing tim
 PAPER["skim"] = ("ROOT 6.40 (PR root-project/root#21753, release notes): TTree \"branches of type ROOT::RVec where many "
                  "(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD\" (no "
                  "numbers given); Snapshot's TTree default went back to ZLIB-1.")  # fmt: skip
+# Issue #17, from the note's conclusion (seed 000, section 3).
+PAPER["branch_compression"] = ("Seed 000, section 3: \"Further studies with branch specific settings ... should be done for "
+                               "the largest N (e.g. 10) branches, which could lead to further compression and reading "
+                               "speed improvements.\" Judged: the hot branches fast and the rest small beats the uniform "
+                               "settings (no uniform point is both smaller and faster).")  # fmt: skip
 # Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (seeds 002, 003): judged as
 # at least this factor for LZ4 and uncompressed files, and less than it for ZLIB ("washed out").
 BULK_GAIN = 2.0
@@ -472,6 +477,43 @@ def skim(rows: pd.DataFrame, fmt: str) -> Finding:
     return _verdict(fmt, "skim", parts, verdicts, "ZLIB and ZSTD not both measured")
 
 
+def _uniform(row) -> bool:
+    return str(row.get("branch_compression", "uniform")) in ("uniform", "nan")
+
+
+def branch_compression(rows: pd.DataFrame, fmt: str) -> Finding:
+    """Per-branch compression (the branch_compression scans): per read selection, each per-branch setting ("hot"
+    branches at their own algorithm, the rest at the file's) against the uniform settings of the same reads, by
+    file size and rate. Agrees where no uniform point is both at least as small and at least as fast (it is on
+    the size-rate front), for every selection measured; "partly" where it is for some."""
+    parts, verdicts = [], []
+    sizes = rows["size_bytes"] / rows["events"]
+    rows = rows.assign(bytes_per_event=sizes)
+    for selection, group in rows.groupby("branches", sort=True):
+        uniform = group[[_uniform(r) for r in group.to_dict("records")]]
+        hot = group[[not _uniform(r) for r in group.to_dict("records")]]
+        if uniform.empty or hot.empty:
+            continue
+        for _, h in hot.iterrows():
+            beaten = uniform[(uniform["bytes_per_event"] <= h["bytes_per_event"])
+                             & (uniform["event_rate_hz_mean"] >= h["event_rate_hz_mean"])]  # fmt: skip
+            text = (
+                f"{selection}: {h['algorithm']}-{int(h['level'])} + hot {h['branch_compression']}: {_rate(h)}"
+            )
+            text += f", {h['bytes_per_event'] / 1e3:.1f} kB/event"
+            for _, u in uniform.sort_values("bytes_per_event").iterrows():
+                text += (f"; against uniform {u['algorithm']}-{int(u['level'])} ({_rate(u)}): "
+                         f"{h['bytes_per_event'] / u['bytes_per_event']:.2f}x its size, {_ratio_text(h, u)} its rate")  # fmt: skip
+            if not beaten.empty:
+                b = beaten.iloc[0]
+                text += f" (beaten by uniform {b['algorithm']}-{int(b['level'])})"
+            parts.append(text)
+            verdicts.append(beaten.empty)
+    return _verdict(
+        fmt, "branch_compression", parts, verdicts, "no per-branch and uniform points of the same read"
+    )
+
+
 def event_size(summary, points, files) -> Finding | None:
     """Seed 003's event-size scan at a fixed volume, per container and reading style: the CPU one event costs at
     the smallest and the largest size, and the size below which per-event overhead outweighs the per-byte work.
@@ -519,6 +561,8 @@ def event_size(summary, points, files) -> Finding | None:
 
 
 SEED_TOPICS = {"access": access, "reading_style": reading_style, "unzip": unzip, "skim": skim}
+# Issue #17's file settings beyond the paper, each with its scans (reported where the study has one of them).
+FILE_TOPICS = {"branch_compression": ("branch_compression", "branch_compression_uniform")}
 
 
 def findings(summary, points, files, config, cores: int | None) -> list[Finding]:
@@ -535,17 +579,18 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
         for topic, scan in (("compression", "compression"), ("autoflush", "autoflush"), ("split", "split"),
                             ("cache", ("cache", "cache_learn")), ("threads", "threads"), ("rntuple", ("container", "container_storage")),
                             ("cluster_cache", "rntuple_cache"), ("remote_cache", "remote_cache"),
-                            *((t, t) for t in SEED_TOPICS)):  # fmt: skip
-            if topic in ("rntuple", "cluster_cache", "remote_cache", *SEED_TOPICS) and not set(
-                scan if isinstance(scan, tuple) else [scan]
-            ) & set(config["scans"]):
+                            *((t, t) for t in SEED_TOPICS), *FILE_TOPICS.items()):  # fmt: skip
+            beyond = topic in ("rntuple", "cluster_cache", "remote_cache", *SEED_TOPICS, *FILE_TOPICS)
+            if beyond and not set(scan if isinstance(scan, tuple) else [scan]) & set(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             if own_scans and not set(scan if isinstance(scan, tuple) else [scan]) & set(own_scans):
                 continue
             rows = scan_rows(summary, points, files, scan)
             # The skim topic compares the files: a read with no unflagged repetition still has its file.
             rows = rows[(rows["format"] == fmt) & (rows["event_rate_hz_mean"].notna() | (topic == "skim"))]
-            if topic in SEED_TOPICS and not (scan_rows(summary, points, files, scan)["format"] == fmt).any():
+            if (topic in SEED_TOPICS or topic in FILE_TOPICS) and not (
+                scan_rows(summary, points, files, scan)["format"] == fmt
+            ).any():
                 continue  # the seed's scan leaves this format out (it names others): nothing to say
             if "container" in rows and topic not in ("rntuple", "cluster_cache", "remote_cache"):
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
@@ -568,6 +613,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
                 finding = compression(rows, fmt)
             elif topic in SEED_TOPICS:
                 finding = SEED_TOPICS[topic](rows, fmt)
+            elif topic == "branch_compression":
+                finding = branch_compression(rows, fmt)
             elif topic == "autoflush":
                 finding = autoflush(rows, fmt, defaults["algorithm"], defaults["autoflush"])
             elif topic == "split":
