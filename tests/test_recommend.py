@@ -260,3 +260,45 @@ def test_skim_compares_zlib_with_zstd_at_the_defaults_and_per_level():
     rows[1] = point("zstd", 5, 6.6)  # now ZSTD-5 is the smaller: ZLIB wins at level 1 only
     found = recommend.skim(pd.DataFrame(rows), "susy5_skim")
     assert found.agrees == "partly" and "level 5: 6.400 against 6.600" in found.measured
+
+
+def test_branch_compression_against_the_uniform_settings_per_read():
+    def point(alg, level, hot, branches, rate, size):
+        return {**row(alg=alg, level=level, rate=rate, size=size, scans="branch_compression"),
+                "branch_compression": hot, "branches": branches}  # fmt: skip
+
+    rows = pd.DataFrame([
+        point("lzma", 5, "uniform", "particle", 40, 0.80e8), point("lz4", 1, "uniform", "particle", 120, 1.3e8),
+        point("lzma", 5, "largest4:lz4-1", "particle", 100, 0.95e8),  # between the two: on the front
+        point("lzma", 5, "uniform", "all", 30, 0.80e8), point("lz4", 1, "uniform", "all", 110, 1.3e8),
+        point("lzma", 5, "largest4:lz4-1", "all", 35, 1.4e8),  # larger and slower than LZ4-1: beaten
+    ])  # fmt: skip
+    found = recommend.branch_compression(rows, "xaod")
+    assert found.agrees == "partly"
+    assert "particle: lzma-5 + hot largest4:lz4-1" in found.measured
+    assert "1.19x its size, 2.50x its rate" in found.measured  # against uniform LZMA-5 on the particle read
+    assert "(beaten by uniform lz4-1)" in found.measured
+
+
+def test_float_precision_states_bytes_rate_and_precision_lost():
+    def point(container, precision, rate, size):
+        r = row(rate=rate, size=size, scans="float_precision")
+        return {**r, "container": container, "float_precision": precision,
+                "file_id": f"{container}_{precision}"}  # fmt: skip
+
+    rows = pd.DataFrame([point("ttree", "full", 100, 1e8), point("ttree", "mantissa7", 104, 0.7e8),
+                         point("rntuple", "full", 150, 0.9e8), point("rntuple", "mantissa7", 160, 0.5e8)])  # fmt: skip
+    precision = pd.DataFrame([
+        {"format": "xaod", "file_id": "ttree_mantissa7", "variable": "Muons.pt", "max_rel_error": 0.0038,
+         "rms_rel_error": 0.0011},
+        {"format": "xaod", "file_id": "ttree_mantissa7", "variable": "Muons.eta", "max_rel_error": 0.0039,
+         "rms_rel_error": 0.0012},
+        {"format": "xaod", "file_id": "rntuple_mantissa7", "variable": "Muons.pt", "max_rel_error": 0.0050,
+         "rms_rel_error": 0.0011},  # beyond 2^-8 = 0.0039: more lost than 7 bits allow
+    ])  # fmt: skip
+    found = recommend.float_precision(rows, "xaod", precision)
+    assert (
+        "TTree zlib-5, mantissa7: 0.70x the full file's size (30 % saved), 1.04x its rate" in found.measured
+    )
+    assert "worst relative error 0.0039 (Muons.eta; bound 0.0039)" in found.measured
+    assert found.agrees == "partly"  # the RNTuple file exceeds its bound

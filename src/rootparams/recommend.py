@@ -104,6 +104,10 @@ PAPER["branch_compression"] = ("Seed 000, section 3: \"Further studies with bran
                                "the largest N (e.g. 10) branches, which could lead to further compression and reading "
                                "speed improvements.\" Judged: the hot branches fast and the rest small beats the uniform "
                                "settings (no uniform point is both smaller and faster).")  # fmt: skip
+PAPER["float_precision"] = ("ATLAS float compression (shared/notes/formats.md): an optional mantissa truncation (7 or 15 bits "
+                            "kept) for some DAOD_PHYS variables; RNTuple stores truncated floats in fewer bits. Judged: "
+                            "every lossy file smaller than the full one, and no variable loses more than half a unit in "
+                            "the last kept mantissa bit (relative error <= 2^-(N+1)).")  # fmt: skip
 # Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (seeds 002, 003): judged as
 # at least this factor for LZ4 and uncompressed files, and less than it for ZLIB ("washed out").
 BULK_GAIN = 2.0
@@ -514,6 +518,45 @@ def branch_compression(rows: pd.DataFrame, fmt: str) -> Finding:
     )
 
 
+def _mantissa_bits(precision: str) -> int | None:
+    return int(precision.removeprefix("mantissa")) if str(precision).startswith("mantissa") else None
+
+
+def float_precision(rows: pd.DataFrame, fmt: str, precision: pd.DataFrame | None) -> Finding:
+    """Lossy floats (the float_precision scan): per container and compression, each reduced precision against
+    the full one: file size, rate, and the precision lost (float_precision.csv: the worst variable's largest
+    relative error against the bound 2^-(N+1) of N kept mantissa bits). Agrees when every lossy file is smaller
+    and within its bound."""
+    parts, verdicts = [], []
+    keys = ["container", "algorithm", "level"]
+    for (container, alg, level), group in rows.groupby(keys, sort=True):
+        full = group[group["float_precision"].astype(str) == "full"]
+        if full.empty:
+            continue
+        full = full.iloc[0]
+        for _, row in group[group["float_precision"].astype(str) != "full"].iterrows():
+            bits = _mantissa_bits(row["float_precision"])
+            size = row["size_bytes"] / full["size_bytes"]
+            text = (f"{CONTAINER_LABELS.get(container, container)} {alg}-{int(level)}, {row['float_precision']}: "
+                    f"{size:.2f}x the full file's size ({100 * (1 - size):.0f} % saved), {_ratio_text(row, full)} its "
+                    f"rate ({_rate(row)})")  # fmt: skip
+            within = True
+            if precision is not None and not precision.empty:
+                lost = precision[(precision["format"] == fmt) & (precision["file_id"] == row["file_id"])]
+                if not lost.empty:
+                    worst = lost.loc[lost["max_rel_error"].idxmax()]
+                    bound = 2.0 ** -(bits + 1) if bits is not None else float("nan")
+                    within = bool(worst["max_rel_error"] <= bound * (1 + 1e-9)) if bits is not None else True
+                    text += (f"; {len(lost)} float variables, worst relative error {worst['max_rel_error']:.2g} "
+                             f"({worst['variable']}; bound {bound:.2g}), median over variables of the RMS "
+                             f"{lost['rms_rel_error'].median():.2g}")  # fmt: skip
+            parts.append(text)
+            verdicts.append(size < 1.0 and within)
+    return _verdict(
+        fmt, "float_precision", parts, verdicts, "no full and reduced precision of the same file settings"
+    )
+
+
 def event_size(summary, points, files) -> Finding | None:
     """Seed 003's event-size scan at a fixed volume, per container and reading style: the CPU one event costs at
     the smallest and the largest size, and the size below which per-event overhead outweighs the per-byte work.
@@ -562,10 +605,14 @@ def event_size(summary, points, files) -> Finding | None:
 
 SEED_TOPICS = {"access": access, "reading_style": reading_style, "unzip": unzip, "skim": skim}
 # Issue #17's file settings beyond the paper, each with its scans (reported where the study has one of them).
-FILE_TOPICS = {"branch_compression": ("branch_compression", "branch_compression_uniform")}
+FILE_TOPICS = {"branch_compression": ("branch_compression", "branch_compression_uniform"),
+               "float_precision": ("float_precision",)}  # fmt: skip
 
 
-def findings(summary, points, files, config, cores: int | None) -> list[Finding]:
+def findings(
+    summary, points, files, config, cores: int | None, precision: pd.DataFrame | None = None
+) -> list[Finding]:
+    """Every topic's finding per format; ``precision`` is float_precision.csv (the float_precision topic)."""
     from rootparams.formats import EVENTSIZE_PREFIX
 
     out = []
@@ -592,7 +639,12 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
                 scan_rows(summary, points, files, scan)["format"] == fmt
             ).any():
                 continue  # the seed's scan leaves this format out (it names others): nothing to say
-            if "container" in rows and topic not in ("rntuple", "cluster_cache", "remote_cache"):
+            if "container" in rows and topic not in (
+                "rntuple",
+                "cluster_cache",
+                "remote_cache",
+                "float_precision",
+            ):
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
                 rows = rows[rows["container"] == "rntuple"]
@@ -615,6 +667,8 @@ def findings(summary, points, files, config, cores: int | None) -> list[Finding]
                 finding = SEED_TOPICS[topic](rows, fmt)
             elif topic == "branch_compression":
                 finding = branch_compression(rows, fmt)
+            elif topic == "float_precision":
+                finding = float_precision(rows, fmt, precision)
             elif topic == "autoflush":
                 finding = autoflush(rows, fmt, defaults["algorithm"], defaults["autoflush"])
             elif topic == "split":
