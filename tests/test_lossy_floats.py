@@ -209,3 +209,22 @@ def test_float_precision_table(truth3_files, tmp_path):
     empty.to_csv(tmp_path / "fp.csv", index=False)
     assert (tmp_path / "fp.csv").read_text().strip() == ",".join(FLOAT_PRECISION_COLUMNS)
     assert json.loads(truth3_files["ttree", "full"]["catalogue"].read_text())["float_precision"] == "full"
+
+
+def test_float_precision_of_a_named_source_is_an_error_and_an_unnamed_one_leaves_it_out():
+    from conftest import SHARED_DATA, require
+
+    from rootparams.config import left_out_notes
+
+    physlite = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
+    require(physlite.exists(), f"the real samples in {SHARED_DATA}")
+    formats = {"lite": {"source": str(physlite), "read": 100}, "susy5": {"written": 100, "read": 100}}
+    found = problems(
+        {"formats": formats, "scans": {"fp": {"formats": ["lite"], "float_precision": ["mantissa10"]}}}
+    )
+    assert any(
+        "scans.fp.float_precision: format 'lite' is a source file" in p and "our writer" in p for p in found
+    )
+    config = load_study_config({"formats": formats, "scans": {"fp": {"float_precision": ["mantissa10"]}}})
+    assert {p.file.format for p in expand_points(config) if "fp" in p.scans} == {"susy5"}
+    assert any("scan fp leaves source format lite out" in note for note in left_out_notes(config))
