@@ -228,3 +228,18 @@ def test_float_precision_of_a_named_source_is_an_error_and_an_unnamed_one_leaves
     config = load_study_config({"formats": formats, "scans": {"fp": {"float_precision": ["mantissa10"]}}})
     assert {p.file.format for p in expand_points(config) if "fp" in p.scans} == {"susy5"}
     assert any("scan fp leaves source format lite out" in note for note in left_out_notes(config))
+
+
+def test_events_read_from_the_content_file_are_rounded_alike(build, truth3_files, tmp_path):
+    # The workflow writes each point from the format's content file (full precision): the same rounded events.
+    from rootparams.native import run_tool
+
+    generated = truth3_files["rntuple", f"mantissa{N}"]
+    point = FilePoint("truth3", "zstd", 5, 100, 1, 32000, "rntuple", 65536, float_precision=f"mantissa{N}")
+    copied = generate_file(point, events=EVENTS, seed=3, writer=str(build["writer"]), reader=str(build["reader"]),
+                           output=str(tmp_path / "c.root"), catalogue=None,
+                           content=truth3_files["ttree", "full"]["path"])  # fmt: skip
+    sums = [run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
+            for e in (generated, copied, truth3_files["ttree", f"mantissa{N}"], truth3_files["ttree", "full"])]  # fmt: skip
+    assert sums[0] == sums[1] == sums[2] != sums[3]
+    assert copied[FLOAT_PRECISION_LOSS] == generated[FLOAT_PRECISION_LOSS]
