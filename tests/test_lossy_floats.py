@@ -243,3 +243,19 @@ def test_events_read_from_the_content_file_are_rounded_alike(build, truth3_files
             for e in (generated, copied, truth3_files["ttree", f"mantissa{N}"], truth3_files["ttree", "full"])]  # fmt: skip
     assert sums[0] == sums[1] == sums[2] != sums[3]
     assert copied[FLOAT_PRECISION_LOSS] == generated[FLOAT_PRECISION_LOSS]
+
+
+def test_a_coarser_recipe_truncation_stays_and_flat_leaves_are_rounded_too(build, tmp_path):
+    # NanoAOD-like recipe: scalar leaves and leaf-list arrays; some floats are truncated to 10 or 12 bits already.
+    tools = {"writer": str(build["writer"]), "reader": str(build["reader"]), "catalogue": None}
+    point = FilePoint("nanoaod", "zlib", 1, 0, 99, 32000, float_precision="mantissa12")
+    entry = generate_file(point, events=50, seed=5, output=str(tmp_path / "n.root"), **tools)
+    loss = {r["variable"]: r for r in entry[FLOAT_PRECISION_LOSS]}
+    for kept in (
+        "CaloMET_pt",
+        "CaloMET_phi",
+        "DeepMETResolutionTune_phi",
+    ):  # trunc 10 and trunc 12 in the recipe
+        assert loss[kept]["values"] == 50 and loss[kept]["max_abs_error"] == 0, loss[kept]
+    assert any(r["max_abs_error"] > 0 for r in loss.values())  # the other floats do lose precision
+    assert all(r["max_rel_error"] <= 2.0**-13 for r in loss.values())
