@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from rootparams.errors import UserError
+from rootparams.generate import FLOAT_PRECISION_LOSS
 from rootparams.monitor import parse_monitor_csv
 
 POINT_KEYS = [
@@ -79,7 +80,28 @@ def load_records(paths: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
-    return load_records(paths).drop(columns=["record_path"], errors="ignore")
+    # The per-variable precision records are a list per file: float_precision.csv has them, one row each.
+    return load_records(paths).drop(columns=["record_path", FLOAT_PRECISION_LOSS], errors="ignore")
+
+
+FLOAT_PRECISION_COLUMNS = ["format", "file_id", "container", "variable", "mantissa_bits", "values",
+                           "max_rel_error", "rms_rel_error", "max_abs_error"]  # fmt: skip
+
+
+def float_precision_table(paths: Iterable[str | Path]) -> pd.DataFrame:
+    """The precision lost per float variable of every file written at reduced float precision (float_precision
+    mantissa<N>): one row per format, file and variable, as the writer measured it while rounding. Files at full
+    precision have no rows; with none at reduced precision the table has its columns and no rows."""
+    rows = []
+    for path in paths:
+        with open(path) as f:
+            entry = json.load(f)
+        if entry.get("float_precision", "full") == "full":
+            continue
+        for loss in entry.get(FLOAT_PRECISION_LOSS) or []:
+            rows.append({"format": entry["format"], "file_id": entry["file_id"], **loss})
+    table = pd.DataFrame(rows, columns=FLOAT_PRECISION_COLUMNS)
+    return table.sort_values(["format", "file_id", "container", "variable"], ignore_index=True)
 
 
 def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFrame:

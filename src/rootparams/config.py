@@ -21,7 +21,16 @@ import yaml
 from rootparams.errors import UserError
 from rootparams.storage import PROFILES, resolve_profile
 
-FILE_KEYS = ("container", "algorithm", "level", "autoflush", "split_level", "basket_size", "page_size")
+FILE_KEYS = (
+    "container",
+    "algorithm",
+    "level",
+    "autoflush",
+    "split_level",
+    "basket_size",
+    "page_size",
+    "float_precision",
+)
 READ_KEYS = (
     "cache_size",
     "learn_entries",
@@ -93,6 +102,8 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
                             f"{', '.join(sorted(config['formats']))}")  # fmt: skip
     for fmt in config["formats"]:
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
+    for settings in config["file_defaults"].values():
+        settings.setdefault("float_precision", "full")  # every float as it is, unless a study says otherwise
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
     problems += list(_semantic_problems(config))
     if problems:

@@ -16,7 +16,7 @@ from typing import Any
 
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.formats import recipe_text
-from rootparams.grid import ALGORITHM_NAMES, FilePoint
+from rootparams.grid import ALGORITHM_NAMES, FilePoint, mantissa_bits
 from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
 
@@ -31,7 +31,7 @@ def paper_file_point(fmt: str, **settings: Any) -> FilePoint:
     if unknown := set(settings) - set(valid):
         raise TypeError(f"unknown file settings {sorted(unknown)}; valid: {valid}")
     d = {**PAPER_FILE_DEFAULTS[fmt], **settings}
-    return FilePoint(fmt, *(d[key] for key in valid))
+    return FilePoint(fmt, **{key: d[key] for key in valid if key in d})
 
 
 def scratch_file(
@@ -106,17 +106,22 @@ def generate_file(
 
 def container_args(point: FilePoint) -> list[str]:
     """The writer's options for the point's container: split level and basket size for a TTree, the page size
-    for an RNTuple (which has no split level)."""
+    for an RNTuple (which has no split level); the mantissa bits kept where the float precision is not full."""
+    bits = mantissa_bits(point.float_precision)
+    lossy = ["--float-mantissa", str(bits)] if bits else []
     if point.container == "rntuple":
-        return ["--container", "rntuple", "--page-size", str(point.page_size)]
-    return ["--split", str(point.split_level), "--basket", str(point.basket_size)]
+        return ["--container", "rntuple", "--page-size", str(point.page_size), *lossy]
+    return ["--split", str(point.split_level), "--basket", str(point.basket_size), *lossy]
 
+
+# The catalogue entry's key for the writer's per-variable precision records.
+FLOAT_PRECISION_LOSS = "float_precision_loss"
 
 # What a catalogue entry says of the writing: the writer's (or the rewriter's) report, absent (None) for a source
 # file measured as it is, which this study did not write.
 WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
                 "content_source", "generate_seconds", "root_write_seconds", "root_write_cpu_seconds", "peak_rss_bytes",
-                "write_threads")  # fmt: skip
+                "write_threads", "float_values_truncated", "float_precision_loss")  # fmt: skip
 
 
 def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
@@ -126,7 +131,7 @@ def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
     return {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
             "container": point.container, "algorithm": point.algorithm, "level": point.level,
             "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
-            "page_size": point.page_size}  # fmt: skip
+            "page_size": point.page_size, "float_precision": point.float_precision}  # fmt: skip
 
 
 def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
@@ -180,4 +185,10 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "write_threads": written["write_threads"],
         "root_version": inspected["root_version"],
         "host": socket.gethostname(),
+        # Reduced float precision (float_precision mantissa<N>): how many float values the writer rounded (0 at
+        # full precision; None where this study did not write the file), and per float variable the precision
+        # lost (values, max and RMS relative error, max absolute error), a list the files table leaves out and
+        # float_precision.csv tabulates (rootparams.aggregate.float_precision_table).
+        "float_values_truncated": written["float_values_truncated"],
+        FLOAT_PRECISION_LOSS: list(written["float_precision_loss"] or []),
     }

@@ -41,6 +41,9 @@ class FilePoint:
     # settings being the file's own) or "rewrite" (the source copied by ROOT at these settings; split level -1
     # and basket size 0 mean each branch keeps the source's). rootparams.sources.
     origin: str = "recipe"
+    # Float precision of the writer: "full", or "mantissa<N>" = every float variable rounded to N explicit
+    # mantissa bits (N in 1..22); in an RNTuple, its float fields also stored truncated (bit-packed).
+    float_precision: str = "full"
 
     def __post_init__(self):
         if self.algorithm == "none" and self.level != 0:
@@ -51,6 +54,11 @@ class FilePoint:
         if self.origin != "recipe":
             object.__setattr__(self, "split_level", -1)  # a copy keeps the split levels
             object.__setattr__(self, "page_size", 0)
+            object.__setattr__(self, "float_precision", "full")  # our writer rounds; a copy does not
+        if self.float_precision != "full" and mantissa_bits(self.float_precision) is None:
+            raise ValueError(
+                f"float_precision {self.float_precision!r}: must be 'full' or 'mantissa<N>' with N from 1 to 22"
+            )
         if self.origin == "asis":
             object.__setattr__(self, "basket_size", 0)
         if self.container == "rntuple":
@@ -72,9 +80,12 @@ class FilePoint:
         common = f"{self.algorithm}-{self.level}_af{self.autoflush}"
         if self.origin == "rewrite":
             return f"rewrite_{common}_basket{self.basket_size}"
+        # The float precision last, and only where it is not full, so that the ids of full-precision files
+        # do not change.
+        lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != "full" else ""
         if self.container == "rntuple":
-            return f"rntuple_{common}_page{self.page_size}"
-        return f"{common}_split{self.split_level}_basket{self.basket_size}"
+            return f"rntuple_{common}_page{self.page_size}{lossy}"
+        return f"{common}_split{self.split_level}_basket{self.basket_size}{lossy}"
 
     @classmethod
     def from_id(cls, format: str, file_id: str) -> FilePoint:
@@ -92,10 +103,19 @@ class FilePoint:
                 "'rntuple_zstd-5_af100_page1048576', 'asis' or 'rewrite_lz4-4_af100_basket0')"
             )
         g = {k: v for k, v in m.groupdict().items() if v is not None}
+        precision = f"mantissa{int(g['float_mantissa'])}" if "float_mantissa" in g else "full"
         return cls(
             format, g["algorithm"], int(g["level"]), int(g["autoflush"]), int(g.get("split_level", -1)),
             int(g.get("basket_size", 0)), g.get("container", "ttree"), int(g.get("page_size", 0)),
+            float_precision=precision,
         )  # fmt: skip
+
+
+def mantissa_bits(float_precision: str) -> int | None:
+    """The explicit mantissa bits kept by a float precision "mantissa<N>" (1..22); None for "full" (all 23 of a
+    float) and for anything else."""
+    m = re.fullmatch(r"mantissa([1-9]\d?)", float_precision)
+    return int(m[1]) if m and 1 <= int(m[1]) <= 22 else None
 
 
 # The ids as patterns, the one definition of their shape: FilePoint.id and ReadPoint.id write them, the
@@ -105,6 +125,7 @@ class FilePoint:
 _FILE_ID_FIELDS = (
     r"(?:(?P<container>rntuple)_)?(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
     r"(?:_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)|_page(?P<page_size>\d+))"
+    r"(?:_fpm(?P<float_mantissa>[1-9]\d?))?"
 )
 _REWRITE_ID_FIELDS = (
     r"rewrite_(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)_basket(?P<basket_size>\d+)"

@@ -38,6 +38,7 @@ BUILD_INFO = f"{BUILD}/build.json"
 
 PROVENANCE = f"{RESULTS}/provenance.json"
 FILES_TABLE = f"{TABLES}/files.csv"
+FLOAT_PRECISION_TABLE = f"{TABLES}/float_precision.csv"  # precision lost per float variable (float_precision)
 REPETITIONS_TABLE = f"{TABLES}/repetitions.csv"
 MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
 SUMMARY_TABLE = f"{TABLES}/summary.csv"

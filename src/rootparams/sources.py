@@ -140,6 +140,7 @@ WHY_NOT_REWRITABLE = {
     "split_level": "split level cannot change through a copy (ROOT's clone keeps each branch's split level)",
     "container": "a source keeps its container (a TTree is not converted into an RNTuple or back)",
     "page_size": "page_size is an RNTuple setting of our writer, which does not rewrite a source",
+    "float_precision": "float_precision is applied by our writer as it writes, which does not rewrite a source",
 }
 
 

@@ -20,12 +20,13 @@ rule tabulate_files:
     input:
         catalogue_entries(),
     output:
-        report(
+        files=report(
             paths.FILES_TABLE,
             caption="../report/files.rst",
             category="Tables",
             labels={"table": "files"},
         ),
+        float_precision=paths.FLOAT_PRECISION_TABLE,
     log:
         paths.log("aggregate", "files"),
     conda:

@@ -13,6 +13,10 @@
 // the counterpart of the basket size; split levels have no RNTuple meaning.
 //
 //   rootparams-write ... --content C      read the events from C (written earlier from the same recipe)
+//   rootparams-write ... --float-mantissa N   every float value rounded to N explicit mantissa bits (1..22;
+//                        round to nearest, ties to even, on the float's bits) before it is written; an RNTuple's
+//                        float fields are also stored truncated to 1 + 8 + N bits (SetTruncated), which keeps
+//                        the rounded values exactly. The JSON then lists the precision lost per variable.
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
 //
 // The recipe (text, one directive per line, written by rootparams.formats) says which containers the
@@ -72,6 +76,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -120,6 +125,49 @@ struct Distribution {
    }
 };
 
+// Float precision (--float-mantissa N): x rounded to N explicit mantissa bits, to nearest with ties to even on the
+// dropped bits (as IEEE rounding does), a carry moving into the exponent. A value the recipe already truncated
+// to fewer bits (trunc n D, n <= N) is unchanged. The relative error is at most 2^-(N+1). Infinities and NaN stay;
+// a value that would round up to infinity is rounded towards zero instead.
+float round_mantissa(float x, int n)
+{
+   if (!std::isfinite(x) || n >= 23)
+      return x;
+   uint32_t bits;
+   std::memcpy(&bits, &x, sizeof bits);
+   const int drop = 23 - n;
+   const uint32_t mask = (1u << drop) - 1;
+   uint32_t rounded = (bits + (mask >> 1) + ((bits >> drop) & 1u)) & ~mask;
+   float y;
+   std::memcpy(&y, &rounded, sizeof y);
+   if (std::isinf(y)) {
+      rounded = bits & ~mask;
+      std::memcpy(&y, &rounded, sizeof y);
+   }
+   return y;
+}
+
+// The precision a float column lost to the rounding, over all the values written: max |x - x'| / |x| and the
+// RMS of that relative error over x != 0, and max |x - x'|.
+struct PrecisionLoss {
+   long long values = 0, nonzero = 0;
+   double max_rel = 0, sum_sq_rel = 0, max_abs = 0;
+   void add(float x, float y)
+   {
+      ++values;
+      const double err = std::fabs(static_cast<double>(x) - static_cast<double>(y));
+      if (std::isfinite(err) && err > max_abs)
+         max_abs = err;
+      if (x != 0 && std::isfinite(x)) {
+         ++nonzero;
+         const double rel = err / std::fabs(static_cast<double>(x));
+         max_rel = rel > max_rel ? rel : max_rel;
+         sum_sq_rel += rel * rel;
+      }
+   }
+   double rms_rel() const { return nonzero ? std::sqrt(sum_sq_rel / static_cast<double>(nonzero)) : 0.0; }
+};
+
 struct Event {
    Long64_t number = 0;
    std::unordered_map<std::string, uint32_t> multiplicity;
@@ -145,6 +193,25 @@ struct Column {
    mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
    mutable std::vector<double> walked;   // last value of each walk token (see draw)
    mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
+   PrecisionLoss loss;                   // what --float-mantissa took from this column (float kinds only)
+
+   bool is_float() const { return kind == F || kind == VF; }
+   // Rounds this event's values of a float column to n mantissa bits in place, counting what was lost.
+   void round_floats(int n)
+   {
+      auto round_all = [&](std::vector<float> &v) {
+         for (auto &x : v) {
+            const float y = round_mantissa(x, n);
+            loss.add(x, y);
+            x = y;
+         }
+      };
+      if (kind == F)
+         round_all(*static_cast<std::vector<float> *>(address));
+      else if (kind == VF)
+         for (auto &inner_values : *static_cast<std::vector<std::vector<float>> *>(address))
+            round_all(inner_values);
+   }
 
    // start: the token the distribution begins at (0; 2 for the index distribution of a link, see make_link).
    double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
@@ -895,7 +962,7 @@ private:
 class NTupleSink : public Sink {
 public:
    NTupleSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush,
-              long long page_size, bool parallel_zip, std::vector<Container> &containers)
+              long long page_size, bool parallel_zip, int float_mantissa, std::vector<Container> &containers)
       : output_(output), name_(name), cluster_entries_(autoflush > 0 ? autoflush : 0)
    {
       auto model = ROOT::RNTupleModel::Create();
@@ -924,6 +991,16 @@ public:
             add(c.name, c.interface_class->GetName(), c.interface_object);
          for (auto &col : c.columns)
             add(c.name + "AuxDyn:" + col.name, ntuple_type_of(col.kind), col.address);
+      }
+      if (float_mantissa > 0) {
+         // Every float field, at any depth (the items of vector<float> and vector<vector<float>> fields too), stored
+         // truncated to sign + exponent + N mantissa bits. ROOT truncates (rounds towards zero); the values were
+         // rounded to N bits already, so nothing more is lost and the stored values are the rounded ones exactly.
+         for (auto &field : model->GetMutableFieldZero())
+            if (auto *f = dynamic_cast<ROOT::RField<float> *>(&field)) {
+               f->SetTruncated(static_cast<std::size_t>(1 + 8 + float_mantissa));
+               ++truncated_fields_;
+            }
       }
       ROOT::RNTupleWriteOptions options;
       options.SetCompression(compression);
@@ -973,6 +1050,7 @@ public:
       return {-1, -1};
    }
    long long clusters() const { return clusters_; }
+   long long truncated_fields() const { return truncated_fields_; }
 
 private:
    std::string output_, name_;
@@ -980,6 +1058,7 @@ private:
    std::unique_ptr<ROOT::RNTupleWriter> writer_;
    std::unique_ptr<ROOT::REntry> entry_;
    long long clusters_ = 0;
+   long long truncated_fields_ = 0;
 };
 
 int run(const std::map<std::string, std::string> &args)
@@ -1000,6 +1079,10 @@ int run(const std::map<std::string, std::string> &args)
    const int split = ntuple ? -1 : std::stoi(need("split"));
    const int basket = ntuple ? 0 : std::stoi(need("basket"));
    const long long page_size = ntuple ? std::stoll(need("page-size")) : 0;
+   const int float_mantissa = args.count("float-mantissa") ? std::stoi(args.at("float-mantissa")) : 0;
+   if (float_mantissa < 0 || float_mantissa > 22)
+      fail("--float-mantissa " + std::to_string(float_mantissa) +
+           ": must be from 1 to 22 (explicit mantissa bits kept), or 0 for full precision");
 
    // ROOT's implicit MT compresses the baskets of a cluster (the pages, for RNTuple) in parallel when they are
    // flushed; the content, and so every read measurement, does not depend on it (the order in the file may).
@@ -1050,7 +1133,8 @@ int run(const std::map<std::string, std::string> &args)
    std::unique_ptr<Sink> sink;
    NTupleSink *ntuple_sink = nullptr;
    if (ntuple) {
-      auto s = std::make_unique<NTupleSink>(output, tree_name, compression, autoflush, page_size, threads > 1, containers);
+      auto s = std::make_unique<NTupleSink>(output, tree_name, compression, autoflush, page_size, threads > 1,
+                                            float_mantissa, containers);
       ntuple_sink = s.get();
       sink = std::move(s);
    } else {
@@ -1087,6 +1171,11 @@ int run(const std::map<std::string, std::string> &args)
                col.fill(col.has_size ? Column::multiplicity_of(col.size, rng) : n, rng, ev);
          }
       }
+      if (float_mantissa > 0)
+         for (auto &c : containers)
+            for (auto &col : c.columns)
+               if (col.is_float())
+                  col.round_floats(float_mantissa);
       const double f0 = steady_now(), fc0 = process_cpu_seconds();
       generate_seconds += f0 - g0;
       sink->fill(i);
@@ -1097,6 +1186,25 @@ int run(const std::map<std::string, std::string> &args)
    const auto [tot_bytes, zip_bytes] = sink->close();
    fill_seconds += steady_now() - c0;
    fill_cpu_seconds += process_cpu_seconds() - cc0;
+
+   // The precision lost per float variable (none listed at full precision).
+   std::vector<std::string> losses;
+   long long float_values_rounded = 0;
+   if (float_mantissa > 0)
+      for (const auto &c : containers)
+         for (const auto &col : c.columns)
+            if (col.is_float()) {
+               float_values_rounded += col.loss.values;
+               JsonObject l;
+               l.str("container", c.name)
+                  .str("variable", col.name)
+                  .integer("mantissa_bits", float_mantissa)
+                  .integer("values", col.loss.values)
+                  .num("max_rel_error", col.loss.max_rel)
+                  .num("rms_rel_error", col.loss.rms_rel())
+                  .num("max_abs_error", col.loss.max_abs);
+               losses.push_back(l.dump());
+            }
 
    JsonObject out;
    out.str("file", output)
@@ -1120,6 +1228,10 @@ int run(const std::map<std::string, std::string> &args)
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
       .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : -1)
+      .integer("float_mantissa_bits", float_mantissa > 0 ? float_mantissa : 23)
+      .integer("float_values_truncated", float_values_rounded)
+      .integer("ntuple_truncated_float_fields", ntuple_sink ? ntuple_sink->truncated_fields() : 0)
+      .raw("float_precision_loss", json_array(losses))
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
