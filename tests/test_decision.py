@@ -175,3 +175,25 @@ def test_write_cost_is_cpu_time_where_recorded():
     assert candidates(summary, files, config())["write_core_us_per_event"].iloc[0] == pytest.approx(4000)
     files["root_write_cpu_seconds"] = 3.0
     assert candidates(summary, files, config())["write_core_us_per_event"].iloc[0] == pytest.approx(3000)
+
+
+def test_a_run_without_a_valid_point_still_writes_readable_tables(tmp_path):
+    # The tests' tiny runs have no valid timed loop: every table must still have its columns, so that the
+    # figures and recommendations.md after it read them and say there is nothing to choose.
+    from rootparams.decision import cost_table
+    from rootparams.figures import draw_cost, draw_pareto
+
+    summary, files = tables(point("f", "zlib", 5, rate=100, size=1_000_000, write_s=1.0, valid=False))
+    cfg = config()
+    rows = pareto(candidates(summary, files, cfg))
+    parts = cost_candidates(rows, cfg)
+    written = {}
+    for name, table in {"choice": cheapest(parts, [1, 10]), "envelope": crossovers(parts),
+                        "costs": cost_table(rows, cfg), "front": rows}.items():  # fmt: skip
+        table.to_csv(tmp_path / f"{name}.csv", index=False)
+        written[name] = pd.read_csv(tmp_path / f"{name}.csv")
+    assert written["choice"].empty and "setting" in written["choice"].columns
+    text = decision_markdown(written["choice"], written["envelope"], written["front"], cfg)
+    assert "no choice" in text
+    draw_cost(written["costs"], written["choice"], cfg["cost"] | {"storage_profile": "hdd"})
+    draw_pareto(written["front"], "xaod")

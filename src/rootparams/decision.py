@@ -247,9 +247,15 @@ def total_cost(parts: pd.DataFrame, reads: float) -> pd.Series:
     return parts["storage_cost"] + parts["write_cost"] + reads * parts["read_cost"]
 
 
+CHOICE_COLUMNS = ["format", "reads_per_file", "setting", "container", "total_cost", "storage_cost", "write_cost",
+                  "read_cost_total", "bytes_per_event", "event_rate_hz", "file_id", "read_id", "candidates",
+                  "runner_up", "runner_up_extra"]  # fmt: skip
+
+
 def cheapest(parts: pd.DataFrame, reads_list) -> pd.DataFrame:
     """Per format and read count: the cheapest setting, its cost parts, and the runner-up with how much more it
-    costs (results/tables/cost_choice.csv)."""
+    costs (results/tables/cost_choice.csv). Always the same columns, also when nothing is valid, so that the
+    table is readable by the stages after it."""
     out = []
     for fmt, group in parts.groupby("format", sort=False):
         for reads in reads_list:
@@ -267,7 +273,7 @@ def cheapest(parts: pd.DataFrame, reads_list) -> pd.DataFrame:
                     "runner_up_extra": total.iloc[1] / total.iloc[0] - 1.0,
                 }
             out.append(row)
-    return pd.DataFrame(out)
+    return pd.DataFrame(out, columns=CHOICE_COLUMNS)
 
 
 def crossovers(parts: pd.DataFrame, start: float = 1.0) -> pd.DataFrame:

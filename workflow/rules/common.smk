@@ -193,7 +193,11 @@ def final_outputs():
         paths.COST_TABLE,
         paths.COST_CHOICE_TABLE,
         paths.COST_CROSSOVERS_TABLE,
-        *(paths.figure(pareto_figure_name(fmt), ext) for fmt in STUDY["formats"] for ext in ("png", "pdf")),
+        *(
+            paths.figure(pareto_figure_name(fmt), ext)
+            for fmt in STUDY["formats"]
+            for ext in ("png", "pdf")
+        ),
         *(paths.figure(DECISION_FIGURES[1], ext) for ext in ("png", "pdf")),
         paths.RECOMMENDATIONS,
     ]
