@@ -25,16 +25,17 @@ def full_run(tmp_path_factory, build):
 def test_every_point_of_every_scan_was_measured(full_run):
     summary = pd.read_csv(full_run / paths.SUMMARY_TABLE)
     scans = pd.read_csv(full_run / paths.POINTS_TABLE)
-    assert len(summary) == len(scans) == 46  # the de-duplicated grid of tiny_full.yaml
+    assert len(summary) == len(scans) == 50  # the de-duplicated grid of tiny_full.yaml
     assert set(summary["format"]) == {"xaod", "truth3"}
     assert (summary["n"] + summary["n_flagged"] == 2).all()
     named = {s for joined in scans["scans"] for s in joined.split(";")}
     assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
                      "storage_compression", "storage_cache", "container", "rntuple_cache", "rntuple_cluster",
-                     "rntuple_page"}  # fmt: skip
+                     "rntuple_page", "float_precision"}  # fmt: skip
     rntuple = summary[summary["container"] == "rntuple"]
-    # Per format: lz4-1 and zstd-1, zlib-5 with 4 cluster-cache reads, clusters of 3 events, pages of 64 kB.
-    assert len(rntuple) == 2 * (2 + 4 + 1 + 1)
+    # Per format: lz4-1 and zstd-1, zlib-5 with 4 cluster-cache reads, clusters of 3 events, pages of 64 kB,
+    # floats of 7 mantissa bits.
+    assert len(rntuple) == 2 * (2 + 4 + 1 + 1 + 1)
     assert (rntuple["split_level"] == -1).all() and set(rntuple["page_size"]) == {65536, 1048576}
     assert set(rntuple["cluster_bunch"]) == {1, 2} and set(rntuple["cache_size"]) == {0, -1}
     assert (rntuple["loop_bytes_read_mean"] > 0).all() and (rntuple["event_rate_hz_mean"] > 0).all()
@@ -91,7 +92,7 @@ def test_decision_fronts_costs_and_lead(full_run):
     files = pd.read_csv(full_run / paths.FILES_TABLE)
     assert (files["root_write_cpu_seconds"] > 0).all()  # the write cost: ROOT's CPU time, every file
     front = pd.read_csv(full_run / paths.PARETO_TABLE)
-    assert len(front) == 46 and set(front["format"]) == {"xaod", "truth3"}
+    assert len(front) == 50 and set(front["format"]) == {"xaod", "truth3"}
     valid = front[front["valid"]]
     assert valid.groupby(GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
     # A point off the front names one that beats it, and that one is at least as good on all three.
@@ -106,6 +107,7 @@ def test_decision_fronts_costs_and_lead(full_run):
     assert set(choice["format"]) == {"xaod", "truth3"} and list(choice["reads_per_file"][:3]) == [1, 10, 100]
     costs = pd.read_csv(full_run / paths.COST_TABLE)
     assert (costs["storage_profile"] == "native").all() and (costs["branches"] == "particle").all()
+    assert not costs["file_id"].str.contains("_fpm").any()  # lossy settings stay out unless cost.lossy
     for _, r in choice.iterrows():  # the choice is the minimum of the candidates' totals
         c = costs[costs["format"] == r["format"]]
         total = c["storage_cost"] + c["write_cost"] + r["reads_per_file"] * c["read_cost"]
@@ -114,6 +116,11 @@ def test_decision_fronts_costs_and_lead(full_run):
         assert (full_run / paths.figure(name, "png")).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
     text = (full_run / paths.RECOMMENDATIONS).read_text()
     assert text.index("## The decision") < text.index("## The scans in detail")
+    # Lossy floats: every float variable of the mantissa-7 files with its precision lost, and the finding.
+    precision = pd.read_csv(full_run / paths.FLOAT_PRECISION_TABLE)
+    assert set(precision["container"]) == {"ttree", "rntuple"} and set(precision["mantissa_bits"]) == {7}
+    assert precision.groupby("file_id")["variable"].nunique().min() > 5
+    assert "mantissa7" in text
 
 
 def test_html_report_has_every_figure_and_table(full_run):
@@ -128,7 +135,7 @@ def test_html_report_has_every_figure_and_table(full_run):
 def test_generated_files_are_removed_once_measured(full_run):
     # keep_files is false here: every file went away after its last read; the catalogue keeps what it was.
     assert not list((full_run / "data" / "files").rglob("*.root"))
-    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 28  # 16 TTree files and 12 RNTuple files
+    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 32  # 20 TTree files and 12 RNTuple files
 
 
 def test_several_hosts_side_by_side(full_run, tmp_path):

@@ -79,6 +79,7 @@ rule recommendations:
         front=paths.PARETO_TABLE,
         choice=paths.COST_CHOICE_TABLE,
         crossovers=paths.COST_CROSSOVERS_TABLE,
+        precision=paths.FLOAT_PRECISION_TABLE,
     output:
         report(
             paths.RECOMMENDATIONS,

@@ -19,6 +19,7 @@ def main(smk):
         pd.read_csv(smk.input.files),
         smk.params.study,
         provenance.get("usable_cores"),
+        precision=pd.read_csv(smk.input.precision),
     )
     profiles = ", ".join(sorted(set(summary["storage_profile"].astype(str))))
     context = (
