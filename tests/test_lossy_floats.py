@@ -136,7 +136,7 @@ def test_the_precision_lost_is_recorded_per_variable_within_the_bound(truth3_fil
     lossy = truth3_files[container, f"mantissa{N}"]
     records = lossy[FLOAT_PRECISION_LOSS]
     assert records and sum(r["values"] for r in records) == lossy["float_values_truncated"]
-    assert {(r["container"], r["variable"]) for r in records} >= {
+    assert {(r["collection"], r["variable"]) for r in records} >= {
         ("TruthElectrons", "px"),
         ("EventInfo", "mcEventWeights"),
     }
@@ -184,7 +184,7 @@ def test_the_values_read_back_are_the_rounded_ones_bit_for_bit(truth3_files):
         record = next(
             r
             for r in ntuple[FLOAT_PRECISION_LOSS]
-            if (r["container"], r["variable"]) == (container, variable)
+            if (r["collection"], r["variable"]) == (container, variable)
         )
         assert record["values"] == len(expected)
         err = np.abs(original.astype(np.float64) - expected.astype(np.float64))

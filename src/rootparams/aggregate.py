@@ -84,7 +84,7 @@ def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
     return load_records(paths).drop(columns=["record_path", FLOAT_PRECISION_LOSS], errors="ignore")
 
 
-FLOAT_PRECISION_COLUMNS = ["format", "file_id", "container", "variable", "mantissa_bits", "values",
+FLOAT_PRECISION_COLUMNS = ["format", "file_id", "collection", "variable", "mantissa_bits", "values",
                            "max_rel_error", "rms_rel_error", "max_abs_error"]  # fmt: skip
 
 
@@ -101,7 +101,7 @@ def float_precision_table(paths: Iterable[str | Path]) -> pd.DataFrame:
         for loss in entry.get(FLOAT_PRECISION_LOSS) or []:
             rows.append({"format": entry["format"], "file_id": entry["file_id"], **loss})
     table = pd.DataFrame(rows, columns=FLOAT_PRECISION_COLUMNS)
-    return table.sort_values(["format", "file_id", "container", "variable"], ignore_index=True)
+    return table.sort_values(["format", "file_id", "collection", "variable"], ignore_index=True)
 
 
 def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFrame:

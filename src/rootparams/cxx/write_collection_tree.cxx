@@ -1196,7 +1196,7 @@ int run(const std::map<std::string, std::string> &args)
             if (col.is_float()) {
                float_values_rounded += col.loss.values;
                JsonObject l;
-               l.str("container", c.name)
+               l.str("collection", c.name)  // the particle container (not the file's TTree/RNTuple "container")
                   .str("variable", col.name)
                   .integer("mantissa_bits", float_mantissa)
                   .integer("values", col.loss.values)
