@@ -60,7 +60,7 @@ def test_a_source_takes_its_own_settings_and_entries():
     assert config["formats"]["nano"]["written"] == 200
     assert config["file_defaults"]["nano"] == {"container": "ttree", "algorithm": "zlib", "level": 1, "autoflush": 0,
                                                "split_level": -1, "basket_size": 0, "page_size": 0,
-                                               "float_precision": "full"}  # fmt: skip
+                                               "branch_compression": "uniform", "float_precision": "full"}  # fmt: skip
     (point,) = expand_points(config)
     assert point.file.id == "asis" and point.file.origin == "asis" and point.read.branches == "all"
 
@@ -133,6 +133,6 @@ def test_a_clone_takes_the_files_compression_as_a_split_ttree():
                     {"split": {"split_level": [0, 99]}})  # fmt: skip
     assert config["file_defaults"]["nano_clone"] == {"container": "ttree", "algorithm": "zlib", "level": 1,
                                                      "autoflush": 0, "split_level": 99, "basket_size": 32000,
-                                                     "page_size": 1048576, "float_precision": "full"}  # fmt: skip
+                                                     "page_size": 1048576, "branch_compression": "uniform", "float_precision": "full"}  # fmt: skip
     assert {p.file.split_level for p in expand_points(config)} == {0, 99}
     assert {p.file.origin for p in expand_points(config)} == {"recipe"}

@@ -29,6 +29,7 @@ FILE_KEYS = (
     "split_level",
     "basket_size",
     "page_size",
+    "branch_compression",
     "float_precision",
 )
 READ_KEYS = (
@@ -45,7 +46,7 @@ READ_KEYS = (
 # Settings that mean something for one container only (docs/formats.md, "RNTuple"): a scan that varies one of
 # them over points of the other container is an error, and a point of the other container keeps a fixed value.
 CONTAINER_ONLY_KEYS = {
-    "ttree": ("split_level", "basket_size", "learn_entries", "async_prefetch", "unzip"),
+    "ttree": ("split_level", "basket_size", "branch_compression", "learn_entries", "async_prefetch", "unzip"),
     "rntuple": ("page_size", "cluster_bunch"),
 }
 # The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
@@ -104,6 +105,7 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
     for settings in config["file_defaults"].values():
         settings.setdefault("float_precision", "full")  # every float as it is, unless a study says otherwise
+        settings.setdefault("branch_compression", "uniform")  # one setting for every branch
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
     problems += list(_semantic_problems(config))
     if problems:
@@ -432,6 +434,8 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
             if key in scan and others:
                 counterpart = {"split_level": "RNTuple has no split level (every field is stored column-wise)",
                                "basket_size": "its counterpart is page_size",
+                               "branch_compression": "ROOT 6.40's RNTuple has one compression per file, "
+                                                     "RNTupleWriteOptions::SetCompression",
                                "learn_entries": "the RNTuple cluster cache does not learn",
                                "async_prefetch": "the RNTuple cluster cache always reads ahead in a thread",
                                "unzip": "RNTuple decompresses pages in its own tasks under implicit MT",
@@ -450,6 +454,16 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
                 f"no size, only 0 (off) and -1 (on) are valid ({bad!r} are not); give the scan container: [ttree], "
                 "or make a separate rntuple scan with cache_size: [0, -1]"
             )
+
+
+def _branch_compression_problems(name: str, scan: Mapping[str, Any]) -> Iterator[str]:
+    """A per-branch compression that parses but cannot work: a regex that does not compile (the schema checks the
+    shape only)."""
+    from rootparams.grid import branch_compression_problem
+
+    for value in scan.get("branch_compression", []):
+        if (problem := branch_compression_problem(value)) is not None:
+            yield f"scans.{name}.{problem}"
 
 
 def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
@@ -561,6 +575,7 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         if not any(k in scan for k in (*FILE_KEYS, *READ_KEYS)):
             yield (f"scans.{name} varies nothing: give at least one of {', '.join((*FILE_KEYS, *READ_KEYS))}")
         yield from _container_problems(config, name, scan)
+        yield from _branch_compression_problems(name, scan)
         yield from _source_scan_problems(config, name, scan)
     for fmt, entry in formats.items():
         for scan_name in entry.get("scans", []):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import socket
 import tempfile
 from pathlib import Path
@@ -16,7 +17,13 @@ from typing import Any
 
 from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.formats import recipe_text
-from rootparams.grid import ALGORITHM_NAMES, FilePoint, mantissa_bits
+from rootparams.grid import (
+    ALGORITHM_NAMES,
+    FilePoint,
+    hot_compression_setting,
+    mantissa_bits,
+    parse_branch_compression,
+)
 from rootparams.native import run_tool
 from rootparams.records import write_json_atomic
 
@@ -81,16 +88,30 @@ def generate_file(
     with tempfile.NamedTemporaryFile("w", suffix=".recipe", delete=False) as r:
         r.write(Path(recipe).read_text() if recipe else recipe_text(point.format))
         recipe_path = r.name
-    try:
-        written = run_tool(
+
+    def write(path: Path, n: int, extra: list[str]) -> dict[str, Any]:
+        return run_tool(
             [
-                writer, "--recipe", recipe_path, "--output", str(tmp_root), "--events", str(events),
+                writer, "--recipe", recipe_path, "--output", str(path), "--events", str(n),
                 "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
                 *container_args(point), "--seed", str(seed),
-                "--threads", str(threads), *(["--content", content] if content else []),
+                "--threads", str(threads), *(["--content", content] if content else []), *extra,
             ],
             f"writing {output}",
         )  # fmt: skip
+
+    try:
+        hot, ranked_on = [], None
+        if point.branch_compression != "uniform":
+            hot, ranked_on = hot_branches(point, content, lambda path, n: write(path, n, []), reader, events)
+            hot_args = [
+                "--hot-branches",
+                ",".join(hot),
+                "--hot-compression",
+                str(hot_compression_setting(point.branch_compression)),
+            ]
+        written = write(tmp_root, events, hot_args if hot else [])
+        written["hot_branches_ranked_on"] = ranked_on
         inspected = run_tool([reader, "--file", str(tmp_root), "--inspect"], f"reading back {output}")
         os.replace(tmp_root, out)
     except BaseException:
@@ -102,6 +123,56 @@ def generate_file(
     if catalogue:
         write_json_atomic(catalogue, entry)
     return entry
+
+
+# A pilot write ranks the branches where there is no content file to rank them on (formats generated in place).
+PILOT_EVENTS = 200
+
+
+def hot_branches(
+    point: FilePoint, content: str | None, write_pilot, reader: str, events: int
+) -> tuple[list[str], str]:
+    """The top-level branches that get the per-branch compression of ``point`` (largest<N> or match:<regex>), and
+    what they were ranked on. Ranked by uncompressed bytes (the reader's --inspect tot_bytes, a branch with its
+    sub-branches; the compression does not change them) of the format's content file, the same events; without
+    one, of a pilot write of the first PILOT_EVENTS events at the point's uniform settings. Ties by name, so
+    that the choice is reproducible."""
+    n, regex, _, _ = parse_branch_compression(point.branch_compression)
+    pilot = None
+    if content:
+        source, ranked_on = content, f"content file ({Path(content).name}), uncompressed bytes per branch"
+    else:
+        fd, name = tempfile.mkstemp(suffix=".pilot.root")
+        os.close(fd)
+        pilot = Path(name)
+        count = min(events, PILOT_EVENTS)
+        write_pilot(pilot, count)
+        source, ranked_on = str(pilot), f"pilot write of {count} events, uncompressed bytes per branch"
+    try:
+        inspected = run_tool([reader, "--file", source, "--inspect"], f"ranking the branches of {source}")
+    finally:
+        if pilot:
+            pilot.unlink(missing_ok=True)
+    ranked = [b["name"] for b in sorted(inspected["branch_list"], key=lambda b: (-b["tot_bytes"], b["name"]))]
+    if n is not None:
+        if n >= len(ranked):
+            raise ValueError(
+                f"branch_compression {point.branch_compression!r} for {point.format}: the file has {len(ranked)} "
+                f"top-level branches, so largest{n} would be every branch; use at most largest{len(ranked) - 1}"
+            )
+        chosen = ranked[:n]
+    else:
+        chosen = [b for b in ranked if re.search(regex, b)]
+        if not chosen:
+            raise ValueError(
+                f"branch_compression {point.branch_compression!r} for {point.format}: the regex {regex!r} finds no "
+                f"top-level branch; the largest are {', '.join(ranked[:8])}"
+            )
+    if any("," in b for b in chosen):
+        raise ValueError(
+            f"branch names with ',' cannot be passed to the writer: {[b for b in chosen if ',' in b]}"
+        )
+    return chosen, ranked_on
 
 
 def container_args(point: FilePoint) -> list[str]:
@@ -121,7 +192,8 @@ FLOAT_PRECISION_LOSS = "float_precision_loss"
 # file measured as it is, which this study did not write.
 WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
                 "content_source", "generate_seconds", "root_write_seconds", "root_write_cpu_seconds", "peak_rss_bytes",
-                "write_threads", "float_values_truncated", "float_precision_loss")  # fmt: skip
+                "write_threads", "float_values_truncated", "float_precision_loss", "hot_branches",
+                "hot_compression_setting", "hot_branches_ranked_on")  # fmt: skip
 
 
 def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
@@ -131,7 +203,8 @@ def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
     return {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
             "container": point.container, "algorithm": point.algorithm, "level": point.level,
             "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
-            "page_size": point.page_size, "float_precision": point.float_precision}  # fmt: skip
+            "page_size": point.page_size, "branch_compression": point.branch_compression,
+            "float_precision": point.float_precision}  # fmt: skip
 
 
 def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
@@ -191,4 +264,11 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         # float_precision.csv tabulates (rootparams.aggregate.float_precision_table).
         "float_values_truncated": written["float_values_truncated"],
         FLOAT_PRECISION_LOSS: list(written["float_precision_loss"] or []),
+        # Per-branch compression (branch_compression other than uniform): the top-level branches given their own
+        # setting (with all their sub-branches), that setting, and what they were ranked on.
+        "hot_branches": ";".join(written["hot_branches"] or []),
+        "hot_compression_setting": written["hot_compression_setting"]
+        if (written["hot_compression_setting"] or -1) >= 0
+        else None,
+        "hot_branches_ranked_on": written["hot_branches_ranked_on"],
     }

@@ -41,6 +41,10 @@ class FilePoint:
     # settings being the file's own) or "rewrite" (the source copied by ROOT at these settings; split level -1
     # and basket size 0 mean each branch keeps the source's). rootparams.sources.
     origin: str = "recipe"
+    # Per-branch compression: "uniform" (every branch at algorithm-level), "largest<N>:<alg>-<level>" (the N
+    # largest top-level branches at their own setting, the rest at algorithm-level) or "match:<regex>:<alg>-<level>"
+    # (the top-level branches whose name the regex finds). TTree only; rootparams.generate picks the branches.
+    branch_compression: str = "uniform"
     # Float precision of the writer: "full", or "mantissa<N>" = every float variable rounded to N explicit
     # mantissa bits (N in 1..22); in an RNTuple, its float fields also stored truncated (bit-packed).
     float_precision: str = "full"
@@ -55,6 +59,15 @@ class FilePoint:
             object.__setattr__(self, "split_level", -1)  # a copy keeps the split levels
             object.__setattr__(self, "page_size", 0)
             object.__setattr__(self, "float_precision", "full")  # our writer rounds; a copy does not
+            object.__setattr__(self, "branch_compression", "uniform")  # ROOT's copy keeps one setting
+        if (problem := branch_compression_problem(self.branch_compression)) is not None:
+            raise ValueError(problem)
+        if self.branch_compression != "uniform" and self.container != "ttree":
+            raise ValueError(
+                f"branch_compression {self.branch_compression!r} with container {self.container!r}: only a TTree "
+                "has a compression setting per branch; ROOT 6.40's RNTuple has one per file "
+                "(RNTupleWriteOptions::SetCompression); use branch_compression 'uniform' for RNTuple"
+            )
         if self.float_precision != "full" and mantissa_bits(self.float_precision) is None:
             raise ValueError(
                 f"float_precision {self.float_precision!r}: must be 'full' or 'mantissa<N>' with N from 1 to 22"
@@ -83,6 +96,7 @@ class FilePoint:
         # The float precision last, and only where it is not full, so that the ids of full-precision files
         # do not change.
         lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != "full" else ""
+        lossy = branch_compression_token(self.branch_compression) + lossy  # per-branch compression before it
         if self.container == "rntuple":
             return f"rntuple_{common}_page{self.page_size}{lossy}"
         return f"{common}_split{self.split_level}_basket{self.basket_size}{lossy}"
@@ -104,10 +118,16 @@ class FilePoint:
             )
         g = {k: v for k, v in m.groupdict().items() if v is not None}
         precision = f"mantissa{int(g['float_mantissa'])}" if "float_mantissa" in g else "full"
+        if "hot_regex" in g:
+            raise ValueError(
+                f"file id {file_id!r}: its per-branch compression names a regex by its hash only; look the point "
+                "up among the study's points"
+            )
+        hot = f"largest{g['hot_n']}:{g['hot_alg']}-{g['hot_level']}" if "hot_n" in g else "uniform"
         return cls(
             format, g["algorithm"], int(g["level"]), int(g["autoflush"]), int(g.get("split_level", -1)),
             int(g.get("basket_size", 0)), g.get("container", "ttree"), int(g.get("page_size", 0)),
-            float_precision=precision,
+            branch_compression=hot, float_precision=precision,
         )  # fmt: skip
 
 
@@ -118,6 +138,57 @@ def mantissa_bits(float_precision: str) -> int | None:
     return int(m[1]) if m and 1 <= int(m[1]) <= 22 else None
 
 
+_BRANCH_COMPRESSION = re.compile(
+    r"(?:largest(?P<n>[1-9]\d*)|match:(?P<regex>.+)):(?P<alg>[a-z0-9]+)-(?P<level>\d)"
+)
+
+
+def parse_branch_compression(value: str) -> tuple[int | None, str | None, str, int] | None:
+    """A per-branch compression as (N largest or None, regex or None, algorithm, level); None for "uniform"."""
+    if value == "uniform":
+        return None
+    m = _BRANCH_COMPRESSION.fullmatch(value)
+    if not m:
+        raise ValueError(branch_compression_problem(value))
+    return (int(m["n"]) if m["n"] else None, m["regex"], m["alg"], int(m["level"]))
+
+
+def branch_compression_problem(value: str) -> str | None:
+    """What is wrong with a branch_compression value, or None."""
+    valid = ("must be 'uniform', 'largest<N>:<algorithm>-<level>' (e.g. 'largest4:lz4-1') or "
+             "'match:<regex>:<algorithm>-<level>' (e.g. 'match:^Electrons:lz4-1'), algorithm one of "
+             f"{', '.join(a for a in ALGORITHM_CODES if a != 'none')}, level 1-9")  # fmt: skip
+    if value == "uniform":
+        return None
+    m = _BRANCH_COMPRESSION.fullmatch(str(value))
+    if not m or m["alg"] not in ALGORITHM_CODES or m["alg"] == "none" or m["level"] == "0":
+        return f"branch_compression {value!r}: {valid}"
+    if m["regex"] is not None:
+        try:
+            re.compile(m["regex"])
+        except re.error as e:
+            return f"branch_compression {value!r}: the regex {m['regex']!r} does not compile ({e})"
+    return None
+
+
+def branch_compression_token(value: str) -> str:
+    """The file id's part for a per-branch compression: "" for uniform, "_bclargest4-lz4-1", or for a regex
+    "_bcre<the first 8 hex digits of its SHA-1>-lz4-1" (a regex can hold any character; the hash keeps the id
+    a path and a wildcard)."""
+    parsed = parse_branch_compression(value)
+    if parsed is None:
+        return ""
+    n, regex, alg, level = parsed
+    which = f"largest{n}" if n else "re" + hashlib.sha1(regex.encode()).hexdigest()[:8]
+    return f"_bc{which}-{alg}-{level}"
+
+
+def hot_compression_setting(value: str) -> int | None:
+    """ROOT's compression setting (100 x algorithm + level) of the hot branches; None for uniform."""
+    parsed = parse_branch_compression(value)
+    return None if parsed is None else 100 * ALGORITHM_CODES[parsed[2]] + parsed[3]
+
+
 # The ids as patterns, the one definition of their shape: FilePoint.id and ReadPoint.id write them, the
 # Snakemake wildcard constraints (workflow/rules/common.smk) and FilePoint.from_id read them. The fields of a
 # file id are named groups for parsing; Snakemake gets the same pattern with plain groups (it reserves names
@@ -125,6 +196,7 @@ def mantissa_bits(float_precision: str) -> int | None:
 _FILE_ID_FIELDS = (
     r"(?:(?P<container>rntuple)_)?(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)"
     r"(?:_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)|_page(?P<page_size>\d+))"
+    r"(?:_bc(?:largest(?P<hot_n>[1-9]\d*)|re(?P<hot_regex>[0-9a-f]{8}))-(?P<hot_alg>[a-z0-9]+)-(?P<hot_level>\d))?"
     r"(?:_fpm(?P<float_mantissa>[1-9]\d?))?"
 )
 _REWRITE_ID_FIELDS = (

@@ -141,6 +141,7 @@ WHY_NOT_REWRITABLE = {
     "container": "a source keeps its container (a TTree is not converted into an RNTuple or back)",
     "page_size": "page_size is an RNTuple setting of our writer, which does not rewrite a source",
     "float_precision": "float_precision is applied by our writer as it writes, which does not rewrite a source",
+    "branch_compression": "branch_compression is applied by our writer as it writes (ROOT's copy keeps one setting)",
 }
 
 

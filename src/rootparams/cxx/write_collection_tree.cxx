@@ -17,6 +17,9 @@
 //                        round to nearest, ties to even, on the float's bits) before it is written; an RNTuple's
 //                        float fields are also stored truncated to 1 + 8 + N bits (SetTruncated), which keeps
 //                        the rounded values exactly. The JSON then lists the precision lost per variable.
+//   rootparams-write ... --hot-branches B1,B2,... --hot-compression S   (TTree only) the named top-level branches
+//                        and all their sub-branches compressed with setting S, the others with --compression
+//                        (rootparams.generate picks them: the N largest, or those a regex finds)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
 //
 // The recipe (text, one directive per line, written by rootparams.formats) says which containers the
@@ -931,6 +934,25 @@ public:
             tree_->Branch(bname.c_str(), cls_addr.first.c_str(), &cls_addr.second, basket, split);
       }
    }
+   // The branches' own compression (--hot-branches): the setting of each named top-level branch and of every
+   // branch below it, before the first fill, so that every basket of theirs is compressed with it. (TBranch::
+   // SetCompressionSettings recurses in ROOT 6.40 too; setting each one here does not depend on it.)
+   void set_branch_compression(const std::vector<std::string> &names, int setting)
+   {
+      for (const auto &name : names) {
+         TBranch *b = tree_->GetBranch(name.c_str());
+         if (!b || b->GetMother() != b)
+            fail("--hot-branches: " + name + " is not a top-level branch of the tree");
+         std::vector<TBranch *> todo{b};
+         while (!todo.empty()) {
+            TBranch *x = todo.back();
+            todo.pop_back();
+            x->SetCompressionSettings(setting);
+            for (auto *sub : *x->GetListOfBranches())
+               todo.push_back(static_cast<TBranch *>(sub));
+         }
+      }
+   }
    void fill(Long64_t i) override
    {
       // A leaf column's storage may move when it grows: point its branch at where the values are now.
@@ -1084,6 +1106,19 @@ int run(const std::map<std::string, std::string> &args)
       fail("--float-mantissa " + std::to_string(float_mantissa) +
            ": must be from 1 to 22 (explicit mantissa bits kept), or 0 for full precision");
 
+   std::vector<std::string> hot_branches;
+   int hot_compression = -1;
+   if (args.count("hot-branches")) {
+      if (ntuple)
+         fail("--hot-branches: an RNTuple has one compression setting per file in ROOT 6.40 (RNTupleWriteOptions::"
+              "SetCompression); per-branch settings are for a TTree");
+      std::stringstream names(args.at("hot-branches"));
+      for (std::string name; std::getline(names, name, ',');)
+         if (!name.empty())
+            hot_branches.push_back(name);
+      hot_compression = std::stoi(required_arg(args, "hot-compression"));
+   }
+
    // ROOT's implicit MT compresses the baskets of a cluster (the pages, for RNTuple) in parallel when they are
    // flushed; the content, and so every read measurement, does not depend on it (the order in the file may).
    const int threads = args.count("threads") ? std::stoi(args.at("threads")) : 1;
@@ -1138,7 +1173,10 @@ int run(const std::map<std::string, std::string> &args)
       ntuple_sink = s.get();
       sink = std::move(s);
    } else {
-      sink = std::make_unique<TreeSink>(output, tree_name, compression, autoflush, split, basket, containers);
+      auto s = std::make_unique<TreeSink>(output, tree_name, compression, autoflush, split, basket, containers);
+      if (!hot_branches.empty())
+         s->set_branch_compression(hot_branches, hot_compression);
+      sink = std::move(s);
    }
 
    TClass *base_class = TClass::GetClass("xAODlike::AuxVectorBase");
@@ -1232,6 +1270,13 @@ int run(const std::map<std::string, std::string> &args)
       .integer("float_values_truncated", float_values_rounded)
       .integer("ntuple_truncated_float_fields", ntuple_sink ? ntuple_sink->truncated_fields() : 0)
       .raw("float_precision_loss", json_array(losses))
+      .raw("hot_branches", json_array([&] {
+              std::vector<std::string> q;
+              for (const auto &b : hot_branches)
+                 q.push_back(JsonObject::quote(b));
+              return q;
+           }()))
+      .integer("hot_compression_setting", hot_compression)
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
