@@ -25,13 +25,13 @@ def full_run(tmp_path_factory, build):
 def test_every_point_of_every_scan_was_measured(full_run):
     summary = pd.read_csv(full_run / paths.SUMMARY_TABLE)
     scans = pd.read_csv(full_run / paths.POINTS_TABLE)
-    assert len(summary) == len(scans) == 50  # the de-duplicated grid of tiny_full.yaml
+    assert len(summary) == len(scans) == 58  # the de-duplicated grid of tiny_full.yaml
     assert set(summary["format"]) == {"xaod", "truth3"}
     assert (summary["n"] + summary["n_flagged"] == 2).all()
     named = {s for joined in scans["scans"] for s in joined.split(";")}
     assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
                      "storage_compression", "storage_cache", "container", "rntuple_cache", "rntuple_cluster",
-                     "rntuple_page", "float_precision"}  # fmt: skip
+                     "rntuple_page", "float_precision", "branch_compression", "branch_compression_uniform"}  # fmt: skip
     rntuple = summary[summary["container"] == "rntuple"]
     # Per format: lz4-1 and zstd-1, zlib-5 with 4 cluster-cache reads, clusters of 3 events, pages of 64 kB,
     # floats of 7 mantissa bits.
@@ -92,7 +92,7 @@ def test_decision_fronts_costs_and_lead(full_run):
     files = pd.read_csv(full_run / paths.FILES_TABLE)
     assert (files["root_write_cpu_seconds"] > 0).all()  # the write cost: ROOT's CPU time, every file
     front = pd.read_csv(full_run / paths.PARETO_TABLE)
-    assert len(front) == 50 and set(front["format"]) == {"xaod", "truth3"}
+    assert len(front) == 58 and set(front["format"]) == {"xaod", "truth3"}
     valid = front[front["valid"]]
     assert valid.groupby(GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
     # A point off the front names one that beats it, and that one is at least as good on all three.
@@ -123,6 +123,12 @@ def test_decision_fronts_costs_and_lead(full_run):
     assert set(precision["mantissa_bits"]) == {7} and (precision["max_rel_error"] <= 2.0**-8).all()
     assert precision.groupby("file_id")["variable"].nunique().min() > 5
     assert "mantissa7" in text
+    # Per-branch compression: the 2 largest branches of each format's file at LZ4-1, ranked on the content file.
+    hot = files[files["branch_compression"] == "largest2:lz4-1"]
+    assert len(hot) == 2 and (hot["hot_branches"].str.split(";").str.len() == 2).all()
+    assert (hot["branch_compression_settings_in_file"] == "101;401").all()
+    assert hot["hot_branches_ranked_on"].str.startswith("content file").all()
+    assert "largest2:lz4-1" in text
 
 
 def test_html_report_has_every_figure_and_table(full_run):
@@ -137,7 +143,7 @@ def test_html_report_has_every_figure_and_table(full_run):
 def test_generated_files_are_removed_once_measured(full_run):
     # keep_files is false here: every file went away after its last read; the catalogue keeps what it was.
     assert not list((full_run / "data" / "files").rglob("*.root"))
-    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 32  # 20 TTree files and 12 RNTuple files
+    assert len(pd.read_csv(full_run / paths.FILES_TABLE)) == 34  # 22 TTree files and 12 RNTuple files
 
 
 def test_several_hosts_side_by_side(full_run, tmp_path):

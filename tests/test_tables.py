@@ -59,3 +59,28 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     assert (
         "ttree & lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 & 69.3 $\\pm$ 1.1 $^\\dagger$ \\\\" in tex
     )
+
+
+def test_table1_leaves_out_per_branch_and_lossy_files_and_old_records_count_as_uniform(tmp_path):
+    import json
+
+    from rootparams.aggregate import load_records
+
+    rows = [
+        summary_row("lzma", 5, 40.0, 1.0),
+        summary_row("lzma", 5, 45.0, 1.0),
+        summary_row("lzma", 5, 41.0, 1.0),
+    ]
+    rows[1] |= {"file_id": "hot", "branch_compression": "largest4:lz4-1"}
+    rows[2] |= {"file_id": "lossy", "float_precision": "mantissa7"}
+    # The first record predates both settings: loaded, it is at their defaults.
+    for i, row in enumerate(rows):
+        if i == 0:
+            row = {k: v for k, v in row.items() if k not in ("branch_compression", "float_precision")}
+        (tmp_path / f"{i}.json").write_text(json.dumps(row))
+    summary = load_records(sorted(tmp_path.glob("*.json")))
+    assert list(summary["branch_compression"]) == ["uniform", "largest4:lz4-1", "uniform"]
+    assert list(summary["float_precision"]) == ["full", "full", "mantissa7"]
+    files = pd.DataFrame([{"format": "xaod", "file_id": r["file_id"], "size_bytes": 1e9} for r in rows])
+    table = compression_table(summary, files, CONFIG, "xaod")
+    assert list(table["rate_hz_mean"]) == [40.0]

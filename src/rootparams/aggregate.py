@@ -69,6 +69,12 @@ class OverlapError(UserError):
     pass
 
 
+# File settings added after records were first written (issue #17): a record without one was made at its
+# default (every branch at the file's compression, every float at full precision). Filled in when records are
+# loaded, so that the old and the new records of a resumed run group and join on the same values.
+LATER_FILE_KEY_DEFAULTS = {"branch_compression": "uniform", "float_precision": "full"}
+
+
 def load_records(paths: Iterable[str | Path]) -> pd.DataFrame:
     rows = []
     for path in paths:
@@ -76,12 +82,19 @@ def load_records(paths: Iterable[str | Path]) -> pd.DataFrame:
             record = json.load(f)
         record["record_path"] = str(path)
         rows.append(record)
-    return pd.DataFrame(rows)
+    table = pd.DataFrame(rows)
+    if len(table) and "file_id" in table:
+        for key, default in LATER_FILE_KEY_DEFAULTS.items():
+            table[key] = table[key].fillna(default) if key in table else default
+    return table
 
 
 def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
     # The per-variable precision records are a list per file: float_precision.csv has them, one row each.
-    return load_records(paths).drop(columns=["record_path", FLOAT_PRECISION_LOSS], errors="ignore")
+    files = load_records(paths).drop(columns=["record_path", FLOAT_PRECISION_LOSS], errors="ignore")
+    if len(files):  # entries from before per-branch compression: no branch has its own setting
+        files["hot_branches"] = files["hot_branches"].fillna("") if "hot_branches" in files else ""
+    return files
 
 
 FLOAT_PRECISION_COLUMNS = ["format", "file_id", "collection", "variable", "mantissa_bits", "values",

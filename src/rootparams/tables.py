@@ -41,6 +41,11 @@ def compression_table(
             match &= rows[key] == file_defaults[key]
         keep |= match
     rows = rows[keep]
+    # Files at the format's default per-branch compression and float precision only (uniform, full): a per-branch
+    # or reduced-precision file at the same algorithm and level is another file, not a row of this table.
+    for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
+        if key in rows:
+            rows = rows[rows[key].fillna(default).astype(str) == str(file_defaults.get(key, default))]
     for key in ("cache_size", "threads", "branches", "storage_profile"):
         rows = rows[rows[key] == read_defaults[key]]
     ttree = rows["container"] == "ttree"  # RNTuple reads have no learning phase
