@@ -278,6 +278,12 @@ def test_branch_compression_against_the_uniform_settings_per_read():
     assert "particle: lzma-5 + hot largest4:lz4-1" in found.measured
     assert "1.19x its size, 2.50x its rate" in found.measured  # against uniform LZMA-5 on the particle read
     assert "(beaten by uniform lz4-1)" in found.measured
+    # A uniform point of another scan (ZSTD-5) that is smaller and faster than the particle read's hot point: the
+    # hot point is not on the study's front after all.
+    zstd = {**row(alg="zstd", level=5, rate=105, size=0.9e8, scans="compression"), "branches": "particle",
+            "setting": "ZSTD-5"}  # fmt: skip
+    found = recommend.branch_compression(rows, "xaod", pd.DataFrame([zstd]))
+    assert found.agrees == "no" and "(but beaten by ZSTD-5 of another scan: " in found.measured
 
 
 def test_float_precision_states_bytes_rate_and_precision_lost():

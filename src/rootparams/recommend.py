@@ -485,11 +485,13 @@ def _uniform(row) -> bool:
     return str(row.get("branch_compression", "uniform")) in ("uniform", "nan")
 
 
-def branch_compression(rows: pd.DataFrame, fmt: str) -> Finding:
+def branch_compression(rows: pd.DataFrame, fmt: str, others: pd.DataFrame | None = None) -> Finding:
     """Per-branch compression (the branch_compression scans): per read selection, each per-branch setting ("hot"
     branches at their own algorithm, the rest at the file's) against the uniform settings of the same reads, by
-    file size and rate. Agrees where no uniform point is both at least as small and at least as fast (it is on
-    the size-rate front), for every selection measured; "partly" where it is for some."""
+    file size and rate. ``others``: every valid uniform, lossless point of the format in the whole study (with a
+    ``setting`` label), so that a uniform setting from another scan (another algorithm, AutoFlush, cache) that is
+    both smaller and faster is found too. Agrees where no uniform point is both at least as small and at least as
+    fast (it is on the size-rate front), for every selection measured; "partly" where it is for some."""
     parts, verdicts = [], []
     sizes = rows["size_bytes"] / rows["events"]
     rows = rows.assign(bytes_per_event=sizes)
@@ -511,10 +513,39 @@ def branch_compression(rows: pd.DataFrame, fmt: str) -> Finding:
             if not beaten.empty:
                 b = beaten.iloc[0]
                 text += f" (beaten by uniform {b['algorithm']}-{int(b['level'])})"
+            elif others is not None and not others.empty:
+                same = others[
+                    (others["branches"] == selection) & (others["storage_profile"] == h["storage_profile"])
+                ]
+                size = same["size_bytes"] / same["events"]
+                better = same[
+                    (size <= h["bytes_per_event"]) & (same["event_rate_hz_mean"] >= h["event_rate_hz_mean"])
+                ]
+                if not better.empty:
+                    b = better.loc[better["event_rate_hz_mean"].idxmax()]
+                    beaten = better
+                    text += (f" (but beaten by {b['setting']} of another scan: {b['size_bytes'] / b['events'] / 1e3:.1f} "
+                             f"kB/event, {_rate(b)})")  # fmt: skip
             parts.append(text)
             verdicts.append(beaten.empty)
     return _verdict(
         fmt, "branch_compression", parts, verdicts, "no per-branch and uniform points of the same read"
+    )
+
+
+def _uniform_lossless(summary, points, files, config, fmt: str) -> pd.DataFrame:
+    """Every valid point of ``fmt`` in the study with one compression for all branches and full float precision,
+    with its setting's label (rootparams.decision.setting_label)."""
+    from rootparams.decision import setting_label
+
+    rows = scan_rows(summary, points, files, ("default", *config["scans"]))
+    rows = rows[(rows["format"] == fmt) & valid_points(rows) & rows["event_rate_hz_mean"].notna()]
+    for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
+        if key in rows:
+            rows = rows[rows[key].fillna(default).astype(str) == default]
+    defaults = config["file_defaults"][fmt]
+    return rows.assign(
+        setting=[setting_label(r, defaults, config["read_defaults"]) for r in rows.to_dict("records")]
     )
 
 
@@ -666,7 +697,9 @@ def findings(
             elif topic in SEED_TOPICS:
                 finding = SEED_TOPICS[topic](rows, fmt)
             elif topic == "branch_compression":
-                finding = branch_compression(rows, fmt)
+                finding = branch_compression(
+                    rows, fmt, _uniform_lossless(summary, points, files, config, fmt)
+                )
             elif topic == "float_precision":
                 finding = float_precision(rows, fmt, precision)
             elif topic == "autoflush":
