@@ -123,7 +123,16 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
     """Every measured point with its three objectives and a label; ``valid`` says whether it may enter a
     decision (a valid timed loop and a rate from unflagged repetitions)."""
     have = [c for c in FILE_COLUMNS if c in files.columns]
-    rows = summary.merge(files[have], on=["format", "file_id"], how="left", suffixes=("", "_file"))
+    # The summary has hundreds of columns: keep only those the decision uses, or pandas warns at every column
+    # added to the fragmented frame.
+    wanted = [
+        c for c in summary.columns if not c.endswith(("_std", "_mean", "_n")) or c.startswith("event_rate_hz")
+    ]
+    rows = (
+        summary[wanted]
+        .merge(files[have], on=["format", "file_id"], how="left", suffixes=("", "_file"))
+        .copy()
+    )
     if "size_bytes_file" in rows:
         rows["size_bytes"] = rows["size_bytes_file"]
     for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
