@@ -24,6 +24,15 @@ def require(condition: bool, why: str) -> None:
     pytest.skip(why)
 
 
+def config_problems(raw) -> list[str]:
+    """The problems a configuration's validation names (it must fail)."""
+    from rootparams.config import ConfigError, load_study_config
+
+    with pytest.raises(ConfigError) as info:
+        load_study_config(raw)
+    return info.value.problems
+
+
 @pytest.fixture(scope="session")
 def workdir(tmp_path_factory) -> Path:
     """A Snakemake working directory shared by the session (results/ and data/ live here)."""

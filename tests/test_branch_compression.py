@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import config_problems as problems
 
-from rootparams.config import ConfigError, load_study_config
+from rootparams.config import load_study_config
 from rootparams.generate import generate_file
 from rootparams.grid import (
     FILE_ID_PATTERN,
@@ -21,12 +22,6 @@ from rootparams.grid import (
 )
 
 EVENTS = 300
-
-
-def problems(raw) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        load_study_config(raw)
-    return info.value.problems
 
 
 # Configuration and ids ------------------------------------------------------------------------------------------

@@ -5,14 +5,9 @@ import copy
 import pytest
 import yaml
 from conftest import REPO
+from conftest import config_problems as problems
 
-from rootparams.config import PAPER_FILE_DEFAULTS, ConfigError, load_study_config
-
-
-def problems(raw) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        load_study_config(raw)
-    return info.value.problems
+from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
 
 
 def test_empty_config_gets_every_default():

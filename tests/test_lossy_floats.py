@@ -10,20 +10,15 @@ import math
 
 import numpy as np
 import pytest
+from conftest import config_problems as problems
 
 from rootparams.aggregate import FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
-from rootparams.config import ConfigError, load_study_config
+from rootparams.config import load_study_config
 from rootparams.generate import FLOAT_PRECISION_LOSS, generate_file
 from rootparams.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points, mantissa_bits
 
 N = 10  # mantissa bits kept in the written files
 EVENTS = 300
-
-
-def problems(raw) -> list[str]:
-    with pytest.raises(ConfigError) as info:
-        load_study_config(raw)
-    return info.value.problems
 
 
 # Configuration and ids ------------------------------------------------------------------------------------------
@@ -213,6 +208,7 @@ def test_float_precision_table(truth3_files, tmp_path):
 
 def test_float_precision_of_a_named_source_is_an_error_and_an_unnamed_one_leaves_it_out():
     from conftest import SHARED_DATA, require
+    from conftest import config_problems as problems
 
     from rootparams.config import left_out_notes
 
