@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rootparams.aggregate import valid_points
+from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, valid_points
 from rootparams.labels import autoflush_label, cache_label, reading_style_label
 
 # The three objectives and their sense.
@@ -135,7 +135,7 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
     )
     if "size_bytes_file" in rows:
         rows["size_bytes"] = rows["size_bytes_file"]
-    for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
+    for key, default in LATER_FILE_KEY_DEFAULTS.items():
         if key not in rows:
             rows[key] = default
         rows[key] = rows[key].fillna(default).astype(str)

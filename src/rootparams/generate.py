@@ -101,16 +101,12 @@ def generate_file(
         )  # fmt: skip
 
     try:
-        hot, ranked_on = [], None
+        hot_args, ranked_on = [], None
         if point.branch_compression != "uniform":
             hot, ranked_on = hot_branches(point, content, lambda path, n: write(path, n, []), reader, events)
-            hot_args = [
-                "--hot-branches",
-                ",".join(hot),
-                "--hot-compression",
-                str(hot_compression_setting(point.branch_compression)),
-            ]
-        written = write(tmp_root, events, hot_args if hot else [])
+            hot_setting = hot_compression_setting(point.branch_compression)
+            hot_args = ["--hot-branches", ",".join(hot), "--hot-compression", str(hot_setting)]
+        written = write(tmp_root, events, hot_args)
         written["hot_branches_ranked_on"] = ranked_on
         inspected = run_tool([reader, "--file", str(tmp_root), "--inspect"], f"reading back {output}")
         os.replace(tmp_root, out)
@@ -193,7 +189,7 @@ FLOAT_PRECISION_LOSS = "float_precision_loss"
 WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
                 "content_source", "generate_seconds", "root_write_seconds", "root_write_cpu_seconds", "peak_rss_bytes",
                 "write_threads", "float_values_truncated", "float_precision_loss", "hot_branches",
-                "hot_compression_setting", "hot_branches_ranked_on")  # fmt: skip
+                "hot_branches_ranked_on")  # fmt: skip
 
 
 def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
@@ -267,8 +263,6 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         # Per-branch compression (branch_compression other than uniform): the top-level branches given their own
         # setting (with all their sub-branches), that setting, and what they were ranked on.
         "hot_branches": ";".join(written["hot_branches"] or []),
-        "hot_compression_setting": written["hot_compression_setting"]
-        if (written["hot_compression_setting"] or -1) >= 0
-        else None,
+        "hot_compression_setting": hot_compression_setting(point.branch_compression),
         "hot_branches_ranked_on": written["hot_branches_ranked_on"],
     }

@@ -145,11 +145,11 @@ _BRANCH_COMPRESSION = re.compile(
 
 def parse_branch_compression(value: str) -> tuple[int | None, str | None, str, int] | None:
     """A per-branch compression as (N largest or None, regex or None, algorithm, level); None for "uniform"."""
+    if (problem := branch_compression_problem(value)) is not None:
+        raise ValueError(problem)
     if value == "uniform":
         return None
     m = _BRANCH_COMPRESSION.fullmatch(value)
-    if not m:
-        raise ValueError(branch_compression_problem(value))
     return (int(m["n"]) if m["n"] else None, m["regex"], m["alg"], int(m["level"]))
 
 

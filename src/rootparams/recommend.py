@@ -50,7 +50,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from rootparams.aggregate import container_ratios, scan_rows, valid_points
+from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, container_ratios, scan_rows, valid_points
+from rootparams.grid import mantissa_bits
 from rootparams.labels import (
     CONTAINER_LABELS,
     autoflush_label,
@@ -540,17 +541,13 @@ def _uniform_lossless(summary, points, files, config, fmt: str) -> pd.DataFrame:
 
     rows = scan_rows(summary, points, files, ("default", *config["scans"]))
     rows = rows[(rows["format"] == fmt) & valid_points(rows) & rows["event_rate_hz_mean"].notna()]
-    for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
+    for key, default in LATER_FILE_KEY_DEFAULTS.items():
         if key in rows:
             rows = rows[rows[key].fillna(default).astype(str) == default]
     defaults = config["file_defaults"][fmt]
     return rows.assign(
         setting=[setting_label(r, defaults, config["read_defaults"]) for r in rows.to_dict("records")]
     )
-
-
-def _mantissa_bits(precision: str) -> int | None:
-    return int(precision.removeprefix("mantissa")) if str(precision).startswith("mantissa") else None
 
 
 def float_precision(rows: pd.DataFrame, fmt: str, precision: pd.DataFrame | None) -> Finding:
@@ -566,7 +563,7 @@ def float_precision(rows: pd.DataFrame, fmt: str, precision: pd.DataFrame | None
             continue
         full = full.iloc[0]
         for _, row in group[group["float_precision"].astype(str) != "full"].iterrows():
-            bits = _mantissa_bits(row["float_precision"])
+            bits = mantissa_bits(str(row["float_precision"]))
             size = row["size_bytes"] / full["size_bytes"]
             text = (f"{CONTAINER_LABELS.get(container, container)} {alg}-{int(level)}, {row['float_precision']}: "
                     f"{size:.2f}x the full file's size ({100 * (1 - size):.0f} % saved), {_ratio_text(row, full)} its "

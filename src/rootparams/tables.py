@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS
 from rootparams.labels import ALGORITHM_ORDER
 
 # By file id, not by settings: a byte-based AutoFlush reads back from the file as an entry count.
@@ -43,7 +44,7 @@ def compression_table(
     rows = rows[keep]
     # Files at the format's default per-branch compression and float precision only (uniform, full): a per-branch
     # or reduced-precision file at the same algorithm and level is another file, not a row of this table.
-    for key, default in (("branch_compression", "uniform"), ("float_precision", "full")):
+    for key, default in LATER_FILE_KEY_DEFAULTS.items():
         if key in rows:
             rows = rows[rows[key].fillna(default).astype(str) == str(file_defaults.get(key, default))]
     for key in ("cache_size", "threads", "branches", "storage_profile"):

@@ -78,6 +78,15 @@ inline std::string json_array(const std::vector<std::string> &items)
    return out + "]";
 }
 
+// A JSON array of strings (each quoted).
+inline std::string json_string_array(const std::vector<std::string> &items)
+{
+   std::vector<std::string> quoted;
+   for (const auto &item : items)
+      quoted.push_back(JsonObject::quote(item));
+   return json_array(quoted);
+}
+
 inline double epoch_now()
 {
    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

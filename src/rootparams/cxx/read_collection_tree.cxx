@@ -686,14 +686,6 @@ std::string joined(const std::vector<std::string> &items, const std::string &sep
    return s;
 }
 
-std::string json_string_array(const std::vector<std::string> &items)
-{
-   std::string out = "[";
-   for (size_t i = 0; i < items.size(); ++i)
-      out += (i ? ", " : "") + JsonObject::quote(items[i]);
-   return out + "]";
-}
-
 // `names` with those nearest to `wanted` first (edit distance, then name): a misspelt attribute's intended name
 // leads the list in the message.
 std::vector<std::string> nearest_first(std::vector<std::string> names, const std::string &wanted)

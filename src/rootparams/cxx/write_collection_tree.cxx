@@ -1270,12 +1270,7 @@ int run(const std::map<std::string, std::string> &args)
       .integer("float_values_truncated", float_values_rounded)
       .integer("ntuple_truncated_float_fields", ntuple_sink ? ntuple_sink->truncated_fields() : 0)
       .raw("float_precision_loss", json_array(losses))
-      .raw("hot_branches", json_array([&] {
-              std::vector<std::string> q;
-              for (const auto &b : hot_branches)
-                 q.push_back(JsonObject::quote(b));
-              return q;
-           }()))
+      .raw("hot_branches", json_string_array(hot_branches))
       .integer("hot_compression_setting", hot_compression)
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
