@@ -12,16 +12,18 @@ read or the writing of any file. An overlap means the measurement conditions wer
 from __future__ import annotations
 
 import json
-import re
+import math
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from rootparams.compare import Repetitions
 from rootparams.errors import UserError
 from rootparams.generate import FLOAT_PRECISION_LOSS
 from rootparams.monitor import parse_monitor_csv
+from rootparams.stats import Interval
 
 POINT_KEYS = [
     "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
@@ -171,20 +173,66 @@ def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
         )
 
 
-def summarize(repetitions: pd.DataFrame, measurement: dict | None = None) -> pd.DataFrame:
-    """Mean, sample standard deviation (ddof=1) and n of every metric per point, unflagged repetitions only.
+# Per-repetition quantities derived from a record's columns (added to repetitions.csv, so that every later stage
+# can pair them by round): the CPU one event costs in the loop, and outside ROOT's decompression (the work no
+# compression level may change); ROOT's decompression speed (uncompressed MB out per second of unzip time, summed
+# over threads); the rate of the whole read, open and loop (the process span: what a job pays for a read).
+DERIVED_METRICS = {
+    "loop_cpu_us_per_event": lambda f: 1e6 * f["loop_cpu_seconds"] / f["events_read"],
+    "loop_cpu_outside_unzip_us_per_event": lambda f: 1e6 * (f["loop_cpu_seconds"] - f["loop_unzip_seconds"])
+    / f["events_read"],
+    "unzip_mb_per_s": lambda f: f["loop_unzip_output_bytes"] / f["loop_unzip_seconds"].where(f["loop_unzip_seconds"] > 0) / 1e6,
+    "process_event_rate_hz": lambda f: f["events_read"] / f["process_seconds"],
+}  # fmt: skip
+# Metrics with a standard error and a 95 % interval of the mean in summary.csv (<metric>_sem, <metric>_ci95_low,
+# <metric>_ci95_high; Student's t, rootparams.stats): the rates, times and memory a user reads or a figure draws.
+INTERVAL_METRICS = [
+    "event_rate_hz", "note_window_event_rate_hz", "process_event_rate_hz", "loop_seconds", "process_seconds",
+    "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed", "loop_cpu_us_per_event",
+    "loop_cpu_outside_unzip_us_per_event", "unzip_mb_per_s", "loop_read_calls", "rss_increase_bytes",
+    "peak_rss_bytes",
+]  # fmt: skip
 
-    A point's timed loop is valid (``window_valid``) when every unflagged repetition's loop held enough of its
-    I/O and lasted long enough (measure.window_problems); ``window_invalid_reasons`` says why not. The same
-    for the note's window (``note_window_valid``). Invalid points stay in the table, marked: the figures draw
-    them hollow, Table 1 marks them, the recommendations do not use them."""
+
+def derive_metrics(repetitions: pd.DataFrame) -> pd.DataFrame:
+    """``repetitions`` with DERIVED_METRICS added where their inputs are recorded (NaN where not)."""
+    out = repetitions.copy()
+    for name, formula in DERIVED_METRICS.items():
+        try:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values = pd.to_numeric(formula(out), errors="coerce")
+        except KeyError:
+            continue  # an input this kind of read does not record (uproot has no unzip time)
+        out[name] = values.replace([np.inf, -np.inf], np.nan)
+    return out
+
+
+def required_repetitions(measurement: dict | None, repetitions: int | None = None) -> int:
+    """The unflagged repetitions a point needs to be valid (measurement.min_repetitions; when null, 80 % of the
+    study's repetitions, rounded up)."""
+    measurement = measurement or {}
+    if measurement.get("min_repetitions") is not None:
+        return int(measurement["min_repetitions"])
+    return max(1, math.ceil(0.8 * (repetitions or measurement.get("repetitions", 1) or 1)))
+
+
+def summarize(
+    repetitions: pd.DataFrame, measurement: dict | None = None, planned: int | None = None
+) -> pd.DataFrame:
+    """Per point: mean, sample standard deviation (ddof=1; the note's 1σ spread of the repetitions) and n of every
+    metric over the unflagged repetitions, and for INTERVAL_METRICS the standard error and a 95 % t interval of
+    the mean. ``planned``: the repetitions the study asked for (validity needs required_repetitions of them).
+
+    Validity (``valid``, ``invalid_reasons``): a point is valid when its timed loop holds its I/O and lasts long
+    enough in every unflagged repetition, under the study's rule (``window_valid``; apply_validity recomputes it
+    for an artifact whose scans have a rule of their own), and when enough repetitions are unflagged. Invalid
+    points stay in the table, marked: the figures draw them hollow, Table 1 marks them, the decisions leave them
+    out."""
     keys = [k for k in POINT_KEYS if k in repetitions.columns]
-    metrics = [m for m in SUMMARY_METRICS if m in repetitions.columns]
-    frame = repetitions.copy()
+    frame = derive_metrics(repetitions)
+    metrics = [m for m in (*SUMMARY_METRICS, *DERIVED_METRICS) if m in frame.columns]
+    metrics = list(dict.fromkeys(metrics))
     frame["learn_entries"] = frame["learn_entries"].astype(str)
-    if {"loop_cpu_seconds", "events_read"} <= set(frame.columns):
-        frame["loop_cpu_us_per_event"] = 1e6 * frame["loop_cpu_seconds"] / frame["events_read"]
-        metrics = [*metrics, "loop_cpu_us_per_event"] if "loop_cpu_us_per_event" not in metrics else metrics
     rows = []
     for point, group in frame.groupby(keys, sort=True, dropna=False):
         good = group[~group["flagged"].astype(bool)]
@@ -194,60 +242,126 @@ def summarize(repetitions: pd.DataFrame, measurement: dict | None = None) -> pd.
         row["flag_reasons"] = "; ".join(sorted({r for r in group["flag_reasons"] if r}))
         if "attempt" in group:  # attempts measured again because their conditions were not met
             row["attempts_discarded"] = int((group["attempt"] - 1).sum())
-        for span, column in (("loop", "window"), ("note_window", "note_window")):
-            if f"{span}_valid" in good:
-                row[f"{column}_valid"], row[f"{column}_invalid_reasons"] = _validity(good, span, measurement)
+        if "round_key" in group:  # repetitions measured in rounds shared with the other points of their block
+            row["rounds"] = int(good["round_key"].nunique())
+        row.update(_window_extremes(good))
         for metric in metrics:
             values = pd.to_numeric(good[metric], errors="coerce").dropna()
             row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
             row[f"{metric}_std"] = values.std(ddof=1) if len(values) > 1 else np.nan
+            if metric in INTERVAL_METRICS:
+                interval = Interval.of(values)
+                row[f"{metric}_sem"] = interval.sem
+                row[f"{metric}_ci95_low"] = interval.low
+                row[f"{metric}_ci95_high"] = interval.high
             if metric == "event_rate_hz":
-                # The fastest repetition: interference from the host only ever slows a read down, so between
-                # points measured minutes apart it compares better than the mean (docs/measurement.md, "Noise
-                # from the host").
+                # The fastest repetition: interference from the host only ever slows a read down.
                 row["event_rate_hz_max"] = values.max() if len(values) else np.nan
         rows.append(row)
     summary = pd.DataFrame(rows)
     if not summary.empty:
         summary["event_rate_rel_std"] = summary["event_rate_hz_std"] / summary["event_rate_hz_mean"]
+        summary["event_rate_rel_ci95"] = (summary["event_rate_hz_ci95_high"] - summary["event_rate_hz_mean"]) / summary[
+            "event_rate_hz_mean"
+        ]
+        summary["n_required"] = required_repetitions(measurement, planned)
+        summary = apply_validity(summary, measurement)
     return summary
 
 
-def _validity(good: pd.DataFrame, span: str, measurement: dict | None) -> tuple[bool, str]:
-    """A point's span is valid when every unflagged repetition's is; the reasons, once per point, give the
-    worst share of the I/O and the shortest duration against the thresholds."""
-    if good.empty:
-        return False, "no unflagged repetition"
-    valid = bool(good[f"{span}_valid"].astype(bool).all())
-    if valid:
-        return True, ""
-    measurement = dict(measurement or {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
-    # The thresholds the repetitions were judged by: a scan may have its own (measurement.window_by_scan), and
-    # each record says what it was judged against in its reasons; the point's reason names the most lenient.
-    recorded = [
-        str(r) for r in good.get(f"{span}_invalid_reasons", pd.Series(dtype=str)) if isinstance(r, str) and r
+def _window_extremes(good: pd.DataFrame) -> dict[str, float]:
+    """The shortest span and the smallest shares of the read's I/O over a point's unflagged repetitions, per timed
+    span: what any window rule is judged on (apply_validity). The kernel's share is left out of a read through a
+    server (xrootd, a user's endpoint): the reader's own storage bytes are then its libraries', not the data."""
+    out = {}
+    local = good
+    if "storage_access" in good:
+        local = good[~good["storage_access"].isin(["xrootd", "endpoint"])]
+    for span in ("loop", "note_window"):
+        if f"{span}_seconds" not in good:
+            continue
+        out[f"{span}_seconds_min"] = pd.to_numeric(good[f"{span}_seconds"], errors="coerce").min()
+        for share, source in (("io_share", good), ("storage_share", local)):
+            column = f"{span}_{share}"
+            values = pd.to_numeric(source[column], errors="coerce") if column in source else pd.Series(dtype=float)
+            out[f"{column}_min"] = values.min() if values.notna().any() else np.nan
+    return out
+
+
+DEFAULT_WINDOW_RULE = {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
+
+
+def window_rule(measurement: dict | None, scans: Iterable[str] = ()) -> dict[str, float]:
+    """The window rule an artifact judges its points by: the study's (measurement.min_window_seconds,
+    min_window_io_share), or, where every scan the artifact draws has the same rule of its own
+    (measurement.window_by_scan), that one. A lenient scan rule never reaches another scan's figures, topics,
+    Table 1, the Pareto fronts or the cost model."""
+    measurement = measurement or {}
+    rule = {k: measurement.get(k, v) for k, v in DEFAULT_WINDOW_RULE.items()}
+    own = measurement.get("window_by_scan") or {}
+    scans = [s for s in ([scans] if isinstance(scans, str) else scans) if s != "default"]
+    rules = [tuple(sorted(own[s].items())) if s in own else None for s in scans]
+    if scans and rules[0] is not None and all(r == rules[0] for r in rules):
+        rule.update(dict(rules[0]))
+    return rule
+
+
+def apply_validity(rows: pd.DataFrame, measurement: dict | None, scans: Iterable[str] = ()) -> pd.DataFrame:
+    """``rows`` (summary rows) with window_valid, window_invalid_reasons, note_window_valid,
+    note_window_invalid_reasons, valid and invalid_reasons judged under window_rule(measurement, scans) and the
+    minimum of unflagged repetitions (``n_required``)."""
+    rule = window_rule(measurement, scans)
+    out = rows.copy()
+    if out.empty:
+        return out
+    for span, column in (("loop", "window"), ("note_window", "note_window")):
+        if f"{span}_seconds_min" not in out:
+            continue
+        judged = [_window_verdict(r, span, rule) for r in out.to_dict("records")]
+        out[f"{column}_valid"] = [v for v, _ in judged]
+        out[f"{column}_invalid_reasons"] = [why for _, why in judged]
+    window = out["window_valid"] if "window_valid" in out else pd.Series(True, index=out.index)
+    window_why = out.get("window_invalid_reasons", pd.Series("", index=out.index)).fillna("")
+    required = out["n_required"] if "n_required" in out else pd.Series(1, index=out.index)
+    enough = out["n"] >= required
+    few = [
+        "" if ok else f"only {int(n)} unflagged repetitions (< {int(k)})"
+        for ok, n, k in zip(enough, out["n"], required, strict=True)
     ]
-    for text in recorded:
-        for m in re.finditer(r"\(< ([0-9.]+) s\)", text):
-            measurement["min_window_seconds"] = min(measurement["min_window_seconds"], float(m[1]))
-        for m in re.finditer(r"\(< ([0-9]+)%\)", text):
-            measurement["min_window_io_share"] = min(measurement["min_window_io_share"], float(m[1]) / 100)
-    min_share, min_seconds = measurement["min_window_io_share"], measurement["min_window_seconds"]
+    out["valid"] = window.map(_true) & enough
+    out["invalid_reasons"] = ["; ".join(x for x in (w, f) if x) for w, f in zip(window_why, few, strict=True)]
+    return out
+
+
+def _window_verdict(row: dict, span: str, rule: dict[str, float]) -> tuple[bool, str]:
+    if not row.get("n"):
+        return False, "no unflagged repetition"
     reasons = []
-    shares = [good[c] for c in (f"{span}_io_share", f"{span}_storage_share") if c in good]
-    worst = pd.concat(shares).min() if shares else np.nan
-    if worst < min_share:
-        reasons.append(f"holds as little as {worst:.0%} of the read's I/O (< {min_share:.0%})")
-    shortest = good[f"{span}_seconds"].min()
-    if shortest < min_seconds:
+    min_share, min_seconds = rule["min_window_io_share"], rule["min_window_seconds"]
+    shares = [row.get(f"{span}_io_share_min"), row.get(f"{span}_storage_share_min")]
+    shares = [s for s in shares if s is not None and s == s]
+    if shares and min(shares) < min_share:
+        reasons.append(f"holds as little as {min(shares):.0%} of the read's I/O (< {min_share:.0%})")
+    shortest = row.get(f"{span}_seconds_min")
+    if shortest is not None and shortest == shortest and shortest < min_seconds:
         reasons.append(f"lasts as little as {shortest:.3g} s (< {min_seconds:g} s)")
-    return False, "; ".join(reasons) or "invalid in some repetitions"
+    return not reasons, "; ".join(reasons)
+
+
+def _true(value) -> bool:
+    return str(value).lower() in ("true", "1", "1.0")
 
 
 def scan_rows(
-    summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, scans: str | tuple[str, ...]
+    summary: pd.DataFrame,
+    points: pd.DataFrame,
+    files: pd.DataFrame,
+    scans: str | tuple[str, ...],
+    measurement: dict | None = None,
 ) -> pd.DataFrame:
-    """The summary rows of the points in any of ``scans``, with their file's size and real cluster count."""
+    """The summary rows of the points in any of ``scans``, with their file's size and real cluster count. Given
+    the study's ``measurement``, their validity is judged by the rule of these scans (window_rule): a scan with a
+    lenient rule of its own gets it here, for its own figures and topics, and nowhere else."""
     wanted = {scans} if isinstance(scans, str) else set(scans)
     in_scan = points[points["scans"].fillna("").str.split(";").apply(lambda s: bool(wanted & set(s)))]
     rows = summary.merge(in_scan[["format", "file_id", "read_id"]], on=["format", "file_id", "read_id"])
@@ -261,32 +375,45 @@ def scan_rows(
         "compression_ratio",
     ]
     keep = [k for k in keep if k in files.columns]
-    keep = [c for c in keep if c in files.columns]
-    return rows.merge(files[keep], on=["format", "file_id"], how="left")
+    rows = rows.merge(files[keep], on=["format", "file_id"], how="left")
+    if measurement is not None:
+        rows = apply_validity(rows, measurement, tuple(sorted(wanted)))
+    return rows
 
 
-def container_ratios(d: pd.DataFrame) -> pd.DataFrame:
-    """Per format, compression setting and storage profile, RNTuple over TTree: event rate (with its 1σ,
-    propagated from both points' σ) and file size. Only settings measured in both containers, each at its
-    format's other defaults."""
+def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) -> pd.DataFrame:
+    """Per format, compression setting and storage profile, RNTuple over TTree: the event rate's ratio with its
+    95 % interval (paired by round where both points were measured in the same rounds, rootparams.compare), its
+    n, and the file size's ratio; ``valid`` where both points are. Only settings measured in both containers,
+    each at its format's other defaults."""
     keys = ["format", "algorithm", "level", "storage_profile"]
-    cols = [*keys, "event_rate_hz_mean", "event_rate_hz_std", "size_bytes"]
-    t = d[d["container"] == "ttree"][cols]
-    r = d[d["container"] == "rntuple"][cols]
+    columns = [*keys, "rate_ratio", "rate_ratio_low", "rate_ratio_high", "rate_ratio_n", "rate_ratio_paired",
+               "size_ratio", "valid"]  # fmt: skip
+    t = d[d["container"] == "ttree"]
+    r = d[d["container"] == "rntuple"]
     both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
-    rate = both["event_rate_hz_mean_rntuple"] / both["event_rate_hz_mean_ttree"]
-    rel = np.hypot(both["event_rate_hz_std_rntuple"] / both["event_rate_hz_mean_rntuple"],
-                   both["event_rate_hz_std_ttree"] / both["event_rate_hz_mean_ttree"])  # fmt: skip
-    return both.assign(rate_ratio=rate, rate_ratio_std=rate * rel,
-                       size_ratio=both["size_bytes_rntuple"] / both["size_bytes_ttree"])[[*keys, "rate_ratio", "rate_ratio_std", "size_ratio"]]  # fmt: skip
+    if both.empty:
+        return pd.DataFrame(columns=columns)
+    repetitions = repetitions or Repetitions()
+    rows = []
+    for pair in both.to_dict("records"):
+        rn = {k.removesuffix("_rntuple"): v for k, v in pair.items() if not k.endswith("_ttree")}
+        tt = {k.removesuffix("_ttree"): v for k, v in pair.items() if not k.endswith("_rntuple")}
+        ratio = repetitions.ratio(rn, tt)
+        valid = bool(valid_points(pd.DataFrame([rn, tt])).all())
+        rows.append({**{k: pair[k] for k in keys}, "rate_ratio": ratio.estimate, "rate_ratio_low": ratio.low,
+                     "rate_ratio_high": ratio.high, "rate_ratio_n": ratio.n, "rate_ratio_paired": ratio.paired,
+                     "size_ratio": rn["size_bytes"] / tt["size_bytes"], "valid": valid})  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
 
 
 def valid_points(rows: pd.DataFrame) -> pd.Series:
-    """Whether each summary row's timed loop is valid (``window_valid``; read back from CSV as bool or text).
-    Rows of tables made before the column existed count as valid."""
-    if "window_valid" not in rows:
-        return pd.Series(True, index=rows.index)
-    return rows["window_valid"].map(lambda v: str(v).lower() == "true")
+    """Whether each summary row is valid (``valid``: its timed loop and its unflagged repetitions; read back from
+    CSV as bool or text). Tables from before ``valid`` existed use ``window_valid``; without either, valid."""
+    for column in ("valid", "window_valid"):
+        if column in rows:
+            return rows[column].map(_true)
+    return pd.Series(True, index=rows.index)
 
 
 def point_table(points) -> pd.DataFrame:

@@ -7,6 +7,7 @@ rule decision_tables:
     input:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
+        repetitions=paths.REPETITIONS_TABLE,
     output:
         front=report(
             paths.PARETO_TABLE,

@@ -29,6 +29,7 @@ rule table1:
     input:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
+        repetitions=paths.REPETITIONS_TABLE,
     output:
         csv=report(
             paths.table1("{format}", "csv"),
@@ -54,6 +55,7 @@ rule figure:
         points=paths.POINTS_TABLE,
         files=paths.FILES_TABLE,
         provenance=paths.PROVENANCE,
+        repetitions=paths.REPETITIONS_TABLE,
     output:
         png=report(
             paths.figure("{figure}", "png"),
@@ -66,6 +68,8 @@ rule figure:
         paths.log("report", "{figure}"),
     conda:
         CONDA_ENV
+    params:
+        measurement=STUDY["measurement"],
     script:
         "../scripts/figure.py"
 
@@ -73,6 +77,7 @@ rule figure:
 rule recommendations:
     input:
         summary=paths.SUMMARY_TABLE,
+        repetitions=paths.REPETITIONS_TABLE,
         points=paths.POINTS_TABLE,
         files=paths.FILES_TABLE,
         provenance=paths.PROVENANCE,

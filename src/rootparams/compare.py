@@ -1,0 +1,88 @@
+"""Comparisons of measured points, paired by round where they can be (the statistics: rootparams.stats).
+
+The points of one block (a format) are measured in interleaved rounds: repetition k of every point before
+repetition k+1 of any (rootparams.measure). Each repetition's record carries its round's key (``round_key``: the
+block, the measuring job and the round), so two points' repetitions of the same round were taken minutes apart at
+most, under the same state of the host. ``Repetitions.ratio`` pairs them; points that share fewer than
+``stats.MIN_PAIRS`` rounds (other blocks, a resumed block, records from before the rounds) are compared unpaired,
+from their means, spreads and n, and the ratio says which (``Ratio.paired``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from rootparams.stats import MIN_PAIRS, Interval, Ratio, ratio_paired, ratio_unpaired
+
+POINT_ID = ["format", "file_id", "read_id"]
+
+
+def point_key(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    return (str(row["format"]), str(row["file_id"]), str(row["read_id"]))
+
+
+class Repetitions:
+    """The unflagged repetitions of every point, by round: what intervals and paired comparisons need.
+    Built from repetitions.csv (``read``) or from a table of records; without one (None), every comparison is
+    unpaired, from the summary's columns."""
+
+    def __init__(self, table: pd.DataFrame | None = None):
+        self._values: dict[tuple[str, str, str], pd.DataFrame] = {}
+        if table is None or table.empty:
+            return
+        table = table[~table["flagged"].map(_true)] if "flagged" in table else table
+        if "round_key" not in table:
+            table = table.assign(round_key=None)
+        for key, group in table.groupby(POINT_ID, sort=False):
+            self._values[tuple(map(str, key))] = group
+
+    @classmethod
+    def read(cls, path: str | Path, metrics: Iterable[str] = ()) -> Repetitions:
+        """repetitions.csv, only the columns needed (it is wide)."""
+        wanted = {*POINT_ID, "round_key", "flagged", "rep", *metrics}
+        return cls(pd.read_csv(path, usecols=lambda c: c in wanted or not metrics))
+
+    def values(self, row: Mapping[str, Any], metric: str) -> pd.Series:
+        """The point's unflagged values of ``metric``, indexed by round key (NaN-free)."""
+        group = self._values.get(point_key(row))
+        if group is None or metric not in group:
+            return pd.Series(dtype=float)
+        values = pd.to_numeric(group[metric], errors="coerce")
+        keys = group["round_key"].where(group["round_key"].notna(), None)
+        out = pd.Series(values.to_numpy(), index=list(keys))
+        return out[out.notna()]
+
+    def interval(self, row: Mapping[str, Any], metric: str = "event_rate_hz") -> Interval:
+        """The mean of ``metric`` with its interval: from the repetitions where they are known, else from the
+        summary row's ``<metric>_mean``, ``<metric>_std`` and ``n``."""
+        values = self.values(row, metric)
+        if len(values):
+            return Interval.of(values)
+        return summary_interval(row, metric)
+
+    def ratio(self, a: Mapping[str, Any], b: Mapping[str, Any], metric: str = "event_rate_hz") -> Ratio:
+        """a / b of ``metric`` (two summary rows), paired by round where they share at least MIN_PAIRS rounds."""
+        va, vb = self.values(a, metric), self.values(b, metric)
+        va = va[[k is not None for k in va.index]]
+        vb = vb[[k is not None for k in vb.index]]
+        common = [k for k in va.index if k in set(vb.index)]
+        if len(set(common)) >= MIN_PAIRS and not va.index.duplicated().any() and not vb.index.duplicated().any():
+            return ratio_paired(va[common].to_numpy(), vb[common].to_numpy())
+        return ratio_unpaired(self.interval(a, metric), self.interval(b, metric))
+
+
+def summary_interval(row: Mapping[str, Any], metric: str = "event_rate_hz") -> Interval:
+    """A summary row's mean, spread and n of ``metric`` as an Interval (unpaired comparisons, figures)."""
+    mean = float(row.get(f"{metric}_mean", float("nan")))
+    spread = float(row.get(f"{metric}_std", float("nan")))
+    n = row.get("n", 0)
+    n = int(n) if n == n and n is not None else 0
+    return Interval(mean, spread, n)
+
+
+def _true(value) -> bool:
+    return str(value).lower() in ("true", "1", "1.0")
