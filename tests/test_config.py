@@ -41,6 +41,23 @@ def test_shipped_configs_are_valid():
         load_study_config(yaml.safe_load(path.read_text()))
 
 
+@pytest.mark.parametrize("extra", ["storage", "rntuple", "per-branch-and-lossy"])
+def test_the_configs_said_to_add_to_the_default_study_keep_every_default_point(extra):
+    # `--configfile config/config.yaml config/<extra>.yaml`: Snakemake merges the second into the first.
+    from snakemake.utils import update_config
+
+    from rootparams.grid import expand_points
+
+    def points(raw):
+        return {(p.file, p.read) for p in expand_points(load_study_config(raw))}
+
+    default = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    added = yaml.safe_load((REPO / "config" / f"{extra}.yaml").read_text())
+    merged = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    update_config(merged, added)
+    assert points(default) | points(added) == points(merged)
+
+
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [
@@ -221,17 +238,21 @@ def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
     ]
 
 
-def test_some_scans_may_accept_shorter_loops():
-    from rootparams.config import point_measurement
+def test_a_scans_own_shorter_loops_judge_its_own_artifacts_only():
+    from rootparams.aggregate import window_rule
 
     raw = {"formats": {"susy5": {"written": 100, "read": 100}},
            "scans": {"access": {"branches": ["all", "sparse"]}, "split": {"split_level": [0, 99]}},
            "measurement": {"window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}}  # fmt: skip
-    config = load_study_config(raw)
-    assert point_measurement(config, ("access", "split"))["min_window_seconds"] == 0.05
-    assert point_measurement(config, ("access",))["min_window_io_share"] == 0.8
-    assert point_measurement(config, ("split",))["min_window_seconds"] == 1.0
-    assert point_measurement(config, ("split",))["min_window_io_share"] == 0.9
+    measurement = load_study_config(raw)["measurement"]
+    assert window_rule(measurement, ("access",)) == {"min_window_seconds": 0.05, "min_window_io_share": 0.8}
+    # An artifact that also draws another scan (or the whole study: Table 1, the fronts, the cost model) is strict.
+    assert window_rule(measurement, ("access", "split")) == {
+        "min_window_seconds": 1.0,
+        "min_window_io_share": 0.9,
+    }
+    assert window_rule(measurement, ("split",)) == {"min_window_seconds": 1.0, "min_window_io_share": 0.9}
+    assert window_rule(measurement) == {"min_window_seconds": 1.0, "min_window_io_share": 0.9}
     raw["measurement"]["window_by_scan"] = {"acess": {"min_window_seconds": 0.05}}
     assert problems(raw) == [
         "measurement.window_by_scan.acess: not a scan of this study; its scans are access, split"

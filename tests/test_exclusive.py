@@ -79,7 +79,7 @@ def test_the_lifeline_watches_up_to_snakemake_not_the_shell_that_started_it():
     from rootparams.exclusive import up_to_the_workflow
 
     fake = subprocess.Popen(["bash", "-c", "exec -a snakemake sleep 30"])
-    shell = subprocess.Popen(["bash", "-c", "sleep 30 # .snakemake/scripts/tmp.measure_point.py"])
+    shell = subprocess.Popen(["bash", "-c", "sleep 30 # .snakemake/scripts/tmp.measure_block.py"])
     try:
         time.sleep(0.2)
         chain = [(shell.pid, 1), (fake.pid, 2), (os.getpid(), 3)]

@@ -59,5 +59,5 @@ def test_workflow_stops_before_any_job_when_the_files_cannot_fit(tmp_path):
 
 def test_paper_config_dry_runs_and_reports_its_footprint(tmp_path):
     proc = snakemake(tmp_path, "--configfile", str(REPO / "config" / "paper.yaml"), "-n", "--cores", "4")
-    assert "measure_point" in proc.stdout
+    assert "measure_block" in proc.stdout
     assert "GB at peak" in proc.stderr

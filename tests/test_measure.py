@@ -19,7 +19,12 @@ from rootparams.config import load_study_config
 MEASUREMENT = load_study_config({})["measurement"]
 # The fake points make no reads, so no reader server either; and their host lock is their own, so that a
 # study running on the same host does not make them wait.
-FAKE = {**MEASUREMENT, "reader": "exec", "host_lock": os.path.join(tempfile.mkdtemp(), "lock")}
+FAKE = {
+    **MEASUREMENT,
+    "reader": "exec",
+    "host_lock": os.path.join(tempfile.mkdtemp(), "lock"),
+    "makeup_rounds": 0,
+}
 
 
 def record(**overrides):
@@ -117,7 +122,7 @@ def fake_point(monkeypatch, tmp_path):
 
         monkeypatch.setattr(measure, "_attempt", attempt)
         monkeypatch.setattr(measure.storage, "check_throttling_possible", lambda *a: None)
-        monkeypatch.setattr(measure.storage, "point_group", lambda *a: contextlib.nullcontext())
+        monkeypatch.setattr(measure.storage, "point_group", lambda *a, **k: contextlib.nullcontext())
         monkeypatch.setattr(measure, "find_monitor", lambda choice: None)
         path = tmp_path / "f.root"
         path.write_bytes(b"x")
@@ -218,3 +223,144 @@ def test_an_async_prefetch_read_has_no_perfstats_read_figures_and_is_judged_by_t
     assert measure.root_bytes_read(record) == 15_252_531
     window = measure.window_problems(record, {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
     assert window == []  # no share to judge: its length only
+
+
+# Blocks: interleaved, shuffled rounds -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_block(monkeypatch, tmp_path):
+    """measure_block over ``n`` fake points whose attempts return ``outcome(point, rep, attempt)`` (a flag reason
+    or ""); every attempt is logged in ``calls`` in the order it was made."""
+
+    def install(n=3, reps=4, outcome=lambda point, rep, attempt: ""):
+        calls = []
+
+        def attempt(instrument, where, root_file, events, read, measurement, tag):
+            name = Path(root_file).stem
+            rep = int(tag.split("-rep")[1].split("-")[0]) if "-rep" in tag else -1
+            number = int(tag.rsplit("-", 1)[1])
+            calls.append((name, rep))
+            if name == "damaged":
+                raise measure.DamagedFileError(f"{root_file}: not a ROOT file")
+            reason = outcome(name, rep, number)
+            return {
+                "flagged": bool(reason),
+                "flag_reasons": reason,
+                "event_rate_hz": 1.0,
+                "loop_seconds": 1.0,
+            }
+
+        monkeypatch.setattr(measure, "_attempt", attempt)
+        monkeypatch.setattr(measure.storage, "check_throttling_possible", lambda *a: None)
+        monkeypatch.setattr(measure.storage, "point_group", lambda *a, **k: contextlib.nullcontext())
+        monkeypatch.setattr(measure, "find_monitor", lambda choice: None)
+        points = []
+        for i in range(n):
+            name = "damaged" if i == 1 and n < 0 else f"p{i}"
+            path = tmp_path / f"{name}.root"
+            path.write_bytes(b"x")
+            records = {rep: str(tmp_path / name / f"rep{rep}.json") for rep in range(reps)}
+            points.append(measure.PlannedPoint(str(path), 2, {"storage_profile": "native"},
+                                               {"format": "xaod", "file_id": name, "read_id": "r"}, records))  # fmt: skip
+        kwargs = dict(block="xaod", points=points, reader="r", monitor_csv=str(tmp_path / "m.csv"), seed=7)
+        return kwargs, calls
+
+    return install
+
+
+def test_repetition_k_of_every_point_comes_before_repetition_k_plus_1_of_any_in_a_shuffled_order(fake_block):
+    kwargs, calls = fake_block(n=5, reps=4)
+    result = measure.measure_block(measurement=FAKE, **kwargs)
+    assert [rep for _, rep in calls] == sorted(rep for _, rep in calls)  # rounds in order
+    orders = [[name for name, rep in calls if rep == k] for k in range(4)]
+    assert all(sorted(o) == [f"p{i}" for i in range(5)] for o in orders)
+    assert len({tuple(o) for o in orders}) > 1  # shuffled anew in each round
+    # The order is recorded, reproducible from the seed, and every record knows its round and its pair key.
+    assert [s["order"] for s in result.schedule] == [
+        [f"xaod {n} r rep{k}" for n in o] for k, o in enumerate(orders)
+    ]
+    assert measure.schedule(kwargs["points"], "xaod", 7) == measure.schedule(kwargs["points"], "xaod", 7)
+    rec = result.records[0][2]
+    assert (
+        rec["round"] == 2
+        and rec["round_key"].endswith("/r2")
+        and rec["order_in_round"] == orders[2].index("p0")
+    )
+    assert len({r["round_key"] for recs in result.records for r in recs}) == 4  # one key per round, shared
+
+
+def test_sequential_order_measures_every_repetition_of_a_point_before_the_next_and_pairs_nothing(fake_block):
+    kwargs, calls = fake_block(n=3, reps=2)
+    result = measure.measure_block(measurement={**FAKE, "order": "sequential"}, **kwargs)
+    assert calls == [("p0", 0), ("p0", 1), ("p1", 0), ("p1", 1), ("p2", 0), ("p2", 1)]
+    assert all(r["round_key"] is None for recs in result.records for r in recs)
+
+
+def test_a_resumed_block_measures_only_the_missing_repetitions_in_their_rounds(fake_block):
+    kwargs, calls = fake_block(n=3, reps=3)
+    measure.measure_block(measurement=FAKE, **kwargs)
+    Path(kwargs["points"][1].records[2]).unlink()  # a crash lost one record
+    Path(kwargs["points"][0].records[1]).unlink()
+    calls.clear()
+    result = measure.measure_block(measurement=FAKE, **kwargs)
+    assert sorted(calls) == [("p0", 1), ("p1", 2)] and [r for _, r in calls] == [1, 2]
+    assert sum(not r["reused"] for recs in result.records for r in recs) == 2
+
+
+def test_a_point_short_of_unflagged_repetitions_is_measured_again_in_a_makeup_round(fake_block):
+    # p0's repetitions 0-2 stay flagged through their attempts in the rounds; measured again, they are clean.
+    flagged = {("p0", 0), ("p0", 1), ("p0", 2)}
+    seen: set = set()
+
+    def outcome(name, rep, attempt):
+        if (name, rep) in flagged and (name, rep) not in seen:
+            if attempt == FAKE["attempts"]:
+                seen.add((name, rep))
+            return "busy machine: 50%"
+        return ""
+
+    kwargs, _ = fake_block(n=2, reps=10, outcome=outcome)
+    result = measure.measure_block(measurement={**FAKE, "makeup_rounds": 1, "min_repetitions": 8}, **kwargs)
+    p0 = result.records[0]
+    assert sum(not r["flagged"] for r in p0) == 10
+    makeup = [r for r in p0 if r["makeup_round"]]
+    assert {r["rep"] for r in makeup} == {0, 1, 2} and all(r["round"] == 10 for r in makeup)
+    assert not any(r["makeup_round"] for r in result.records[1])  # p1 had all its repetitions
+
+
+def test_a_damaged_file_leaves_the_other_points_measured_and_fails_the_block_at_the_end(fake_block, tmp_path):
+    kwargs, calls = fake_block(n=3, reps=3)
+    damaged = tmp_path / "damaged.root"
+    damaged.write_bytes(b"x")
+    kwargs["points"][1] = measure.PlannedPoint(str(damaged), 2, {"storage_profile": "native"},
+                                               {"format": "xaod", "file_id": "damaged", "read_id": "r"},
+                                               {rep: str(tmp_path / "damaged" / f"rep{rep}.json") for rep in range(3)})  # fmt: skip
+    with pytest.raises(measure.PointFailed) as info:
+        measure.measure_block(measurement=FAKE, **kwargs)
+    assert info.value.damaged == [str(damaged)] and "damaged r" in str(info.value)
+    assert [n for n, _ in calls].count("damaged") == 1  # tried once, then left out of the block
+    assert all(Path(kwargs["points"][i].records[rep]).exists() for i in (0, 2) for rep in range(3))
+
+
+def test_the_drift_sentinel_is_read_at_the_start_and_the_end_of_a_block_and_at_its_interval(
+    fake_block, tmp_path
+):
+    kwargs, calls = fake_block(n=2, reps=2)
+    path = tmp_path / "sentinel.root"
+    path.write_bytes(b"x")
+    point = measure.PlannedPoint(str(path), 2, {"storage_profile": "native"},
+                                 {"format": "xaod", "file_id": "sentinel", "read_id": "r"}, {})  # fmt: skip
+    rare = measure.Sentinel(point, str(tmp_path / "sentinel"), every_seconds=1e9)
+    result = measure.measure_block(measurement=FAKE, sentinel=rare, **kwargs)
+    assert [n for n, _ in calls] == ["sentinel", *[n for n, _ in calls[1:-1]], "sentinel"]
+    assert len(result.sentinel_records) == 2
+    record = json.loads(Path(result.sentinel_records[0]).read_text())
+    assert record["sentinel"] is True and record["round_key"] is None and record["file_id"] == "sentinel"
+    for p in kwargs["points"]:
+        for rec in p.records.values():
+            Path(rec).unlink()
+    calls.clear()
+    often = measure.Sentinel(point, str(tmp_path / "sentinel"), every_seconds=0)
+    measure.measure_block(measurement=FAKE, sentinel=often, **kwargs)
+    assert [n for n, _ in calls].count("sentinel") == 2 + 4  # before every read, and at both ends

@@ -76,8 +76,7 @@ def test_monitor_samples_are_kept_raw_and_labelled(tiny_run):
         "disk_read_bytes_per_s",
         "mem_used_bytes",
         "page_in_per_s",
-        "read_id",
-        "file_id",
+        "block",
     } <= set(samples.columns)
     assert len(samples) >= 3
 
@@ -148,4 +147,4 @@ def test_a_configfile_replaces_the_default_study_instead_of_extending_it(tmp_pat
 
 def test_default_config_dry_runs(tmp_path):
     proc = snakemake(tmp_path, "--configfile", str(REPO / "config" / "config.yaml"), "-n", "--cores", "4")
-    assert "measure_point" in proc.stdout
+    assert "measure_block" in proc.stdout

@@ -120,7 +120,7 @@ def float_precision_table(paths: Iterable[str | Path]) -> pd.DataFrame:
 
 
 def load_monitor_samples(pairs: Iterable[tuple[str | Path, dict]]) -> pd.DataFrame:
-    """Raw samples of every point in one long table, labelled with the point (a repetition's samples are
+    """Raw samples of every measuring job in one long table, labelled with its block (a repetition's samples are
     those between its process_start_time and end_time in repetitions.csv)."""
     frames = []
     for csv_path, labels in pairs:
@@ -261,9 +261,9 @@ def summarize(
     summary = pd.DataFrame(rows)
     if not summary.empty:
         summary["event_rate_rel_std"] = summary["event_rate_hz_std"] / summary["event_rate_hz_mean"]
-        summary["event_rate_rel_ci95"] = (summary["event_rate_hz_ci95_high"] - summary["event_rate_hz_mean"]) / summary[
-            "event_rate_hz_mean"
-        ]
+        summary["event_rate_rel_ci95"] = (
+            summary["event_rate_hz_ci95_high"] - summary["event_rate_hz_mean"]
+        ) / summary["event_rate_hz_mean"]
         summary["n_required"] = required_repetitions(measurement, planned)
         summary = apply_validity(summary, measurement)
     return summary
@@ -283,7 +283,9 @@ def _window_extremes(good: pd.DataFrame) -> dict[str, float]:
         out[f"{span}_seconds_min"] = pd.to_numeric(good[f"{span}_seconds"], errors="coerce").min()
         for share, source in (("io_share", good), ("storage_share", local)):
             column = f"{span}_{share}"
-            values = pd.to_numeric(source[column], errors="coerce") if column in source else pd.Series(dtype=float)
+            values = (
+                pd.to_numeric(source[column], errors="coerce") if column in source else pd.Series(dtype=float)
+            )
             out[f"{column}_min"] = values.min() if values.notna().any() else np.nan
     return out
 
@@ -428,25 +430,43 @@ def point_table(points) -> pd.DataFrame:
     )
 
 
-def job_table(point_records: list[dict]) -> pd.DataFrame:
-    """One row per measuring job (point): its wall time and the timed loops it made. The measure phase's
+def job_table(blocks: list[dict]) -> pd.DataFrame:
+    """One row per measuring job (a block): its wall time and the timed loops it made. The measure phase's
     efficiency is the sum of measured_loop_seconds over the sum of job_wall_seconds (report.efficiency)."""
-    rows = []
-    for p in point_records:
-        if "job_start_time" not in p:
-            continue
-        rows.append(
-            {
-                "format": p["format"],
-                "file_id": p["file_id"],
-                "read_id": p["read_id"],
-                "job_start_time": p["job_start_time"],
-                "job_end_time": p["job_end_time"],
-                "job_wall_seconds": p["job_end_time"] - p["job_start_time"],
-                "measured_repetitions": p["measured_repetitions"],
-                "measured_loop_seconds": p["measured_loop_seconds"],
-            }
-        )
-    columns = ["format", "file_id", "read_id", "job_start_time", "job_end_time", "job_wall_seconds",
-               "measured_repetitions", "measured_loop_seconds"]  # fmt: skip
+    rows = [
+        {
+            "block": b["block"],
+            "points": len(b["points"]),
+            "job_start_time": b["job_start_time"],
+            "job_end_time": b["job_end_time"],
+            "job_wall_seconds": b["job_end_time"] - b["job_start_time"],
+            "measured_repetitions": b["measured_repetitions"],
+            "measured_loop_seconds": b["measured_loop_seconds"],
+            "sentinel_reads": len(b.get("sentinel_records", [])),
+            "rounds": len(b.get("schedule", [])),
+        }
+        for b in blocks
+        if "job_start_time" in b
+    ]
+    columns = ["block", "points", "job_start_time", "job_end_time", "job_wall_seconds", "measured_repetitions",
+               "measured_loop_seconds", "sentinel_reads", "rounds"]  # fmt: skip
     return pd.DataFrame(rows, columns=columns)
+
+
+SENTINEL_COLUMNS = [
+    "block", "process_start_time", "end_time", "format", "file_id", "read_id", "storage_profile", "flagged",
+    "flag_reasons", "event_rate_hz", "process_event_rate_hz", "loop_seconds", "loop_cpu_seconds",
+    "loop_unzip_seconds", "loop_cpu_outside_unzip_us_per_event", "memory_probe_before_seconds",
+    "memory_probe_after_seconds", "cpu_steal_during", "cpu_busy_during", "record_path",
+]  # fmt: skip
+
+
+def sentinel_table(sentinel: pd.DataFrame) -> pd.DataFrame:
+    """Every read of the drift sentinel in time order (results/tables/sentinel.csv), with the hours since the
+    study's first one (``hours``): what rootparams.drift judges the host's drift by."""
+    if sentinel.empty:
+        return pd.DataFrame(columns=[*SENTINEL_COLUMNS, "hours"])
+    table = derive_metrics(sentinel).sort_values("process_start_time")
+    table = table[[c for c in SENTINEL_COLUMNS if c in table.columns]].reset_index(drop=True)
+    table["hours"] = (table["process_start_time"] - table["process_start_time"].min()) / 3600
+    return table

@@ -558,6 +558,18 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
             f"repetitions = {config['repetitions']}: at least 2 are needed for the 1-sigma spread of every result; "
             "use 2 or more (the paper used 10), or set require_sigma: false for a single-shot smoke run"
         )
+    measurement = config["measurement"]
+    if measurement["min_repetitions"] is not None and measurement["min_repetitions"] > config["repetitions"]:
+        yield (
+            f"measurement.min_repetitions = {measurement['min_repetitions']}: more than the {config['repetitions']} "
+            f"repetitions the study takes; use at most {config['repetitions']}, or null (80 % of repetitions)"
+        )
+    sentinel = measurement["sentinel"]["format"]
+    if sentinel is not None and sentinel not in config["formats"]:
+        yield (
+            f"measurement.sentinel.format = {sentinel!r}: not a format of this study; use one of "
+            f"{', '.join(config['formats'])}, or null (the first)"
+        )
     formats = config["formats"]
     for fmt, events in formats.items():
         if format_kind(config, fmt) != "source" and events["read"] > events["written"]:
@@ -607,19 +619,6 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
     if data_dir.rstrip("/") in ("results", ".", "") or data_dir.startswith("results/"):
         yield f"data_dir = {data_dir!r}: must be separate from results/ (it holds the ROOT files under test)"
-
-
-def point_measurement(config: dict[str, Any], scans: tuple[str, ...]) -> dict[str, Any]:
-    """The measurement settings of a point in ``scans``: the study's, with the most lenient window rule any of its
-    scans allows (measurement.window_by_scan: the shortest loop, the smallest share of the read's I/O)."""
-    measurement = config["measurement"]
-    rules = [measurement["window_by_scan"][s] for s in scans if s in measurement["window_by_scan"]]
-    out = dict(measurement)
-    for key in ("min_window_seconds", "min_window_io_share"):
-        values = [rule[key] for rule in rules if key in rule]
-        if values:
-            out[key] = min(values)
-    return out
 
 
 def used_storage_profiles(config: dict[str, Any]) -> list[tuple[str, str]]:

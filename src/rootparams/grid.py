@@ -333,6 +333,21 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
     )
 
 
+def sentinel_point(config: dict[str, Any]) -> Point | None:
+    """The drift sentinel (measurement.sentinel): the default point of its format (the study's first format
+    unless it names one), read again through every block of the study; None when it is off (every_seconds 0)."""
+    sentinel = config["measurement"]["sentinel"]
+    if not sentinel["every_seconds"]:
+        return None
+    fmt = sentinel["format"] or next(iter(config["formats"]))
+    file_defaults = {k: config["file_defaults"][fmt][k] for k in FILE_KEYS}
+    read_defaults = {k: config["read_defaults"][k] for k in READ_KEYS}
+    if "branches" in config["formats"][fmt]:
+        read_defaults["branches"] = config["formats"][fmt]["branches"]
+    file_point, read_point = _point(fmt, file_defaults, read_defaults, {}, format_kind(config, fmt) == "source")
+    return Point(file_point, read_point, ("sentinel",))
+
+
 def file_points(points: list[Point]) -> list[FilePoint]:
     return sorted({p.file for p in points})
 

@@ -1,35 +1,39 @@
-"""The timed reads of one grid point: make the file cold, read it in a fresh native process under
-TTreePerfStats while dool samples the system, check the conditions, and write one record per repetition.
+"""The timed reads of a block of grid points (a format's): make each file cold, read it in a fresh native process
+under TTreePerfStats while dool samples the system, check the conditions, and write one record per repetition.
 
-Once per point (docs/measurement.md has the reasons and the measured costs):
+Once per block (docs/measurement.md has the reasons and the measured costs):
  1. take the host's timed-read lock and start watching the workflow (exclusive.py): no other timed read runs
     on this host meanwhile, and the job stops at once if the Snakemake that started it is killed; optionally
     (measurement.hold_free_page_reporting), hold a VM's free page reporting to its host off (hostmemory.py);
- 2. start dool (one monitor for the whole point; each repetition's samples are picked out afterwards by its
-    recorded span), the storage profile's blkio group, and the reader's fork server: ROOT's start-up is paid
-    here once, and every repetition is read by a child forked from the initialized server, which has never
-    opened a data file (``measurement.reader: exec`` makes one process per repetition instead);
- 3. with ``measurement.eviction: system`` (as root): drop the whole page cache, the paper's method, then
-    read a small warm-up file of the same format, so that the reader's code pages are back in memory.
-Then for each repetition:
- 4. evict the file under test (fdatasync + POSIX_FADV_DONTNEED) and verify with mincore, immediately before
+ 2. start dool (one monitor for the whole block; each repetition's samples are picked out afterwards by its
+    recorded span), a blkio group per storage profile, a server per remote profile, and the reader's fork
+    server: ROOT's start-up is paid here once, and every read is made by a child forked from the initialized
+    server, which has never opened a data file (``measurement.reader: exec`` makes one process per read instead).
+Then in rounds (schedule): repetition k of every point before repetition k+1 of any, each round in a shuffled
+order, so that a slow spell of the host falls on every point alike (with ``measurement.eviction: system``, each
+round starts with the paper's drop_caches and a warm-up read). For each repetition:
+ 3. evict the file under test (fdatasync + POSIX_FADV_DONTNEED) and verify with mincore, immediately before
     the read, that none of its pages is resident;
- 5. read it: the child joins the blkio group, opens the file and reads N events; the reader reports every
-    metric per span (process, open, loop, note_window: read_collection_tree.cxx). Around it the harness
+ 4. read it: the child joins its profile's blkio group, opens the file and reads N events; the reader reports
+    every metric per span (process, open, loop, note_window: read_collection_tree.cxx). Around it the harness
     reads /proc/stat (what other processes and the hypervisor took), the group's block-layer counters
     (requests and bytes this read sent to the disk) and the disk's own counters (what others read);
- 6. flag what was not as it should be (busy machine, CPU steal, other processes reading the disk, the kernel's
+ 5. flag what was not as it should be (busy machine, CPU steal, other processes reading the disk, the kernel's
     bytes not matching ROOT's), try again if so (up to measurement.attempts), judge whether the timed loop
     holds the read's I/O (window validity), and write the record atomically.
-Finally the monitor's samples are attributed to each repetition's loop span, and the records completed.
+Between reads the drift sentinel (one reference point of the study) is read every sentinel.every_seconds. After
+the rounds, a point short of unflagged repetitions has its flagged ones measured again (makeup_rounds). Finally the
+monitor's samples are attributed to each record's loop span, and the records completed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
+import random
 import re
 import socket
 import sys
@@ -143,11 +147,18 @@ def host_fingerprint() -> dict[str, str]:
     }
 
 
+# Measurement settings that do not change how a read is made, only how it is judged or scheduled: a change of
+# these keeps the repetitions already taken.
+JUDGING_KEYS = ("min_window_io_share", "min_window_seconds", "window_by_scan", "min_repetitions", "makeup_rounds",
+                "sentinel", "order", "host_lock")  # fmt: skip
+
+
 def point_identity(root_file: str, measurement: dict[str, Any]) -> dict[str, Any]:
     """What a kept repetition record must match to be reused by a rerun: the very file (its size and
-    modification time, so a regenerated file is measured again) and the measurement settings."""
+    modification time, so a regenerated file is measured again) and the settings that make a read."""
     st = os.stat(root_file)
-    settings = json.dumps(measurement, sort_keys=True, default=str)
+    making = {k: v for k, v in measurement.items() if k not in JUDGING_KEYS}
+    settings = json.dumps(making, sort_keys=True, default=str)
     return {
         "file_size_bytes": st.st_size,
         "file_mtime_ns": st.st_mtime_ns,
@@ -209,21 +220,93 @@ def complete_kept_records(kept: dict[int, dict[str, Any]], records: dict[int, st
 
 
 @dataclass
+class ReadStorage:
+    """Where a read goes: a storage profile, the blkio group of its reads (None where none can be made: native
+    only), the disk holding the file, and for a remote profile the XRootD server (and proxy) that serves it."""
+
+    profile: storage.StorageProfile
+    group: storage.BlkioGroup | None
+    device: str | None
+    endpoint: remote.Endpoint | None = None
+    fresh: bool = True  # no read has gone through it yet (a remote profile's warm-up is still to come)
+
+    def read_path(self, path: str) -> str:
+        """What the reader opens for the local file ``path``: the path, its URL on our XRootD server, or its
+        URL on a user's endpoint."""
+        if self.endpoint:
+            return self.endpoint.url(path)
+        return self.profile.endpoint_url(path) if self.profile.access == "endpoint" else path
+
+
+class StorageSet:
+    """The storage every read of a block needs, made once per block: one blkio group per storage profile and disk
+    (a throttle's first ~75 ms burst is paid once, not per point), one XRootD server (and proxy) per remote
+    profile and exported directory, each file copied once to a user's endpoint. All removed when the block ends."""
+
+    def __init__(self, stack: ExitStack, lifeline: Lifeline, measurement: dict[str, Any], logs_dir: Path):
+        self.stack, self.lifeline, self.measurement, self.logs_dir = stack, lifeline, measurement, logs_dir
+        self._groups: dict[tuple[str, str | None], storage.BlkioGroup | None] = {}
+        self._endpoints: dict[tuple[str, str], remote.Endpoint] = {}
+        self._copied: set[str] = set()
+        self._contexts: dict[tuple[str, str], ReadStorage] = {}
+
+    def profile(self, name: str) -> storage.StorageProfile:
+        return storage.resolve_profile(name, self.measurement["storage_profiles"])
+
+    def for_read(self, profile_name: str, root_file: str, remote_logs: str | None = None) -> ReadStorage:
+        key = (profile_name, str(Path(root_file).resolve().parent))
+        if key in self._contexts:
+            return self._contexts[key]
+        profile = self.profile(profile_name)
+        storage.check_throttling_possible(profile, root_file)
+        device = _device_of(root_file)
+        group_key = (profile.name, device)
+        if group_key not in self._groups:
+            group = self.stack.enter_context(storage.point_group(profile, root_file, tag=profile.name))
+            if group:
+                self.lifeline.on_loss(group.remove)
+            self._groups[group_key] = group
+        group = self._groups[group_key]
+        endpoint = None
+        if profile.access == "xrootd":
+            # One server (and latency proxy) per exported directory; it joins the profile's blkio group, so the
+            # group counts the disk reads made for the reader.
+            if key not in self._endpoints:
+                logs = Path(remote_logs) if remote_logs else self.logs_dir / "remote-logs" / profile.name
+                self._endpoints[key] = self.stack.enter_context(
+                    remote.remote_endpoint(profile, Path(root_file).resolve().parent, logs)
+                )
+                if group:
+                    group.procs.write_text(str(self._endpoints[key].server.pid))  # the proxy reads no disk
+            endpoint = self._endpoints[key]
+        self._contexts[key] = ReadStorage(profile, group, group.device if group else device, endpoint)
+        return self._contexts[key]
+
+    def copy_for_endpoint(self, context: ReadStorage, root_file: str, say: Callable[[str], None]) -> None:
+        """A user's endpoint with copy: true gets each file once, before its first read."""
+        if context.profile.access == "endpoint" and context.profile.copy and root_file not in self._copied:
+            say(f"copying {root_file} to {context.profile.endpoint_url(root_file)}")
+            remote.copy_to(root_file, context.profile.endpoint_url(root_file))
+            self._copied.add(root_file)
+
+
+def _device_of(path: str) -> str | None:
+    try:
+        return storage.block_device_of(path)
+    except storage.StorageProfileError:
+        return None  # tmpfs or a network filesystem: no block device to count
+
+
+@dataclass
 class Instrument:
-    """What serves every repetition of a point."""
+    """What serves every read of a block: the reader (its fork server), the monitor, and the memory probe."""
 
     reader: str
     server: ReaderServer | None  # None: one reader process per repetition (measurement.reader = exec)
-    group: storage.BlkioGroup | None  # None where no blkio group can be made (then only native is allowed)
-    device: str | None  # the disk that holds the file ("major:minor"), for its read counters
     monitor: Monitor | None
-    profile: storage.StorageProfile
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
-    endpoint: remote.Endpoint | None = (
-        None  # an xrootd profile's server (and proxy): the reader opens its URL
-    )
-    fastest_probe: float = float("nan")  # the fastest memory probe of this point so far
+    fastest_probe: float = float("nan")  # the fastest memory probe of this block so far
     # The branches a columnar reading style (rdataframe, uproot) reads, by the path read: the reader's own
     # resolution of the selection (--resolve-selection), made before the file is evicted.
     columns: dict[str, str] = field(default_factory=dict)
@@ -246,7 +329,7 @@ class Instrument:
             self.columns[also] = self.columns[path]
 
     def memory_probe(self) -> float:
-        """Seconds of the host's memory probe now (NaN without one), and the point's fastest so far updated."""
+        """Seconds of the host's memory probe now (NaN without one), and the block's fastest so far updated."""
         if not (self.server and self.probe_loads):
             return float("nan")
         seconds = self.server.memory_probe(self.probe_loads)
@@ -254,38 +337,361 @@ class Instrument:
             self.fastest_probe = seconds
         return seconds
 
-    def read_path(self, path: str) -> str:
-        """What the reader opens for the local file ``path``: the path, its URL on our XRootD server, or its
-        URL on a user's endpoint."""
-        if self.endpoint:
-            return self.endpoint.url(path)
-        return self.profile.endpoint_url(path) if self.profile.access == "endpoint" else path
-
-    def read(self, path: str, events: int, read: dict[str, Any], what: str, tag: str) -> tuple[dict, dict]:
+    def read(
+        self, where: ReadStorage, path: str, events: int, read: dict[str, Any], what: str, tag: str
+    ) -> tuple[dict, dict]:
         """One read of ``path`` (a local path or a URL) by a fresh reader: the C++ reader (reading styles
         getentry and rdataframe) or a Python process of its own (uproot)."""
         style = read.get("reading_style", "getentry")
-        args = reader_args(path, events, read, self.device)
+        args = reader_args(path, events, read, where.device)
         if style != "getentry":
             if path not in self.columns:
                 raise ReadError(
                     f"{what}: the columns of {path} were not resolved before the read (a harness bug)"
                 )
             args["reader"], args["columns"] = style, self.columns[path]
+        procs = where.group.procs if where.group else None
         try:
             if style == "uproot":
-                cmd = uproot_command(path, events, read, self.columns[path], self.device)
-                return exec_read(cmd, what, storage.join_group(self.group.procs if self.group else None))
+                cmd = uproot_command(path, events, read, self.columns[path], where.device)
+                return exec_read(cmd, what, storage.join_group(procs))
             if self.server:
-                if self.group:
-                    args["cgroup-procs"] = self.group.procs
+                if where.group:
+                    args["cgroup-procs"] = where.group.procs
                 return self.server.read(args, what, self.messages_dir / f"{tag}.log")
-            cmd = reader_command(self.reader, path, events, read, self.device)
-            return exec_read(cmd, what, storage.join_group(self.group.procs if self.group else None))
+            cmd = reader_command(self.reader, path, events, read, where.device)
+            return exec_read(cmd, what, storage.join_group(procs))
         except DamagedFileError:
             raise
         except ToolError as error:
             raise ReadError(str(error)) from error
+
+
+@dataclass(frozen=True)
+class PlannedPoint:
+    """One point of a block: the file, the read, what every record of it carries (``labels``: its settings and
+    identity, point_identity) and where repetition ``rep``'s record goes (``records[rep]``)."""
+
+    root_file: str
+    events: int
+    read: dict[str, Any]
+    labels: dict[str, Any]
+    records: dict[int, str]
+    warmup_file: str | None = None
+    remote_logs: str | None = None
+
+    @property
+    def name(self) -> str:
+        labels = self.labels
+        if "file_id" in labels and "read_id" in labels:
+            return f"{labels.get('format', '')} {labels['file_id']} {labels['read_id']}".strip()
+        return self.root_file
+
+
+@dataclass(frozen=True)
+class Sentinel:
+    """The drift sentinel: one reference point read again every ``every_seconds`` of measuring, through every
+    block of the study, into a record of its own under ``directory`` (docs/statistics.md, "The drift sentinel")."""
+
+    point: PlannedPoint
+    directory: str
+    every_seconds: float
+
+
+@dataclass
+class BlockResult:
+    """What a block's job measured: every point's records (reused ones marked), the sentinel's records, the order
+    of every round, and the job's own figures (its measuring efficiency)."""
+
+    records: list[list[dict[str, Any]]]
+    sentinel_records: list[str] = field(default_factory=list)
+    schedule: list[dict[str, Any]] = field(default_factory=list)
+    measured_loop_seconds: float = 0.0
+    measured_repetitions: int = 0
+    failures: list[str] = field(default_factory=list)
+
+
+class PointFailed(ReadError):
+    """One or more points of a block could not be read (a damaged file, a reader crash, an eviction that did not
+    hold); every other point was measured, and their records are kept. ``damaged``: files to be written again."""
+
+    def __init__(self, message: str, damaged: list[str]):
+        super().__init__(message)
+        self.damaged = damaged
+
+
+def round_order(points: int, block: str, round_: int, seed: int) -> list[int]:
+    """The shuffled order of a block's points in one round: reproducible from (seed, block, round), so that a
+    resumed block measures its missing repetitions in the order the plan recorded."""
+    order = list(range(points))
+    random.Random(f"{seed}:{block}:{round_}").shuffle(order)
+    return order
+
+
+def schedule(
+    points: list[PlannedPoint], block: str, seed: int, order: str = "interleaved"
+) -> list[list[tuple[int, int]]]:
+    """The slots (point index, repetition) of each round. "interleaved": round k holds repetition k of every
+    point, in a shuffled order (round_order), so repetition k of every point is measured before repetition k+1 of
+    any. "sequential": every repetition of a point before the next point (the instrument before rounds existed;
+    kept to compare the two, benchmarks/interleaving.py)."""
+    reps = sorted({rep for p in points for rep in p.records})
+    if order == "sequential":
+        return [[(i, rep) for rep in sorted(p.records)] for i, p in enumerate(points)]
+    return [[(i, rep) for i in round_order(len(points), block, k, seed) if rep in points[i].records]
+            for k, rep in enumerate(reps)]  # fmt: skip
+
+
+def measure_block(
+    *,
+    block: str,
+    points: list[PlannedPoint],
+    reader: str,
+    measurement: dict[str, Any],
+    monitor_csv: str | Callable[[float], str],
+    seed: int = 0,
+    sentinel: Sentinel | None = None,
+    say: Callable[[str], None] = print,
+) -> BlockResult:
+    """The timed reads of a block of points (a format's, in the workflow), in rounds: repetition k of every point
+    before repetition k+1 of any, each round in a shuffled order (``measurement.order``; schedule), so that a slow
+    spell of the host falls on every point alike and two points' repetitions of one round can be compared in
+    pairs (rootparams.compare). Every record carries its ``round``, ``round_key`` (pairs share it) and
+    ``order_in_round``, and is written the moment it is taken.
+
+    Repetitions whose record an earlier run already wrote under the same identity (point_identity) are kept, not
+    measured again. A point with fewer unflagged repetitions than it needs (required_repetitions) after the rounds
+    has its flagged ones measured again in up to ``measurement.makeup_rounds`` rounds of their own. The drift
+    sentinel, if given, is read at the start, every ``sentinel.every_seconds`` and at the end.
+
+    A repetition whose conditions were not met (busy machine, CPU stolen by the hypervisor, other processes reading
+    the disk, the kernel's bytes not matching ROOT's) is tried again at once, up to ``measurement.attempts`` times
+    in all; the record keeps the last attempt, its number, and why the earlier ones were discarded.
+
+    A point that cannot be read (a damaged file, a reader crash) is left out of the rest of the block, every other
+    point is measured, and PointFailed is raised at the end, naming each."""
+    kept: list[dict[int, dict[str, Any]]] = []
+    for p in points:
+        found = {
+            rep: r for rep, path in p.records.items() if (r := reusable_record(path, p.labels)) is not None
+        }
+        complete_kept_records(found, p.records)
+        kept.append(found)
+    rounds = schedule(points, block, seed, measurement.get("order", "interleaved"))
+    todo = [[(i, rep) for i, rep in slots if rep not in kept[i]] for slots in rounds]
+    result = BlockResult([[{**r, "reused": True} for _, r in sorted(k.items())] for k in kept])
+    required = _required(measurement, points)
+    if not any(todo) and not _short_points(kept, required):
+        return result
+    cold = measurement["cache_state"] == "cold"
+    for p in points:
+        if not os.access(p.root_file, os.R_OK):
+            raise ReadError(f"{p.root_file}: not readable")
+    tool = find_monitor(measurement["monitor"])
+    job_start = time.time()
+    csv_path = Path(monitor_csv(job_start) if callable(monitor_csv) else monitor_csv)
+    taken: dict[tuple[int, int], dict[str, Any]] = {}
+    sentinel_taken: dict[str, dict[str, Any]] = {}
+    failed: dict[int, str] = {}
+    damaged: list[str] = []
+    with ExitStack() as stack:
+        lifeline = stack.enter_context(Lifeline(say))
+        lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), say))
+        page_reporting = stack.enter_context(
+            hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", False))
+        )
+        # dool takes about a second to give its first sample: the reader server and the storage start meanwhile.
+        mon = stack.enter_context(Monitor(tool, csv_path, wait=False)) if tool else None
+        if not tool:
+            csv_path.parent.mkdir(parents=True, exist_ok=True)
+            csv_path.write_text("")  # the records say monitor = none
+        messages_dir = csv_path.parent / f"{csv_path.stem}-reader-messages"
+        storages = StorageSet(stack, lifeline, measurement, csv_path.parent)
+        everyone = [*points, *([sentinel.point] if sentinel else [])]
+        where = [storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs) for p in everyone]
+        server = None
+        if measurement["reader"] == "fork":
+            server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
+        instrument = Instrument(reader, server, mon, messages_dir,
+                                probe_loads=measurement.get("memory_probe_loads", 0))  # fmt: skip
+        for _ in range(3):  # the block's reference for the memory probe (a busy start only makes it lenient)
+            instrument.memory_probe()
+        if mon:
+            mon.wait_until_sampling()
+        # Before any eviction: finding a selection's branches reads the files' metadata.
+        for p, w in zip(everyone, where, strict=True):
+            instrument.resolve_columns(p.root_file, p.read, also=w.read_path(p.root_file))
+        common = {
+            "block": block,
+            "monitor": tool[0] if tool else "none",
+            "monitor_csv": str(csv_path),
+            "host_lock_wait_seconds": lock.waited_seconds,
+            "free_page_reporting": page_reporting,
+            "measurement_order": measurement.get("order", "interleaved"),
+            "job_start_time": job_start,
+            "complete": mon is None,
+        }
+
+        def warm_up_remote(p: PlannedPoint, w: ReadStorage) -> None:
+            # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint, of
+            # the file under test itself, which every repetition then evicts and verifies cold again. With the
+            # cache on, so that a far profile's warm-up is a few round trips.
+            storages.copy_for_endpoint(w, p.root_file, say)
+            if w.fresh and (w.endpoint is not None or w.profile.access == "endpoint"):
+                url = w.read_path(p.root_file)
+                instrument.read(
+                    w, url, 2, {**p.read, "cache_size": -1}, f"warm-up read of {url}", "warmup-remote"
+                )
+                if mon:
+                    mon.wait_for_sample_after(time.time(), timeout=10)
+            w.fresh = False
+
+        def take(i: int, rep: int, slot: dict[str, Any], tag: str) -> dict[str, Any]:
+            p, w = everyone[i], where[i]
+            warm_up_remote(p, w)
+            discarded: list[str] = []
+            for attempt in range(1, measurement["attempts"] + 1):
+                record = _attempt(
+                    instrument, w, p.root_file, p.events, p.read, measurement, f"{tag}-{attempt}"
+                )
+                if not record["flagged"] or attempt == measurement["attempts"]:
+                    break
+                discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
+            return {**p.labels, "rep": rep, **record, **common, **slot, "attempt": attempt,
+                    "discarded_attempts": " | ".join(discarded)}  # fmt: skip
+
+        last_sentinel = [-math.inf]
+
+        def read_sentinel(force: bool = False) -> None:
+            if sentinel is None or (not force and time.time() - last_sentinel[0] < sentinel.every_seconds):
+                return
+            last_sentinel[0] = time.time()
+            path = Path(sentinel.directory) / f"{block}-{int(last_sentinel[0] * 1000)}.json"
+            try:
+                record = take(len(points), -1, {"sentinel": True, "round_key": None}, f"sentinel-{path.stem}")
+            except (ReadError, pagecache.EvictionError) as error:
+                say(f"the drift sentinel could not be read ({error}); it is left out of this block")
+                last_sentinel[0] = math.inf
+                return
+            write_json_atomic(path, record)
+            sentinel_taken[str(path)] = record
+
+        def run_round(k: int, slots: list[tuple[int, int]], makeup: bool = False) -> None:
+            key = None if measurement.get("order") == "sequential" else f"{block}@{job_start:.0f}/r{k}"
+            slots = [(i, rep) for i, rep in slots if i not in failed]
+            result.schedule.append({"round": k, "round_key": key, "makeup": makeup,
+                                    "order": [points[i].name + f" rep{rep}" for i, rep in slots]})  # fmt: skip
+            if slots and cold and measurement["eviction"] == "system":
+                _drop_caches_and_warm_up(instrument, where[slots[0][0]], points[slots[0][0]], mon)
+            for position, (i, rep) in enumerate(slots):
+                if i in failed:
+                    continue
+                read_sentinel()
+                slot = {"round": k, "round_key": key, "order_in_round": position, "makeup_round": makeup}
+                try:
+                    record = take(i, rep, slot, f"{_tag(points[i])}-rep{rep}")
+                except DamagedFileError as error:
+                    failed[i] = str(error)
+                    damaged.append(points[i].root_file)
+                    say(f"{points[i].name}: {error}; left out of the rest of this block")
+                    continue
+                except (ReadError, pagecache.EvictionError) as error:
+                    failed[i] = str(error)
+                    say(f"{points[i].name}: {error}; left out of the rest of this block")
+                    continue
+                write_json_atomic(points[i].records[rep], record)
+                taken[(i, rep)] = record
+            # Progress, with a rough time left from the pace so far (the log and the console).
+            total = sum(len(s) for s in todo)
+            elapsed = time.time() - block_start
+            left = elapsed / max(len(taken), 1) * max(total - len(taken), 0)
+            say(f"block {block}: round {k + 1}{' (make-up)' if makeup else f' of {len(rounds)}'} done, "
+                f"{len(taken)} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left")  # fmt: skip
+
+        block_start = time.time()
+        read_sentinel(force=True)
+        for k, slots in enumerate(todo):
+            if slots:
+                run_round(k, slots)
+        for extra in range(measurement.get("makeup_rounds", 0)):
+            current = [
+                {**kept[i], **{rep: r for (j, rep), r in taken.items() if j == i}} for i in range(len(points))
+            ]
+            short = _short_points(current, required)
+            slots = [(i, rep) for i in short for rep, r in sorted(current[i].items()) if r.get("flagged")]
+            if not slots:
+                break
+            order = round_order(len(slots), block, len(rounds) + extra, seed)
+            run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
+        read_sentinel(force=True)
+        result.measured_loop_seconds = sum(r.get("loop_seconds", 0.0) for r in taken.values())
+        result.measured_repetitions = len(taken)
+        if mon and (taken or sentinel_taken):
+            # One wait for the sample that covers the end of the last read; then every record gets the samples
+            # of its own spans.
+            mon.wait_for_sample_after(
+                max(r["end_time"] for r in [*taken.values(), *sentinel_taken.values()]) + 0.05, timeout=10
+            )
+            samples = mon.samples()
+            for (i, rep), record in taken.items():
+                taken[(i, rep)] = attach_monitor(record, samples)
+                write_json_atomic(points[i].records[rep], taken[(i, rep)])
+            for path, record in sentinel_taken.items():
+                write_json_atomic(path, attach_monitor(record, samples))
+        say(f"block {block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
+            f"{time.time() - block_start:.0f} s")  # fmt: skip
+    for i in range(len(points)):
+        mine = {rep: r for (j, rep), r in taken.items() if j == i}
+        merged = {**{rep: {**r, "reused": True} for rep, r in kept[i].items()},
+                  **{rep: {**r, "reused": False} for rep, r in mine.items()}}  # fmt: skip
+        result.records[i] = [merged[rep] for rep in sorted(merged)]
+    result.sentinel_records = sorted(sentinel_taken)
+    if failed:
+        result.failures = [
+            f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
+        ]
+        raise PointFailed(
+            "these points could not be read; every other point of the block was measured and kept:\n  "
+            + "\n  ".join(result.failures),
+            damaged,
+        )
+    return result
+
+
+def _tag(p: PlannedPoint) -> str:
+    labels = p.labels
+    return f"{labels.get('file_id', Path(p.root_file).stem)}-{labels.get('read_id', 'read')}"
+
+
+def _required(measurement: dict[str, Any], points: list[PlannedPoint]) -> int:
+    from rootparams.aggregate import required_repetitions
+
+    return required_repetitions(measurement, max((len(p.records) for p in points), default=1))
+
+
+def _short_points(records: list[dict[int, dict[str, Any]]], required: int) -> list[int]:
+    """The points with fewer unflagged repetitions than required, that have a flagged one to measure again."""
+    return [
+        i
+        for i, recs in enumerate(records)
+        if sum(not r.get("flagged") for r in recs.values()) < required
+        and any(r.get("flagged") for r in recs.values())
+    ]
+
+
+def _drop_caches_and_warm_up(instrument: Instrument, where: ReadStorage, p: PlannedPoint, mon) -> None:
+    """``measurement.eviction: system``, once per round: the paper's drop_caches, then a warm-up read of the
+    format's small warm-up file so that the reader's code pages are back in memory (another file, so the files
+    under test stay cold)."""
+    pagecache.make_cold(p.root_file, system_wide=True)
+    warmup_file = p.warmup_file or p.root_file
+    warmup = {**p.read, "container": "auto"}  # the format's default file, which may be the other container
+    # Its selection is found after the drop (it is the warm-up's own file): ROOT's and Python's code pages come
+    # back with it, as the warm-up read's own do.
+    instrument.resolve_columns(warmup_file, warmup)
+    instrument.read(where, warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
+    if mon:  # the warm-up's disk traffic stays out of the next repetition's samples
+        mon.wait_for_sample_after(time.time(), timeout=10)
 
 
 def measure_point(
@@ -296,154 +702,28 @@ def measure_point(
     events: int,
     read: dict[str, Any],
     measurement: dict[str, Any],
-    monitor_csv: str | Callable[[int], str],
+    monitor_csv: str | Callable,
     records: dict[int, str],
     labels: dict[str, Any],
     say: Callable[[str], None] = print,
     remote_logs: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Make the timed repetitions of one point, writing repetition ``rep``'s record to ``records[rep]``
-    as soon as it is taken; return every repetition's record (``reused``: kept from an earlier run).
-
-    Repetitions whose record an earlier run already wrote under the same identity (see point_identity)
-    are kept, not measured again (and completed with their monitor samples if that run was stopped first). ``monitor_csv`` is a path or, given the first repetition
-    this call measures, returns one (so that the samples of earlier runs are kept too).
-
-    A repetition whose conditions were not met (busy machine, CPU stolen by the hypervisor, other processes
-    reading the disk, the kernel's bytes not matching ROOT's) is tried again, up to
-    ``measurement.attempts`` times in all; the record keeps the last attempt, its number, and why the earlier
-    ones were discarded. If every attempt is flagged, the last one is kept, flagged.
-    """
-    kept = {rep: r for rep, path in records.items() if (r := reusable_record(path, labels)) is not None}
-    complete_kept_records(kept, records)
-    todo = sorted(set(records) - set(kept))
-    out = {rep: {**r, "reused": True} for rep, r in kept.items()}
-    if not todo:
-        return [out[rep] for rep in sorted(out)]
-    cold = measurement["cache_state"] == "cold"
-    if not os.access(root_file, os.R_OK):
-        raise ReadError(f"{root_file}: not readable")
-    tool = find_monitor(measurement["monitor"])
-    profile = storage.resolve_profile(read["storage_profile"], measurement["storage_profiles"])
-    storage.check_throttling_possible(profile, root_file)
-    csv_path = Path(monitor_csv(todo[0]) if callable(monitor_csv) else monitor_csv)
-    point_start = time.time()
-    taken: dict[int, dict[str, Any]] = {}
-    with ExitStack() as stack:
-        lifeline = stack.enter_context(Lifeline(say))
-        lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), say))
-        page_reporting = stack.enter_context(
-            hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", False))
-        )
-        group = stack.enter_context(storage.point_group(profile, root_file))
-        if group:
-            lifeline.on_loss(group.remove)
-        # dool takes about a second to give its first sample: the reader server starts meanwhile.
-        mon = stack.enter_context(Monitor(tool, csv_path, wait=False)) if tool else None
-        if not tool:
-            csv_path.parent.mkdir(parents=True, exist_ok=True)
-            csv_path.write_text("")  # the records say monitor = none
-        messages_dir = csv_path.parent / "reader-messages"
-        endpoint = None
-        if profile.access == "xrootd":
-            # One XRootD server (and latency proxy) per point, serving the file's directory; the server joins
-            # the point's blkio group, so the group counts the disk reads made for this reader.
-            endpoint = stack.enter_context(
-                remote.remote_endpoint(
-                    profile,
-                    Path(root_file).resolve().parent,
-                    Path(remote_logs) if remote_logs else csv_path.parent / "remote-logs",
-                )
-            )
-            if group:
-                group.procs.write_text(str(endpoint.server.pid))  # xrootd; the proxy reads no disk
-        if profile.access == "endpoint" and profile.copy:
-            say(f"copying {root_file} to {profile.endpoint_url(root_file)}")
-            remote.copy_to(root_file, profile.endpoint_url(root_file))
-        server = None
-        if measurement["reader"] == "fork":
-            server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
-        instrument = Instrument(
-            reader,
-            server,
-            group,
-            group.device if group else None,
-            mon,
-            profile,
-            messages_dir,
-            probe_loads=measurement.get("memory_probe_loads", 0),
-            endpoint=endpoint,
-        )
-        for _ in range(3):  # the point's reference for the memory probe (a busy start only makes it lenient)
-            instrument.memory_probe()
-        if mon:
-            mon.wait_until_sampling()
-        # Before any eviction: finding a selection's branches reads the files' metadata.
-        instrument.resolve_columns(root_file, read, also=instrument.read_path(root_file))
-        system_eviction = "none"
-        if cold and measurement["eviction"] == "system":
-            # The paper's method, once per point; the warm-up read then brings the reader's code pages back
-            # (from another file, so the file under test stays cold).
-            system_eviction, _ = pagecache.make_cold(root_file, system_wide=True)
-            warmup = {
-                **read,
-                "container": "auto",
-            }  # the format's default file, which may be the other container
-            # Its selection is found after the drop (it is the warm-up's own file): ROOT's and Python's code
-            # pages come back with it, as the warm-up read's own do.
-            instrument.resolve_columns(warmup_file, warmup)
-            instrument.read(warmup_file, 2, warmup, f"warm-up read of {warmup_file}", "warmup")
-            if mon:  # the warm-up's disk traffic stays out of the first repetition's samples
-                mon.wait_for_sample_after(time.time(), timeout=10)
-        if endpoint is not None or profile.access == "endpoint":
-            # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint,
-            # of the file under test itself (the only file it serves), which every repetition then evicts and
-            # verifies cold again. With the cache on, so that a far profile's warm-up is a few round trips.
-            url = instrument.read_path(root_file)
-            instrument.read(url, 2, {**read, "cache_size": -1}, f"warm-up read of {url}", "warmup-remote")
-            if mon:
-                mon.wait_for_sample_after(time.time(), timeout=10)
-        point_prepare = time.time() - point_start
-        for rep in todo:
-            discarded: list[str] = []
-            for attempt in range(1, measurement["attempts"] + 1):
-                record = _attempt(instrument, root_file, events, read, measurement, f"rep{rep}-{attempt}")
-                if not record["flagged"] or attempt == measurement["attempts"]:
-                    break
-                discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
-            record = {
-                **labels,
-                "rep": rep,
-                **record,
-                "monitor": tool[0] if tool else "none",
-                "monitor_csv": str(csv_path),
-                "point_eviction_method": system_eviction,
-                "harness_point_prepare_seconds": point_prepare,
-                "host_lock_wait_seconds": lock.waited_seconds,
-                "free_page_reporting": page_reporting,
-                "attempt": attempt,
-                "discarded_attempts": " | ".join(discarded),
-                "complete": mon is None,
-            }
-            write_json_atomic(records[rep], record)
-            taken[rep] = record
-        if mon:
-            # One wait for the sample that covers the end of the last read; then every repetition gets the
-            # samples of its own spans.
-            finish_start = time.time()
-            mon.wait_for_sample_after(max(r["end_time"] for r in taken.values()) + 0.05, timeout=10)
-            samples = mon.samples()
-            for rep, record in taken.items():
-                taken[rep] = attach_monitor(record, samples)
-                taken[rep]["harness_point_finish_seconds"] = time.time() - finish_start
-                write_json_atomic(records[rep], taken[rep])
-    for rep, record in taken.items():
-        out[rep] = {**record, "reused": False}
-    return [out[rep] for rep in sorted(out)]
+    """The timed repetitions of one point (a block of one, measure_block), writing repetition ``rep``'s record to
+    ``records[rep]`` as soon as it is taken; return every repetition's record (``reused``: kept from an earlier
+    run). For the tests and benchmarks that measure a point on its own."""
+    point = PlannedPoint(root_file, events, read, labels, records, warmup_file, remote_logs)
+    csv = monitor_csv if not callable(monitor_csv) else monitor_csv(min(records))
+    try:
+        result = measure_block(block="point", points=[point], reader=reader, measurement=measurement,
+                               monitor_csv=csv, say=say)  # fmt: skip
+    except PointFailed as error:
+        raise error.__cause__ or error from None
+    return result.records[0]
 
 
 def _attempt(
     instrument: Instrument,
+    where: ReadStorage,
     root_file: str,
     events: int,
     read: dict[str, Any],
@@ -453,10 +733,10 @@ def _attempt(
     harness_start = time.time()
     cold = measurement["cache_state"] == "cold"
     record: dict[str, Any] = {**host_fingerprint(), "cache_state": measurement["cache_state"]}
-    record.update(instrument.profile.as_record())
+    record.update(where.profile.as_record())
     # Before the eviction, so that nothing but the verification stands between the eviction and the read.
     record["memory_probe_before_seconds"] = instrument.memory_probe()
-    endpoint_read = instrument.profile.access == "endpoint"
+    endpoint_read = where.profile.access == "endpoint"
     if endpoint_read:
         # A user's server holds the file: its caches are out of our reach, and every record says so.
         method = "none: the endpoint's server decides (not verified)"
@@ -476,18 +756,18 @@ def _attempt(
     record["resident_fraction_before"] = float("nan") if endpoint_read else state.fraction
     record["file_pages"] = state.total_pages
     record["reader_mode"] = "fork" if instrument.server else "exec"
-    group, device = instrument.group, instrument.device
+    group, device = where.group, where.device
     group_before = group.counters() if group else None
     disk_before = storage.disk_counters(device) if device else None
-    endpoint = instrument.endpoint
+    endpoint = where.endpoint
     server_before = remote.process_read_bytes(endpoint.server.pid) if endpoint else 0
     serving_before = sum(map(remote.process_cpu_seconds, endpoint.server_pids)) if endpoint else 0.0
     net_before = remote.interface_bytes() if endpoint else {}
     cpu_before = CpuTimes.now()
     request_start = time.time()
     record["harness_prepare_seconds"] = request_start - harness_start
-    path = instrument.read_path(root_file)
-    result, child = instrument.read(path, events, read, f"timed read of {path}", tag)
+    path = where.read_path(root_file)
+    result, child = instrument.read(where, path, events, read, f"timed read of {path}", tag)
     request_end = time.time()
     cpu_after = CpuTimes.now()
     if path != root_file:

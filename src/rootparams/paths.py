@@ -10,9 +10,10 @@ Layout:
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
     results/build/                                     compiled event model and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
-    results/points/<format>/<file_id>/<read_id>.json               a point's measurement, done (lists its reads)
+    results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
-    results/monitor/<format>/<file_id>/<read_id>/from_rep<N>.csv   raw dool/dstat samples of one job's reads
+    results/sentinel/<block>-<epoch ms>.json           one read of the drift sentinel
+    results/monitor/<block>/<job start>.csv            raw dool/dstat samples of one measuring job
     results/tables/points.csv                          which scans each measured point belongs to
     results/tables/measure_jobs.csv                    each measuring job's wall time and timed loops
     results/figures/figNN_<what>.{png,pdf}             the paper's figures
@@ -44,11 +45,14 @@ MONITOR_TABLE = f"{TABLES}/monitor_samples.csv"
 SUMMARY_TABLE = f"{TABLES}/summary.csv"
 POINTS_TABLE = f"{TABLES}/points.csv"
 MEASURE_JOBS_TABLE = f"{TABLES}/measure_jobs.csv"
+SENTINEL_TABLE = f"{TABLES}/sentinel.csv"  # every read of the drift sentinel, in time order
+PHYSICS_TABLE = f"{TABLES}/physics_checks.csv"  # the instrument's physics checks on this run's reads
 # From measurements to a decision (rootparams.decision): the Pareto fronts and the cost model.
 PARETO_TABLE = f"{TABLES}/pareto_front.csv"
 COST_TABLE = f"{TABLES}/cost_model.csv"
 COST_CHOICE_TABLE = f"{TABLES}/cost_choice.csv"
 COST_CROSSOVERS_TABLE = f"{TABLES}/cost_crossovers.csv"
+COST_RANKING_TABLE = f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
 FIGURES = f"{RESULTS}/figures"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 
@@ -80,12 +84,16 @@ def repetition_record(
     return f"{RESULTS}/repetitions/{format}/{file_id}/{read_id}/rep{rep}.json"
 
 
-def point_record(format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}") -> str:
-    return f"{RESULTS}/points/{format}/{file_id}/{read_id}.json"
+def block_record(block: str = "{block}") -> str:
+    """A block's measurement, done: the records of its points, its sentinel reads and the order of its rounds."""
+    return f"{RESULTS}/blocks/{block}.json"
 
 
-def monitor_samples(format: str, file_id: str, read_id: str, first_rep: int) -> str:
-    return f"{RESULTS}/monitor/{format}/{file_id}/{read_id}/from_rep{first_rep}.csv"
+SENTINEL_RECORDS = f"{RESULTS}/sentinel"  # one record per read of the drift sentinel
+
+
+def monitor_samples(block: str, job_start: float) -> str:
+    return f"{RESULTS}/monitor/{block}/{int(job_start)}.csv"
 
 
 def log(stage: str, *parts: str) -> str:

@@ -175,10 +175,11 @@ class BlkioGroup:
     counters are read before and after each read, so every repetition records how many block requests its
     bytes took (the IOPS limit of a throttled profile counts exactly these)."""
 
-    def __init__(self, profile: StorageProfile, path: str | Path):
+    def __init__(self, profile: StorageProfile, path: str | Path, tag: str = ""):
         self.profile = profile
         self.device = block_device_of(path)
-        self.dir = BLKIO / f"rootparams-{os.getpid()}"
+        # One group per measuring job and profile: rootparams-<pid>[-<profile>] (remove_stale_groups parses it).
+        self.dir = BLKIO / (f"rootparams-{os.getpid()}" + (f"-{tag}" if tag else ""))
         self.dir.mkdir(exist_ok=True)
         try:
             if profile.read_bps:
@@ -230,9 +231,10 @@ def can_count_block_requests() -> bool:
 
 
 @contextmanager
-def point_group(profile: StorageProfile, path: str | Path) -> Iterator[BlkioGroup | None]:
-    """The blkio group of a point's reads, removed afterwards; None where no group can be made (then a
-    throttled profile is an error, raised by check_throttling_possible before any read)."""
+def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Iterator[BlkioGroup | None]:
+    """The blkio group of the reads of ``path`` on ``profile`` (``tag`` tells a job's groups apart), removed
+    afterwards; None where no group can be made (then a throttled profile is an error, raised by
+    check_throttling_possible before any read)."""
     check_throttling_possible(profile, path)
     if not can_count_block_requests():
         yield None
@@ -245,7 +247,7 @@ def point_group(profile: StorageProfile, path: str | Path) -> Iterator[BlkioGrou
         yield None  # tmpfs or a network filesystem: no block device to count, native needs none
         return
     remove_stale_groups()
-    group = BlkioGroup(profile, path)
+    group = BlkioGroup(profile, path, tag)
     try:
         yield group
     finally:
@@ -255,7 +257,7 @@ def point_group(profile: StorageProfile, path: str | Path) -> Iterator[BlkioGrou
 def remove_stale_groups() -> None:
     """Remove the groups of measuring jobs that are gone (a job killed before it could clean up)."""
     for group in BLKIO.glob("rootparams-*"):
-        pid = group.name.removeprefix("rootparams-")
+        pid = group.name.removeprefix("rootparams-").split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _remove_group(group)
 

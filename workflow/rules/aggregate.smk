@@ -37,7 +37,7 @@ rule tabulate_files:
 
 rule tabulate_repetitions:
     input:
-        points=point_records(),
+        blocks=block_records(),
         files=paths.FILES_TABLE,
     output:
         repetitions=paths.REPETITIONS_TABLE,
@@ -50,6 +50,7 @@ rule tabulate_repetitions:
         ),
         point_scans=paths.POINTS_TABLE,
         jobs=paths.MEASURE_JOBS_TABLE,
+        sentinel=paths.SENTINEL_TABLE,
     log:
         paths.log("aggregate", "repetitions"),
     conda:
@@ -57,5 +58,6 @@ rule tabulate_repetitions:
     params:
         points=POINTS,
         measurement=STUDY["measurement"],
+        repetitions=STUDY["repetitions"],
     script:
         "../scripts/tabulate_repetitions.py"

@@ -8,7 +8,6 @@ from rootparams.config import (
     format_kind,
     left_out_notes,
     load_study_config,
-    point_measurement,
     source_of,
     without_throttling,
 )
@@ -22,7 +21,9 @@ from rootparams.grid import (
     expand_points,
     file_points,
     points_by_id,
+    sentinel_point,
 )
+from rootparams.drift import DRIFT_FIGURE
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
 from rootparams.formats import is_flat
 from rootparams.monitor import find_monitor
@@ -57,13 +58,18 @@ if workflow.is_main_process:
         f"{footprint.estimate(STUDY, POINTS) / 1e9:.1f} GB at peak in {DATA_DIR}",
         file=sys.stderr,
     )
-FILE_POINTS, READ_POINTS = points_by_id(POINTS)
-POINT_BY_IDS = {(p.file.format, p.file.id, p.read.id): p for p in POINTS}
+# The drift sentinel: one reference point read again through every block (None: measurement.sentinel is off).
+SENTINEL = sentinel_point(STUDY)
+FILE_POINTS, READ_POINTS = points_by_id([*POINTS, *([SENTINEL] if SENTINEL else [])])
+# The timed reads are made in blocks, one per format: a block's points are measured in interleaved rounds.
+BLOCKS = {fmt: [p for p in POINTS if p.file.format == fmt] for fmt in STUDY["formats"]}
+BLOCKS = {fmt: points for fmt, points in BLOCKS.items() if points}
 WARMUP_EVENTS = 10
 
 
 wildcard_constraints:
     format="|".join(STUDY["formats"]),
+    block="|".join(STUDY["formats"]),
     file_id="|".join((FILE_ID_PATTERN, REWRITE_ID_PATTERN, ASIS_ID)),
     read_id=READ_ID_PATTERN,
     rep=r"\d+",
@@ -102,11 +108,11 @@ def read_point(wildcards):
     return READ_POINTS[wildcards.read_id]
 
 
-def root_file(wildcards):
+def point_root_file(fmt, file_id):
     # The file a point reads: a source as it is is the user's file itself, never copied.
-    if wildcards.file_id == ASIS_ID:
-        return source_of(STUDY, wildcards.format).path
-    return paths.root_file(DATA_DIR, wildcards.format, wildcards.file_id)
+    if file_id == ASIS_ID:
+        return source_of(STUDY, fmt).path
+    return paths.root_file(DATA_DIR, fmt, file_id)
 
 
 def source_file(wildcards):
@@ -136,12 +142,12 @@ def content_input(wildcards):
     return paths.content_file(DATA_DIR, wildcards.format)
 
 
-def warmup_file(wildcards):
-    # The format's default file point, written with few events: read once before each timed read. A source's
-    # is the source itself (its read settings fit no other file; it is evicted and verified cold after it).
-    if format_kind(STUDY, wildcards.format) == "source":
-        return source_of(STUDY, wildcards.format).path
-    return paths.warmup_file(DATA_DIR, wildcards.format)
+def format_warmup_file(fmt):
+    # The format's default file point, written with few events: read after a drop_caches (eviction: system) so
+    # that the reader's code pages are back. A source's is the source itself (evicted and verified cold after it).
+    if format_kind(STUDY, fmt) == "source":
+        return source_of(STUDY, fmt).path
+    return paths.warmup_file(DATA_DIR, fmt)
 
 
 def content_point(wildcards):
@@ -156,22 +162,54 @@ def events_written(wildcards):
     return STUDY["formats"][wildcards.format]["written"]
 
 
-def measurement_of(wildcards):
-    # The study's measurement settings, with a shorter minimum loop where the point's scans allow one.
-    point = POINT_BY_IDS[(wildcards.format, wildcards.file_id, wildcards.read_id)]
-    return point_measurement(STUDY, point.scans)
+def _plan_entry(point):
+    fmt = point.file.format
+    return {
+        "file": point.file,
+        "read": point.read,
+        "root": point_root_file(fmt, point.file.id),
+        "catalogue": paths.catalogue_entry(fmt, point.file.id),
+        "warmup": format_warmup_file(fmt),
+        "tree": (
+            source_of(STUDY, fmt).tree if format_kind(STUDY, fmt) == "source" else None
+        ),
+        "events": STUDY["formats"][fmt]["read"],
+    }
 
 
-def events_read(wildcards):
-    return STUDY["formats"][wildcards.format]["read"]
+def block_plan(wildcards):
+    # Every point of the block, with its file, catalogue entry, warm-up file and events.
+    return [_plan_entry(p) for p in BLOCKS[wildcards.block]]
+
+
+def sentinel_plan(wildcards):
+    return _plan_entry(SENTINEL) if SENTINEL else None
+
+
+def block_root_files(wildcards):
+    # The block's files and the sentinel's (kept until the last block has read it).
+    points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
+    return sorted({point_root_file(p.file.format, p.file.id) for p in points})
+
+
+def block_catalogues(wildcards):
+    points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
+    return sorted({paths.catalogue_entry(p.file.format, p.file.id) for p in points})
+
+
+def block_warmup_files(wildcards):
+    # Read only after the paper's drop_caches (measurement.eviction: system).
+    if STUDY["measurement"]["eviction"] != "system":
+        return []
+    return format_warmup_file(wildcards.block)
 
 
 def catalogue_entries():
     return [paths.catalogue_entry(f.format, f.id) for f in file_points(POINTS)]
 
 
-def point_records():
-    return [paths.point_record(p.file.format, p.file.id, p.read.id) for p in POINTS]
+def block_records():
+    return [paths.block_record(block) for block in BLOCKS]
 
 
 def final_outputs():
@@ -181,6 +219,8 @@ def final_outputs():
         paths.REPETITIONS_TABLE,
         paths.MONITOR_TABLE,
         paths.MEASURE_JOBS_TABLE,
+        paths.SENTINEL_TABLE,
+        paths.PHYSICS_TABLE,
         paths.SUMMARY_TABLE,
         paths.RUN_SUMMARY,
         *(
@@ -189,10 +229,12 @@ def final_outputs():
             for ext in ("csv", "md", "tex")
         ),
         *(paths.figure(name, ext) for name in FIGURE_NAMES for ext in ("png", "pdf")),
+        *(paths.figure(DRIFT_FIGURE, ext) for ext in ("png", "pdf")),
         paths.PARETO_TABLE,
         paths.COST_TABLE,
         paths.COST_CHOICE_TABLE,
         paths.COST_CROSSOVERS_TABLE,
+        paths.COST_RANKING_TABLE,
         *(
             paths.figure(pareto_figure_name(fmt), ext)
             for fmt in STUDY["formats"]

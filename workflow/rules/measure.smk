@@ -1,36 +1,36 @@
-# Stage 2: the timed cold reads of one grid point per job. The job claims every core Snakemake has, so no
-# other job of the pipeline runs while a file is being read (the aggregation verifies this from the
-# recorded windows). One job makes all repetitions of a point: the monitor and the job start-up are paid
-# once per point, not once per read.
+# Stage 2: the timed cold reads, one job per block: the points of one format, measured in interleaved rounds
+# (repetition k of every point before repetition k+1 of any, each round in a shuffled order), so that a slow spell
+# of the host falls on every point alike and points can be compared pair by pair. The job claims every core
+# Snakemake has, so no other job of the pipeline runs while a file is being read (the aggregation verifies this
+# from the recorded windows), and reads the drift sentinel every measurement.sentinel.every_seconds.
 #
-# Each repetition's record is written the moment it is taken and is kept across reruns (it is not a
-# declared output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures
-# only the missing ones, as long as the file (size and mtime: a removed file written again counts as new, see
-# keep_files) and the measurement settings are unchanged. The declared output
-# is the point record, written last, which lists the point's repetitions.
+# Each repetition's record is written the moment it is taken and is kept across reruns (it is not a declared
+# output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures only the
+# missing ones, as long as the file (size and mtime: a removed file written again counts as new, see keep_files)
+# and the measurement settings are unchanged. The declared output is the block record, written last, which lists
+# the block's repetitions, its sentinel reads and the order of its rounds.
 
 
-rule measure_point:
+rule measure_block:
     input:
-        root=root_file,
-        catalogue=paths.catalogue_entry(),
-        warmup=warmup_file,
+        roots=block_root_files,
+        catalogues=block_catalogues,
+        warmup=block_warmup_files,
         reader=paths.READER_EXE,
     output:
-        paths.point_record(),
+        paths.block_record(),
     log:
-        paths.log("measure", "{format}", "{file_id}", "{read_id}"),
+        paths.log("measure", "{block}"),
     conda:
         CONDA_ENV
     threads: all_cores
     resources:
         timed_read=1,
     params:
-        file=file_point,
-        read=read_point,
-        tree=tree_name,
-        events=events_read,
+        plan=block_plan,
+        sentinel=sentinel_plan,
         repetitions=STUDY["repetitions"],
-        measurement=measurement_of,
+        measurement=STUDY["measurement"],
+        seed=STUDY["seed"],
     script:
-        "../scripts/measure_point.py"
+        "../scripts/measure_block.py"

@@ -1,5 +1,5 @@
-"""Snakemake entry point: repetitions.csv, monitor_samples.csv, summary.csv and points.csv, after checking
-that no timed read overlapped other work."""
+"""Snakemake entry point: repetitions.csv, monitor_samples.csv, summary.csv, points.csv, measure_jobs.csv and
+sentinel.csv, after checking that no timed read overlapped other work."""
 
 import json
 from pathlib import Path
@@ -8,34 +8,42 @@ import pandas as pd
 
 from rootparams.aggregate import (
     check_no_overlap,
+    derive_metrics,
     job_table,
     load_monitor_samples,
     load_records,
     point_table,
+    sentinel_table,
     summarize,
 )
 from rootparams.snakescript import run_logged
 
 
 def main(smk):
-    # Each point record lists its repetitions' records (kept across reruns, see workflow/rules/measure.smk).
-    point_records = [json.loads(Path(point).read_text()) for point in smk.input.points]
-    record_paths = [p for point in point_records for p in point["records"]]
-    repetitions = load_records(record_paths)
+    # Each block record lists its points' repetition records (kept across reruns, see workflow/rules/measure.smk).
+    blocks = [json.loads(Path(block).read_text()) for block in smk.input.blocks]
+    record_paths = [p for block in blocks for point in block["points"] for p in point["records"]]
+    repetitions = derive_metrics(load_records(record_paths))
+    sentinel = load_records(p for block in blocks for p in block.get("sentinel_records", []))
     files = pd.read_csv(smk.input.files)
-    check_no_overlap(repetitions, files)
-    monitor = repetitions[["format", "file_id", "read_id", "monitor_csv"]].drop_duplicates("monitor_csv")
+    check_no_overlap(pd.concat([repetitions, sentinel], ignore_index=True), files)
+    monitors = pd.concat([repetitions, sentinel], ignore_index=True)
+    monitors = (
+        monitors[["block", "monitor_csv"]].drop_duplicates("monitor_csv") if len(monitors) else monitors
+    )
     samples = load_monitor_samples(
-        (r.monitor_csv, {"format": r.format, "file_id": r.file_id, "read_id": r.read_id})
-        for r in monitor.itertuples(index=False)
+        (r.monitor_csv, {"block": r.block}) for r in monitors.itertuples(index=False)
     )
     repetitions.sort_values(["format", "file_id", "read_id", "rep"]).to_csv(
         smk.output.repetitions, index=False
     )
     samples.to_csv(smk.output.samples, index=False)
-    summarize(repetitions, smk.params.measurement).to_csv(smk.output.summary, index=False)
+    summarize(repetitions, smk.params.measurement, smk.params.repetitions).to_csv(
+        smk.output.summary, index=False
+    )
     point_table(smk.params.points).to_csv(smk.output.point_scans, index=False)
-    job_table(point_records).to_csv(smk.output.jobs, index=False)
+    job_table(blocks).to_csv(smk.output.jobs, index=False)
+    sentinel_table(sentinel).to_csv(smk.output.sentinel, index=False)
 
 
 run_logged(snakemake, main)
