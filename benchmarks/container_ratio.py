@@ -14,7 +14,6 @@ its 1σ. The default study's container and container_storage scans measure the s
 from __future__ import annotations
 
 import argparse
-import math
 import tempfile
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from rootparams import paths, physics
 from rootparams.build import ensure_built
 from rootparams.config import load_study_config
 from rootparams.generate import scratch_file
+from rootparams.stats import Interval
 
 EVENTS = {"xaod": 220, "topq1": 1250, "susy5": 4000, "truth3": 26000}  # config/config.yaml's
 
@@ -51,15 +51,14 @@ def main() -> None:
             read = {"cache_size": -1, "learn_entries": "default", "cluster_bunch": 1, "threads": 1,
                     "branches": "particle", "storage_profile": profile}  # fmt: skip
             measured = physics.measure(files, reader=tools.reader, events=events, read=read,
-                                       measurement=measurement, rounds=args.reps, reps_per_round=1,
+                                       measurement=measurement, repetitions=args.reps,
                                        scratch=args.scratch / "runs" / f"{fmt}-{profile}",
                                        read_of={c: {"container": c} for c in files})  # fmt: skip
-            t, r = measured["ttree"][0], measured["rntuple"][0]
-            ratio = r.mean / t.mean
-            sigma = ratio * math.hypot(t.std / t.mean, r.std / r.mean)
+            t, r = (physics.by_round(measured[c], "event_rate_hz") for c in ("ttree", "rntuple"))
+            ratio = physics.compare_series(r, t)  # paired by round: the two containers in interleaved rounds
             sizes = [p.stat().st_size / 1e6 for p in files.values()]
             print(f"| {fmt} | {profile} | {sizes[0]:.1f} / {sizes[1]:.1f} | {sizes[1] / sizes[0]:.2f} | "
-                  f"{t.mean:.0f} ± {t.std:.0f} | {r.mean:.0f} ± {r.std:.0f} | {ratio:.2f} ± {sigma:.2f} |", flush=True)  # fmt: skip
+                  f"{Interval.of(t).text()} | {Interval.of(r).text()} | {ratio.text()} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

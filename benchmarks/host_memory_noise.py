@@ -24,6 +24,7 @@ from rootparams import hostmemory, paths, physics
 from rootparams.build import ensure_built
 from rootparams.config import load_study_config
 from rootparams.generate import scratch_file
+from rootparams.stats import Interval
 
 SETTINGS = [("lz4", 1), ("lz4", 5), ("lz4", 9), ("zstd", 5)]
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
@@ -50,9 +51,9 @@ def main() -> None:
         for hold in (True, False) if round_ % 2 == 0 else (False, True):
             measurement = load_study_config({"measurement": {**quiet, "hold_free_page_reporting": hold}})
             results = physics.measure(files, reader=tools.reader, events=args.events, read=read,
-                                      measurement=measurement["measurement"], rounds=1, reps_per_round=2,
+                                      measurement=measurement["measurement"], repetitions=2,
                                       scratch=runs / f"round{round_}-hold{int(hold)}")  # fmt: skip
-            for key, (_, recs) in results.items():
+            for key, recs in results.items():
                 records[(key, hold)] += recs
     first = next(iter(files))
     state = {hold: records[(first, hold)][0]["free_page_reporting"] for hold in (True, False)}
@@ -68,15 +69,16 @@ def main() -> None:
         rates = {}
         for hold in (True, False):
             recs = records[(key, hold)]
-            good = physics.unflagged(recs)
-            rate = physics.Rate.of(r["event_rate_hz"] for r in good)
+            good = [r for r in recs if not r["flagged"]] or recs
+            rate = Interval.of(r["event_rate_hz"] for r in good)
+            fastest = max(r["event_rate_hz"] for r in good)
             cpu = [r["loop_cpu_seconds"] for r in good]
             rates[hold] = rate
-            rel[hold].append(rate.std / rate.mean)
-            print(f"| {key} | {'held' if hold else 'on'} | {rate.mean:.0f} ± {rate.std:.0f} | "
-                  f"{rate.std / rate.mean:.1%} | {rate.best:.0f} | {statistics.fmean(cpu):.3f} ± "
+            rel[hold].append(rate.spread / rate.mean)
+            print(f"| {key} | {'held' if hold else 'on'} | {rate.mean:.0f} ± {rate.spread:.0f} | "
+                  f"{rate.spread / rate.mean:.1%} | {fastest:.0f} | {statistics.fmean(cpu):.3f} ± "
                   f"{statistics.stdev(cpu):.3f} | {len(recs) - len(good)} |")  # fmt: skip
-        sigma = (rates[True].std ** 2 / rates[True].n + rates[False].std ** 2 / rates[False].n) ** 0.5
+        sigma = (rates[True].spread ** 2 / rates[True].n + rates[False].spread ** 2 / rates[False].n) ** 0.5
         shift.append(f"{key}: {(rates[True].mean - rates[False].mean) / sigma:+.1f}σ")
     print(f"\nmedian σ/mean: held {statistics.median(rel[True]):.1%}, on {statistics.median(rel[False]):.1%}")
     print("difference of the means (held - on), in σ of the difference: " + ", ".join(shift))

@@ -22,8 +22,9 @@ def efficiency(jobs: pd.DataFrame) -> tuple[float, float, float]:
     return (loops / wall if wall else float("nan")), loops, wall
 
 
-def grade(summary: pd.DataFrame, repetitions: int) -> list[str]:
-    """Why this run is not paper-grade (empty when it is)."""
+def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
+    """Why this run is not paper-grade (empty when it is). ``drift`` (rootparams.drift.Drift): a host that drifted
+    more over the study than the noise the run claims (the sentinel's σ/mean above the points' median σ/mean)."""
     problems = []
     if repetitions < PAPER_GRADE["repetitions"]:
         problems.append(f"{repetitions} repetitions per point (the note: {PAPER_GRADE['repetitions']})")
@@ -35,8 +36,12 @@ def grade(summary: pd.DataFrame, repetitions: int) -> list[str]:
         problems.append(f"median σ/mean {median} (> {PAPER_GRADE['median_rel_std']:.0%})")
     valid = valid_points(summary)
     if len(summary) and valid.mean() < PAPER_GRADE["valid_share"]:
+        problems.append(f"{valid.mean():.0%} of the points are valid (< {PAPER_GRADE['valid_share']:.0%})")
+    if drift is not None and drift.reads >= 3 and len(rel) and drift.rel_spread > rel.median():
         problems.append(
-            f"{valid.mean():.0%} of the points have a valid timed loop (< {PAPER_GRADE['valid_share']:.0%})"
+            f"the host drifted more over the study than the noise the run claims: the drift sentinel's σ/mean "
+            f"{drift.rel_spread:.1%} against a median σ/mean of {rel.median():.1%} within points (compare points of "
+            "different formats, and this run with others, with that in mind)"
         )
     return problems
 
@@ -47,7 +52,11 @@ def run_summary_markdown(
     provenance: dict[str, Any],
     jobs: pd.DataFrame | None = None,
     repetitions: int | None = None,
+    drift=None,
+    checks: list | None = None,
 ) -> str:
+    """results/run_summary.md: where and how the run measured, its noise and drift, its grade, every point's rate
+    with its 95 % interval, and, last, the physics checks of this run (rootparams.physics.study_checks)."""
     storage = provenance["storage"]
     cold = set(summary["cache_state"]) if "cache_state" in summary else {"cold"}
     lines = [
@@ -64,11 +73,17 @@ def run_summary_markdown(
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded",
     ]
     lines.append(f"- Noise: {noise_line(summary)}")
+    if drift is not None:
+        lines.append(
+            f"- Drift of the host (the drift sentinel, `tables/sentinel.csv`, Fig. 32): {drift.text()}"
+        )
     valid = valid_points(summary)
+    required = int(summary["n_required"].max()) if "n_required" in summary and len(summary) else 1
     lines.append(
-        f"- Valid timed loops: {int(valid.sum())} of {len(summary)} points ({valid.mean():.0%}); the others "
-        "(window_invalid_reasons in summary.csv) miss part of their read's I/O or last too short, are drawn "
-        "hollow and left out of the recommendations"
+        f"- Valid points: {int(valid.sum())} of {len(summary)} ({valid.mean():.0%}): a timed loop that holds its "
+        f"read's I/O and lasts long enough, and at least {required} unflagged repetitions; the others "
+        "(invalid_reasons in summary.csv) are drawn hollow and left out of Table 1's judgements, the "
+        "recommendations and the decision"
     )
     if jobs is not None and len(jobs):
         share, loops, wall = efficiency(jobs)
@@ -77,10 +92,11 @@ def run_summary_markdown(
             f"({loops:.0f} s of {wall:.0f} s, {int(jobs['measured_repetitions'].sum())} repetitions measured in this run)"
         )
     if repetitions is not None:
-        problems = grade(summary, repetitions)
+        problems = grade(summary, repetitions, drift)
         lines.insert(
             2,
-            "**Paper-grade: yes** (10 repetitions, median σ/mean within 3 %, at least 90 % valid points)\n"
+            "**Paper-grade: yes** (10 repetitions, median σ/mean within 3 %, at least 90 % valid points, a host "
+            "drift within that noise)\n"
             if not problems
             else f"**Paper-grade: no**: {'; '.join(problems)}. A smoke or development run; do not compare its "
             "numbers with the note's.\n",
@@ -94,20 +110,53 @@ def run_summary_markdown(
             )
     lines += [
         "",
-        "| format | file | read | events/s (mean ± 1σ) | n | flagged | timed loop |",
-        "|---|---|---|---|---|---|---|",
+        "Event rates over the timed loop: mean, 95 % interval of the mean (Student t) and the 1σ spread of the "
+        "repetitions; n unflagged repetitions.",
+        "",
+        "| format | file | read | events/s | 95 % interval | 1σ spread | n | flagged | valid |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     file_ids = dict(zip(summary.index, _file_ids(summary), strict=True))
     for i, row in summary.iterrows():
+        low, high = (
+            row.get("event_rate_hz_ci95_low", float("nan")),
+            row.get("event_rate_hz_ci95_high", float("nan")),
+        )
+        interval = f"{low:.1f}-{high:.1f}" if low == low else "n/a"
         lines.append(
             f"| {row['format']} | {file_ids[i]} | {_read_settings(row)}, "
             f"{row['threads']} thread(s), {row['branches']}, {row.get('storage_profile', 'native')} storage | "
-            f"{row['event_rate_hz_mean']:.1f} ± "
-            f"{row['event_rate_hz_std']:.1f} | {row['n']} | {row['n_flagged']} | "
-            f"{'valid' if valid[i] else 'invalid: ' + str(row.get('window_invalid_reasons', ''))} |"
+            f"{row['event_rate_hz_mean']:.1f} | {interval} | {row['event_rate_hz_std']:.1f} | {row['n']} | "
+            f"{row['n_flagged']} | {'yes' if valid[i] else 'no: ' + str(row.get('invalid_reasons', ''))} |"
         )
     lines += own_files_markdown(files)
+    lines += physics_markdown(checks)
     return "\n".join(lines) + "\n"
+
+
+def physics_markdown(checks: list | None) -> list[str]:
+    """The run summary's last section: the instrument's physics checks on this run's own reads."""
+    from rootparams import physics
+
+    lines = ["", "## The physics checks of this run", ""]
+    if not checks:
+        return [*lines, "No check applied to this study's points (no compression scan with two levels of an "
+                "algorithm, no throttled storage, no drift sentinel).", ""]  # fmt: skip
+    counts = physics.summarize_checks(checks)
+    lines += [
+        "Each is judged on this run's reads with 95 % intervals (paired by round where the points were measured in "
+        "the same rounds): the physics **holds**, is **violated**, or the run **cannot tell** at its noise (not "
+        "counted as passed), with the margin it could resolve (`tables/physics_checks.csv`; docs/measurement.md, "
+        '"The instrument checks its own physics").',
+        "",
+        "| check | holds | violated | cannot tell | median margin resolved |",
+        "|---|---|---|---|---|",
+    ]
+    for r in counts.itertuples(index=False):
+        resolved = f"±{r[4]:.1%}" if r[4] == r[4] else "-"
+        lines.append(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {resolved} |")
+    lines += ["", physics.markdown(checks), ""]
+    return lines
 
 
 def _written(files: pd.DataFrame) -> int:
@@ -188,13 +237,20 @@ def _read_settings(row) -> str:
 
 
 def noise_line(summary: pd.DataFrame) -> str:
-    """The run's noise in one line: the median σ/mean of the event rate over the points, and what was
-    excluded (printed when the workflow finishes)."""
+    """The run's noise in one line: the median σ/mean of the event rate over the points (the spread of one
+    repetition), the median half-width of their 95 % intervals (the uncertainty of a mean), and what was excluded
+    (printed when the workflow finishes)."""
     rel = (
         summary["event_rate_rel_std"].dropna() if "event_rate_rel_std" in summary else pd.Series(dtype=float)
     )
     median = f"{rel.median():.2%}" if len(rel) else "n/a (fewer than 2 unflagged repetitions per point)"
+    ci = (
+        summary["event_rate_rel_ci95"].dropna()
+        if "event_rate_rel_ci95" in summary
+        else pd.Series(dtype=float)
+    )
+    interval = f", median 95 % interval of a mean ±{ci.median():.2%}" if len(ci) else ""
     return (
-        f"median sigma/mean of the event rate over {len(rel)} points: {median}; "
+        f"median sigma/mean of the event rate over {len(rel)} points: {median}{interval}; "
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded"
     )

@@ -8,13 +8,17 @@ rule run_summary:
         files=paths.FILES_TABLE,
         provenance=paths.PROVENANCE,
         jobs=paths.MEASURE_JOBS_TABLE,
+        repetitions=paths.REPETITIONS_TABLE,
+        points=paths.POINTS_TABLE,
+        sentinel=paths.SENTINEL_TABLE,
     output:
-        report(
+        summary=report(
             paths.RUN_SUMMARY,
             caption="../report/run_summary.rst",
             category="Run",
             labels={"document": "run summary"},
         ),
+        checks=paths.PHYSICS_TABLE,
     log:
         paths.log("report", "run_summary"),
     conda:
@@ -23,6 +27,26 @@ rule run_summary:
         study=STUDY,
     script:
         "../scripts/run_summary.py"
+
+
+rule drift_figure:
+    input:
+        sentinel=paths.SENTINEL_TABLE,
+        jobs=paths.MEASURE_JOBS_TABLE,
+    output:
+        png=report(
+            paths.figure(DRIFT_FIGURE, "png"),
+            caption="../report/drift.rst",
+            category="Run",
+            labels={"figure": "drift sentinel"},
+        ),
+        pdf=paths.figure(DRIFT_FIGURE, "pdf"),
+    log:
+        paths.log("report", DRIFT_FIGURE),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/drift_figure.py"
 
 
 rule table1:

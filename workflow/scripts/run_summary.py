@@ -1,9 +1,11 @@
-"""Snakemake entry point: results/run_summary.md, and the noise figure printed at the end of the run."""
+"""Snakemake entry point: results/run_summary.md with the run's physics checks (tables/physics_checks.csv), and the
+noise figure printed at the end of the run."""
 
 from pathlib import Path
 
 import pandas as pd
 
+from rootparams import drift, physics
 from rootparams.records import read_json
 from rootparams.report import run_summary_markdown
 from rootparams.snakescript import run_logged
@@ -11,14 +13,20 @@ from rootparams.snakescript import run_logged
 
 def main(smk):
     summary = pd.read_csv(smk.input.summary)
+    sentinel = pd.read_csv(smk.input.sentinel)
+    checks = physics.study_checks(summary, pd.read_csv(smk.input.repetitions), pd.read_csv(smk.input.points),
+                                  sentinel, smk.params.study)  # fmt: skip
+    physics.table(checks).to_csv(smk.output.checks, index=False)
     text = run_summary_markdown(
         summary,
         pd.read_csv(smk.input.files),
         read_json(smk.input.provenance),
         pd.read_csv(smk.input.jobs),
         smk.params.study["repetitions"],
+        drift.analyse(sentinel),
+        checks,
     )
-    Path(smk.output[0]).write_text(text)
+    Path(smk.output.summary).write_text(text)
     rel = summary["event_rate_rel_std"].dropna()
     if len(rel):
         print(f"rootparams: median sigma/mean of the event rate over {len(rel)} points: {rel.median():.2%}")
