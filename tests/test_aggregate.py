@@ -66,3 +66,62 @@ def test_read_overlapping_a_write_is_an_error():
         check_no_overlap(
             windows((0, 2)), pd.DataFrame([{"write_start_time": 1.0, "write_end_time": 5.0, "path": "f"}])
         )
+
+
+def test_the_mean_has_a_standard_error_and_a_95_percent_interval():
+    row = summarize(repetitions([10.0, 12.0, 14.0])).iloc[0]
+    assert row["event_rate_hz_sem"] == pytest.approx(2.0 / np.sqrt(3))
+    half = 4.302653 * 2.0 / np.sqrt(3)  # Student's t, 2 degrees of freedom
+    assert (row["event_rate_hz_ci95_low"], row["event_rate_hz_ci95_high"]) == pytest.approx((12 - half, 12 + half))
+    assert row["event_rate_rel_ci95"] == pytest.approx(half / 12)
+
+
+def test_a_point_short_of_its_unflagged_repetitions_is_not_valid():
+    rates = [10.0] * 10
+    seven = summarize(repetitions(rates, flagged=[False] * 7 + [True] * 3), planned=10).iloc[0]
+    assert seven["n"] == 7 and seven["n_required"] == 8  # 80 % of 10, rounded up
+    assert not seven["valid"] and seven["invalid_reasons"] == "only 7 unflagged repetitions (< 8)"
+    eight = summarize(repetitions(rates, flagged=[False] * 8 + [True] * 2), planned=10).iloc[0]
+    assert eight["valid"] and eight["invalid_reasons"] == ""
+    strict = summarize(repetitions(rates, flagged=[False] * 9 + [True]), {"min_repetitions": 10}, planned=10)
+    assert not strict.iloc[0]["valid"]
+
+
+def windowed(loop_seconds, io_share=0.95, **point):
+    frame = repetitions([10.0] * len(loop_seconds), **point)
+    return frame.assign(loop_seconds=loop_seconds, loop_io_share=io_share, loop_storage_share=io_share)
+
+
+def test_a_lenient_window_rule_judges_its_own_scans_artifacts_only():
+    from rootparams.aggregate import apply_validity
+
+    measurement = {"min_window_seconds": 1.0, "min_window_io_share": 0.9,
+                   "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}  # fmt: skip
+    summary = summarize(windowed([0.3, 0.4], 0.85), measurement)
+    row = summary.iloc[0]
+    assert not row["valid"]  # the study's rule: Table 1, the fronts, the cost model, other scans' figures
+    assert "lasts as little as 0.3 s (< 1 s)" in row["invalid_reasons"]
+    assert "holds as little as 85% of the read's I/O (< 90%)" in row["invalid_reasons"]
+    assert apply_validity(summary, measurement, ("access",)).iloc[0]["valid"]  # the access scan's own
+    assert not apply_validity(summary, measurement, ("access", "split")).iloc[0]["valid"]  # shared: strict
+
+
+def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_are():
+    from rootparams.aggregate import container_ratios
+    from rootparams.compare import Repetitions
+
+    keys = ["format", "algorithm", "level", "storage_profile"]
+    base = dict(zip(keys, ["xaod", "zlib", 5, "hdd"], strict=True))
+    d = pd.DataFrame([
+        {**base, "container": "ttree", "file_id": "t", "read_id": "r", "event_rate_hz_mean": 100.0,
+         "event_rate_hz_std": 20.0, "n": 5, "size_bytes": 100.0, "valid": True},
+        {**base, "container": "rntuple", "file_id": "n", "read_id": "r", "event_rate_hz_mean": 150.0,
+         "event_rate_hz_std": 30.0, "n": 5, "size_bytes": 80.0, "valid": False},
+    ])  # fmt: skip
+    drift = np.array([1.0, 0.6, 1.0, 0.7, 0.9])
+    reps = pd.DataFrame([{"format": "xaod", "file_id": f, "read_id": "r", "round_key": f"r{k}", "flagged": False,
+                          "event_rate_hz": rate * drift[k]} for f, rate in (("t", 100.0), ("n", 150.0)) for k in range(5)])  # fmt: skip
+    (ratio,) = container_ratios(d, Repetitions(reps)).to_dict("records")
+    assert ratio["rate_ratio"] == pytest.approx(1.5) and ratio["rate_ratio_paired"] and ratio["rate_ratio_n"] == 5
+    assert ratio["rate_ratio_high"] - ratio["rate_ratio_low"] < 1e-9  # the drift cancels in each round
+    assert ratio["size_ratio"] == pytest.approx(0.8) and not ratio["valid"]

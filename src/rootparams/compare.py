@@ -32,6 +32,7 @@ class Repetitions:
 
     def __init__(self, table: pd.DataFrame | None = None):
         self._values: dict[tuple[str, str, str], pd.DataFrame] = {}
+        self._cache: dict[tuple[tuple[str, str, str], str], pd.Series] = {}  # the Pareto fronts ask many times
         if table is None or table.empty:
             return
         table = table[~table["flagged"].map(_true)] if "flagged" in table else table
@@ -48,13 +49,17 @@ class Repetitions:
 
     def values(self, row: Mapping[str, Any], metric: str) -> pd.Series:
         """The point's unflagged values of ``metric``, indexed by round key (NaN-free)."""
-        group = self._values.get(point_key(row))
-        if group is None or metric not in group:
-            return pd.Series(dtype=float)
-        values = pd.to_numeric(group[metric], errors="coerce")
-        keys = group["round_key"].where(group["round_key"].notna(), None)
-        out = pd.Series(values.to_numpy(), index=list(keys))
-        return out[out.notna()]
+        key = (point_key(row), metric)
+        if key not in self._cache:
+            group = self._values.get(key[0])
+            if group is None or metric not in group:
+                self._cache[key] = pd.Series(dtype=float)
+            else:
+                values = pd.to_numeric(group[metric], errors="coerce")
+                keys = group["round_key"].where(group["round_key"].notna(), None)
+                out = pd.Series(values.to_numpy(), index=list(keys))
+                self._cache[key] = out[out.notna()]
+        return self._cache[key]
 
     def interval(self, row: Mapping[str, Any], metric: str = "event_rate_hz") -> Interval:
         """The mean of ``metric`` with its interval: from the repetitions where they are known, else from the
@@ -70,7 +75,11 @@ class Repetitions:
         va = va[[k is not None for k in va.index]]
         vb = vb[[k is not None for k in vb.index]]
         common = [k for k in va.index if k in set(vb.index)]
-        if len(set(common)) >= MIN_PAIRS and not va.index.duplicated().any() and not vb.index.duplicated().any():
+        if (
+            len(set(common)) >= MIN_PAIRS
+            and not va.index.duplicated().any()
+            and not vb.index.duplicated().any()
+        ):
             return ratio_paired(va[common].to_numpy(), vb[common].to_numpy())
         return ratio_unpaired(self.interval(a, metric), self.interval(b, metric))
 

@@ -88,7 +88,7 @@ class Interval:
         return self.half_width / self.mean if self.mean else math.nan
 
     def text(self, unit: str = "", digits: int | None = None) -> str:
-        """"1234 Hz (95 % CI 1201-1267, n = 10)"; a single value says n = 1 and has no interval."""
+        """ "1234 Hz (95 % CI 1201-1267, n = 10)"; a single value says n = 1 and has no interval."""
         d = _digits(self.mean, self.half_width) if digits is None else digits
         unit = f" {unit}" if unit else ""
         if self.n == 0 or math.isnan(self.mean):
@@ -143,7 +143,7 @@ class Ratio:
         return UNRESOLVED
 
     def text(self, digits: int = 2) -> str:
-        """"1.23x (95 % CI 1.18-1.28, 10 paired rounds)"."""
+        """ "1.23x (95 % CI 1.18-1.28, 10 paired rounds)"."""
         if math.isnan(self.estimate):
             return "n/a"
         if math.isnan(self.low):
@@ -226,14 +226,12 @@ class Trend:
         return cls(mean, slope / mean, (slope - half) / mean, (slope + half) / mean, n)
 
 
-def bootstrap_means(
-    values: np.ndarray, replicates: int = 2000, seed: int = 0
-) -> np.ndarray:
+def bootstrap_means(values: np.ndarray, replicates: int = 2000, seed: int = 0) -> np.ndarray:
     """Resample the columns (rounds) of ``values`` (points x rounds, NaN where a point has no value in a round)
     with replacement, the same draw for every point so that pairs stay pairs; return each point's mean over each
     draw (replicates x points). A point without any value in a draw keeps its overall mean there."""
     values = np.asarray(values, dtype=float)
-    points, rounds = values.shape
+    _, rounds = values.shape
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, rounds, size=(replicates, rounds))
     picked = values[:, draws]  # points x replicates x rounds
