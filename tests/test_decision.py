@@ -1,42 +1,57 @@
-"""The Pareto front and the cost model's arithmetic (rootparams.decision) on hand-made tables."""
+"""The Pareto front, the cost model's arithmetic and how sure the decision is (rootparams.decision), on hand-made
+summaries, files and repetitions with their rounds."""
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
+from rootparams.aggregate import derive_metrics
+from rootparams.compare import Repetitions
 from rootparams.config import ConfigError, load_study_config
 from rootparams.decision import (
+    BOOTSTRAP_REPLICATES,
+    _front,
     candidates,
     cheapest,
-    cost_candidates,
-    cost_parts,
+    cost_model,
+    cost_ranking,
+    cost_table,
     crossovers,
     decision_markdown,
-    dominates,
     pareto,
     setting_label,
+    small_sample_widening,
+    surely_beats,
 )
+from rootparams.stats import Interval, Ratio, t_quantile
 
 FILE_DEFAULTS = {"container": "ttree", "algorithm": "zlib", "level": 5, "autoflush": 100, "split_level": 0,
                  "basket_size": 32000, "page_size": 1048576}  # fmt: skip
 READ_DEFAULTS = {"cache_size": -1, "learn_entries": "default", "cluster_bunch": 1, "async_prefetch": False,
                  "threads": 1, "reading_style": "getentry", "unzip": False, "branches": "particle",
                  "storage_profile": "hdd"}  # fmt: skip
+EVENTS = 1000
+ROUNDS = 10
+# 0.36 CHF per core-hour: 1e4 core-seconds (0.01 s per event x 1e6 events) cost 1 CHF.
+CPU = 0.36
 
 
 def config(**cost):
-    prices = {"currency": "CHF", "disk_per_tb_year": 100.0, "cpu_per_core_hour": 0.36, "lifetime_years": 2.0,
+    prices = {"currency": "CHF", "disk_per_tb_year": 100.0, "cpu_per_core_hour": CPU, "lifetime_years": 2.0,
               "copies": 2, "reads_per_file": [1, 10, 100], "storage_profile": None, "lossy": False}  # fmt: skip
     return {"formats": {"xaod": {}}, "file_defaults": {"xaod": FILE_DEFAULTS}, "read_defaults": READ_DEFAULTS,
             "cost": prices | cost}  # fmt: skip
 
 
-def point(file_id, algorithm, level, *, rate, size, write_s, events=1000, valid=True, threads=1, **settings):
-    """A summary row and its files row: ``size`` bytes for ``events`` events, ROOT's write time ``write_s``."""
+def point(file_id, algorithm, level, *, rate=100.0, size=1_000_000, write_s=0.0, events=EVENTS, valid=True,
+          threads=1, **settings):  # fmt: skip
+    """A summary row and its files row: ``size`` bytes for ``events`` events, ROOT's write time ``write_s``,
+    a timed loop of ``rate`` (1 % spread)."""
     summary = {"format": "xaod", "file_id": file_id, "read_id": f"r_{file_id}_{threads}", **FILE_DEFAULTS,
                **READ_DEFAULTS, "algorithm": algorithm, "level": level, "threads": threads,
-               "event_rate_hz_mean": rate, "event_rate_hz_std": 0.01 * rate, "n": 10, "window_valid": valid,
+               "event_rate_hz_mean": rate, "event_rate_hz_std": 0.01 * rate, "n": ROUNDS, "window_valid": valid,
                **settings}  # fmt: skip
     files = {"format": "xaod", "file_id": file_id, "size_bytes": size, "events": events,
              "root_write_seconds": write_s, "write_threads": 1}  # fmt: skip
@@ -49,95 +64,277 @@ def tables(*points):
     return summary, files
 
 
-def test_dominates_needs_all_three_and_one_strictly():
-    a = {"bytes_per_event": 1.0, "event_rate_hz": 10.0, "write_core_us_per_event": 5.0}
-    assert dominates(a, {**a, "bytes_per_event": 2.0})
-    assert not dominates(a, a)  # equal everywhere: neither beats the other
-    assert not dominates(a, {**a, "bytes_per_event": 2.0, "event_rate_hz": 11.0})  # the other is faster
-    # An unknown write cost (a user's file as it is) compares on size and rate only.
-    assert dominates(a, {**a, "event_rate_hz": 9.0, "write_core_us_per_event": math.nan})
-    assert dominates({**a, "write_core_us_per_event": math.nan}, {**a, "event_rate_hz": 9.0})
+def timed_reads(point_rows, seconds_per_event, *, loop_rates=None, rounds=True, block="xaod@1"):
+    """One repetitions.csv row per timed read of ``point_rows`` (a point()): its whole read (open + loop) takes
+    ``seconds_per_event`` (one value per round), its loop runs at ``loop_rates`` (default: the summary's rate).
+    ``rounds``: with round keys (interleaved rounds), or without (records from before the rounds)."""
+    summary, _ = point_rows
+    if loop_rates is None:
+        loop_rates = [summary["event_rate_hz_mean"]] * len(seconds_per_event)
+    return [{"format": summary["format"], "file_id": summary["file_id"], "read_id": summary["read_id"], "rep": k,
+             "round_key": f"{block}/r{k}" if rounds else None, "flagged": False, "events_read": EVENTS,
+             "process_seconds": s * EVENTS, "event_rate_hz": rate}
+            for k, (s, rate) in enumerate(zip(seconds_per_event, loop_rates, strict=True))]  # fmt: skip
 
 
-def test_pareto_front_on_a_hand_made_table():
-    summary, files = tables(
-        point("small", "lzma", 5, rate=50, size=500_000, write_s=20.0),  # smallest: on the front
-        point("fast", "lz4", 1, rate=200, size=1_000_000, write_s=2.0),  # fastest and cheapest to write
-        point("worse", "zlib", 5, rate=150, size=1_100_000, write_s=5.0),  # beaten by "fast" on all three
-        point("middle", "zstd", 5, rate=120, size=700_000, write_s=6.0),  # beaten by none
-        point("invalid", "zlib", 1, rate=500, size=100_000, write_s=1.0, valid=False),  # would beat all
+def repetitions(*reads):
+    """Repetitions as the workflow reads them: repetitions.csv with its derived metrics (the whole read's rate)."""
+    return Repetitions(derive_metrics(pd.DataFrame([r for rows in reads for r in rows])))
+
+
+def steady(seconds, spread=0.0, seed=0, n=ROUNDS):
+    """``n`` whole reads of ``seconds`` per event with a relative normal ``spread``."""
+    return list(seconds * (1 + spread * np.random.default_rng(seed).standard_normal(n)))
+
+
+def decide(points, reads, cfg=None, reads_list=(1, 10, 100)):
+    """The cost model's tables of ``points`` with their timed ``reads``: (model, ranking, choice)."""
+    cfg = cfg or config()
+    summary, files = tables(*points)
+    model = cost_model(candidates(summary, files, cfg), cfg, repetitions(*reads))
+    ranking = cost_ranking(model, list(reads_list))
+    return model, ranking, cheapest(ranking)
+
+
+def test_the_read_cost_is_the_whole_read_open_and_loop():
+    # "split99" loops fast (300 Hz) but opens slowly: its whole read takes 20 ms per event on average (times
+    # averaged: reads of 10 and 30 ms, not the mean of their rates); "split0" loops at 100 Hz, 11 ms per event in
+    # all. Priced on the loop, split99 would win by 3x; on the whole read, split0 does.
+    fast_loop = point("split99", "zlib", 5, rate=300.0, split_level=99)
+    slow_loop = point("split0", "zlib", 5, rate=100.0)
+    model, _, choice = decide(
+        [fast_loop, slow_loop],
+        [timed_reads(fast_loop, [0.01, 0.03] * 5), timed_reads(slow_loop, steady(0.011, 0.01))],
+        reads_list=[100],
     )
-    rows = pareto(candidates(summary, files, config()))
+    parts = model.parts.set_index("file_id")
+    assert parts.at["split99", "read_seconds_per_event"] == pytest.approx(0.02)
+    # 0.02 s x 1e6 events = 2e4 core-seconds x 0.36 CHF per core-hour = 2 CHF per read.
+    assert parts.at["split99", "read_cost"] == pytest.approx(2.0)
+    assert choice.iloc[0]["setting"] == "ZLIB-5" and choice.iloc[0]["file_id"] == "split0"
+
+
+def test_cost_arithmetic():
+    # 1 MB/event, 10 ms per event, 10 ms of ROOT write time per event; 1e6 events:
+    # disk: 1 TB x 100 CHF x 2 years x 2 copies = 400; write: 1e4 core-s = 2.78 core-h x 0.36 = 1.0;
+    # a read: 1e4 s = 1.0 CHF per core, 2.0 with 2 threads. Disk and write are exact: the interval is the reads'.
+    one = point("f", "zlib", 5, size=1_000_000_000, write_s=10.0)
+    two = point("f", "zlib", 5, size=1_000_000_000, write_s=10.0, threads=2)
+    model, ranking, choice = decide(
+        [one, two], [timed_reads(one, steady(0.01, 0.02, 1)), timed_reads(two, steady(0.01, 0.02, 2))]
+    )
+    parts = model.parts
+    assert list(parts["storage_cost"]) == pytest.approx([400.0, 400.0])
+    assert list(parts["write_cost"]) == pytest.approx([1.0, 1.0])
+    assert list(parts["read_cost"]) == pytest.approx([1.0, 2.0], rel=0.02)
+    assert list(parts["write_n"]) == [1, 1] and list(parts["n"]) == [ROUNDS, ROUNDS]
+    at_100 = ranking[ranking["reads_per_file"] == 100].set_index("read_id")
+    for read_id, row in at_100.iterrows():
+        part = parts.set_index("read_id").loc[read_id]
+        assert row["total_cost_ci95_low"] == pytest.approx(401.0 + 100 * part["read_cost_ci95_low"])
+        assert row["total_cost_ci95_low"] < row["total_cost"] < row["total_cost_ci95_high"]
+    # With no read to price the totals are exact, and the two (the same file) are equally cheap: a tie.
+    _, ranking0, choice0 = decide(
+        [one, two], [timed_reads(one, steady(0.01, 0.02, 1)), timed_reads(two, steady(0.01, 0.02, 2))],
+        reads_list=[0],
+    )  # fmt: skip
+    assert (ranking0["total_cost_ci95_low"] == ranking0["total_cost_ci95_high"]).all()
+    assert bool(choice0.iloc[0]["tie"]) and list(ranking0["p_cheapest"]) == pytest.approx([0.5, 0.5])
+    assert "ci95" not in choice.columns[0] and set(choice["interval_covers"].str.contains("n = 1")) == {True}
+
+
+def test_a_single_candidates_interval_is_about_students_t():
+    # The widened bootstrap's interval of one candidate's read ~ the t interval of the mean of its reads.
+    assert small_sample_widening(10) == pytest.approx(t_quantile(9) / 1.959964 * math.sqrt(10 / 9))
+    assert small_sample_widening(1000) == pytest.approx(1.0, abs=0.01)
+    only = point("f", "zlib", 5, size=1000)
+    seconds = steady(0.01, 0.05, 3)
+    model, _, _ = decide([only], [timed_reads(only, seconds)])
+    expected = Interval.of(np.asarray(seconds) * 1e6 * CPU / 3600)
+    part = model.parts.iloc[0]
+    assert part["read_cost_ci95_low"] == pytest.approx(expected.low, rel=0.01)
+    assert part["read_cost_ci95_high"] == pytest.approx(expected.high, rel=0.01)
+
+
+def test_two_candidates_within_the_noise_are_a_tie():
+    # The same size; reads of 10.0 and 10.1 ms per event with 5 % noise: nobody can tell them apart.
+    a, b = point("a", "lzma", 9, size=1000), point("b", "lzma", 5, size=1000, unzip=True)
+    _, ranking, choice = decide(
+        [a, b], [timed_reads(a, steady(0.0100, 0.05, 4)), timed_reads(b, steady(0.0101, 0.05, 5))]
+    )
+    at_100 = choice[choice["reads_per_file"] == 100].iloc[0]
+    assert bool(at_100["tie"]) and at_100["tied_settings"] == "LZMA-9; LZMA-5, parallel unzip"
+    assert at_100["choice"] == "LZMA-9 or LZMA-5, parallel unzip: equal within the uncertainty"
+    shares = ranking[ranking["reads_per_file"] == 100]["p_cheapest"]
+    assert ((shares > 0.05) & (shares < 0.95)).all() and shares.sum() == pytest.approx(1.0)
+    assert [float(p) for p in at_100["tied_p_cheapest"].split("; ")] == pytest.approx(list(shares), abs=1e-4)
+    text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
+    assert "equal within the uncertainty: LZMA-9 (P 0." in text and "**LZMA" not in text
+
+
+def test_a_clear_winner_is_named_alone():
+    # 10 ms against 12 ms per event, 2 % noise: LZ4-1 is the cheapest in (nearly) every resample.
+    a, b = point("a", "lz4", 1, size=1000), point("b", "zlib", 1, size=1000)
+    _, _, choice = decide(
+        [a, b], [timed_reads(a, steady(0.010, 0.02, 6)), timed_reads(b, steady(0.012, 0.02, 7))]
+    )
+    at_100 = choice[choice["reads_per_file"] == 100].iloc[0]
+    assert not at_100["tie"] and at_100["choice"] == "LZ4-1" and at_100["p_cheapest"] >= 0.95
+    assert at_100["tied_settings"] == "LZ4-1" and at_100["runner_up_p_best_cheaper"] >= 0.95
+    assert at_100["total_cost_ci95_low"] < at_100["total_cost"] < at_100["total_cost_ci95_high"]
+    assert at_100["n"] == ROUNDS and at_100["rounds"] == ROUNDS
+    text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
+    assert "**LZ4-1** (P(cheapest) " in text and "(95 % CI " in text and f"{ROUNDS} ({ROUNDS} rounds)" in text
+
+
+def test_a_drift_common_to_a_round_is_resolved_by_pairing():
+    # The host's state moves every round's reads by up to ±40 %, alike for both settings; within a round, B is
+    # always 2 % slower. Paired by round, A is surely the cheaper; the same reads without rounds cannot tell.
+    drift = np.array([1.0, 1.3, 0.8, 1.2, 0.9, 1.4, 0.7, 1.1, 1.25, 0.85])
+    a, b = point("a", "zstd", 5, size=1000), point("b", "zstd", 1, size=1000)
+    seconds_a = 0.0100 * drift * np.array(steady(1.0, 0.002, 8))
+    seconds_b = 0.0102 * drift * np.array(steady(1.0, 0.002, 9))
+    _, _, paired = decide([a, b], [timed_reads(a, seconds_a), timed_reads(b, seconds_b)], reads_list=[100])
+    assert not paired.iloc[0]["tie"] and paired.iloc[0]["setting"] == "ZSTD-5"
+    assert paired.iloc[0]["p_cheapest"] >= 0.95
+    _, ranking, unpaired = decide(
+        [a, b],
+        [timed_reads(a, seconds_a, rounds=False), timed_reads(b, seconds_b, rounds=False)],
+        reads_list=[100],
+    )
+    assert unpaired.iloc[0]["tie"] and (ranking["rounds"] == 0).all()
+    assert 0.05 < unpaired.iloc[0]["p_cheapest"] < 0.95
+
+
+def test_the_decision_is_the_same_for_the_same_tables():
+    a, b = point("a", "lz4", 1, size=1000), point("b", "zlib", 1, size=1000)
+    reads = [timed_reads(a, steady(0.0100, 0.05, 4)), timed_reads(b, steady(0.0101, 0.05, 5))]
+    first, second = decide([a, b], reads)[1], decide([a, b], reads)[1]
+    pd.testing.assert_frame_equal(first, second)
+    assert len(decide([a, b], reads)[0].read_draws) == BOOTSTRAP_REPLICATES
+
+
+def test_where_the_choice_changes_and_where_it_is_sure():
+    # small: disk 10 + write 0, 1 per read; big: disk 20, 0.5 per read: equal (on the means) at 20 reads.
+    small = point("small", "lzma", 5, size=int(10 / (100 * 2 * 2) * 1e12 / 1e6 * EVENTS))
+    big = point("big", "lz4", 1, size=int(20 / (100 * 2 * 2) * 1e12 / 1e6 * EVENTS))
+    model, _, choice = decide(
+        [small, big], [timed_reads(small, steady(0.01, 0.01, 10)), timed_reads(big, steady(0.005, 0.01, 11))]
+    )
+    assert list(choice["setting"]) == ["LZMA-5", "LZMA-5", "LZ4-1"]
+    assert list(choice["total_cost"]) == pytest.approx([11.0, 20.0, 70.0], rel=0.01)
+    assert choice.iloc[0]["runner_up"] == "LZ4-1"
+    assert choice.iloc[0]["runner_up_extra"] == pytest.approx(20.5 / 11 - 1, rel=0.01)
+    assert not choice["tie"].any()
+    envelope = crossovers(model.parts, read_draws=model.read_draws)
+    assert list(envelope["setting"]) == ["LZMA-5", "LZ4-1"]
+    # Sure away from the change, not at it: the two lines meet there.
+    first, last = envelope.iloc[0], envelope.iloc[1]
+    assert first["to_reads"] == pytest.approx(20.0, rel=0.02) and math.isinf(last["to_reads"])
+    assert first["surely_cheapest_from"] == 1.0 and 10 < first["surely_cheapest_to"] < 20
+    assert 20 < last["surely_cheapest_from"] < 40 and math.isinf(last["surely_cheapest_to"])
+    # Without replicates (the figure, from cost_model.csv) the envelope is the same, on the means only.
+    assert list(crossovers(cost_table(model, config()))["setting"]) == ["LZMA-5", "LZ4-1"]
+    text = decision_markdown(choice, envelope, pd.DataFrame(columns=_FRONT), config())
+    assert "**LZMA-5**" in text and "on the means" in text
+    assert "1-20 reads: LZMA-5 (surely the cheapest from 1 to 1" in text and "to ∞)" in text
+
+
+def test_cost_leaves_out_lossy_other_profiles_invalid_and_untimed_points():
+    points = [
+        point("full", "zlib", 5),
+        point("lossy", "zlib", 5, size=500_000, float_precision="mantissa10"),
+        point("native", "lz4", 1, storage_profile="native"),
+        point("invalid", "lz4", 1, size=100, valid=False),
+        point("all", "lz4", 1, size=100, branches="all"),
+        point("once", "lz4", 1, size=100),  # one timed read: no interval, no candidate
+    ]
+    reads = [timed_reads(p, steady(0.01, 0.01)) for p in points[:-1]] + [timed_reads(points[-1], [0.01])]
+    summary, files = tables(*points)
+    rows, reps = candidates(summary, files, config()), repetitions(*reads)
+
+    def chosen(cfg):
+        return sorted(cost_model(rows, cfg, reps).parts["file_id"])
+
+    assert chosen(config()) == ["full"]
+    assert chosen(config(lossy=True)) == ["full", "lossy"]
+    assert chosen(config(storage_profile="native")) == ["native"]
+
+
+_FRONT = ["format", "container", "storage_profile", "branches", "on_front", "valid", "setting",
+          "bytes_per_event"]  # fmt: skip
+
+
+def test_surely_beats_needs_exact_objectives_and_a_rate_not_lower():
+    q = {"bytes_per_event": 1.0, "write_core_us_per_event": 5.0}
+
+    def ratio(low, high):
+        return Ratio(math.sqrt(low * high), low, high, 10, True)
+
+    equal, faster, slower, wide = ratio(0.98, 1.02), ratio(1.01, 1.03), ratio(0.97, 0.99), ratio(0.9, 1.1)
+    assert surely_beats(q, {**q, "bytes_per_event": 2.0}, equal)  # smaller, the rate equal within 5 %
+    assert not surely_beats(q, q, equal)  # equal everywhere: neither beats the other
+    assert surely_beats(q, q, faster)  # the same file, surely faster
+    assert not surely_beats(q, {**q, "bytes_per_event": 2.0}, slower)  # the other is surely faster
+    assert not surely_beats(q, {**q, "bytes_per_event": 2.0}, wide)  # the other may be 10 % faster
+    assert not surely_beats(q, {**q, "bytes_per_event": 0.5}, faster)  # the other is smaller
+    no_interval = Ratio(1.0, math.nan, math.nan, 1, False)
+    assert not surely_beats(q, {**q, "bytes_per_event": 2.0}, no_interval)
+    # An unknown write cost (a user's file as it is) compares on size and rate only.
+    assert surely_beats(q, {**q, "bytes_per_event": 2.0, "write_core_us_per_event": math.nan}, equal)
+
+
+def test_a_point_leaves_the_front_only_for_a_point_on_it():
+    # 2 beats 1, 1 beats 0, 2 does not beat 0: 1 is off the front, so 0 stays on it.
+    r = Ratio(1.0, 0.99, 1.01, 10, True)
+    assert _front([{1: r}, {2: r}, {}]) == [True, False, True]
+    assert _front([{1: r}, {0: r}]) == [True, True]  # a cycle (cannot happen): both stay
+
+
+def test_pareto_keeps_the_ambiguous_and_removes_the_surely_beaten():
+    loop = {  # the timed loop's rate per round, as the Pareto fronts compare it
+        "small": steady(100.0, 0.005, 20),  # the smallest file
+        "equal": steady(100.0, 0.01, 21),  # larger, the same rate within the noise: surely beaten
+        "noisy": [98.0 * (1 + 0.15 * (-1) ** k) for k in range(ROUNDS)],  # larger, slower on the mean, but
+        # with ±15 % from round to round it may be 10 % faster: ambiguous, it stays
+        "faster": steady(102.0, 0.002, 23),  # larger, surely 2 % faster: stays
+        "slow": steady(80.0, 0.005, 24),  # larger and surely slower: surely beaten
+        "fast": steady(150.0, 0.005, 25),  # the fastest, and the cheapest to write
+        "invalid": steady(500.0, 0.005, 26),  # would beat every point, but is not valid
+    }
+    sizes = {"small": 500_000, "equal": 700_000, "noisy": 800_000, "faster": 900_000, "slow": 950_000,
+             "fast": 1_000_000, "invalid": 100_000}  # fmt: skip
+    points = {name: point(name, "zlib", 5, rate=float(np.mean(r)), size=sizes[name], write_s=0.0 if name == "fast"
+                          else 1.0, valid=name != "invalid") for name, r in loop.items()}  # fmt: skip
+    reads = [timed_reads(points[name], steady(0.01), loop_rates=r) for name, r in loop.items()]
+    summary, files = tables(*points.values())
+    rows = pareto(candidates(summary, files, config()), repetitions(*reads))
     on = dict(zip(rows["file_id"], rows["on_front"], strict=True))
-    assert on == {"small": True, "fast": True, "worse": False, "middle": True, "invalid": False}
-    by = dict(zip(rows["file_id"], rows["dominated_by"], strict=True))
-    assert by["worse"] == "LZ4-1" and by["invalid"].startswith("(not valid")
-    worse = rows[rows["file_id"] == "worse"].iloc[0]
-    assert worse["bytes_per_event"] == 1100 and worse["write_core_us_per_event"] == pytest.approx(5000)
+    assert on == {"small": True, "equal": False, "noisy": True, "faster": True, "slow": False, "fast": True,
+                  "invalid": False}  # fmt: skip
+    by = rows.set_index("file_id")
+    assert by.at["equal", "dominated_by"] == "ZLIB-5"
+    assert by.at["invalid", "dominated_by"].startswith("(not valid")
+    assert by.at["equal", "dominated_by_rate_ratio_low"] >= 1 / 1.05
+    # Of the points on the front that beat it, the fastest ("faster": "fast" is larger).
+    assert by.at["slow", "dominated_by_rate_ratio"] == pytest.approx(102 / 80, rel=0.01)
+    # Bare means would drop "noisy" (larger and slower than "small"); its interval keeps it.
+    assert by.at["noisy", "event_rate_hz_ci95_low"] < 100 / 1.05 < by.at["noisy", "event_rate_hz_ci95_high"]
+    small = by.loc["small"]
+    assert small["event_rate_hz_ci95_low"] < small["event_rate_hz"] < small["event_rate_hz_ci95_high"]
 
 
 def test_groups_are_separate_fronts():
     # The same file read on two storage profiles: each profile has its own front.
-    summary, files = tables(
-        point("a", "lz4", 1, rate=200, size=1_000_000, write_s=2.0),
-        point("b", "lzma", 5, rate=50, size=500_000, write_s=1.0),
-    )
+    a = point("a", "lz4", 1, rate=200, size=1_000_000, write_s=2.0)
+    b = point("b", "lzma", 5, rate=50, size=500_000, write_s=1.0)
+    summary, files = tables(a, b)
     native = summary.assign(storage_profile="native", event_rate_hz_mean=[100, 400])  # b faster on native
-    rows = pareto(candidates(pd.concat([summary, native]), files, config()))
+    rows = pareto(candidates(pd.concat([summary, native]), files, config()))  # unpaired, from the summary
     hdd = rows[rows["storage_profile"] == "hdd"]
     nat = rows[rows["storage_profile"] == "native"]
     assert hdd["on_front"].all()
     assert list(nat.sort_values("file_id")["on_front"]) == [False, True]
-
-
-def test_cost_arithmetic():
-    # 1 MB/event, 100 Hz, 10 ms of ROOT write time per event; 1e6 events:
-    # disk: 1 TB x 100 CHF x 2 years x 2 copies = 400; write: 1e4 core-s = 2.78 core-h x 0.36 = 1.0;
-    # a read: 1e4 s = 1.0 CHF per core, 2.0 with 2 threads.
-    summary, files = tables(
-        point("f", "zlib", 5, rate=100, size=1_000_000_000, write_s=10.0, events=1000),
-        point("f", "zlib", 5, rate=100, size=1_000_000_000, write_s=10.0, events=1000, threads=2),
-    )
-    parts = cost_parts(candidates(summary, files, config()), config()["cost"] | {"storage_profile": "hdd"})
-    assert list(parts["storage_cost"]) == pytest.approx([400.0, 400.0])
-    assert list(parts["write_cost"]) == pytest.approx([1.0, 1.0])
-    assert list(parts["read_cost"]) == pytest.approx([1.0, 2.0])
-
-
-def test_cheapest_and_where_the_choice_changes():
-    # small: disk 10 + write 0, 1 per read; big: disk 20, 0.5 per read: equal at 20 reads.
-    cpu = 0.36  # CHF per core-hour: 1e4 s of reading = 1 CHF
-    summary, files = tables(
-        point("small", "lzma", 5, rate=100, size=int(10 / (100 * 2 * 2) * 1e12 / 1e6 * 1000), write_s=0.0),
-        point("big", "lz4", 1, rate=200, size=int(20 / (100 * 2 * 2) * 1e12 / 1e6 * 1000), write_s=0.0),
-    )
-    cfg = config(cpu_per_core_hour=cpu)
-    parts = cost_candidates(candidates(summary, files, cfg), cfg)
-    choice = cheapest(parts, [1, 10, 100])
-    assert list(choice["setting"]) == ["LZMA-5", "LZMA-5", "LZ4-1"]
-    assert list(choice["total_cost"]) == pytest.approx([11.0, 20.0, 70.0])
-    assert choice.iloc[0]["runner_up"] == "LZ4-1" and choice.iloc[0]["runner_up_extra"] == pytest.approx(
-        20.5 / 11 - 1
-    )
-    envelope = crossovers(parts)
-    assert list(envelope["setting"]) == ["LZMA-5", "LZ4-1"]
-    assert envelope.iloc[0]["to_reads"] == pytest.approx(20.0) and math.isinf(envelope.iloc[1]["to_reads"])
-    text = decision_markdown(choice, envelope, pareto(candidates(summary, files, cfg)), cfg)
-    assert "**LZMA-5**" in text and "1-20 reads: LZMA-5; 20-∞ reads: LZ4-1" in text
-
-
-def test_cost_leaves_out_lossy_other_profiles_and_invalid_points():
-    summary, files = tables(
-        point("full", "zlib", 5, rate=100, size=1_000_000, write_s=1.0),
-        point("lossy", "zlib", 5, rate=100, size=500_000, write_s=1.0, float_precision="mantissa10"),
-        point("native", "lz4", 1, rate=900, size=1_000_000, write_s=1.0, storage_profile="native"),
-        point("invalid", "lz4", 1, rate=900, size=100, write_s=1.0, valid=False),
-        point("all", "lz4", 1, rate=900, size=100, write_s=1.0, branches="all"),
-    )
-    rows = candidates(summary, files, config())
-    assert list(cost_candidates(rows, config())["file_id"]) == ["full"]
-    assert sorted(cost_candidates(rows, config(lossy=True))["file_id"]) == ["full", "lossy"]
-    assert list(cost_candidates(rows, config(storage_profile="native"))["file_id"]) == ["native"]
 
 
 def test_setting_labels_name_what_differs_from_the_defaults():
@@ -180,20 +377,56 @@ def test_write_cost_is_cpu_time_where_recorded():
 def test_a_run_without_a_valid_point_still_writes_readable_tables(tmp_path):
     # The tests' tiny runs have no valid timed loop: every table must still have its columns, so that the
     # figures and recommendations.md after it read them and say there is nothing to choose.
-    from rootparams.decision import cost_table
+    from rootparams.decision import pareto_table
     from rootparams.figures import draw_cost, draw_pareto
 
-    summary, files = tables(point("f", "zlib", 5, rate=100, size=1_000_000, write_s=1.0, valid=False))
+    invalid = point("f", "zlib", 5, valid=False)
+    summary, files = tables(invalid)
     cfg = config()
-    rows = pareto(candidates(summary, files, cfg))
-    parts = cost_candidates(rows, cfg)
+    reps = repetitions(timed_reads(invalid, steady(0.01, 0.01)))
+    rows = pareto(candidates(summary, files, cfg), reps)
+    model = cost_model(rows, cfg, reps)
+    ranking = cost_ranking(model, [1, 10])
     written = {}
-    for name, table in {"choice": cheapest(parts, [1, 10]), "envelope": crossovers(parts),
-                        "costs": cost_table(rows, cfg), "front": rows}.items():  # fmt: skip
+    for name, table in {"choice": cheapest(ranking), "ranking": ranking, "costs": cost_table(model, cfg),
+                        "envelope": crossovers(model.parts, read_draws=model.read_draws),
+                        "front": pareto_table(rows)}.items():  # fmt: skip
         table.to_csv(tmp_path / f"{name}.csv", index=False)
         written[name] = pd.read_csv(tmp_path / f"{name}.csv")
-    assert written["choice"].empty and "setting" in written["choice"].columns
+    assert written["choice"].empty
+    assert {"setting", "tie", "total_cost_ci95_low"} <= set(written["choice"].columns)
+    assert written["ranking"].empty and "p_cheapest" in written["ranking"].columns
     text = decision_markdown(written["choice"], written["envelope"], written["front"], cfg)
     assert "no choice" in text
     draw_cost(written["costs"], written["choice"], cfg["cost"] | {"storage_profile": "hdd"})
     draw_pareto(written["front"], "xaod")
+
+
+def test_the_figures_draw_intervals(tmp_path):
+    from rootparams.decision import pareto_table
+    from rootparams.figures import draw_cost, draw_pareto
+
+    a, b = point("a", "lz4", 1, size=2_000_000), point("b", "lzma", 5, size=1_000_000)
+    summary, files = tables(a, b)
+    cfg = config()
+    reps = repetitions(timed_reads(a, steady(0.005, 0.02, 1)), timed_reads(b, steady(0.01, 0.02, 2)))
+    rows = pareto(candidates(summary, files, cfg), reps)
+    model = cost_model(rows, cfg, reps)
+    figure = draw_cost(cost_table(model, cfg), cheapest(cost_ranking(model, [1, 10, 100])),
+                       cfg["cost"] | {"storage_profile": "hdd"})  # fmt: skip
+    assert any("95 % interval" in t.get_text() for t in figure.texts)
+    figure = draw_pareto(pareto_table(rows), "xaod")
+    assert any("95 % interval of the mean rate" in t.get_text() for t in figure.texts)
+
+
+def test_a_long_tie_names_the_first_by_mean_and_counts_the_rest():
+    names = [f"ZSTD-{level}" for level in range(1, 10)]
+    choice = pd.DataFrame([{"format": "xaod", "reads_per_file": 1, "tie": True, "setting": names[0],
+                            "tied_settings": "; ".join(names), "tied_p_cheapest": "; ".join(["0.1111"] * 9),
+                            "total_cost": 1.0, "total_cost_ci95_low": 0.99, "total_cost_ci95_high": 1.01,
+                            "storage_cost": 0.9, "write_cost": 0.0, "read_cost_total": 0.1, "bytes_per_event": 1e3,
+                            "read_seconds_per_event": 0.01, "n": 10, "rounds": 10, "runner_up": names[1],
+                            "runner_up_extra": 0.001}])  # fmt: skip
+    text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
+    assert "ZSTD-6 (P 0.11) or 3 more by mean" in text and "ZSTD-7" not in text.split("or 3 more")[0]
+    assert "**" not in text.split("| primary xAOD |")[1]

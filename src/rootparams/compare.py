@@ -32,7 +32,8 @@ class Repetitions:
 
     def __init__(self, table: pd.DataFrame | None = None):
         self._values: dict[tuple[str, str, str], pd.DataFrame] = {}
-        self._cache: dict[tuple[tuple[str, str, str], str], pd.Series] = {}  # the Pareto fronts ask many times
+        # A point's values by metric, made once: the Pareto fronts ask for them many times.
+        self._cache: dict[tuple[tuple[str, str, str], str], pd.Series] = {}
         if table is None or table.empty:
             return
         table = table[~table["flagged"].map(_true)] if "flagged" in table else table

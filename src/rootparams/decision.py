@@ -1,57 +1,104 @@
-"""From measurements to a decision (issue #17): per format, the settings worth considering (the Pareto front of
-file size, event rate and write cost) and the cheapest one for a file's life (a cost model whose prices are in
-the config, ``cost``).
+"""From measurements to a decision: per format, the settings worth considering (the Pareto front of file size,
+event rate and write cost) and the cheapest one for a file's life (a cost model whose prices are in the config,
+``cost``), each with how sure it is.
 
-Every number comes from the run's tables: summary.csv (each point's timed reads: event rate, σ, validity) and
-files.csv (each file: size, events, ROOT's write time). Only points with a valid timed loop and unflagged
-repetitions enter; the others are counted, never guessed.
+Every number comes from the run's tables: summary.csv (each point's timed reads, validity), repetitions.csv
+(each timed read, with the round it was taken in) and files.csv (each file: size, events, ROOT's write time).
+Only points with a valid timed loop and unflagged repetitions enter; the others are counted, never guessed.
 
 Quantities, per event, so that formats and files of any size compare:
 
-- ``bytes_per_event``: the file's size on disk over its events (files.csv ``size_bytes / events``).
+- ``bytes_per_event``: the file's size on disk over its events (files.csv ``size_bytes / events``). Exact.
 - ``event_rate_hz``: the point's timed loop (summary.csv ``event_rate_hz_mean``, span "loop": first entry to the
-  end of the loop) for its branch selection, storage profile and read settings.
+  end of the loop), with its 95 % interval of the mean: what the Pareto fronts compare.
+- ``read_seconds_per_event``: the whole read a job pays for, open and loop (span "process"): the mean over the
+  unflagged repetitions of ``process_seconds / events_read`` (repetitions.csv: 1 / ``process_event_rate_hz``).
+  Times are averaged, not rates: a cost adds up seconds. The open grows with the branches and baskets of a file,
+  so a cost of the loop alone would favour high split levels and short reads.
 - ``write_core_us_per_event``: ROOT's part of writing the file in CPU time of all the writer's threads, per event
   (files.csv ``root_write_cpu_seconds``: the fills and the closing flush, which include serialization and
   compression on implicit-MT workers, not the generation of the synthetic content; for a rewrite of a user's
   file, the whole copy, its reading included). CPU time, not wall time, because the workflow writes files side
-  by side and a write's wall time grows with what shares its cores. One measurement per file. Catalogues from
-  before the CPU time was recorded fall back to ``root_write_seconds`` x the writer's threads.
-
-**Pareto front**, per group (format, container, storage profile, branch selection): a point is on the front if no
-other point of its group is at least as good on all three (file not larger, rate not lower, write cost not
-higher) and better on one. Means are compared as they are: noise can move a point on or off the front, and the
-table gives every rate's σ. A point whose write cost is unknown (a user's file measured as it is) is compared on
-size and rate only.
+  by side and a write's wall time grows with what shares its cores. **One measurement per file (n = 1)**: the
+  model takes it as exact, and no interval below includes its noise. Catalogues from before the CPU time was
+  recorded fall back to ``root_write_seconds`` x the writer's threads.
 
 **Cost model**, per million events over the file's life, in the prices' currency:
 
-    storage = bytes_per_event * 1e6 / 1e12 [TB] * disk_per_tb_year * lifetime_years * copies
-    write   = write_core_us_per_event * 1e6 / 1e6 / 3600 [core-hours] * cpu_per_core_hour
-    read    = 1e6 / event_rate_hz / 3600 * threads [core-hours] * cpu_per_core_hour        (per read)
+    storage  = bytes_per_event * 1e6 / 1e12 [TB] * disk_per_tb_year * lifetime_years * copies        (exact)
+    write    = write_core_us_per_event * 1e6 / 1e6 / 3600 [core-hours] * cpu_per_core_hour   (exact, n = 1)
+    read     = mean_k(process_seconds_k / events_read_k) * 1e6 / 3600 * threads [core-hours]
+               * cpu_per_core_hour                                            (per read; 95 % interval)
     total(N) = storage + write + N * read
 
 A read holds its threads' cores for its wall time: a batch slot is paid by the wall clock, also while it waits
-for the disk, so the rate of the cost's storage profile is what prices a read. The candidates are the valid
-points of that profile and of each format's default branch selection, in both containers; settings that lose
-float precision (``float_precision`` other than "full") are left out unless ``cost.lossy`` is true, because what
-precision an analysis can lose is a physics decision, not a price.
+for the disk, so the reads of the cost's storage profile are what price a read. The candidates are the valid
+points of that profile and of each format's default branch selection, in both containers, with at least two
+timed reads (an interval needs two); settings that lose float precision (``float_precision`` other than "full")
+are left out unless ``cost.lossy`` is true, because what precision an analysis can lose is a physics decision,
+not a price.
+
+**How sure: a bootstrap over rounds.** The points of a format are measured in interleaved rounds, so the reads
+of one round were taken minutes apart under the same state of the host. Per format, the rounds are resampled with
+replacement, ``BOOTSTRAP_REPLICATES`` times with a fixed seed, the same draw for every candidate that shares them
+(``stats.bootstrap_means`` over ``stats.round_matrix``): a slow spell of the host moves every candidate of a
+replicate alike and does not blur their comparison. Candidates whose rounds are not shared (another measuring job)
+get draws of their own; a candidate without round keys (records from before the rounds) is resampled on its own
+repetitions. With few rounds a percentile bootstrap is too narrow (by a factor sqrt((n-1)/n) and a normal in place
+of a t quantile: 18 % at 10 rounds, 37 % at 5), so each replicate's deviation from the mean is widened by
+t_{n-1} / z * sqrt(n / (n-1)) (the correction of Hesterberg's expanded percentile interval, applied to the
+replicates so that candidates resampled together widen alike): one candidate's interval is then about Student's t
+interval of its mean. Disk and write are exact, so the total's 95 % interval at N reads is
+storage + write + N x the read's. From the same replicates, per format and reads per file:
+
+- ``p_cheapest``: the share of replicates in which a candidate is the cheapest.
+- **The decision** names one setting, the lowest mean total, only where it is the cheapest in at least 95 % of the
+  replicates (so also cheaper than each other candidate in at least 95 %). Otherwise it names a tie: that setting
+  and every candidate it is cheaper than in fewer than 95 % of the replicates, each with its ``p_cheapest``
+  ("equal within the uncertainty"). Should that leave the lowest mean alone while it is still the cheapest in
+  fewer than 95 % (many candidates each cheapest now and then), the ones most often cheapest join the tie until
+  it holds the cheapest in 95 % of the replicates.
+- ``crossovers``: where the lowest mean changes as N grows: the lower envelope of the mean lines, with where, on a
+  grid of ``SURE_GRID_PER_DECADE`` reads per decade, each stretch's setting is surely the cheapest by the rule
+  above (never at a change itself, where two lines meet).
+
+**Pareto front**, per group (format, container, storage profile, branch selection). Sizes and write costs are
+exact; rates are not. A point q *surely beats* p when q is not larger, not costlier to write (where both are
+known: a user's file measured as it is has no write cost and is compared on size and rate), its rate is not lower
+(the rate ratio q/p, ``compare.Repetitions.ratio``, paired by round where it can be: its 95 % interval reaches 1
+and lies above 1 / (1 + ``PARETO_RATE_MARGIN``), i.e. p is at most 5 % faster, with 95 % confidence) and q is
+better in one (smaller, cheaper to write, or surely faster: the interval above 1). A point leaves the front only
+when a point *on the front* surely beats it, so that every point off the front names one on it
+(``dominated_by``, with the rate ratio's interval). Ambiguous points stay: a point that may be more than 5 %
+faster, or is surely faster, than each point on the front that is not larger and not costlier to write stays on
+the front.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, valid_points
+from rootparams.compare import Repetitions
 from rootparams.labels import autoflush_label, cache_label, reading_style_label
+from rootparams.stats import (
+    CONFIDENCE,
+    HIGHER,
+    LOWER,
+    Ratio,
+    bootstrap_means,
+    quantiles,
+    round_matrix,
+    t_quantile,
+)
 
-# The three objectives and their sense.
-OBJECTIVES = {"bytes_per_event": "min", "event_rate_hz": "max", "write_core_us_per_event": "min"}
 GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
 FILE_SETTING_KEYS = ["container", "algorithm", "level", "autoflush", "split_level", "basket_size", "page_size",
                      "branch_compression", "float_precision"]  # fmt: skip
@@ -61,6 +108,22 @@ FILE_COLUMNS = ["format", "file_id", "size_bytes", "events", "root_write_seconds
                 "write_threads"]  # fmt: skip
 # Written next to every cost so that a table read alone says what it assumed.
 PRICE_KEYS = ("currency", "disk_per_tb_year", "cpu_per_core_hour", "lifetime_years", "copies")
+# How sure the decision is (the docstring): the bootstrap's replicates, and a fixed seed so that the same tables
+# always give the same decision.
+BOOTSTRAP_REPLICATES = 2000
+BOOTSTRAP_SEED = 20250
+# The most a point off a Pareto front may be faster than the point that beats it (with 95 % confidence): rate
+# differences below it are not a reason to keep a larger or costlier setting.
+PARETO_RATE_MARGIN = 0.05
+# The rate of a whole read (open + loop) per repetition, events_read / process_seconds (aggregate.DERIVED_METRICS):
+# its inverse is the read's seconds per event.
+READ_SPAN_RATE = "process_event_rate_hz"
+# A cost candidate needs an interval of its read, so two timed reads at least.
+MIN_TIMED_READS = 2
+# Where along the reads per file a stretch of the envelope is surely the cheapest: the grid it is judged on.
+SURE_GRID_PER_DECADE = 24
+# Next to every interval of a cost, so that a table read alone says what the interval includes.
+INTERVAL_COVERS = "the reads (bootstrap over rounds); disk exact; write exact (one measurement, n = 1)"
 
 
 def _true(value) -> bool:
@@ -156,55 +219,122 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
     return rows
 
 
-def dominates(a: Mapping[str, float], b: Mapping[str, float]) -> bool:
-    """Whether ``a`` is at least as good as ``b`` on every objective both have, and better on one."""
+def read_repetitions(path: str | Path) -> Repetitions:
+    """repetitions.csv with what the decision needs per timed read: the whole read's rate (the cost) and the
+    loop's (the Pareto fronts), by round."""
+    return Repetitions.read(path, metrics=[READ_SPAN_RATE, "event_rate_hz"])
+
+
+def read_seconds(row: Mapping[str, Any], repetitions: Repetitions) -> pd.Series:
+    """A point's whole reads, open and loop, in seconds per event (process_seconds / events_read), one per
+    unflagged repetition, indexed by round key (None for records from before the rounds)."""
+    rates = repetitions.values(row, READ_SPAN_RATE)
+    return 1.0 / rates[rates > 0]
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def exact_objectives(q: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(q is not larger and not costlier to write than p, q is smaller or cheaper to write), on the objectives
+    both have: sizes and write costs are exact, one file each."""
     better = False
-    for key, sense in OBJECTIVES.items():
-        x, y = a[key], b[key]
-        if (
-            x is None
-            or y is None
-            or (isinstance(x, float) and math.isnan(x))
-            or (isinstance(y, float) and math.isnan(y))
-        ):
-            continue
-        if sense == "max":
-            x, y = -x, -y
+    for key in ("bytes_per_event", "write_core_us_per_event"):
+        x, y = q[key], p[key]
+        if _missing(x) or _missing(y):
+            continue  # a user's file measured as it is has no write cost: size and rate only
         if x > y:
-            return False
+            return False, False
         better = better or x < y
-    return better
+    return True, better
 
 
-def pareto(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` (candidates) with ``on_front`` and ``dominated_by`` (the label of one point that beats it, the
-    one of its group with the highest rate), per GROUP_KEYS group of the valid points. Invalid points are kept,
-    not on any front, with ``dominated_by`` saying why."""
+def surely_beats(
+    q: Mapping[str, Any], p: Mapping[str, Any], rate_ratio: Ratio, margin: float = PARETO_RATE_MARGIN
+) -> bool:
+    """Whether q surely beats p on the Pareto front (the docstring's rule): not larger, not costlier to write, a
+    rate not lower (``rate_ratio`` = q/p: not surely below 1, and its 95 % interval above 1 / (1 + margin)), and
+    better in one (smaller, cheaper to write, or surely faster). Without an interval of the ratio, never."""
+    no_worse, better = exact_objectives(q, p)
+    if not no_worse:
+        return False
+    rate_not_lower = rate_ratio.direction != LOWER and rate_ratio.low >= 1 / (1 + margin)
+    return bool(rate_not_lower and (better or rate_ratio.direction == HIGHER))
+
+
+def _front(beaten_by: Sequence[Mapping[int, Ratio]]) -> list[bool]:
+    """Which points are on the front when a point leaves it only if one *on the front* surely beats it: decided
+    in the order of the relation (a point after every point that beats it). "Surely beats" has no cycle (sizes
+    and write costs are exact, a rate cannot be surely higher both ways); should one appear, its points stay."""
+    on: list[bool | None] = [None] * len(beaten_by)
+    pending = set(range(len(beaten_by)))
+    while pending:
+        ready = [i for i in pending if all(on[j] is not None for j in beaten_by[i])]
+        if not ready:
+            for i in pending:
+                on[i] = True
+            break
+        for i in ready:
+            on[i] = not any(on[j] for j in beaten_by[i])
+            pending.discard(i)
+    return [bool(v) for v in on]
+
+
+def pareto(
+    rows: pd.DataFrame, repetitions: Repetitions | None = None, margin: float = PARETO_RATE_MARGIN
+) -> pd.DataFrame:
+    """``rows`` (candidates) with the rate's 95 % interval of the mean (``event_rate_hz_ci95_low/high``),
+    ``on_front`` and ``dominated_by`` (the point on the front that surely beats it with the highest rate, and
+    their rate ratio ``dominated_by_rate_ratio`` with its interval), per GROUP_KEYS group of the valid points.
+    Rates are compared by round where ``repetitions`` pair them, else from the summary's mean, spread and n.
+    Invalid points are kept, not on any front, with ``dominated_by`` saying why."""
+    repetitions = Repetitions() if repetitions is None else repetitions
     out = rows.copy()
+    intervals = [repetitions.interval(r, "event_rate_hz") for r in out.to_dict("records")]
+    out["event_rate_hz_ci95_low"] = [i.low for i in intervals]
+    out["event_rate_hz_ci95_high"] = [i.high for i in intervals]
     out["on_front"] = False
     out["dominated_by"] = np.where(out["valid"], "", "(not valid: timed loop or repetitions)")
+    for column in ("dominated_by_rate_ratio", "dominated_by_rate_ratio_low", "dominated_by_rate_ratio_high"):
+        out[column] = np.nan
     valid = out[out["valid"]]
     for _, group in valid.groupby(GROUP_KEYS, dropna=False):
         records = group.to_dict("records")
-        for index, point in zip(group.index, records, strict=True):
-            beaten_by = [q for q in records if q is not point and dominates(q, point)]
-            if beaten_by:
-                best = max(beaten_by, key=lambda q: q["event_rate_hz"])
-                out.at[index, "dominated_by"] = best["setting"]
-            else:
+        beaten_by: list[dict[int, Ratio]] = [{} for _ in records]
+        for i, p in enumerate(records):
+            for j, q in enumerate(records):
+                # The exact objectives first: the rate's ratio only where they already allow q to beat p.
+                if i == j or not exact_objectives(q, p)[0]:
+                    continue
+                ratio = repetitions.ratio(q, p, "event_rate_hz")
+                if surely_beats(q, p, ratio, margin):
+                    beaten_by[i][j] = ratio
+        on = _front(beaten_by)
+        for i, index in enumerate(group.index):
+            if on[i]:
                 out.at[index, "on_front"] = True
+                continue
+            j = max((j for j in beaten_by[i] if on[j]), key=lambda j: records[j]["event_rate_hz"])
+            ratio = beaten_by[i][j]
+            out.at[index, "dominated_by"] = records[j]["setting"]
+            out.at[index, "dominated_by_rate_ratio"] = ratio.estimate
+            out.at[index, "dominated_by_rate_ratio_low"] = ratio.low
+            out.at[index, "dominated_by_rate_ratio_high"] = ratio.high
     return out
 
 
-PARETO_COLUMNS = [*GROUP_KEYS, "setting", "algorithm", "on_front", "dominated_by", "bytes_per_event", "event_rate_hz",
-                  "event_rate_hz_std", "write_core_us_per_event", "lossy", "valid", "n", "file_id", "read_id"]  # fmt: skip
+PARETO_COLUMNS = [*GROUP_KEYS, "setting", "algorithm", "on_front", "dominated_by", "dominated_by_rate_ratio",
+                  "dominated_by_rate_ratio_low", "dominated_by_rate_ratio_high", "bytes_per_event", "event_rate_hz",
+                  "event_rate_hz_ci95_low", "event_rate_hz_ci95_high", "event_rate_hz_std", "n", "rounds",
+                  "write_core_us_per_event", "lossy", "valid", "file_id", "read_id"]  # fmt: skip
 
 
-def pareto_table(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
-    """The tidy front table (results/tables/pareto_front.csv): every point, front first within each group."""
-    table = pareto(candidates(summary, files, config))
-    columns = [c for c in PARETO_COLUMNS if c in table.columns]
-    return table.sort_values(
+def pareto_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """The tidy front table (results/tables/pareto_front.csv) from ``pareto``'s rows: every point, front first
+    within each group."""
+    columns = [c for c in PARETO_COLUMNS if c in rows.columns]
+    return rows.sort_values(
         [*GROUP_KEYS, "on_front", "bytes_per_event"], ascending=[True] * 4 + [False, True]
     )[columns].reset_index(drop=True)
 
@@ -220,10 +350,14 @@ def default_selection(config: Mapping[str, Any], fmt: str) -> str:
     return config["formats"].get(fmt, {}).get("branches", config["read_defaults"]["branches"])
 
 
+def _per_core_second(price: Mapping[str, Any]) -> float:
+    return price["cpu_per_core_hour"] / 3600.0
+
+
 def cost_parts(rows: pd.DataFrame, price: Mapping[str, Any]) -> pd.DataFrame:
-    """Per candidate: storage, write and per-read cost per million events (the docstring's formulas)."""
+    """Per candidate: storage, write and per-read cost per million events (the docstring's formulas); the read
+    from ``read_seconds_per_event``, the whole read."""
     out = rows.copy()
-    per_core_second = price["cpu_per_core_hour"] / 3600.0
     out["storage_cost"] = (
         out["bytes_per_event"]
         * 1e6
@@ -232,14 +366,103 @@ def cost_parts(rows: pd.DataFrame, price: Mapping[str, Any]) -> pd.DataFrame:
         * price["lifetime_years"]
         * price["copies"]
     )
-    out["write_cost"] = out["write_core_us_per_event"].fillna(0.0) * per_core_second
-    out["read_cost"] = 1e6 / out["event_rate_hz"] * out["threads"].astype(float) * per_core_second
+    out["write_cost"] = out["write_core_us_per_event"].fillna(0.0) * _per_core_second(price)
+    out["read_cost"] = (
+        1e6 * out["read_seconds_per_event"] * out["threads"].astype(float) * _per_core_second(price)
+    )
     return out
 
 
-def cost_candidates(rows: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
+def _paired(values: pd.Series) -> bool:
+    """Whether a point's repetitions can be resampled by round: every one has a round key, each its own."""
+    keys = list(values.index)
+    return all(k is not None for k in keys) and len(set(keys)) == len(keys)
+
+
+def _resampling_groups(spans: Sequence[pd.Series]) -> list[list[int]]:
+    """The candidates (of one format) that share rounds, directly or through others: each group is resampled
+    with the same draws. A candidate without round keys is a group of its own, on its own repetitions."""
+    parent = list(range(len(spans)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    owner: dict[str, int] = {}
+    for i, values in enumerate(spans):
+        if not _paired(values):
+            continue
+        for key in values.index:
+            if key in owner:
+                parent[root(i)] = root(owner[key])
+            else:
+                owner[key] = i
+    groups: dict[int, list[int]] = {}
+    for i in range(len(spans)):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+def small_sample_widening(n: int) -> float:
+    """The factor that widens a percentile bootstrap of a mean of ``n`` values to about Student's t interval:
+    t_{n-1} / z for the quantile, sqrt(n / (n-1)) for the bootstrap's biased variance (Hesterberg's expanded
+    percentile interval). 1.22 at n = 10, 1.58 at n = 5, tending to 1."""
+    if n < 2:
+        return math.nan
+    return t_quantile(n - 1) / t_quantile(math.inf) * math.sqrt(n / (n - 1))
+
+
+def _bootstrap_group(spans: Sequence[pd.Series], replicates: int, seed: int) -> np.ndarray:
+    """replicates x candidates of the mean read seconds per event of one resampling group: by round where the
+    group's candidates have rounds, else the one candidate on its own repetitions; widened for few rounds."""
+    if len(spans) == 1 and not _paired(spans[0]):
+        matrix = spans[0].to_numpy(dtype=float)[None, :]
+    else:
+        _, _, matrix = round_matrix({i: values.to_dict() for i, values in enumerate(spans)})
+    means = bootstrap_means(matrix, replicates, seed)
+    center = np.nanmean(matrix, axis=1)
+    widened = center + small_sample_widening(matrix.shape[1]) * (means - center)
+    return np.maximum(widened, 0.0)  # a read takes no negative time
+
+
+def read_seconds_draws(
+    formats: Sequence[str], spans: Sequence[pd.Series], replicates: int, seed: int
+) -> np.ndarray:
+    """Bootstrap replicates (replicates x candidates) of each candidate's mean read seconds per event: per
+    format and resampling group, each group with a seed of its own (seed, seed + 1, ... in a fixed order)."""
+    draws = np.full((replicates, len(spans)), np.nan)
+    stream = seed
+    for fmt in sorted(set(formats)):
+        members = [i for i, f in enumerate(formats) if f == fmt]
+        for group in _resampling_groups([spans[i] for i in members]):
+            chosen = [members[g] for g in group]
+            draws[:, chosen] = _bootstrap_group([spans[i] for i in chosen], replicates, stream)
+            stream += 1
+    return draws
+
+
+@dataclass(frozen=True)
+class CostModel:
+    """The cost candidates (``parts``: one row per candidate, index 0..n-1, with their cost parts, the read's
+    mean, n, rounds and 95 % interval) and the bootstrap replicates of their read cost (``read_draws``:
+    replicates x candidates, in the order of ``parts``; the same draws for candidates that share rounds)."""
+
+    parts: pd.DataFrame
+    read_draws: np.ndarray
+
+
+def cost_model(
+    rows: pd.DataFrame,
+    config: Mapping[str, Any],
+    repetitions: Repetitions,
+    replicates: int = BOOTSTRAP_REPLICATES,
+    seed: int = BOOTSTRAP_SEED,
+) -> CostModel:
     """The candidates the cost model chooses among: valid points of the cost's storage profile and each
-    format's default branch selection, lossless unless cost.lossy, with their cost parts."""
+    format's default branch selection, lossless unless cost.lossy, with at least MIN_TIMED_READS whole reads in
+    ``repetitions``; their cost parts and the bootstrap of their read cost."""
     price = prices(config)
     keep = rows["valid"] & (rows["storage_profile"] == price["storage_profile"])
     keep &= pd.Series(
@@ -249,51 +472,200 @@ def cost_candidates(rows: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFra
     )
     if not price["lossy"]:
         keep &= ~rows["lossy"]
-    return cost_parts(rows[keep], price)
+    chosen = rows[keep].reset_index(drop=True)
+    spans = [read_seconds(r, repetitions) for r in chosen.to_dict("records")]
+    timed = [len(s) >= MIN_TIMED_READS for s in spans]
+    chosen = chosen.loc[pd.Series(timed, index=chosen.index, dtype=bool)].reset_index(drop=True)
+    spans = [s for s, ok in zip(spans, timed, strict=True) if ok]
+    chosen["read_seconds_per_event"] = [float(s.mean()) for s in spans]
+    chosen["n"] = [len(s) for s in spans]
+    chosen["rounds"] = [len(s) if _paired(s) else 0 for s in spans]  # 0: resampled on its own repetitions
+    parts = cost_parts(chosen, price)
+    seconds = read_seconds_draws(list(parts["format"]), spans, replicates, seed)
+    scale = 1e6 * parts["threads"].astype(float).to_numpy() * _per_core_second(price)
+    draws = seconds * scale[None, :]
+    if len(parts):
+        parts["read_cost_ci95_low"], parts["read_cost_ci95_high"] = quantiles(draws)
+    else:
+        parts["read_cost_ci95_low"] = parts["read_cost_ci95_high"] = np.nan
+    parts["write_n"] = 1
+    return CostModel(parts, draws)
 
 
 def total_cost(parts: pd.DataFrame, reads: float) -> pd.Series:
     return parts["storage_cost"] + parts["write_cost"] + reads * parts["read_cost"]
 
 
-CHOICE_COLUMNS = ["format", "reads_per_file", "setting", "container", "total_cost", "storage_cost", "write_cost",
-                  "read_cost_total", "bytes_per_event", "event_rate_hz", "file_id", "read_id", "candidates",
-                  "runner_up", "runner_up_extra"]  # fmt: skip
+@dataclass(frozen=True)
+class Verdict:
+    """The candidates of one format at one number of reads: each one's total cost (the mean) with its 95 %
+    interval, its share of replicates as the cheapest, the share in which the lowest mean (``best``) is cheaper
+    than it, and the tie: ``tied`` marks the candidates named with the best (the best included)."""
+
+    total: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    p_cheapest: np.ndarray
+    p_best_cheaper: np.ndarray
+    order: np.ndarray  # the candidates by mean total, the smaller read cost first among equals
+    tied: np.ndarray
+
+    @property
+    def best(self) -> int:
+        return int(self.order[0])
+
+    @property
+    def sure(self) -> bool:
+        """Whether one setting is named: the cheapest in at least 95 % of the replicates."""
+        return int(self.tied.sum()) == 1
 
 
-def cheapest(parts: pd.DataFrame, reads_list) -> pd.DataFrame:
-    """Per format and read count: the cheapest setting, its cost parts, and the runner-up with how much more it
-    costs (results/tables/cost_choice.csv). Always the same columns, also when nothing is valid, so that the
-    table is readable by the stages after it."""
+def judge(fixed: np.ndarray, read: np.ndarray, read_draws: np.ndarray, reads: float) -> Verdict:
+    """The docstring's rule on candidates with exact costs ``fixed`` (disk + write), mean read costs ``read``
+    and their replicates ``read_draws`` (replicates x candidates), at ``reads`` reads per file."""
+    total = fixed + reads * read
+    draws = fixed[None, :] + reads * read_draws
+    low, high = quantiles(draws)
+    order = np.lexsort((read, total))
+    best = int(order[0])
+    # Exactly equal totals (the same file read in two ways, at no read) share a replicate's win.
+    cheapest = draws == draws.min(axis=1, keepdims=True)
+    p_cheapest = (cheapest / cheapest.sum(axis=1, keepdims=True)).mean(axis=0)
+    p_best_cheaper = (draws[:, [best]] < draws).mean(axis=0)
+    p_best_cheaper[best] = np.nan
+    tied = p_best_cheaper < CONFIDENCE
+    tied[best] = True
+    if tied.sum() == 1 and p_cheapest[best] < CONFIDENCE:
+        # Cheaper than each other one in 95 % of replicates, but not than all of them at once: the candidates
+        # most often cheapest join until the tie holds the cheapest in 95 % of the replicates.
+        for i in np.argsort(-p_cheapest, kind="stable"):
+            if p_cheapest[tied].sum() >= CONFIDENCE:
+                break
+            tied[i] = True
+    return Verdict(total, low, high, p_cheapest, p_best_cheaper, order, tied)
+
+
+def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    fixed = (group["storage_cost"] + group["write_cost"]).to_numpy(dtype=float)
+    return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, group.index.to_numpy()]
+
+
+RANKING_COLUMNS = ["format", "reads_per_file", "rank", "setting", "container", "total_cost", "total_cost_ci95_low",
+                   "total_cost_ci95_high", "extra_over_best", "p_cheapest", "p_best_cheaper", "tied_with_best",
+                   "storage_cost", "write_cost", "read_cost", "read_cost_ci95_low", "read_cost_ci95_high",
+                   "read_seconds_per_event", "bytes_per_event", "n", "rounds", "write_n", "interval_covers",
+                   "file_id", "read_id"]  # fmt: skip
+
+
+def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
+    """results/tables/cost_ranking.csv: per format, reads per file and candidate (by mean total, ``rank`` 1 the
+    lowest): the total with its 95 % interval, how much more it costs than the lowest mean, its share of
+    replicates as the cheapest (``p_cheapest``), the share in which the lowest mean is cheaper than it
+    (``p_best_cheaper``), whether it is named with the lowest mean (``tied_with_best``), and the n and rounds of
+    its reads. Always the same columns, also when nothing is valid."""
     out = []
-    for fmt, group in parts.groupby("format", sort=False):
+    for fmt, group in model.parts.groupby("format", sort=False):
+        fixed, read, draws = _format_arrays(model, group)
         for reads in reads_list:
-            total = total_cost(group, reads).sort_values(kind="stable")
-            best = group.loc[total.index[0]]
-            row = {"format": fmt, "reads_per_file": reads, "setting": best["setting"], "container": best["container"],
-                   "total_cost": total.iloc[0], "storage_cost": best["storage_cost"], "write_cost": best["write_cost"],
-                   "read_cost_total": reads * best["read_cost"], "bytes_per_event": best["bytes_per_event"],
-                   "event_rate_hz": best["event_rate_hz"], "file_id": best["file_id"], "read_id": best["read_id"],
-                   "candidates": len(group)}  # fmt: skip
-            if len(total) > 1:
-                second = group.loc[total.index[1]]
-                row |= {
-                    "runner_up": second["setting"],
-                    "runner_up_extra": total.iloc[1] / total.iloc[0] - 1.0,
-                }
-            out.append(row)
+            verdict = judge(fixed, read, draws, reads)
+            best_total = verdict.total[verdict.best]
+            for rank, i in enumerate(verdict.order, start=1):
+                c = group.iloc[i]
+                out.append({"format": fmt, "reads_per_file": reads, "rank": rank, "setting": c["setting"],
+                            "container": c["container"], "total_cost": verdict.total[i],
+                            "total_cost_ci95_low": verdict.low[i], "total_cost_ci95_high": verdict.high[i],
+                            "extra_over_best": verdict.total[i] / best_total - 1.0 if best_total > 0 else np.nan,
+                            "p_cheapest": verdict.p_cheapest[i], "p_best_cheaper": verdict.p_best_cheaper[i],
+                            "tied_with_best": bool(verdict.tied[i]), "storage_cost": c["storage_cost"],
+                            "write_cost": c["write_cost"], "read_cost": c["read_cost"],
+                            "read_cost_ci95_low": c["read_cost_ci95_low"], "read_cost_ci95_high": c["read_cost_ci95_high"],
+                            "read_seconds_per_event": c["read_seconds_per_event"],
+                            "bytes_per_event": c["bytes_per_event"], "n": c["n"], "rounds": c["rounds"],
+                            "write_n": c["write_n"], "interval_covers": INTERVAL_COVERS, "file_id": c["file_id"],
+                            "read_id": c["read_id"]})  # fmt: skip
+    return pd.DataFrame(out, columns=RANKING_COLUMNS)
+
+
+CHOICE_COLUMNS = ["format", "reads_per_file", "choice", "tie", "setting", "p_cheapest", "tied_settings",
+                  "tied_p_cheapest", "total_cost", "total_cost_ci95_low", "total_cost_ci95_high", "n", "rounds",
+                  "container", "storage_cost", "write_cost", "read_cost_total", "bytes_per_event",
+                  "read_seconds_per_event", "file_id", "read_id", "candidates", "runner_up", "runner_up_extra",
+                  "runner_up_p_best_cheaper", "interval_covers"]  # fmt: skip
+TIED_SEPARATOR = "; "  # setting labels hold commas, never semicolons
+
+
+def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
+    """results/tables/cost_choice.csv from the ranking: per format and reads per file, the choice (``choice``:
+    one setting, or the tied ones "equal within the uncertainty"; ``tie``), the lowest mean (``setting``, its
+    parts, its total's 95 % interval, n and rounds, ``p_cheapest``), the tied settings and their p_cheapest in
+    the same order (``TIED_SEPARATOR``-joined), and the next by mean with how much more it costs. Always the same
+    columns, also when nothing is valid."""
+    out = []
+    for (fmt, reads), group in ranking.groupby(["format", "reads_per_file"], sort=False):
+        group = group.sort_values("rank")
+        best = group.iloc[0]
+        tied = group[group["tied_with_best"].map(_true)]
+        tie = len(tied) > 1
+        names = list(tied["setting"])
+        row = {"format": fmt, "reads_per_file": reads,
+               "choice": f"{' or '.join(names)}: equal within the uncertainty" if tie else best["setting"],
+               "tie": tie, "setting": best["setting"], "p_cheapest": best["p_cheapest"],
+               "tied_settings": TIED_SEPARATOR.join(names),
+               "tied_p_cheapest": TIED_SEPARATOR.join(f"{p:.4f}" for p in tied["p_cheapest"]),
+               "total_cost": best["total_cost"], "total_cost_ci95_low": best["total_cost_ci95_low"],
+               "total_cost_ci95_high": best["total_cost_ci95_high"], "n": best["n"], "rounds": best["rounds"],
+               "container": best["container"], "storage_cost": best["storage_cost"], "write_cost": best["write_cost"],
+               "read_cost_total": reads * best["read_cost"], "bytes_per_event": best["bytes_per_event"],
+               "read_seconds_per_event": best["read_seconds_per_event"], "file_id": best["file_id"],
+               "read_id": best["read_id"], "candidates": len(group), "interval_covers": best["interval_covers"]}  # fmt: skip
+        if len(group) > 1:
+            second = group.iloc[1]
+            row |= {"runner_up": second["setting"], "runner_up_extra": second["extra_over_best"],
+                    "runner_up_p_best_cheaper": second["p_best_cheaper"]}  # fmt: skip
+        out.append(row)
     return pd.DataFrame(out, columns=CHOICE_COLUMNS)
 
 
-def crossovers(parts: pd.DataFrame, start: float = 1.0) -> pd.DataFrame:
-    """Per format, where the cheapest setting changes as the reads per file grow: the lower envelope of the
-    lines storage + write + N * read for N >= ``start``. One row per stretch: from_reads, to_reads (inf for
-    the last) and the setting that is cheapest there."""
+def _sure_stretch(
+    fixed: np.ndarray, read: np.ndarray, draws: np.ndarray, winner: int, start: float, end: float
+) -> tuple[float, float]:
+    """The first and last reads per file of a SURE_GRID_PER_DECADE grid over [start, end] where ``winner`` is
+    named alone by the rule (NaN, NaN if nowhere). The last stretch (end = inf) is judged up to 10^4 reads or ten
+    times its start, and sure to the end if it is also sure on the read costs alone (the limit of many reads)."""
+    stop = end if math.isfinite(end) else max(10 * start, 1e4)
+    steps = max(2, math.ceil(math.log10(stop / start) * SURE_GRID_PER_DECADE) + 1)
+    grid = np.geomspace(start, stop, steps)
+    sure = []
+    for reads in grid:
+        verdict = judge(fixed, read, draws, reads)
+        sure.append(verdict.sure and verdict.best == winner)
+    if not any(sure):
+        return math.nan, math.nan
+    first = float(grid[sure.index(True)])
+    last = float(grid[len(sure) - 1 - sure[::-1].index(True)])
+    if not math.isfinite(end) and sure[-1]:
+        limit = judge(np.zeros_like(fixed), read, draws, 1.0)
+        if limit.sure and limit.best == winner:
+            last = math.inf
+    return first, last
+
+
+CROSSOVER_COLUMNS = ["format", "from_reads", "to_reads", "setting", "surely_cheapest_from",
+                     "surely_cheapest_to"]  # fmt: skip
+
+
+def crossovers(parts: pd.DataFrame, start: float = 1.0, read_draws: np.ndarray | None = None) -> pd.DataFrame:
+    """Per format, where the lowest mean total changes as the reads per file grow: the lower envelope of the
+    mean lines storage + write + N * read for N >= ``start``. One row per stretch: from_reads, to_reads (inf for
+    the last) and the setting with the lowest mean there; with ``read_draws`` (the CostModel's, ``parts`` its
+    parts), where within the stretch that setting is surely the cheapest (``surely_cheapest_from/_to``, NaN if
+    nowhere: it is then equal within the uncertainty to a neighbour all along)."""
     rows = []
     for fmt, group in parts.groupby("format", sort=False):
-        fixed = (group["storage_cost"] + group["write_cost"]).to_numpy()
-        slope = group["read_cost"].to_numpy()
+        fixed = (group["storage_cost"] + group["write_cost"]).to_numpy(dtype=float)
+        slope = group["read_cost"].to_numpy(dtype=float)
         labels = group["setting"].to_numpy()
+        draws = None if read_draws is None else read_draws[:, group.index.to_numpy()]
         n = start
         current = int(np.lexsort((slope, fixed + n * slope))[0])
         while True:
@@ -303,25 +675,32 @@ def crossovers(parts: pd.DataFrame, start: float = 1.0) -> pd.DataFrame:
             cross[(slope >= slope[current]) | (cross <= n)] = np.inf
             nxt = int(np.argmin(cross))
             end = float(cross[nxt])
-            rows.append({"format": fmt, "from_reads": n, "to_reads": end, "setting": labels[current]})
+            sure = (math.nan, math.nan)
+            if draws is not None:
+                sure = _sure_stretch(fixed, slope, draws, current, n, end)
+            rows.append({"format": fmt, "from_reads": n, "to_reads": end, "setting": labels[current],
+                         "surely_cheapest_from": sure[0], "surely_cheapest_to": sure[1]})  # fmt: skip
             if math.isinf(end):
                 break
             # Among lines meeting there, the one with the smallest slope stays cheapest beyond.
             tied = np.flatnonzero(np.isclose(cross, end, rtol=1e-12))
             current = int(tied[np.argmin(slope[tied])])
             n = end
-    return pd.DataFrame(rows, columns=["format", "from_reads", "to_reads", "setting"])
+    return pd.DataFrame(rows, columns=CROSSOVER_COLUMNS)
 
 
-COST_COLUMNS = ["format", "setting", "container", "algorithm", "storage_profile", "branches", "bytes_per_event", "event_rate_hz",
-                "event_rate_hz_std", "threads", "write_core_us_per_event", "storage_cost", "write_cost", "read_cost",
+COST_COLUMNS = ["format", "setting", "container", "algorithm", "storage_profile", "branches", "bytes_per_event",
+                "read_seconds_per_event", "n", "rounds", "event_rate_hz", "threads", "write_core_us_per_event",
+                "write_n", "storage_cost", "write_cost", "read_cost", "read_cost_ci95_low", "read_cost_ci95_high",
                 "file_id", "read_id"]  # fmt: skip
 
 
-def cost_table(rows: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
-    """results/tables/cost_model.csv: every candidate's cost parts, with the prices that made them."""
-    parts = cost_candidates(rows, config)
+def cost_table(model: CostModel, config: Mapping[str, Any]) -> pd.DataFrame:
+    """results/tables/cost_model.csv: every candidate's cost parts, the read's 95 % interval and what it covers,
+    with the prices that made them."""
+    parts = model.parts
     table = parts[[c for c in COST_COLUMNS if c in parts.columns]].copy()
+    table["interval_covers"] = INTERVAL_COVERS
     price = prices(config)
     for key in PRICE_KEYS:
         table[f"price_{key}"] = price[key]
@@ -336,13 +715,62 @@ def money(value: float, currency: str) -> str:
     return f"{value:.3g} {currency}"
 
 
+def money_interval(value: float, low: float, high: float, currency: str) -> str:
+    """A total with its interval, e.g. "226.47 USD (95 % CI 226.10-226.88)": decimals that show the interval's half width with two significant
+    digits; an exact value (no reads to price) without an interval."""
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        return money(value, currency)
+    digits = int(min(6, max(0, 1 - math.floor(math.log10((high - low) / 2)))))
+    return f"{value:,.{digits}f} {currency} (95 % CI {low:,.{digits}f}-{high:,.{digits}f})"
+
+
+def chance(p: float) -> str:
+    """A share of BOOTSTRAP_REPLICATES replicates, for people: "0.55", "> 0.999", "< 0.001"."""
+    if p >= 0.9995:
+        return "> 0.999"
+    if p <= 0.0005:
+        return "< 0.001"
+    return f"{p:.2f}" if 0.01 <= p <= 0.99 else f"{p:.3f}"
+
+
 def reads_label(n: float) -> str:
     return "∞" if math.isinf(n) else f"{n:,.0f}" if n >= 10 else f"{n:.3g}"
 
 
+# The most tied settings named in a cell of recommendations.md (by mean); the ranking table has them all.
+TIED_NAMED = 6
+
+
+def _choice_text(r: Mapping[str, Any]) -> str:
+    """A sure choice in bold with its P(cheapest); a tie in words, each setting with its P(cheapest)."""
+    if not _true(r["tie"]):
+        return f"**{r['setting']}** (P(cheapest) {chance(float(r['p_cheapest']))})"
+    names = str(r["tied_settings"]).split(TIED_SEPARATOR)
+    shares = [float(p) for p in str(r["tied_p_cheapest"]).split(TIED_SEPARATOR)]
+    tied = [f"{name} (P {chance(p)})" for name, p in zip(names, shares, strict=True)]
+    if len(tied) > TIED_NAMED:
+        rest = len(tied) - TIED_NAMED
+        tied = [*tied[:TIED_NAMED], f"{rest} more by mean (`tables/cost_ranking.csv`)"]
+    return f"equal within the uncertainty: {' or '.join(tied)}"
+
+
+def _rounds_text(n, rounds) -> str:
+    rounds = int(rounds) if rounds == rounds else 0
+    return f"{int(n)} ({rounds} rounds)" if rounds else f"{int(n)} (no rounds: unpaired)"
+
+
+def _stretch_text(s: Mapping[str, Any]) -> str:
+    text = f"{reads_label(s['from_reads'])}-{reads_label(s['to_reads'])} reads: {s['setting']}"
+    low, high = s.get("surely_cheapest_from", math.nan), s.get("surely_cheapest_to", math.nan)
+    if low != low:
+        return f"{text} (nowhere surely the cheapest)"
+    return f"{text} (surely the cheapest from {reads_label(low)} to {reads_label(high)})"
+
+
 def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.DataFrame, config) -> str:
-    """The lead of recommendations.md: per format, the cost model's choice at each cost.reads_per_file, where the
-    choice changes, and the Pareto front of the cost's storage profile and selection."""
+    """The lead of recommendations.md: per format, the cost model's choice at each cost.reads_per_file with how
+    sure it is, where the lowest mean changes, and the Pareto front of the cost's storage profile and
+    selection."""
     from rootparams.labels import format_order, format_title
 
     price = prices(config)
@@ -352,48 +780,62 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
         "",
         f"Per million events over a file's life: disk {price['disk_per_tb_year']:g} {cur} per TB-year x "
         f"{price['lifetime_years']:g} year(s) x {price['copies']} copy(ies), plus ROOT's write time and each read's "
-        f"wall time x threads at {price['cpu_per_core_hour']:g} {cur} per core-hour, the reads on "
-        f"`{price['storage_profile']}`, each format's default branch selection"
+        f"wall time, open and event loop, x threads at {price['cpu_per_core_hour']:g} {cur} per core-hour, the "
+        f"reads on `{price['storage_profile']}`, each format's default branch selection"
         + ("" if price["lossy"] else ", lossless settings only (cost.lossy: false)")
         + ". Prices: `cost` in the config (schema: their sources). Formulas: `rootparams.decision`; every "
         "candidate's parts: `tables/cost_model.csv`; the figure: `figures/fig31_cost_vs_reads.png`.",
         "",
+        "How sure: the 95 % intervals are those of the reads, from a bootstrap over the measuring rounds "
+        f"({BOOTSTRAP_REPLICATES} resamples; every candidate resampled with the same rounds, so that the host's slow "
+        "spells cancel in their comparison). Disk and write costs are exact in the model: one file each, and the "
+        "write is one measurement of ROOT's CPU time (n = 1), whose noise no interval includes. A setting is in "
+        "bold only where it is the cheapest in at least 95 % of the resamples; otherwise the settings equal "
+        "within the uncertainty are named together, each with its share of resamples as the cheapest (P). Every "
+        "candidate's interval and P: `tables/cost_ranking.csv`.",
+        "",
     ]
     if choice.empty:
-        lines += ["No valid point on the cost's storage profile and selection: no choice.", ""]
+        lines += [
+            "No valid point with two timed reads on the cost's storage profile and selection: no choice.",
+            "",
+        ]
         return "\n".join(lines)
     lines += [
-        "| format | reads per file | cheapest setting | total | disk | write | reads | size/event | rate | runner-up |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| format | reads per file | choice | total, lowest mean (95 % CI) | disk | write | reads | size/event "
+        "| rate, open + loop | n (rounds) | next by mean |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for fmt in format_order(choice["format"]):
         for _, r in choice[choice["format"] == fmt].iterrows():
             runner = (f"{r['runner_up']} (+{100 * r['runner_up_extra']:.1f} %)"
                       if isinstance(r.get("runner_up"), str) else "(only candidate)")  # fmt: skip
+            total = money_interval(r["total_cost"], r["total_cost_ci95_low"], r["total_cost_ci95_high"], cur)
             lines.append(
-                f"| {format_title(fmt)} | {r['reads_per_file']} | **{r['setting']}** | {money(r['total_cost'], cur)} | "
+                f"| {format_title(fmt)} | {r['reads_per_file']} | {_choice_text(r)} | {total} | "
                 f"{money(r['storage_cost'], cur)} | {money(r['write_cost'], cur)} | {money(r['read_cost_total'], cur)} | "
-                f"{r['bytes_per_event'] / 1e3:.2f} kB | {r['event_rate_hz']:.0f} Hz | {runner} |"
+                f"{r['bytes_per_event'] / 1e3:.2f} kB | {1 / r['read_seconds_per_event']:.0f} Hz | "
+                f"{_rounds_text(r['n'], r['rounds'])} | {runner} |"
             )
     lines += [
         "",
-        "Where the choice changes as the reads per file grow (the lower envelope of the cost lines):",
+        "Where the lowest mean changes as the reads per file grow (the lower envelope of the cost lines, on the "
+        "means: near a change the two settings are equal within the uncertainty, so each stretch says where its "
+        "setting is surely the cheapest; `tables/cost_crossovers.csv`):",
         "",
     ]
     for fmt in format_order(envelope["format"]):
         stretches = envelope[envelope["format"] == fmt]
-        text = "; ".join(
-            f"{reads_label(s['from_reads'])}-{reads_label(s['to_reads'])} reads: {s['setting']}"
-            for _, s in stretches.iterrows()
-        )
+        text = "; ".join(_stretch_text(s) for s in stretches.to_dict("records"))
         lines.append(f"- {format_title(fmt)}: {text}")
-    lines += ["", f"The Pareto fronts on `{price['storage_profile']}` (size, rate, write cost; "
+    lines += ["", f"The Pareto fronts on `{price['storage_profile']}` (size, rate, write cost; a point leaves a front "
+              "only when a point on it is not larger, not costlier to write, has a rate at most "
+              f"{100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely lower, and is better in one; "
               "`tables/pareto_front.csv`, `figures/fig30_pareto_<format>.png`):", ""]  # fmt: skip
-    on = front[front["on_front"].map(lambda v: str(v).lower() == "true")
-               & (front["storage_profile"] == price["storage_profile"])]  # fmt: skip
+    on = front[front["on_front"].map(_true) & (front["storage_profile"] == price["storage_profile"])]
     for (fmt, container, branches), g in on.groupby(["format", "container", "branches"], sort=False):
         total = int(((front["format"] == fmt) & (front["container"] == container) & (front["branches"] == branches)
-                     & (front["storage_profile"] == price["storage_profile"]) & front["valid"]).sum())  # fmt: skip
+                     & (front["storage_profile"] == price["storage_profile"]) & front["valid"].map(_true)).sum())  # fmt: skip
         names = ", ".join(g.sort_values("bytes_per_event")["setting"])
         lines.append(
             f"- {format_title(fmt)}, {container}, {branches}: {len(g)} of {total} valid points: {names}"

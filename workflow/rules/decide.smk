@@ -1,6 +1,7 @@
 # Stage 5: from measurements to a decision (rootparams.decision): per format, the Pareto front of file size,
-# event rate and write cost, and the cost model's cheapest setting per reads per file. recommendations.md leads
-# with it.
+# event rate and write cost, and the cost model's cheapest setting per reads per file, each with how sure it is
+# (the repetitions, by round: intervals and the chance of each candidate to be the cheapest). recommendations.md
+# leads with it.
 
 
 rule decision_tables:
@@ -23,6 +24,12 @@ rule decision_tables:
             labels={"table": "cheapest setting"},
         ),
         crossovers=paths.COST_CROSSOVERS_TABLE,
+        ranking=report(
+            paths.COST_RANKING_TABLE,
+            caption="../report/cost.rst",
+            category="Decision",
+            labels={"table": "every candidate's cost and chance to be the cheapest"},
+        ),
     log:
         paths.log("decide", "tables"),
     conda:

@@ -3,30 +3,33 @@
 import pandas as pd
 
 from rootparams.decision import (
-    GROUP_KEYS,
-    PARETO_COLUMNS,
     candidates,
     cheapest,
-    cost_candidates,
+    cost_model,
+    cost_ranking,
     cost_table,
     crossovers,
     pareto,
+    pareto_table,
     prices,
+    read_repetitions,
 )
 from rootparams.snakescript import run_logged
 
 
 def main(smk):
     config = smk.params.study
-    rows = pareto(candidates(pd.read_csv(smk.input.summary), pd.read_csv(smk.input.files), config))
-    front = rows.sort_values(
-        [*GROUP_KEYS, "on_front", "bytes_per_event"], ascending=[True] * 4 + [False, True]
+    repetitions = read_repetitions(smk.input.repetitions)
+    rows = pareto(
+        candidates(pd.read_csv(smk.input.summary), pd.read_csv(smk.input.files), config), repetitions
     )
-    front[[c for c in PARETO_COLUMNS if c in front.columns]].to_csv(smk.output.front, index=False)
-    cost_table(rows, config).to_csv(smk.output.costs, index=False)
-    parts = cost_candidates(rows, config)
-    cheapest(parts, prices(config)["reads_per_file"]).to_csv(smk.output.choice, index=False)
-    crossovers(parts).to_csv(smk.output.crossovers, index=False)
+    pareto_table(rows).to_csv(smk.output.front, index=False)
+    model = cost_model(rows, config, repetitions)
+    cost_table(model, config).to_csv(smk.output.costs, index=False)
+    ranking = cost_ranking(model, prices(config)["reads_per_file"])
+    ranking.to_csv(smk.output.ranking, index=False)
+    cheapest(ranking).to_csv(smk.output.choice, index=False)
+    crossovers(model.parts, read_draws=model.read_draws).to_csv(smk.output.crossovers, index=False)
 
 
 run_logged(snakemake, main)
