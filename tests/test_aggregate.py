@@ -72,7 +72,9 @@ def test_the_mean_has_a_standard_error_and_a_95_percent_interval():
     row = summarize(repetitions([10.0, 12.0, 14.0])).iloc[0]
     assert row["event_rate_hz_sem"] == pytest.approx(2.0 / np.sqrt(3))
     half = 4.302653 * 2.0 / np.sqrt(3)  # Student's t, 2 degrees of freedom
-    assert (row["event_rate_hz_ci95_low"], row["event_rate_hz_ci95_high"]) == pytest.approx((12 - half, 12 + half))
+    assert (row["event_rate_hz_ci95_low"], row["event_rate_hz_ci95_high"]) == pytest.approx(
+        (12 - half, 12 + half)
+    )
     assert row["event_rate_rel_ci95"] == pytest.approx(half / 12)
 
 
@@ -122,6 +124,10 @@ def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_a
     reps = pd.DataFrame([{"format": "xaod", "file_id": f, "read_id": "r", "round_key": f"r{k}", "flagged": False,
                           "event_rate_hz": rate * drift[k]} for f, rate in (("t", 100.0), ("n", 150.0)) for k in range(5)])  # fmt: skip
     (ratio,) = container_ratios(d, Repetitions(reps)).to_dict("records")
-    assert ratio["rate_ratio"] == pytest.approx(1.5) and ratio["rate_ratio_paired"] and ratio["rate_ratio_n"] == 5
+    assert (
+        ratio["rate_ratio"] == pytest.approx(1.5)
+        and ratio["rate_ratio_paired"]
+        and ratio["rate_ratio_n"] == 5
+    )
     assert ratio["rate_ratio_high"] - ratio["rate_ratio_low"] < 1e-9  # the drift cancels in each round
     assert ratio["size_ratio"] == pytest.approx(0.8) and not ratio["valid"]

@@ -13,7 +13,9 @@ from rootparams.compare import Repetitions
 
 def test_the_mean_interval_is_students_t_and_covers_95_percent():
     interval = stats.Interval.of([10.0, 12.0, 14.0])
-    assert interval.mean == 12.0 and interval.spread == 2.0 and interval.sem == pytest.approx(2 / math.sqrt(3))
+    assert (
+        interval.mean == 12.0 and interval.spread == 2.0 and interval.sem == pytest.approx(2 / math.sqrt(3))
+    )
     assert interval.half_width == pytest.approx(4.302653 * 2 / math.sqrt(3), rel=1e-6)  # t(0.975, 2)
     rng = np.random.default_rng(3)
     intervals = [stats.Interval.of(100 + 8 * rng.standard_normal(10)) for _ in range(4000)]
@@ -77,7 +79,10 @@ def test_repetitions_pair_points_by_round_key_and_fall_back_to_the_summary():
         + [{"format": "xaod", "file_id": "a", "read_id": "r", "round_key": "x", "flagged": True, "event_rate_hz": 1}]
     )  # fmt: skip
     reps = Repetitions(table)
-    a, b = {"format": "xaod", "file_id": "a", "read_id": "r"}, {"format": "xaod", "file_id": "b", "read_id": "r"}
+    a, b = (
+        {"format": "xaod", "file_id": "a", "read_id": "r"},
+        {"format": "xaod", "file_id": "b", "read_id": "r"},
+    )
     ratio = reps.ratio(a, b)
     assert ratio.paired and ratio.n == 5 and ratio.estimate == pytest.approx(1.1)
     assert len(reps.values(a, "event_rate_hz")) == 5  # the flagged repetition is left out

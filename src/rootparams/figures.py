@@ -1,13 +1,17 @@
-"""The paper's Figures 1-10 (and the storage-profile figures beyond it) from the tidy tables.
+"""The paper's Figures 1-10 (and the figures beyond it) from the tidy tables.
 
-Every figure is drawn from summary.csv (mean and 1σ of the unflagged repetitions), files.csv (sizes) and
-points.csv (which scan a point belongs to): one panel per format, error bars of 1σ, units on the axes, and
-one colour per compression algorithm in every figure. A scan absent from the study gives a figure that says
-so instead of failing, so that a study with fewer scans still gets a complete report.
+Every figure is drawn from summary.csv (mean, 1σ spread and 95 % interval of the mean of the unflagged
+repetitions), files.csv (sizes) and points.csv (which scan a point belongs to): one panel per format, units on the
+axes, and one colour per compression algorithm in every figure. Error bars are the 95 % interval of the mean
+(Student t) wherever summary.csv has one for the metric, else the 1σ spread of the repetitions; sizes have none.
+The footer says which, and the range of n. A point that is not valid (aggregate.apply_validity, judged by the rule
+of the figure's own scans) is drawn hollow and no line runs through it. A scan absent from the study gives a
+figure that says so instead of failing, so that a study with fewer scans still gets a complete report.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,7 +23,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from rootparams.aggregate import container_ratios, scan_rows, valid_points
+from rootparams.aggregate import apply_validity, container_ratios, scan_rows, valid_points, window_rule
 from rootparams.labels import (
     ALGORITHM_LABELS,
     ALGORITHM_ORDER,
@@ -66,15 +70,64 @@ def _empty(title: str, why: str) -> plt.Figure:
     return fig
 
 
-def _errorbar(ax, x, y, err, valid=None, **style) -> None:
-    """A line with 1σ bars; points whose timed window is not valid (window_valid false) are drawn hollow."""
-    err = np.where(np.isnan(np.asarray(err, dtype=float)), 0.0, err)
-    ax.errorbar(x, y, yerr=err, marker="none", capsize=3, linewidth=1.2, **style)
-    valid = np.ones(len(np.asarray(y)), dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
-    x, y = np.asarray(x), np.asarray(y)
-    color = style.get("color")
-    ax.plot(x[valid], y[valid], "o", markersize=4.5, color=color, linestyle="none")
-    ax.plot(x[~valid], y[~valid], "o", markersize=5, markerfacecolor="white", markeredgecolor=color,
+# What a figure's error bars are, said in its footer (draw): a spread read as an uncertainty of the mean, or the
+# reverse, misleads by a factor of about sqrt(n).
+INTERVAL_BARS = "error bars: 95 % interval of the mean (Student t)"
+SPREAD_BARS = "error bars: 1σ spread of the repetitions (no interval of the mean is recorded for this metric)"
+NO_BARS = "no error bars: file sizes are exact (every repetition reads the same file)"
+_BAR_NOTES = "rootparams_error_bars"  # the attribute of a matplotlib Figure that collects them
+
+
+def _note_bars(fig: plt.Figure, what: str) -> None:
+    notes = getattr(fig, _BAR_NOTES, [])
+    if what not in notes:
+        setattr(fig, _BAR_NOTES, [*notes, what])
+
+
+def _bars(
+    rows: pd.DataFrame, y: str, spread: str | None, scale: float = 1.0
+) -> tuple[np.ndarray | None, str | None]:
+    """The error bars of ``rows``'s column ``y`` (lower and upper lengths, times ``scale``) and what they are: the
+    95 % interval of the mean where the rows have one (``<metric>_ci95_low``/``_high`` beside ``<metric>_mean``, or
+    ``<y>_ci95_low``/``_high`` for a derived column), else the 1σ spread (the column ``spread``), else none. A point
+    without one (n = 1) gets a bar of length 0."""
+    base = y.removesuffix("_mean")
+    low, high = f"{base}_ci95_low", f"{base}_ci95_high"
+    values = rows[y].to_numpy(dtype=float)
+    if low in rows and high in rows and (rows[low].notna() | rows[high].notna()).any():
+        lengths = np.vstack(
+            [values - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - values]
+        )
+        return np.nan_to_num(np.clip(lengths, 0, None) * scale), INTERVAL_BARS
+    if spread is not None and spread in rows and rows[spread].notna().any():
+        lengths = rows[spread].to_numpy(dtype=float) * scale
+        return np.nan_to_num(np.vstack([lengths, lengths])), SPREAD_BARS
+    return None, None
+
+
+def _errorbar(ax, x, y, bars, bars_are, valid=None, color=None, label=None) -> None:
+    """Points with their error bars (``bars``: lower and upper lengths, or None; ``bars_are``: what they are), and
+    a line that joins neighbouring valid points only. A point that is not valid stands alone, hollow, with its bar:
+    the line breaks there, so that no trend is read through a number that does not measure what it claims."""
+    x, y = np.asarray(x), np.asarray(y, dtype=float)
+    valid = np.ones(len(y), dtype=bool) if valid is None else np.asarray(valid, dtype=bool)
+    if bars is not None:
+        ax.errorbar(x, y, yerr=bars, fmt="none", ecolor=color, elinewidth=1.0, capsize=3)
+        _note_bars(ax.figure, bars_are)
+    # The line breaks at an invalid point: it joins runs of consecutive valid points (in the order of x) only.
+    order = np.argsort(x, kind="stable")
+    runs: list[list[int]] = [[]]
+    for i in order:
+        if valid[i]:
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    for k, run in enumerate(r for r in runs if r):
+        ax.plot(x[run], y[run], marker="o", markersize=4.5, color=color, linewidth=1.2,
+                label=label if k == 0 else None)  # fmt: skip
+    if not valid.any():  # the legend still names the series
+        ax.plot([], [], marker="o", markersize=4.5, color=color, linewidth=1.2, label=label)
+    ax.plot(x[~valid], y[~valid], marker="o", markersize=5, color=color, markerfacecolor="white",
             markeredgewidth=1.2, linestyle="none")  # fmt: skip
 
 
@@ -105,7 +158,13 @@ def _lines_by_algorithm(
         for i, row in panel[asis].iterrows():
             pos = order.index(row[x]) if categories else row[x]
             color = ALGORITHM_COLORS.get(row["algorithm"], "0.3")
-            # Hollow where its timed loop is not valid, as every other point.
+            bars, bars_are = _bars(panel.loc[[i]], y, yerr, scale)
+            if bars is not None:
+                ax.errorbar(
+                    [pos], [row[y] * scale], yerr=bars, fmt="none", ecolor=color, elinewidth=1.0, capsize=3
+                )
+                _note_bars(fig, bars_are)
+            # Hollow where it is not valid, as every other point.
             face = color if valid_points(panel.loc[[i]]).iloc[0] else "white"
             ax.plot([pos], [row[y] * scale], marker="*", markersize=12, markerfacecolor=face, markeredgecolor=color,
                     markeredgewidth=1.2, linestyle="none", label="the real file as it is")  # fmt: skip
@@ -114,21 +173,23 @@ def _lines_by_algorithm(
         for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"])]:
             line = panel[panel["algorithm"] == alg]
             line = line.assign(
-                _pos=line[x].map({v: i for i, v in enumerate(order)}) if categories else line[x],
-                _err=line[yerr] * scale if yerr else 0.0,
+                _pos=line[x].map({v: i for i, v in enumerate(order)}) if categories else line[x]
             ).sort_values("_pos")
             style = {"color": ALGORITHM_COLORS[alg], "label": ALGORITHM_LABELS[alg]}
+            bars, bars_are = _bars(line, y, yerr, scale)
             if alg == "none" and not categories:
-                # Uncompressed has no level: a horizontal reference line across the panel.
-                ax.axhline(
-                    line[y].iloc[0] * scale,
-                    color=style["color"],
-                    linestyle="--",
-                    linewidth=1,
-                    label=style["label"],
-                )
+                # Uncompressed has no level: a horizontal reference across the panel, its bar a band; dotted and
+                # said so where the point is not valid.
+                value, is_valid = line[y].iloc[0] * scale, bool(valid_points(line).iloc[0])
+                ax.axhline(value, color=style["color"], linestyle="--" if is_valid else ":", linewidth=1,
+                           label=style["label"] + ("" if is_valid else " (not valid)"))  # fmt: skip
+                if bars is not None:
+                    ax.axhspan(
+                        value - bars[0, 0], value + bars[1, 0], color=style["color"], alpha=0.12, linewidth=0
+                    )
+                    _note_bars(fig, bars_are)
                 continue
-            _errorbar(ax, line["_pos"], line[y] * scale, line["_err"], valid_points(line), **style)
+            _errorbar(ax, line["_pos"], line[y] * scale, bars, bars_are, valid_points(line), **style)
         # Uncompressed (a reference line, no level) gives no x tick.
         _finish_axis(ax, fmt, ticks, order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
     # Outside the panels, right of the last one: inside, it hid points of the first panel.
@@ -168,8 +229,8 @@ def _lines_by(
             line = panel[panel[hue].astype(str) == value].copy()
             line["_pos"] = line[x].map({v: j for j, v in enumerate(order)}) if categories else line[x]
             line = line.sort_values("_pos")
-            err = line[yerr] * scale if yerr else np.zeros(len(line))
-            _errorbar(ax, line["_pos"], line[y] * scale, err, valid_points(line), color=colors[value],
+            bars, bars_are = _bars(line, y, yerr, scale)
+            _errorbar(ax, line["_pos"], line[y] * scale, bars, bars_are, valid_points(line), color=colors[value],
                       label=hue_label(value))  # fmt: skip
         _finish_axis(ax, key, panel[x], order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
         ax.legend(fontsize=8)
@@ -279,19 +340,28 @@ def _fig14(d, ctx):
 
 
 def _fig15(d, ctx):
-    ratios = container_ratios(d)
+    """The rate ratio with its 95 % interval (paired by round where both points were measured in the same
+    rounds: rootparams.compare), hollow where either point is not valid; the file size ratio, exact."""
+    ratios = container_ratios(d, ctx.get("repetitions"))
     if ratios.empty:
         return _empty("Fig. 15: RNTuple / TTree", "No setting measured in both containers.")
+    nan = float("nan")
     long = pd.concat([
-        ratios.assign(what="event rate", ratio=ratios["rate_ratio"], ratio_std=ratios["rate_ratio_std"]),
-        ratios.assign(what="file size", ratio=ratios["size_ratio"], ratio_std=0.0),
+        ratios.assign(what="event rate", ratio=ratios["rate_ratio"], ratio_ci95_low=ratios["rate_ratio_low"],
+                      ratio_ci95_high=ratios["rate_ratio_high"]),
+        # A file's size depends on no timed read: its ratio is exact, and valid whatever the reads were.
+        ratios.assign(what="file size", ratio=ratios["size_ratio"], ratio_ci95_low=nan, ratio_ci95_high=nan,
+                      valid=True),
     ])  # fmt: skip
-    long = _container_setting(long).assign(window_valid=True)
-    fig = _lines_by(long, "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size", "format",
-                    format_order, "what", "setting", "ratio", "ratio_std", "Compression (algorithm-level)",
+    fig = _lines_by(_container_setting(long), "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size",
+                    "format", format_order, "what", "setting", "ratio", None, "Compression (algorithm-level)",
                     "RNTuple / TTree", (_setting_order, str))  # fmt: skip
     for ax in fig.axes:
         ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":")
+    paired = int(ratios["rate_ratio_paired"].astype(bool).sum())
+    setattr(fig, _BAR_NOTES, [
+        f"error bars: 95 % interval of the rate ratio ({paired} of {len(ratios)} paired by round, the others "
+        "unpaired); a ratio is hollow where either point is not valid; file size ratios are exact"])  # fmt: skip
     return fig
 
 
@@ -382,17 +452,25 @@ def _layout_series(d: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fig22(d, ctx):
-    return _lines_by(_layout_series(d), "Fig. 22 (seed 001): event rate vs access pattern, split level and "
+    return _lines_by(_layout_series(d), "Fig. 22 (access-pattern study): event rate vs access pattern, split level and "
                      "cluster size", "format", format_order, "series", "branches", *RATE[:2], "Branches read",
                      RATE[2], SELECTION_X, logy=True)  # fmt: skip
 
 
+def _scaled(d: pd.DataFrame, metric: str, name: str, factor) -> pd.DataFrame:
+    """``d`` with ``metric``'s mean, 1σ spread and 95 % interval of the mean (where summary.csv has one) times
+    ``factor`` (exact per point: the events a read holds, the bytes of an event) as ``name``, ``name``_std,
+    ``name``_ci95_low and ``name``_ci95_high."""
+    columns = {name: d[f"{metric}_mean"] * factor, f"{name}_std": d[f"{metric}_std"] * factor}
+    for end in ("ci95_low", "ci95_high"):
+        if f"{metric}_{end}" in d:
+            columns[f"{name}_{end}"] = d[f"{metric}_{end}"] * factor
+    return d.assign(**columns)
+
+
 def _fig23(d, ctx):
-    d = _layout_series(d).assign(
-        bytes_per_event=d["loop_bytes_read_mean"] / d["events_read_mean"],
-        bytes_per_event_std=d["loop_bytes_read_std"] / d["events_read_mean"],
-    )
-    return _lines_by(d, "Fig. 23 (seed 001): compressed bytes read per event vs access pattern", "format",
+    d = _scaled(_layout_series(d), "loop_bytes_read", "bytes_per_event", 1 / d["events_read_mean"])
+    return _lines_by(d, "Fig. 23 (access-pattern study): compressed bytes read per event vs access pattern", "format",
                      format_order, "series", "branches", "bytes_per_event", "bytes_per_event_std",
                      "Branches read", "Bytes read per event (loop)", SELECTION_X, logy=True)  # fmt: skip
 
@@ -413,13 +491,13 @@ def _style_order(values) -> list[str]:
 
 
 def _fig24(d, ctx):
-    return _lines_by(_style_series(d), "Fig. 24 (seeds 002, 003): event rate by reading style", "format",
+    return _lines_by(_style_series(d), "Fig. 24 (reading-style study): event rate by reading style", "format",
                      format_order, "selection", "style", *RATE[:2], "Reading style", RATE[2],
                      (_style_order, str), logy=True)  # fmt: skip
 
 
 def _fig25(d, ctx):
-    return _lines_by(_style_series(d), "Fig. 25 (seeds 002, 003): reader CPU per event by reading style (all "
+    return _lines_by(_style_series(d), "Fig. 25 (reading-style study): reader CPU per event by reading style (all "
                      "threads, loop span)", "format", format_order, "selection", "style", "loop_cpu_us_per_event_mean",
                      "loop_cpu_us_per_event_std", "Reading style", "CPU per event [µs]", (_style_order, str),
                      logy=True)  # fmt: skip
@@ -438,9 +516,8 @@ def _event_size_rows(d: pd.DataFrame) -> pd.DataFrame:
 
 def _fig26(d, ctx):
     d = _event_size_rows(d)
-    d = d.assign(mb_s=d["event_rate_hz_mean"] * d["event_bytes"] / 1e6,
-                 mb_s_std=d["event_rate_hz_std"] * d["event_bytes"] / 1e6)  # fmt: skip
-    fig = _lines_by(d, "Fig. 26 (seed 003): uncompressed throughput vs event size at a fixed volume", "panel",
+    d = _scaled(d, "event_rate_hz", "mb_s", d["event_bytes"] / 1e6)
+    fig = _lines_by(d, "Fig. 26 (event-size study): uncompressed throughput vs event size at a fixed volume", "panel",
                     ["the same volume at every event size"], "series", "event_bytes", "mb_s", "mb_s_std",
                     "Uncompressed bytes per event", "Throughput [MB/s, uncompressed]", None, logy=True)  # fmt: skip
     for ax in fig.axes:
@@ -450,7 +527,7 @@ def _fig26(d, ctx):
 
 def _fig27(d, ctx):
     d = _event_size_rows(d)
-    fig = _lines_by(d, "Fig. 27 (seed 003): reader CPU per event vs event size (the per-event overhead)", "panel",
+    fig = _lines_by(d, "Fig. 27 (event-size study): reader CPU per event vs event size (the per-event overhead)", "panel",
                     ["the same volume at every event size"], "series", "event_bytes", "loop_cpu_us_per_event_mean",
                     "loop_cpu_us_per_event_std", "Uncompressed bytes per event", "CPU per event [µs]", None,
                     logy=True)  # fmt: skip
@@ -462,7 +539,7 @@ def _fig27(d, ctx):
 def _fig28(d, ctx):
     label = [f"{a}-{int(lv)}, parallel unzip {'on' if u else 'off'}"
              for a, lv, u in zip(d["algorithm"], d["level"], d["unzip"].fillna(False).astype(bool), strict=True)]  # fmt: skip
-    fig = _lines_by(d.assign(series=label), "Fig. 28 (seed 003): parallel unzip (TTreeCacheUnzip) and implicit MT",
+    fig = _lines_by(d.assign(series=label), "Fig. 28 (parallel-unzip study): parallel unzip (TTreeCacheUnzip) and implicit MT",
                     "format", format_order, "series", "threads", *RATE[:2], "Implicit-MT threads", RATE[2],
                     (lambda v: sorted(set(int(x) for x in v)), str))  # fmt: skip
     return fig
@@ -564,13 +641,21 @@ SEED_FIGURES = tuple(
 def draw(
     figure: Figure, summary: pd.DataFrame, points: pd.DataFrame, files: pd.DataFrame, ctx: dict
 ) -> plt.Figure:
+    """``figure`` from the tidy tables. ``ctx``, each optional: "measurement" (the study's measurement config:
+    validity is judged by the rule of the figure's own scans, aggregate.window_rule; without it, summary.csv's
+    validity), "repetitions" (compare.Repetitions: Fig. 15's ratios paired by round; without it, unpaired),
+    "cores" (Fig. 10)."""
     sns.set_theme(style="whitegrid", context="paper")
-    data = scan_rows(summary, points, files, figure.scans)
+    measurement = ctx.get("measurement")
+    data = scan_rows(summary, points, files, figure.scans, measurement=measurement)
     if figure.name in AS_IS_FIGURES and "origin" in summary:
         # A user's file as it is, at its own settings, beside its rewrites (a star): also where every rewrite
         # was refused, so that the real file still has its panel.
         default = scan_rows(summary, points, files, "default")
-        data = pd.concat([data, default[default["origin"] == "asis"]], ignore_index=True)
+        as_is = default[default["origin"] == "asis"]
+        if measurement is not None:  # judged by this figure's rule, as the rewrites beside it
+            as_is = apply_validity(as_is, measurement, figure.scans)
+        data = pd.concat([data, as_is], ignore_index=True)
     if figure.name not in CONTAINER_FIGURES and "container" in data:
         # The paper's figures are of TTrees: a format measured in both containers shows its TTree points
         # only; a format that is an RNTuple only (a user's RNTuple file) keeps its own.
@@ -580,18 +665,40 @@ def draw(
         wanted = " or ".join(f"'{s}'" for s in figure.scans)
         return _empty(figure.title, f"No points of the scan {wanted} in this study (see config/*.yaml).")
     fig = figure.draw(data, ctx)
+    fig.text(0.01, -0.01, _footer(fig, data, measurement, figure.scans), fontsize=7, color="0.3", va="top")
+    return fig
+
+
+def _footer(fig: plt.Figure, data: pd.DataFrame, measurement: dict | None, scans: tuple[str, ...]) -> str:
+    """The storage profiles, n, what the error bars are, and which points are not valid and by what rule."""
     profiles = ", ".join(sorted(set(data["storage_profile"].astype(str))))
     lo, hi = int(data["n"].min()), int(data["n"].max())
-    n = f"n = {lo} repetitions per point" if lo == hi else f"n = {lo}-{hi} unflagged repetitions per point"
+    n = (
+        f"n = {lo} unflagged repetitions per point"
+        if lo == hi
+        else f"n = {lo}-{hi} unflagged repetitions per point"
+    )
+    bars = "; ".join(getattr(fig, _BAR_NOTES, [])) or NO_BARS
     invalid = int((~valid_points(data)).sum())
     validity = (
-        f"hollow: {invalid} of {len(data)} points whose timed loop misses I/O or is too short (not valid)"
+        f"hollow, joined to no line: {invalid} of {len(data)} points not valid (a timed loop misses I/O or is too "
+        "short, or too few repetitions are unflagged)"
         if invalid
-        else "every timed loop holds its read's I/O"
+        else "every point valid"
     )
-    fig.text(0.01, 0.005, f"storage profile: {profiles}; {n}; error bars: 1σ; {validity}", fontsize=7,
-             color="0.3")  # fmt: skip
-    return fig
+    if measurement is not None:
+        rule = window_rule(measurement, scans)
+        own = " (this scan's own rule)" if rule != window_rule(measurement) else ""
+        required = (
+            f", at least {int(data['n_required'].max())} of them unflagged" if "n_required" in data else ""
+        )
+        validity += (f"; valid: every timed loop lasts at least {rule['min_window_seconds']:g} s and holds at least "
+                     f"{rule['min_window_io_share']:.0%} of its read's I/O{own}{required}")  # fmt: skip
+    # Wrapped to the figure's width (about 19 characters an inch at 7 pt), so that it does not widen the image.
+    width = max(int(fig.get_figwidth() * 19), 80)
+    return "\n".join(
+        textwrap.fill(part, width) for part in (f"storage profile: {profiles}; {n}; {bars}", validity)
+    )
 
 
 def save(fig: plt.Figure, png: str, pdf: str) -> None:
@@ -611,7 +718,9 @@ def pareto_figure_name(fmt: str) -> str:
 def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     """File size against event rate for one format (pareto_front.csv), a panel per container, storage profile
     and branch selection; marker area grows with the write cost; the front's points are coloured by algorithm
-    and joined, the others grey; every point labelled."""
+    and joined, the others grey; every point labelled; error bars: the rate's 95 % interval of the mean."""
+    from rootparams.decision import PARETO_RATE_MARGIN
+
     sns.set_theme(style="whitegrid", context="paper")
     title = f"{format_title(fmt)}: file size, event rate and write cost (Pareto front)"
     everything = front[front["format"] == fmt]
@@ -635,34 +744,37 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
         on = g["on_front"].map(lambda v: str(v).lower() == "true")
         area = 15 + 250 * (g["write_core_us_per_event"].fillna(0) / wmax)
         kb = g["bytes_per_event"] / 1e3
-        ax.errorbar(kb, g["event_rate_hz"], yerr=g["event_rate_hz_std"].fillna(0), fmt="none", ecolor="0.6",
-                    elinewidth=0.8, capsize=2)  # fmt: skip
-        ax.scatter(
-            kb[~on], g["event_rate_hz"][~on], s=area[~on], facecolor="none", edgecolor="0.55", linewidth=0.8
-        )
+        rate = g["event_rate_hz"]
+        # The 95 % interval of the mean rate; none (n = 1) draws no bar.
+        low, high = g.get("event_rate_hz_ci95_low", rate), g.get("event_rate_hz_ci95_high", rate)
+        bars = np.vstack([(rate - low).fillna(0).clip(lower=0), (high - rate).fillna(0).clip(lower=0)])
+        ax.errorbar(kb, rate, yerr=bars, fmt="none", ecolor="0.6", elinewidth=0.8, capsize=2)
+        ax.scatter(kb[~on], rate[~on], s=area[~on], facecolor="none", edgecolor="0.55", linewidth=0.8)
         colors = [ALGORITHM_COLORS.get(a, "0.3") for a in g["algorithm"][on]] if "algorithm" in g else "C0"
-        ax.scatter(
-            kb[on], g["event_rate_hz"][on], s=area[on], c=colors, edgecolor="black", linewidth=0.8, zorder=3
-        )
+        ax.scatter(kb[on], rate[on], s=area[on], c=colors, edgecolor="black", linewidth=0.8, zorder=3)
         line = g[on].sort_values("bytes_per_event")
         ax.plot(line["bytes_per_event"] / 1e3, line["event_rate_hz"], color="black", linewidth=0.8, zorder=2)
-        for x, y, label, is_on in zip(kb, g["event_rate_hz"], g["setting"], on, strict=True):
+        for x, y, label, is_on in zip(kb, rate, g["setting"], on, strict=True):
             ax.annotate(label, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=5.5,
                         color="black" if is_on else "0.5")  # fmt: skip
         ax.set_title(f"{CONTAINER_LABELS.get(container, container)}, {profile}, {selection_label(branches)}",
                      fontsize=9)  # fmt: skip
         ax.set_xlabel("File size per event [kB]")
         ax.set_ylabel("Event rate [Hz]")
-    fig.text(0.01, -0.03, f"filled and joined: the front (no other point is smaller, faster and cheaper to write); "
-             f"grey: beaten; x: not valid, left out ({int((~valid).sum())}); marker area: ROOT's write time per event "
-             f"(largest {wmax:.0f} core-µs); error bars 1σ",
-             fontsize=7, color="0.3")  # fmt: skip
+    fig.text(0.01, -0.01, "filled and joined: the front; grey: surely beaten by a point of the front (not larger, not "
+             f"costlier to write, a rate at most {100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely "
+             "lower, better in one)\na point whose rate may be more than that faster stays on the front; "
+             f"x: not valid, left out ({int((~valid).sum())}); marker area: ROOT's write time per event (largest "
+             f"{wmax:.0f} core-µs, one measurement per file)\nerror bars: 95 % interval of the mean rate",
+             fontsize=7, color="0.3", va="top")  # fmt: skip
     return fig
 
 
 def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Figure:
     """Total cost per million events against reads per file (cost_model.csv), a panel per format: one line per
-    setting that is cheapest somewhere from 1 to 10000 reads (thick), the other candidates thin and grey."""
+    setting with the lowest mean total somewhere from 1 to 10000 reads (thick, with its 95 % band), the other
+    candidates thin and grey; at each cost.reads_per_file (dotted) whether the choice is sure or a tie
+    (cost_choice.csv)."""
     from rootparams.decision import crossovers
 
     sns.set_theme(style="whitegrid", context="paper")
@@ -677,24 +789,37 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
     fig, axes = _panels(len(formats), title)
     reads = np.logspace(0, 4, 200)
     envelope = crossovers(parts)
+    bands = {"read_cost_ci95_low", "read_cost_ci95_high"} <= set(parts.columns)
     for ax, fmt in zip(axes, formats, strict=True):
         group = parts[parts["format"] == fmt]
         winners = set(envelope[(envelope["format"] == fmt) & (envelope["from_reads"] < reads[-1])]["setting"])
         for _, row in group.iterrows():
-            cost = row["storage_cost"] + row["write_cost"] + reads * row["read_cost"]
-            if row["setting"] in winners:
-                ax.plot(reads, cost, linewidth=1.8, label=row["setting"])
-            else:
+            fixed = row["storage_cost"] + row["write_cost"]
+            cost = fixed + reads * row["read_cost"]
+            if row["setting"] not in winners:
                 ax.plot(reads, cost, linewidth=0.5, color="0.75")
-        for n in choice[choice["format"] == fmt]["reads_per_file"]:
-            ax.axvline(max(n, 1), color="0.5", linestyle=":", linewidth=0.8)
+                continue
+            (line,) = ax.plot(reads, cost, linewidth=1.8, label=row["setting"])
+            if bands:
+                # Disk and write are exact: the total's interval is the read's, times the reads.
+                ax.fill_between(reads, fixed + reads * row["read_cost_ci95_low"],
+                                fixed + reads * row["read_cost_ci95_high"], color=line.get_color(), alpha=0.2,
+                                linewidth=0)  # fmt: skip
+        for _, c in choice[choice["format"] == fmt].iterrows():
+            n = max(c["reads_per_file"], 1)
+            ax.axvline(n, color="0.5", linestyle=":", linewidth=0.8)
+            if "tie" in c:
+                ax.text(n, 0.98, " tie" if str(c["tie"]).lower() == "true" else " sure", fontsize=6, color="0.3",
+                        va="top", transform=ax.get_xaxis_transform())  # fmt: skip
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(format_title(fmt))
         ax.set_xlabel("Reads per file")
         ax.set_ylabel(f"Cost per million events [{price['currency']}]")
-        ax.legend(fontsize=6, title="cheapest somewhere", title_fontsize=6)
-    fig.text(0.01, -0.03, f"thick: cheapest somewhere from 1 to 10^4 reads; grey: the other candidates ({len(parts)} "
-             "in all: valid points, lossless unless cost.lossy); dotted: cost.reads_per_file", fontsize=7,
-             color="0.3")  # fmt: skip
+        ax.legend(fontsize=6, title="lowest mean somewhere", title_fontsize=6)
+    fig.text(0.01, -0.01, "thick: the lowest mean total somewhere from 1 to 10^4 reads; band: its 95 % interval (the "
+             "reads, a bootstrap over rounds;\ndisk and write exact, the write one measurement); grey: the other "
+             f"candidates ({len(parts)} in all: valid points, lossless unless cost.lossy);\ndotted: cost.reads_per_file, "
+             "'sure' where one setting is the cheapest in 95 % of the resamples, 'tie' where several are equal\nwithin "
+             "the uncertainty (cost_choice.csv)", fontsize=7, color="0.3", va="top")  # fmt: skip
     return fig

@@ -277,6 +277,14 @@ class Point:
         return record
 
 
+def format_read_defaults(config: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """The read settings of ``fmt``'s default read: the study's read_defaults, with the format's own branch selection
+    where it has one (formats.<f>.branches, e.g. a format without ATLAS particle containers)."""
+    settings = {k: config["read_defaults"][k] for k in READ_KEYS}
+    settings["branches"] = config["formats"].get(fmt, {}).get("branches", settings["branches"])
+    return settings
+
+
 def default_file_point(config: dict[str, Any], fmt: str) -> FilePoint:
     settings = config["file_defaults"][fmt]
     return FilePoint(fmt, **{k: settings[k] for k in FILE_KEYS})
@@ -314,9 +322,7 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
     found: dict[tuple[FilePoint, ReadPoint], set[str]] = {}
     for fmt, entry in config["formats"].items():
         file_defaults = {k: config["file_defaults"][fmt][k] for k in FILE_KEYS}
-        read_defaults = {k: config["read_defaults"][k] for k in READ_KEYS}
-        if "branches" in entry:  # a format whose files need their own selection (e.g. no particle containers)
-            read_defaults["branches"] = entry["branches"]
+        read_defaults = format_read_defaults(config, fmt)
         source = format_kind(config, fmt) == "source"
         if "scans" not in entry:  # a format that keeps to scans of its own is measured in them only
             found.setdefault(_point(fmt, file_defaults, read_defaults, {}, source), set()).add("default")
@@ -341,10 +347,10 @@ def sentinel_point(config: dict[str, Any]) -> Point | None:
         return None
     fmt = sentinel["format"] or next(iter(config["formats"]))
     file_defaults = {k: config["file_defaults"][fmt][k] for k in FILE_KEYS}
-    read_defaults = {k: config["read_defaults"][k] for k in READ_KEYS}
-    if "branches" in config["formats"][fmt]:
-        read_defaults["branches"] = config["formats"][fmt]["branches"]
-    file_point, read_point = _point(fmt, file_defaults, read_defaults, {}, format_kind(config, fmt) == "source")
+    read_defaults = format_read_defaults(config, fmt)
+    file_point, read_point = _point(
+        fmt, file_defaults, read_defaults, {}, format_kind(config, fmt) == "source"
+    )
     return Point(file_point, read_point, ("sentinel",))
 
 

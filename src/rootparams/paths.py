@@ -52,7 +52,9 @@ PARETO_TABLE = f"{TABLES}/pareto_front.csv"
 COST_TABLE = f"{TABLES}/cost_model.csv"
 COST_CHOICE_TABLE = f"{TABLES}/cost_choice.csv"
 COST_CROSSOVERS_TABLE = f"{TABLES}/cost_crossovers.csv"
-COST_RANKING_TABLE = f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
+COST_RANKING_TABLE = (
+    f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
+)
 FIGURES = f"{RESULTS}/figures"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 

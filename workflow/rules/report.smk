@@ -53,7 +53,6 @@ rule table1:
     input:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
-        repetitions=paths.REPETITIONS_TABLE,
     output:
         csv=report(
             paths.table1("{format}", "csv"),

@@ -5,14 +5,16 @@ from pathlib import Path
 import pandas as pd
 
 from rootparams.snakescript import run_logged
-from rootparams.tables import compression_table, to_latex, to_markdown
+from rootparams.tables import EMPTY, compression_table, to_latex, to_markdown
 
 
-def main(smk):
+def main(smk, say):
     fmt = smk.wildcards.format
     table = compression_table(
         pd.read_csv(smk.input.summary), pd.read_csv(smk.input.files), smk.params.study, fmt
     )
+    if table.empty:
+        say(f"warning: Table 1 for {fmt}: {EMPTY} (the compression scan at the format's default settings)")
     table.to_csv(smk.output.csv, index=False)
     Path(smk.output.md).write_text(to_markdown(table, fmt))
     Path(smk.output.tex).write_text(to_latex(table, fmt))
