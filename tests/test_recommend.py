@@ -1,4 +1,8 @@
-"""Recommendation rules on hand-made summaries with known answers."""
+"""Recommendation rules on hand-made summaries (and repetitions by round) with known answers.
+
+Each statistic-based verdict is shown to hold ("yes"), to fail ("no") and to be undecided ("cannot tell") on data
+built for it: rates a few per cent apart at a large spread cannot be told apart, rates well apart at a small
+spread can, and a host's slow spell shared by two points' rounds cancels when they are paired."""
 
 import math
 
@@ -6,99 +10,280 @@ import pandas as pd
 import pytest
 
 from rootparams import labels, recommend
+from rootparams.compare import Repetitions
 from rootparams.config import load_study_config
+from rootparams.recommend import CANNOT_TELL, NO, PARTLY, YES
+from rootparams.stats import Ratio
+
+FILE_KEYS = ("container",)
 
 
 def row(fmt="xaod", alg="zlib", level=5, af=100, split=0, cache=-1, learn="default", threads=1, rate=100.0,
-        std=1.0, size=1e8, rss=5e8, events=100, clusters=1, scans="compression"):  # fmt: skip
-    file_id = f"{alg}-{level}_af{af}_split{split}_basket32000"
-    read_id = f"cache{cache}_learn{learn}_mt{threads}_particle_hdd"
-    return {"format": fmt, "file_id": file_id, "read_id": read_id, "algorithm": alg, "level": level, "autoflush": af,
-            "split_level": split, "cache_size": cache, "learn_entries": learn, "threads": threads,
-            "storage_profile": "hdd", "n": 5, "n_flagged": 0, "event_rate_hz_mean": rate, "event_rate_hz_std": std,
-            "loop_read_calls_mean": 10.0, "rss_increase_bytes_mean": rss, "window_valid": True, "size_bytes": size, "events": events,
-            "clusters": clusters, "scans": scans}  # fmt: skip
+        std=1.0, n=10, size=1e8, rss=5e8, events=100, clusters=1, scans="compression", **extra):  # fmt: skip
+    """A summary row: the rate's mean and spread (1σ of the repetitions) over n repetitions; ``extra`` columns
+    (reading style, selection, storage profile, container ...) also name the point, so that every row is its own
+    point."""
+    file_extra = "".join(f"_{extra[k]}" for k in FILE_KEYS if k in extra)
+    read_extra = "".join(f"_{k}{v}" for k, v in sorted(extra.items()) if k not in FILE_KEYS)
+    return {
+        "format": fmt, "file_id": f"{alg}-{level}_af{af}_split{split}_basket32000{file_extra}",
+        "read_id": f"cache{cache}_learn{learn}_mt{threads}{read_extra}", "algorithm": alg, "level": level,
+        "autoflush": af, "split_level": split, "cache_size": cache, "learn_entries": learn, "threads": threads,
+        "storage_profile": "hdd", "n": n, "n_flagged": 0, "event_rate_hz_mean": rate, "event_rate_hz_std": std,
+        "loop_read_calls_mean": 10.0, "rss_increase_bytes_mean": rss, "rss_increase_bytes_std": 2e6,
+        "window_valid": True, "size_bytes": size, "events": events, "clusters": clusters, "scans": scans, **extra,
+    }  # fmt: skip
 
 
 def tables(rows):
     frame = pd.DataFrame(rows)
-    summary = frame.drop(columns=["size_bytes", "events", "clusters", "scans"])
+    file_columns = ["size_bytes", "events", "clusters"]
+    summary = frame.drop(columns=[*file_columns, "scans"])
     points = frame[["format", "file_id", "read_id", "scans"]]
-    files = frame[["format", "file_id", "size_bytes", "events", "clusters"]].drop_duplicates("file_id")
+    files = frame[["format", "file_id", *file_columns]].drop_duplicates("file_id")
     return summary, points, files
 
 
-def test_same_rate_uses_tolerance_or_combined_sigma():
-    a = {"event_rate_hz_mean": 100.0, "event_rate_hz_std": 0.1}
-    assert recommend.same_rate(a, {"event_rate_hz_mean": 96.0, "event_rate_hz_std": 0.1})  # within 5 %
-    assert not recommend.same_rate(a, {"event_rate_hz_mean": 90.0, "event_rate_hz_std": 0.1})
-    assert recommend.same_rate(a, {"event_rate_hz_mean": 90.0, "event_rate_hz_std": 12.0})  # within 1 sigma
-    assert recommend.same_rate(a, {"event_rate_hz_mean": 96.0, "event_rate_hz_std": math.nan})
+def measured(point, values, metric="event_rate_hz"):
+    """``point`` with the summary of ``values``: mean, spread (ddof 1) and n."""
+    values = pd.Series(values, dtype=float)
+    return {**point, f"{metric}_mean": values.mean(), f"{metric}_std": values.std(), "n": len(values)}
+
+
+def by_round(*measured_points, metric="event_rate_hz"):
+    """repetitions.csv of points measured in the same interleaved rounds: (point, values), value k in round k."""
+    return pd.DataFrame([
+        {"format": p["format"], "file_id": p["file_id"], "read_id": p["read_id"], "round_key": f"block0/job0/{k}",
+         "flagged": False, "rep": k, metric: v}
+        for p, values in measured_points for k, v in enumerate(values)
+    ])  # fmt: skip
+
+
+UNPAIRED = Repetitions()
+
+
+def ratio(a, b):
+    return UNPAIRED.ratio(a, b)
+
+
+# ---- The claims' rules on two points -----------------------------------------------------------------------------
+
+
+def test_equal_rates_holds_fails_or_cannot_tell_on_the_intervals():
+    # 1 % apart at a spread of 1 %, n = 10: the interval of the ratio lies within ±5 %.
+    assert recommend.equal_rates(ratio(row(rate=101), row(rate=100))) == YES
+    # 15 % apart at 2 %: different.
+    assert recommend.equal_rates(ratio(row(rate=115, std=2.3), row(rate=100, std=2))) == NO
+    # 3 % apart at 8 %: the noise does not decide, whichever way.
+    noisy = ratio(row(rate=103, std=8.24), row(rate=100, std=8))
+    assert recommend.equal_rates(noisy) == CANNOT_TELL
+    assert noisy.low < 1 < noisy.high and noisy.resolvable_margin > recommend.EQUAL_MARGIN
+    # One repetition: no interval, nothing decided.
+    assert recommend.equal_rates(ratio(row(rate=100, std=math.nan, n=1), row(rate=100))) == CANNOT_TELL
+
+
+def test_faster_needs_the_interval_to_exclude_one():
+    assert recommend.faster(ratio(row(rate=115, std=2.3), row(rate=100, std=2))) == YES
+    assert recommend.faster(ratio(row(rate=100, std=2), row(rate=115, std=2.3))) == NO
+    assert recommend.faster(ratio(row(rate=100.5), row(rate=100))) == NO  # equal within ±5 %: no gain
+    assert recommend.faster(ratio(row(rate=103, std=8.24), row(rate=100, std=8))) == CANNOT_TELL
+    # at least as fast: equal or faster holds, slower beyond the margin fails.
+    assert recommend.not_slower(ratio(row(rate=99), row(rate=100))) == YES
+    assert recommend.not_slower(ratio(row(rate=80), row(rate=100))) == NO
+    assert recommend.not_slower(ratio(row(rate=97, std=8), row(rate=100, std=8))) == CANNOT_TELL
+
+
+def test_a_gain_of_at_least_a_factor_is_judged_on_the_whole_interval():
+    def r(low, high):
+        return Ratio(math.sqrt(low * high), low, high, 10, True)
+
+    assert recommend.at_least(r(2.1, 2.6), 2) == YES and recommend.below(r(2.1, 2.6), 2) == NO
+    assert recommend.at_least(r(1.2, 1.9), 2) == NO and recommend.below(r(1.2, 1.9), 2) == YES
+    assert recommend.at_least(r(1.8, 2.3), 2) == CANNOT_TELL == recommend.below(r(1.8, 2.3), 2)
+    assert recommend.at_least(Ratio(2.5, math.nan, math.nan, 1, False), 2) == CANNOT_TELL
+
+
+def test_a_topic_that_cannot_tell_never_counts_as_agreeing():
+    assert recommend.overall([YES, YES]) == YES
+    assert recommend.overall([YES, CANNOT_TELL]) == CANNOT_TELL
+    assert recommend.overall([CANNOT_TELL, CANNOT_TELL]) == CANNOT_TELL
+    assert recommend.overall([YES, NO, CANNOT_TELL]) == PARTLY
+    assert recommend.overall([NO, CANNOT_TELL]) == NO  # some fail, none holds
+    assert recommend.overall([YES, PARTLY]) == PARTLY
+    assert recommend.overall([]) == "n/a"
+
+
+def test_pairing_by_round_resolves_what_a_shared_slow_spell_hides_unpaired():
+    # Both points measured in the same 10 rounds; the host drifts by ±15 % from round to round, alike for both
+    # (a common mode), and the branch-wise read is 3 % faster in every round up to ±0.4 %.
+    drift = [1 + 0.15 * math.sin(1.3 * k) for k in range(10)]
+    wiggle = [0.004 * (-1) ** k for k in range(10)]
+    fast = [103 * d * (1 + w) for d, w in zip(drift, wiggle, strict=True)]
+    slow = [100 * d * (1 - w) for d, w in zip(drift, wiggle, strict=True)]
+    branchwise = measured(row(fmt="susy5", split=99, scans="access", branches="sparse"), fast)
+    classwise = measured(row(fmt="susy5", split=0, scans="access", branches="sparse"), slow)
+    assert branchwise["event_rate_hz_std"] / branchwise["event_rate_hz_mean"] > 0.08
+    rows = pd.DataFrame([branchwise, classwise])
+    unpaired = recommend.access(rows, "susy5")
+    assert unpaired.agrees == CANNOT_TELL and "unpaired, n ≥ 10" in unpaired.measured
+    paired = recommend.access(rows, "susy5", Repetitions(by_round((branchwise, fast), (classwise, slow))))
+    assert paired.agrees == YES and "1.03x (95 % CI 1.02-1.04, 10 paired rounds)" in paired.measured
+    # Rounds the points do not share are not pairs: unpaired again.
+    apart = by_round((branchwise, fast), (classwise, slow))
+    apart.loc[apart["file_id"] == classwise["file_id"], "round_key"] += "/other block"
+    assert recommend.access(rows, "susy5", Repetitions(apart)).agrees == CANNOT_TELL
+
+
+# ---- The paper's topics ------------------------------------------------------------------------------------------
 
 
 def test_compression_fastest_smallest_and_agreement():
     rows = pd.DataFrame([row(alg="lz4", level=1, rate=120, size=1.3e8), row(alg="zlib", level=5, rate=100, size=1e8),
                          row(alg="lzma", level=9, rate=40, size=0.8e8), row(alg="none", level=0, rate=130, size=3e8)])  # fmt: skip
+    rows["event_rate_hz_mean"] = rows["event_rate_hz_mean"].astype(float)
     found = recommend.compression(rows, "xaod")
-    assert "fastest: none-0" in found.measured and "fastest compressed: lz4-1" in found.measured
-    assert "smallest: lzma-9" in found.measured and found.agrees == "yes"
+    assert "fastest by mean: none-0 (130.00 Hz (95 % CI 129.28-130.72, n = 10))" in found.measured
+    assert "fastest compressed: lz4-1" in found.measured and "smallest: lzma-9 (80.0 MB)" in found.measured
+    assert "LZ4 fastest: yes (lz4-1 against zlib-5: 1.20x (95 % CI" in found.measured
+    assert "LZMA smallest: yes" in found.measured and found.agrees == YES
     rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 200  # ZLIB now clearly the fastest
-    assert recommend.compression(rows, "xaod").agrees == "partly"
+    found = recommend.compression(rows, "xaod")
+    assert found.agrees == PARTLY and "LZ4 fastest: no" in found.measured
+    # LZ4 3 % ahead of ZLIB at a spread of 8 %: LZMA is still the smallest, but whether LZ4 is the fastest the run
+    # cannot tell, so the topic cannot tell either.
+    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 116.5
+    rows["event_rate_hz_std"] = 0.08 * rows["event_rate_hz_mean"]
+    found = recommend.compression(rows, "xaod")
+    assert found.agrees == CANNOT_TELL and "LZ4 fastest: cannot tell" in found.measured
+    assert "not resolved from it" not in found.measured  # uncompressed, 8 % ahead of LZ4: resolved
+    rows.loc[rows["algorithm"] == "none", "event_rate_hz_mean"] = 125.0
+    found = recommend.compression(rows, "xaod")
+    assert (
+        "fastest by mean: none-0 (125.0 Hz (95 % CI 117.6-132.4, n = 10)); not resolved from it: lz4-1, zlib-5;"
+        in (found.measured)
+    )
 
 
-def test_autoflush_plateau_is_the_smallest_cluster_within_tolerance():
+def test_truth3_compression_verdict_checks_each_claim_of_the_paper():
+    # ZLIB sized like LZMA and reading like LZ4: the paper's "interesting choice for very small formats".
+    rows = pd.DataFrame([row(alg="lz4", level=1, rate=5000, std=20, size=2.0e7),
+                         row(alg="zlib", level=5, rate=4950, std=20, size=1.3e7),
+                         row(alg="lzma", level=5, rate=2000, std=20, size=1.2e7)])  # fmt: skip
+    found = recommend.compression(rows, "truth3")
+    assert found.agrees == YES and "ZLIB sized like LZMA: yes" in found.measured
+    assert "ZLIB reads like LZ4 (within ±5 %): yes (zlib-5 against lz4-1: 0.99x (95 % CI" in found.measured
+    assert "resolvable margin ±" in found.measured
+    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 2100  # now ZLIB reads like LZMA
+    found = recommend.compression(rows, "truth3")
+    assert found.agrees == PARTLY and "ZLIB reads like LZ4 (within ±5 %): no" in found.measured
+    # 3 % below LZ4 at a spread of 8 %: equal or not, the run cannot tell.
+    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 4850
+    rows["event_rate_hz_std"] = 0.08 * rows["event_rate_hz_mean"]
+    found = recommend.compression(rows, "truth3")
+    assert "ZLIB reads like LZ4 (within ±5 %): cannot tell" in found.measured
+    assert found.agrees == CANNOT_TELL
+
+
+def test_autoflush_plateau_is_the_smallest_cluster_as_fast_as_the_best():
     rows = pd.DataFrame([
-        row(af=10, rate=60, rss=3e8, clusters=10), row(af=50, rate=97, rss=4e8, clusters=2),
+        row(af=10, rate=60, rss=3e8, clusters=10), row(af=50, rate=98, rss=4e8, clusters=2),
         row(af=100, rate=100, rss=5e8, clusters=1), row(af=0, rate=99, rss=5e8, clusters=1),
     ])  # fmt: skip
     found = recommend.autoflush(rows, "xaod", "zlib", 100)
-    assert "plateau (within 5%) from 50 ev" in found.measured
-    assert "+100 MB against 10 ev" in found.measured
-    assert found.agrees == "yes"  # the default 100 is on the plateau, as the paper says for the xAOD
+    assert (
+        "plateau (at least as fast as the best within ±5 %) from 50 ev (~50 events/cluster" in found.measured
+    )
+    assert "reader memory increase 400.0 MB (95 % CI 398.6-401.4, n = 10), against 300.0 MB" in found.measured
+    assert "at 10 ev" in found.measured
+    assert found.agrees == YES and "the default 100 ev: on the plateau" in found.measured
+    # The default 4 % below the best at a spread of 8 %: on the plateau or below it, the run cannot tell.
+    noisy = rows.assign(event_rate_hz_std=8.0)
+    noisy.loc[noisy["autoflush"] == 100, "event_rate_hz_mean"] = 96
+    found = recommend.autoflush(noisy, "xaod", "zlib", 100)
+    assert (
+        found.agrees == CANNOT_TELL
+        and "the default 100 ev: cannot tell whether on the plateau" in found.measured
+    )
+    assert "resolvable margin" in found.measured
 
 
 def test_autoflush_for_a_derivation_agrees_when_10mb_is_below_the_plateau():
     rows = pd.DataFrame([row(fmt="topq1", af=-10_000_000, rate=80, events=500, clusters=10),
                          row(fmt="topq1", af=-20_000_000, rate=100, events=500, clusters=5)])  # fmt: skip
     found = recommend.autoflush(rows, "topq1", "zlib", -10_000_000)
-    assert found.agrees == "yes" and "below the plateau" in found.measured
+    assert found.agrees == YES and "10 MB: below the plateau" in found.measured
+    on = rows.assign(event_rate_hz_mean=[99.5, 100])  # 10 MB as fast as 20 MB: the paper's advice fails here
+    assert recommend.autoflush(on, "topq1", "zlib", -10_000_000).agrees == NO
 
 
-def test_cache_smallest_explicit_size_on_the_plateau():
+def test_cache_smallest_explicit_size_on_the_plateau_and_minus_one():
     rows = pd.DataFrame([row(cache=0, rate=50), row(cache=2_000_000, rate=80), row(cache=10_000_000, rate=98),
                          row(cache=100_000_000, rate=100), row(cache=-1, rate=100)])  # fmt: skip
     found = recommend.cache(rows, "xaod")
-    assert "smallest size on the plateau: 10 MB" in found.measured and "off: 50.0" in found.measured
-    assert found.agrees == "yes"
+    assert "smallest size on the plateau (at least as fast as the best within ±5 %): 10 MB" in found.measured
+    assert "off: 50.00 Hz (95 % CI 49.28-50.72, n = 10)" in found.measured
+    assert found.agrees == YES and "-1 as good as the best: yes (against 100 MB: 1.00x" in found.measured
+    slow = rows.assign(event_rate_hz_mean=[50, 80, 98, 100, 80])
+    assert recommend.cache(slow, "xaod").agrees == NO
+    noisy = rows.assign(event_rate_hz_mean=[50, 80, 98, 100, 96], event_rate_hz_std=8.0)
+    assert recommend.cache(noisy, "xaod").agrees == CANNOT_TELL
 
 
-def test_split_and_threads():
+def test_split_zero_smaller_and_at_least_as_fast():
     rows = pd.DataFrame([row(split=0, rate=100, size=1e8), row(split=1, rate=99, size=1.2e8)])
-    assert recommend.split(rows, "topq1").agrees == "yes"
+    found = recommend.split(rows, "topq1")
+    assert found.agrees == YES and "split 0 at least as fast: yes (against split 1: 1.01x" in found.measured
+    slower = pd.DataFrame([row(split=0, rate=80, size=1e8), row(split=1, rate=100, size=1.2e8)])
+    assert recommend.split(slower, "topq1").agrees == PARTLY
+    larger_slower = pd.DataFrame([row(split=0, rate=80, size=1.3e8), row(split=1, rate=100, size=1.2e8)])
+    assert recommend.split(larger_slower, "topq1").agrees == NO
+    noisy = pd.DataFrame([row(split=0, rate=97, std=8, size=1e8), row(split=1, rate=100, std=8, size=1.2e8)])
+    assert recommend.split(noisy, "topq1").agrees == CANNOT_TELL  # smaller: yes; as fast: cannot tell
+    assert recommend.split(rows[rows["split_level"] == 0], "topq1").agrees == "n/a"
+
+
+def test_threads_gain_for_the_xaod():
     rows = pd.DataFrame([row(alg="lzma", threads=1, rate=40), row(alg="lzma", threads=2, rate=70),
                          row(alg="lzma", threads=4, rate=72)])  # fmt: skip
     found = recommend.threads(rows, "xaod", cores=2)
-    assert "4 threads (oversubscribed) give 1.80x" in found.measured and found.agrees == "yes"
-
-
-def test_truth3_compression_verdict_checks_each_claim_of_the_paper():
-    # ZLIB sized like LZMA and reading like LZ4: the paper's "interesting choice for very small formats".
-    rows = pd.DataFrame([row(alg="lz4", level=1, rate=5000, size=2.0e7), row(alg="zlib", level=5, rate=4700, size=1.3e7),
-                         row(alg="lzma", level=5, rate=2000, size=1.2e7)])  # fmt: skip
-    found = recommend.compression(rows, "truth3")
-    assert found.agrees == "yes" and "ZLIB sized like LZMA: yes" in found.measured
-    rows.loc[rows["algorithm"] == "zlib", "event_rate_hz_mean"] = 2100  # now ZLIB reads like LZMA
-    found = recommend.compression(rows, "truth3")
-    assert found.agrees == "partly" and "ZLIB reads like LZ4: no" in found.measured
+    assert "lzma: 4 threads (oversubscribed) give 1.80x (95 % CI" in found.measured
+    assert "(gains: yes)" in found.measured and found.agrees == YES
+    flat = pd.DataFrame([row(alg="lzma", threads=1, rate=40), row(alg="lzma", threads=2, rate=40.4)])
+    assert recommend.threads(flat, "xaod", cores=2).agrees == NO  # 1 % at most: no gain worth the name
+    noisy = pd.DataFrame(
+        [row(alg="lzma", threads=1, rate=40, std=3.2), row(alg="lzma", threads=2, rate=41.2, std=3.3)]
+    )
+    assert recommend.threads(noisy, "xaod", cores=2).agrees == CANNOT_TELL
 
 
 def test_threads_verdict_for_a_derivation_expects_only_lzma_to_gain():
     gains_lzma = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
                   (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 99))]  # fmt: skip
-    assert recommend.threads(pd.DataFrame(gains_lzma), "susy5", cores=2).agrees == "yes"
+    found = recommend.threads(pd.DataFrame(gains_lzma), "susy5", cores=2)
+    assert found.agrees == YES and "(no gain beyond ±5 %: yes)" in found.measured
     gains_all = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
                  (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 150))]  # fmt: skip
-    assert recommend.threads(pd.DataFrame(gains_all), "susy5", cores=2).agrees == "partly"
+    assert recommend.threads(pd.DataFrame(gains_all), "susy5", cores=2).agrees == PARTLY
+
+
+# ---- The study: validity, window rules, the markdown -------------------------------------------------------------
+
+SEEDS_CONFIG = {
+    "formats": {"xaod": {"written": 10, "read": 10}},
+    "scans": {"compression": {"algorithm": ["lz4", "zlib"], "level": [1, 5]},
+              "access": {"branches": ["all", "sparse"], "split_level": [0, 99]}},
+    "measurement": {"window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}},
+}  # fmt: skip
+
+
+def windowed(point, seconds):
+    """``point`` with the shortest timed loop of its repetitions (what a window rule judges)."""
+    return {
+        **point,
+        "loop_seconds_min": seconds,
+        "loop_io_share_min": 0.95,
+        "loop_storage_share_min": math.nan,
+    }
 
 
 def test_invalid_points_are_left_out_and_counted():
@@ -106,25 +291,66 @@ def test_invalid_points_are_left_out_and_counted():
     invalid = {**row(alg="lzma", level=9, rate=500, size=0.5e8, scans="compression"), "window_valid": False}
     summary, points, files = tables([row(scans="compression"), row(alg="lz4", level=1, rate=150), invalid])
     (compression, *_) = recommend.findings(summary, points, files, config, cores=2)
-    assert (
-        "lzma" not in compression.measured.split("(")[0]
-        and "1 invalid point(s) left out" in compression.measured
-    )
-    only_invalid = tables([invalid])
-    (compression, *_) = recommend.findings(*only_invalid, config, cores=2)
+    assert "lzma" not in compression.measured.split("(")[0]
+    assert "1 invalid point(s) left out" in compression.measured
+    (compression, *_) = recommend.findings(*tables([invalid]), config, cores=2)
     assert compression.agrees == "n/a" and "no valid point" in compression.measured
+    # Too few unflagged repetitions make a point invalid too.
+    few = {**row(alg="lz4", level=1, rate=150), "n": 3, "n_required": 8}
+    summary, points, files = tables([{**row(scans="compression"), "n_required": 8}, few])
+    (compression, *_) = recommend.findings(summary, points, files, config, cores=2)
+    assert "1 invalid point(s) left out" in compression.measured
 
 
-def test_findings_say_not_measured_for_a_missing_scan():
+def test_a_lenient_window_rule_reaches_only_its_own_topic():
+    config = load_study_config(SEEDS_CONFIG)
+    short = {"fmt": "xaod", "scans": "access", "branches": "sparse"}
+    rows = [
+        windowed(row(alg="lz4", level=1, rate=150, size=1.3e8), 2.0), windowed(row(rate=100), 2.0),
+        # 0.1 s loops: valid for the access topic's own rule (0.05 s), not for the study's (1 s).
+        windowed(row(split=0, rate=100, **short), 0.1),
+        windowed({**row(split=99, rate=300, **short), "scans": "access;compression"}, 0.1),
+    ]  # fmt: skip
+    found = {f.topic: f for f in recommend.findings(*tables(rows), config, cores=2)}
+    assert "1 invalid point(s) left out" in found["compression"].measured
+    assert "invalid" not in found["access"].measured and found["access"].agrees == YES
+    # The uniform points of the whole study (the per-branch topic's "others") keep to the study's rule.
+    others = recommend._uniform_lossless(*tables(rows), config, "xaod")
+    assert len(others) == 2 and set(others["algorithm"]) == {"lz4", "zlib"}
+
+
+def test_findings_pair_by_round_when_given_the_repetitions():
+    config = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
+    lz4, zlib = row(alg="lz4", level=1), row(alg="zlib", level=5)
+    drift = [1 + 0.15 * math.sin(1.3 * k) for k in range(10)]
+    fast = [104 * d * (1 + 0.004 * (-1) ** k) for k, d in enumerate(drift)]
+    slow = [100 * d for d in drift]
+    lz4, zlib = measured(lz4, fast), measured(zlib, slow)
+    summary, points, files = tables([lz4, zlib])
+    found = recommend.findings(summary, points, files, config, cores=2)[0]
+    assert "LZ4 fastest: cannot tell" in found.measured and "unpaired" in found.measured
+    repetitions = Repetitions(by_round((lz4, fast), (zlib, slow)))
+    found = recommend.findings(summary, points, files, config, cores=2, repetitions=repetitions)[0]
+    assert "LZ4 fastest: yes (lz4-1 against zlib-5: 1.04x (95 % CI" in found.measured
+    assert "10 paired rounds" in found.measured and found.agrees == YES
+
+
+def test_findings_say_not_measured_for_a_missing_scan_and_the_markdown_states_its_rules():
     config = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
     summary, points, files = tables(
-        [row(scans="compression"), row(alg="lz4", level=1, rate=150, scans="compression")]
+        [row(scans="compression"), row(alg="lz4", level=1, rate=103, std=8.24, scans="compression")]
     )
     found = recommend.findings(summary, points, files, config, cores=2)
     assert [f.topic for f in found] == ["compression", "autoflush", "split", "cache", "threads"]
-    assert found[1].agrees == "n/a" and "not measured" in found[1].measured
+    assert found[0].agrees == CANNOT_TELL
+    assert found[1].agrees == "n/a" and "not measured (no 'autoflush' scan for xaod)" in found[1].measured
     text = recommend.markdown(found, "hdd", "test")
-    assert text.count("| n/a |") == 4 and "## primary xAOD" in text
+    assert text.count("| n/a |") == 4 and "| cannot tell |" in text and "## primary xAOD" in text
+    assert "Verdicts in this run: 0 yes, 0 partly, 0 no, 1 cannot tell, 4 n/a." in text
+    for rule in ("95 % confidence interval of that mean (Student's t", "paired by measuring round",
+                 "within ±5 %", "needs the interval above 1", "**cannot tell**"):  # fmt: skip
+        assert rule in text, rule
+    assert "1σ" not in text and "#1" not in text
 
 
 @pytest.mark.parametrize(("value", "label"), [(100, "100 ev"), (-10_000_000, "10 MB"), (0, "0 (off)")])
@@ -140,98 +366,119 @@ def test_the_recommendations_do_not_need_a_plotting_library():
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
+# ---- Beyond the paper ----------------------------------------------------------------------------------------------
+
+
 def test_rntuple_ratios_and_the_verdict_next_to_roots_claim():
-    def both(alg, t_rate, r_rate, t_size, r_size, profile="hdd"):
-        out = []
-        for container, rate, size in (("ttree", t_rate, t_size), ("rntuple", r_rate, r_size)):
-            r = row(alg=alg, rate=rate, size=size, scans="container")
-            out.append(
-                {
-                    **r,
-                    "container": container,
-                    "storage_profile": profile,
-                    "file_id": f"{container}-{r['file_id']}",
-                }
-            )
-        return out
+    def both(alg, t_rate, r_rate, t_size, r_size, std=1.0):
+        return [row(alg=alg, rate=rate, std=std, size=size, scans="container", container=container)
+                for container, rate, size in (("ttree", t_rate, t_size), ("rntuple", r_rate, r_size))]  # fmt: skip
 
     rows = pd.DataFrame([*both("zlib", 100, 250, 1e8, 0.7e8), *both("zstd", 100, 300, 1e8, 0.6e8)])
     found = recommend.rntuple(rows, "xaod")
-    assert (
-        "zlib-5 (hdd): size 0.70x, rate 2.50x ± 0.03" in found.measured
-    )  # 2.5 x hypot(1 %, 0.4 %) and found.agrees == "yes"
+    assert "zlib-5 (hdd): size 0.70x (10-50 % smaller: yes), rate 2.50x (95 % CI 2.48-2.52" in found.measured
+    assert "(several times faster: yes)" in found.measured and found.agrees == YES
     slower = pd.DataFrame([*both("zlib", 100, 99, 1e8, 0.95e8)])
-    assert recommend.rntuple(slower, "xaod").agrees == "no"
+    assert recommend.rntuple(slower, "xaod").agrees == NO
     partly = pd.DataFrame([*both("zlib", 100, 140, 1e8, 0.85e8)])  # smaller, faster, not several times
-    assert recommend.rntuple(partly, "xaod").agrees == "partly"
-    # The cluster cache: on at least as fast as off on every profile.
-    cache = [{**row(cache=c, rate=r, scans="rntuple_cache"), "storage_profile": p, "container": "rntuple"}
-             for p, c, r in (("hdd", 0, 50), ("hdd", -1, 100), ("native", 0, 200), ("native", -1, 198))]  # fmt: skip
-    found = recommend.cluster_cache(pd.DataFrame(cache), "xaod")
-    assert found.agrees == "yes" and "hdd: on 100.0 ± 1.0 Hz, off 50.0 ± 1.0 Hz (2.00x)" in found.measured
+    assert recommend.rntuple(partly, "xaod").agrees == PARTLY
+    # 2.1x, but the interval reaches below 2.
+    noisy = pd.DataFrame([*both("zlib", 100, 210, 1e8, 0.7e8, std=15)])
+    found = recommend.rntuple(noisy, "xaod")
+    assert found.agrees == CANNOT_TELL and "several times faster: cannot tell" in found.measured
+
+
+def test_cluster_cache_on_at_least_as_fast_as_off():
+    def point(profile, cache, rate, std=1.0):
+        return row(cache=cache, rate=rate, std=std, scans="rntuple_cache", storage_profile=profile,
+                   container="rntuple")  # fmt: skip
+
+    rows = [point("hdd", 0, 50), point("hdd", -1, 100), point("native", 0, 200), point("native", -1, 198)]
+    found = recommend.cluster_cache(pd.DataFrame(rows), "xaod")
+    assert found.agrees == YES
+    assert (
+        "hdd: on 100.00 Hz (95 % CI 99.28-100.72, n = 10), off 50.00 Hz (95 % CI 49.28-50.72, n = 10); on / off 2.00x"
+        in (found.measured)
+    )
+    rows[3] = point("native", -1, 150)
+    assert recommend.cluster_cache(pd.DataFrame(rows), "xaod").agrees == PARTLY
+    rows[3] = point("native", -1, 190, std=16)
+    assert recommend.cluster_cache(pd.DataFrame(rows), "xaod").agrees == CANNOT_TELL
 
 
 def test_remote_cache_next_to_seed_001():
     def point(profile, rtt, cache, rate):
-        r = row(cache=cache, rate=rate, scans="remote_cache")
-        return {**r, "storage_profile": profile, "remote_rtt_ms_mean": rtt, "container": "ttree",
-                "async_prefetch": False, "loop_cpu_seconds_mean": 0.5, "loop_seconds_mean": 1.0}  # fmt: skip
+        return row(cache=cache, rate=rate, scans="remote_cache", storage_profile=profile, remote_rtt_ms_mean=rtt,
+                   container="ttree", async_prefetch=False, loop_cpu_seconds_mean=0.5, loop_seconds_mean=1.0)  # fmt: skip
 
     nan = math.nan
     local = [point("native", nan, 0, 90), point("native", nan, -1, 100)]  # a slight improvement locally
     crucial = [point("xrootd-wan", 20, 0, 5), point("xrootd-wan", 20, -1, 80)]
     found = recommend.remote_cache(pd.DataFrame(local + crucial), "susy5")
-    assert found.agrees == "yes" and "xrootd-wan: -1" in found.measured and "16.00x" in found.measured
+    assert (
+        found.agrees == YES
+        and "xrootd-wan: -1" in found.measured
+        and "-1 / off 16.00x (95 % CI" in found.measured
+    )
+    assert "CPU efficiency 50% (ratio of the means, no interval)" in found.measured
     helps_little = [point("xrootd-wan", 20, 0, 60), point("xrootd-wan", 20, -1, 80)]  # 1.33x: not crucial
-    assert recommend.remote_cache(pd.DataFrame(local + helps_little), "susy5").agrees == "partly"
+    assert recommend.remote_cache(pd.DataFrame(local + helps_little), "susy5").agrees == PARTLY
     # The server alone (no added RTT) is neither local nor a latency profile: nothing to compare remotely.
     server_only = [point("xrootd-local", 0, 0, 50), point("xrootd-local", 0, -1, 100)]
     assert recommend.remote_cache(pd.DataFrame(local + server_only), "susy5").agrees == "n/a"
 
 
-# ---- The seeds' studies (issue #16), on hand-made rows ---------------------------------------------------------
+def test_remote_cache_cpu_efficiency_per_repetition():
+    on = measured(row(cache=-1, scans="remote_cache"), [0.5, 0.6, 0.55, 0.5], metric="loop_cpu_seconds")
+    table = by_round((on, [0.5, 0.6, 0.55, 0.5]), metric="loop_cpu_seconds")
+    table["loop_seconds"] = 1.0
+    assert recommend._cpu_efficiency(on, Repetitions(table)).startswith("54 % (95 % CI 46-61 %, n = 4)")
+
+
+# ---- The seeds' studies, on hand-made rows ---------------------------------------------------------------------------
 
 
 def test_access_judges_branch_wise_against_class_wise_per_partial_selection():
     def point(selection, split, rate):
-        return {**row(fmt="susy5", split=split, rate=rate, scans="access"), "branches": selection}
+        return row(fmt="susy5", split=split, rate=rate, scans="access", branches=selection)
 
     rows = [point("all", 0, 50), point("all", 99, 45), point("sparse", 0, 60), point("sparse", 99, 400),
             point("analysis", 0, 55), point("analysis", 99, 150)]  # fmt: skip
     found = recommend.access(pd.DataFrame(rows), "susy5")
-    assert (
-        found.agrees == "yes"
-        and "sparse, AutoFlush 100 ev: split 99" in found.measured
-        and "6.67x" in found.measured
-    )
-    assert "all branches: fastest at split 0" in found.measured and "Seed 001" in found.paper
+    assert found.agrees == YES and "sparse, AutoFlush 100 ev: split 99" in found.measured
+    assert "6.67x (95 % CI" in found.measured and "(branch-wise faster: yes)" in found.measured
+    assert "all, AutoFlush 100 ev: split 99" in found.measured and "(reported, not judged)" in found.measured
+    assert "Seed 001" in found.paper
     rows[5] = point("analysis", 99, 55.5)  # the same rate within 5 %: not faster
-    assert recommend.access(pd.DataFrame(rows), "susy5").agrees == "partly"
+    assert recommend.access(pd.DataFrame(rows), "susy5").agrees == PARTLY
     assert recommend.access(pd.DataFrame(rows[:2]), "susy5").agrees == "n/a"
 
 
 def test_reading_style_judges_uproot_by_compression_and_reports_rdataframe():
-    def point(style, alg, rate, threads=1, cpu=10.0):
-        return {**row(fmt="nanoaod", alg=alg, rate=rate, threads=threads, scans="reading_style"),
-                "reading_style": style, "branches": "analysis", "loop_cpu_us_per_event_mean": cpu}  # fmt: skip
+    def point(style, alg, rate, threads=1, cpu=10.0, std=1.0):
+        return row(fmt="nanoaod", alg=alg, rate=rate, std=std, threads=threads, scans="reading_style",
+                   reading_style=style, branches="analysis", loop_cpu_us_per_event_mean=cpu,
+                   loop_cpu_us_per_event_std=0.1 * cpu)  # fmt: skip
 
     rows = [point("getentry", "lz4", 100), point("uproot", "lz4", 500, cpu=2.0), point("rdataframe", "lz4", 90),
             point("rdataframe", "lz4", 160, threads=2), point("getentry", "zlib", 80), point("uproot", "zlib", 100)]  # fmt: skip
     found = recommend.reading_style(pd.DataFrame(rows), "nanoaod")
-    assert found.agrees == "yes"  # 5x on LZ4, 1.25x on ZLIB ("washed out")
-    assert (
-        "analysis, lz4-5: uproot 500.0 ± 1.0 Hz (5.00x GetEntry's 100.0 ± 1.0 Hz), 2.0 µs CPU/event"
-        in found.measured
-    )
+    assert found.agrees == YES  # 5x on LZ4, 1.25x on ZLIB ("washed out")
+    assert ("analysis, lz4-5: uproot 500.00 Hz (95 % CI 499.28-500.72, n = 10), 5.00x (95 % CI 4.96-5.04, unpaired, "
+            "n ≥ 10) GetEntry's 100.00 Hz") in found.measured  # fmt: skip
+    assert "CPU per event 2.00 µs (95 % CI 1.86-2.14, n = 10) against 10.00 µs" in found.measured
+    assert "(at least 2x: yes)" in found.measured and "(less than 2x: yes)" in found.measured
     assert "RDataFrame, 2 threads" in found.measured
     rows[1] = point("uproot", "lz4", 110)
-    assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == "partly"
+    assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == PARTLY
+    rows[1] = point("uproot", "lz4", 210, std=40)  # about 2x, but the interval reaches below 2
+    assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == CANNOT_TELL
 
 
 def test_unzip_compares_parallel_unzip_with_the_serial_read():
-    def point(threads, on, rate, cpu):
-        return {**row(fmt="xaod", alg="lzma", threads=threads, rate=rate, scans="unzip"), "unzip": on,
-                "loop_cpu_seconds_mean": cpu}  # fmt: skip
+    def point(threads, on, rate, cpu, std=0.1):
+        return row(fmt="xaod", alg="lzma", threads=threads, rate=rate, std=std, scans="unzip", unzip=on,
+                   loop_cpu_seconds_mean=cpu, loop_cpu_seconds_std=0.01)  # fmt: skip
 
     rows = [
         point(1, False, 10, 1.0),
@@ -240,13 +487,17 @@ def test_unzip_compares_parallel_unzip_with_the_serial_read():
         point(1, True, 10, 1.0),
     ]
     found = recommend.unzip(pd.DataFrame(rows), "xaod")
+    assert found.agrees == YES
     assert (
-        found.agrees == "yes"
-        and "2 threads + parallel unzip 18.0 ± 1.0 Hz (1.80x, CPU +10%)" in found.measured
+        "2 threads + parallel unzip 18.000 Hz (95 % CI 17.928-18.072, n = 10): 1.80x (95 % CI"
+        in found.measured
     )
-    assert "2 threads alone 13.0 ± 1.0 Hz (1.30x)" in found.measured
+    assert "(at least 1.5x: yes), CPU 1.10x (95 % CI 1.09-1.11" in found.measured
+    assert "2 threads alone 13.000 Hz (95 % CI 12.928-13.072, n = 10): 1.30x" in found.measured
     rows[2] = point(2, True, 13, 1.2)
-    assert recommend.unzip(pd.DataFrame(rows), "xaod").agrees == "no"
+    assert recommend.unzip(pd.DataFrame(rows), "xaod").agrees == NO
+    rows[2] = point(2, True, 15, 1.2, std=2.0)  # 1.5x, give or take 0.15
+    assert recommend.unzip(pd.DataFrame(rows), "xaod").agrees == CANNOT_TELL
 
 
 def test_skim_compares_zlib_with_zstd_at_the_defaults_and_per_level():
@@ -255,17 +506,17 @@ def test_skim_compares_zlib_with_zstd_at_the_defaults_and_per_level():
 
     rows = [point("zlib", 1, 6.0), point("zstd", 5, 5.5), point("zlib", 5, 6.4), point("zstd", 1, 5.0)]
     found = recommend.skim(pd.DataFrame(rows), "susy5_skim")
-    assert found.agrees == "yes"
+    assert found.agrees == YES
     assert "ZLIB-1 against ZSTD-5: 6.000 against 5.500; level 1: 6.000 against 5.000" in found.measured
     rows[1] = point("zstd", 5, 6.6)  # now ZSTD-5 is the smaller: ZLIB wins at level 1 only
     found = recommend.skim(pd.DataFrame(rows), "susy5_skim")
-    assert found.agrees == "partly" and "level 5: 6.400 against 6.600" in found.measured
+    assert found.agrees == PARTLY and "level 5: 6.400 against 6.600" in found.measured
 
 
 def test_branch_compression_against_the_uniform_settings_per_read():
-    def point(alg, level, hot, branches, rate, size):
-        return {**row(alg=alg, level=level, rate=rate, size=size, scans="branch_compression"),
-                "branch_compression": hot, "branches": branches}  # fmt: skip
+    def point(alg, level, hot, branches, rate, size, std=1.0):
+        return row(alg=alg, level=level, rate=rate, std=std, size=size, scans="branch_compression",
+                   branch_compression=hot, branches=branches)  # fmt: skip
 
     rows = pd.DataFrame([
         point("lzma", 5, "uniform", "particle", 40, 0.80e8), point("lz4", 1, "uniform", "particle", 120, 1.3e8),
@@ -274,37 +525,66 @@ def test_branch_compression_against_the_uniform_settings_per_read():
         point("lzma", 5, "largest4:lz4-1", "all", 35, 1.4e8),  # larger and slower than LZ4-1: beaten
     ])  # fmt: skip
     found = recommend.branch_compression(rows, "xaod")
-    assert found.agrees == "partly"
+    assert found.agrees == PARTLY
     assert "particle: lzma-5 + hot largest4:lz4-1" in found.measured
-    assert "1.19x its size, 2.50x its rate" in found.measured  # against uniform LZMA-5 on the particle read
-    assert "(beaten by uniform lz4-1)" in found.measured
+    assert "1.19x its size, 2.50x (95 % CI" in found.measured  # against uniform LZMA-5 on the particle read
+    assert "(beaten by uniform lz4-1: its rate 3.14x (95 % CI" in found.measured
     # A uniform point of another scan (ZSTD-5) that is smaller and faster than the particle read's hot point: the
     # hot point is not on the study's front after all.
-    zstd = {**row(alg="zstd", level=5, rate=105, size=0.9e8, scans="compression"), "branches": "particle",
-            "setting": "ZSTD-5"}  # fmt: skip
+    zstd = {**row(alg="zstd", level=5, rate=105, size=0.9e8, branches="particle"), "setting": "ZSTD-5"}
     found = recommend.branch_compression(rows, "xaod", pd.DataFrame([zstd]))
-    assert found.agrees == "no" and "(but beaten by ZSTD-5 of another scan: " in found.measured
+    assert found.agrees == NO and "(but beaten by ZSTD-5 of another scan: " in found.measured
+    # As fast within the noise, and smaller: whether it beats the hot point, the run cannot tell.
+    zstd = {**zstd, "event_rate_hz_mean": 97, "event_rate_hz_std": 8}
+    found = recommend.branch_compression(rows[rows["branches"] == "particle"], "xaod", pd.DataFrame([zstd]))
+    assert found.agrees == CANNOT_TELL and "cannot tell whether beaten by ZSTD-5" in found.measured
 
 
 def test_float_precision_states_bytes_rate_and_precision_lost():
     def point(container, precision, rate, size):
-        r = row(rate=rate, size=size, scans="float_precision")
-        return {**r, "container": container, "float_precision": precision,
-                "file_id": f"{container}_{precision}"}  # fmt: skip
+        return row(
+            rate=rate, size=size, scans="float_precision", container=container, float_precision=precision
+        )
 
     rows = pd.DataFrame([point("ttree", "full", 100, 1e8), point("ttree", "mantissa7", 104, 0.7e8),
                          point("rntuple", "full", 150, 0.9e8), point("rntuple", "mantissa7", 160, 0.5e8)])  # fmt: skip
+    lossy = {r["container"]: r["file_id"] for _, r in rows[rows["float_precision"] == "mantissa7"].iterrows()}
     precision = pd.DataFrame([
-        {"format": "xaod", "file_id": "ttree_mantissa7", "variable": "Muons.pt", "max_rel_error": 0.0038,
+        {"format": "xaod", "file_id": lossy["ttree"], "variable": "Muons.pt", "max_rel_error": 0.0038,
          "rms_rel_error": 0.0011},
-        {"format": "xaod", "file_id": "ttree_mantissa7", "variable": "Muons.eta", "max_rel_error": 0.0039,
+        {"format": "xaod", "file_id": lossy["ttree"], "variable": "Muons.eta", "max_rel_error": 0.0039,
          "rms_rel_error": 0.0012},
-        {"format": "xaod", "file_id": "rntuple_mantissa7", "variable": "Muons.pt", "max_rel_error": 0.0050,
+        {"format": "xaod", "file_id": lossy["rntuple"], "variable": "Muons.pt", "max_rel_error": 0.0050,
          "rms_rel_error": 0.0011},  # beyond 2^-8 = 0.0039: more lost than 7 bits allow
     ])  # fmt: skip
     found = recommend.float_precision(rows, "xaod", precision)
     assert (
-        "TTree zlib-5, mantissa7: 0.70x the full file's size (30 % saved), 1.04x its rate" in found.measured
+        "TTree zlib-5, mantissa7: 0.70x the full file's size (30 % saved), rate 104.00 Hz" in found.measured
     )
+    assert "1.04x (95 % CI 1.03-1.05, unpaired, n ≥ 10) the full file's" in found.measured
     assert "worst relative error 0.0039 (Muons.eta; bound 0.0039)" in found.measured
-    assert found.agrees == "partly"  # the RNTuple file exceeds its bound
+    assert found.agrees == PARTLY  # the RNTuple file exceeds its bound
+
+
+def test_event_size_crossover_with_its_interval():
+    from rootparams.formats import eventsize_written_bytes
+
+    small_bytes, large_bytes = (
+        eventsize_written_bytes("eventsize_40"),
+        eventsize_written_bytes("eventsize_400000"),
+    )
+
+    def study(crossover, spread=0.01):
+        # CPU per event: 1000 µs for the large events, and for the small ones what puts the crossover there.
+        cpu_small = 1000 * (crossover + small_bytes) / large_bytes
+        return tables([
+            row(fmt=f"eventsize_{b}", rate=1e3, scans="event_size", container="ttree", reading_style="getentry",
+                loop_cpu_us_per_event_mean=cpu, loop_cpu_us_per_event_std=spread * cpu)
+            for b, cpu in ((40, cpu_small), (400000, 1000.0))
+        ])  # fmt: skip
+
+    found = recommend.event_size(*study(1000))
+    assert found.agrees == YES and "equal at 1000 B/event (95 % CI" in found.measured
+    assert recommend.event_size(*study(50_000)).agrees == PARTLY  # overhead dominates, but far above 1 kB
+    assert recommend.event_size(*study(10)).agrees == NO  # below the smallest events' size
+    assert recommend.event_size(*study(9_000, spread=0.2)).agrees == CANNOT_TELL  # straddles 10 kB

@@ -324,7 +324,7 @@ def apply_validity(rows: pd.DataFrame, measurement: dict | None, scans: Iterable
         out[f"{column}_invalid_reasons"] = [why for _, why in judged]
     window = out["window_valid"] if "window_valid" in out else pd.Series(True, index=out.index)
     window_why = out.get("window_invalid_reasons", pd.Series("", index=out.index)).fillna("")
-    required = out["n_required"] if "n_required" in out else pd.Series(1, index=out.index)
+    required = out["n_required"].fillna(1) if "n_required" in out else pd.Series(1, index=out.index)
     enough = out["n"] >= required
     few = [
         "" if ok else f"only {int(n)} unflagged repetitions (< {int(k)})"

@@ -92,6 +92,7 @@ from rootparams.stats import (
     CONFIDENCE,
     HIGHER,
     LOWER,
+    RATE_MARGIN,
     Ratio,
     bootstrap_means,
     quantiles,
@@ -114,7 +115,7 @@ BOOTSTRAP_REPLICATES = 2000
 BOOTSTRAP_SEED = 20250
 # The most a point off a Pareto front may be faster than the point that beats it (with 95 % confidence): rate
 # differences below it are not a reason to keep a larger or costlier setting.
-PARETO_RATE_MARGIN = 0.05
+PARETO_RATE_MARGIN = RATE_MARGIN
 # The rate of a whole read (open + loop) per repetition, events_read / process_seconds (aggregate.DERIVED_METRICS):
 # its inverse is the read's seconds per event.
 READ_SPAN_RATE = "process_event_rate_hz"

@@ -36,6 +36,10 @@ EQUAL, DIFFERENT, CANNOT_TELL = "equal", "different", "cannot tell"
 HIGHER, LOWER, UNRESOLVED = "higher", "lower", "no difference resolved"
 # Fewest common rounds for a paired interval (t with one degree of freedom is too wide to be of use below this).
 MIN_PAIRS = 3
+# Two rates within 5 % of each other count as no difference a setting should be chosen for: the margin of every
+# claim that two rates are equal (the recommendations) and of "not slower" (the Pareto fronts). About the spread
+# of one repetition on a quiet host; a run that cannot resolve it says "cannot tell".
+RATE_MARGIN = 0.05
 
 
 def t_quantile(df: float, confidence: float = CONFIDENCE) -> float:
@@ -95,6 +99,8 @@ class Interval:
             return "n/a (n = 0)"
         if self.n < 2:
             return f"{self.mean:.{d}f}{unit} (n = 1, no interval)"
+        if math.isnan(self.half_width):
+            return f"{self.mean:.{d}f}{unit} (n = {self.n}, no spread known: no interval)"
         return (f"{self.mean:.{d}f}{unit} ({100 * self.confidence:.0f} % CI {self.low:.{d}f}-{self.high:.{d}f}, "
                 f"n = {self.n})")  # fmt: skip
 

@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from rootparams.compare import Repetitions
 from rootparams.decision import decision_markdown
-from rootparams.recommend import findings, markdown
+from rootparams.recommend import REPETITION_METRICS, findings, markdown
 from rootparams.snakescript import run_logged
 
 
@@ -20,6 +21,8 @@ def main(smk):
         smk.params.study,
         provenance.get("usable_cores"),
         precision=pd.read_csv(smk.input.precision),
+        # The repetitions by round: every comparison is paired by round where both points share rounds.
+        repetitions=Repetitions.read(smk.input.repetitions, metrics=REPETITION_METRICS),
     )
     profiles = ", ".join(sorted(set(summary["storage_profile"].astype(str))))
     context = (
