@@ -227,7 +227,8 @@ def markdown(checks: Iterable[Check]) -> str:
     ]
     for c in checks:
         resolvable = f"±{c.resolvable:.1%}" if c.resolvable == c.resolvable else "-"
-        lines.append(f"| {c.check} | {c.subject} | **{c.verdict}** ({c.statement}) | ±{c.margin:.0%} | "
+        statement = f" ({c.statement})" if c.statement != c.verdict else ""
+        lines.append(f"| {c.check} | {c.subject} | **{c.verdict}**{statement} | ±{c.margin:.0%} | "
                      f"{resolvable} | {c.n} | {c.detail} |")  # fmt: skip
     return "\n".join(lines)
 
