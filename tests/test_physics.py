@@ -125,7 +125,9 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, tmp_path):
     require(os.geteuid() == 0 and can_count_block_requests(), "root and cgroup v1 blkio (CI runs as root)")
     bandwidth = 4_000_000  # slow enough that decompression and streaming are a few % of the read
     path = tmp_path / "truth3_lz4-1.root"
-    generate_file(FilePoint("truth3", "lz4", 1, -10_000_000, 1, 32000), events=1500, seed=5,
+    # A file longer than the read (8000 events, 1500 read), as a study reads its files: the disk then sends what
+    # ROOT asks for, read-ahead included, without the end of the file that ROOT reads twice.
+    generate_file(FilePoint("truth3", "lz4", 1, -10_000_000, 1, 32000), events=8000, seed=5,
                   writer=str(build["writer"]), reader=str(build["reader"]), output=str(path), catalogue=None)  # fmt: skip
     measurement = load_study_config({"measurement": {"attempts": 3, "max_cpu_steal": 0.15,
                                                      "storage_profiles": {"limited": {"read_bps": bandwidth}}}})  # fmt: skip
@@ -137,11 +139,12 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, tmp_path):
         "storage_profile": "limited",
     }
     (recs,) = physics.measure({"lz4-1": path}, reader=str(build["reader"]), events=1500, read=read,
-                              measurement=measurement["measurement"], repetitions=4, scratch=tmp_path).values()  # fmt: skip
+                              measurement=measurement["measurement"], repetitions=8, scratch=tmp_path).values()  # fmt: skip
     assert all(r.get("loop_disk_completed_read_bytes", -1) >= 0 for r in recs), "the disk's count is missing"
     check = physics.bandwidth_check(recs, bandwidth, "truth3 lz4-1, 1500 events, all branches, 4 MB/s")
     print(physics.markdown([check]))
-    assert check.n == 4 and check.verdict == physics.HOLDS, physics.markdown([check])
+    # Eight repetitions resolve the 5 % margin: one repetition's ratio moves by 1-3 % here (0.986-1.044 seen).
+    assert check.n == 8 and check.verdict == physics.HOLDS, physics.markdown([check])
     # The disk sends what ROOT asked for, read-ahead included; ROOT may ask twice for a few bytes (the
     # header, the keys) that the page cache then serves, so ROOT's count can exceed the disk's by a little.
     assert all(r["storage_request_bytes"] >= 0.95 * r["process_bytes_read"] for r in recs)

@@ -508,7 +508,20 @@ def measure_block(
         messages_dir = csv_path.parent / f"{csv_path.stem}-reader-messages"
         storages = StorageSet(stack, lifeline, measurement, csv_path.parent)
         everyone = [*points, *([sentinel.point] if sentinel else [])]
-        where = [storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs) for p in everyone]
+        # A point whose storage cannot be set up (a remote profile's tool missing, a profile this machine cannot
+        # apply) is left out of the block, and every other point is measured.
+        where: list[ReadStorage | None] = []
+        for i, p in enumerate(everyone):
+            try:
+                where.append(storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs))
+            except (remote.RemoteEndpointError, storage.StorageProfileError) as error:
+                where.append(None)
+                if i < len(points):
+                    failed[i] = str(error)
+                    say(f"{p.name}: {error}; left out of this block")
+                else:
+                    say(f"the drift sentinel's storage cannot be set up ({error}); no sentinel in this block")
+                    sentinel = None
         server = None
         if measurement["reader"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
@@ -519,8 +532,18 @@ def measure_block(
         if mon:
             mon.wait_until_sampling()
         # Before any eviction: finding a selection's branches reads the files' metadata.
-        for p, w in zip(everyone, where, strict=True):
-            instrument.resolve_columns(p.root_file, p.read, also=w.read_path(p.root_file))
+        for i, (p, w) in enumerate(zip(everyone, where, strict=True)):
+            if w is None:
+                continue
+            try:
+                instrument.resolve_columns(p.root_file, p.read, also=w.read_path(p.root_file))
+            except ReadError as error:
+                if i < len(points):
+                    failed[i] = str(error)
+                    say(f"{p.name}: {error}; left out of this block")
+                else:
+                    say(f"the drift sentinel's selection cannot be resolved ({error}); no sentinel in this block")
+                    sentinel = None
         common = {
             "block": block,
             "monitor": tool[0] if tool else "none",
