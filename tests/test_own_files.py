@@ -4,7 +4,6 @@ files")."""
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import pandas as pd
@@ -109,7 +108,9 @@ def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
     assert (workdir / paths.figure("fig02_size_vs_compression", "png")).stat().st_size > 10_000
 
 
-def test_with_rewrite_failures_fail_the_refused_rewrite_fails_and_every_other_format_finishes(tmp_path, build):
+def test_with_rewrite_failures_fail_the_refused_rewrite_fails_and_every_other_format_finishes(
+    tmp_path, build
+):
     # A format's points are measured together, in interleaved rounds (one block), so a rewrite that fails stops its
     # own format's timed reads until it is fixed; every other format is measured.
     _sources_present()

@@ -56,7 +56,7 @@ def records(workdir, profile: str) -> list[dict]:
 
 
 def test_a_missing_proxy_fails_its_profile_only_with_a_clear_error(remote_run):
-    workdir, first, second = remote_run
+    workdir, first, _ = remote_run
     assert first.returncode != 0
     # Snakemake shows the failed jobs' logs (the rerun rewrites the log files).
     assert "ROOTPARAMS_TOXIPROXY" in first.stderr and "tools/install-remote" in first.stderr, first.stderr[
@@ -65,12 +65,16 @@ def test_a_missing_proxy_fails_its_profile_only_with_a_clear_error(remote_run):
     assert "xrootd-wan" in first.stderr
     # The rerun measured only what failed: the local and server-only records are the first run's.
     block = json.loads((workdir / paths.block_record("susy5")).read_text())
-    assert block["measured_repetitions"] == 4 and block["reused"] == 8  # the 2 xrootd-wan points x 2 repetitions
+    assert (
+        block["measured_repetitions"] == 4 and block["reused"] == 8
+    )  # the 2 xrootd-wan points x 2 repetitions
     for profile in ("native", "xrootd-local"):
         assert all(r.get("reused") is not True for r in records(workdir, profile))  # written once, kept
     # Every other point of the block was measured in the first run (the block's job failed at its end).
     local = {p.parent.name for p in (workdir / "results" / "repetitions" / "susy5").rglob("rep*.json")}
-    assert len([r for r in local if not r.endswith("_xrootd-wan")]) == 4  # native and xrootd-local, cache off and -1
+    assert (
+        len([r for r in local if not r.endswith("_xrootd-wan")]) == 4
+    )  # native and xrootd-local, cache off and -1
 
 
 def test_remote_reads_go_through_the_server_and_loopback_and_start_cold(remote_run):

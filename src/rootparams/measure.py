@@ -542,7 +542,9 @@ def measure_block(
                     failed[i] = str(error)
                     say(f"{p.name}: {error}; left out of this block")
                 else:
-                    say(f"the drift sentinel's selection cannot be resolved ({error}); no sentinel in this block")
+                    say(
+                        f"the drift sentinel's selection cannot be resolved ({error}); no sentinel in this block"
+                    )
                     sentinel = None
         common = {
             "block": block,
