@@ -229,6 +229,9 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "clusters": inspected["clusters"],
         "events_per_cluster": inspected["entries"] / max(inspected["clusters"], 1),
         "size_bytes": inspected["file_size_bytes"],
+        # The file's modification time when catalogued: with its size, the identity its repetition records are
+        # kept under (measure.point_identity), also after the file itself has been removed.
+        "file_mtime_ns": os.stat(output).st_mtime_ns,
         "zip_bytes": inspected["zip_bytes"],
         "tot_bytes": uncompressed,
         "particle_zip_bytes": inspected["particle_zip_bytes"],

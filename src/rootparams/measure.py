@@ -40,15 +40,15 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rootparams import hostmemory, pagecache, remote, storage
+from rootparams import hostmemory, pagecache, paths, remote, storage
 from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
-from rootparams.records import write_json_atomic
+from rootparams.records import read_json, write_json_atomic
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
 # read-ahead would dominate the ratio).
@@ -153,16 +153,33 @@ JUDGING_KEYS = ("min_window_io_share", "min_window_seconds", "window_by_scan", "
                 "sentinel", "order", "host_lock")  # fmt: skip
 
 
-def point_identity(root_file: str, measurement: dict[str, Any]) -> dict[str, Any]:
-    """What a kept repetition record must match to be reused by a rerun: the very file (its size and
-    modification time, so a regenerated file is measured again) and the settings that make a read."""
-    st = os.stat(root_file)
+def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
+    """The key of the settings that make a point's read: every measurement setting but the judging ones, and of the
+    study's own storage profiles only the one the point reads on, so that redefining a profile re-measures the
+    points on it and no others. (For a point on a built-in profile the key is the one kept records carry from
+    before profiles were keyed per point.)"""
     making = {k: v for k, v in measurement.items() if k not in JUDGING_KEYS}
+    own = measurement.get("storage_profiles") or {}
+    if "storage_profiles" in making:
+        making["storage_profiles"] = {storage_profile: own[storage_profile]} if storage_profile in own else {}
     settings = json.dumps(making, sort_keys=True, default=str)
+    return hashlib.sha1(settings.encode()).hexdigest()[:12]
+
+
+def point_identity(
+    catalogue: dict[str, Any], measurement: dict[str, Any], storage_profile: str
+) -> dict[str, Any]:
+    """What a kept repetition record must match to be reused by a rerun: the very file, as its catalogue entry
+    describes it (its size and the modification time it had when it was catalogued, so that a file written again
+    is measured again, and a measured file may be removed without its records losing their identity), and the
+    settings that make its read (measurement_key)."""
+    mtime = catalogue.get("file_mtime_ns")
+    if mtime is None:  # a catalogue entry from before it recorded the time: the file itself
+        mtime = os.stat(catalogue["path"]).st_mtime_ns
     return {
-        "file_size_bytes": st.st_size,
-        "file_mtime_ns": st.st_mtime_ns,
-        "measurement_key": hashlib.sha1(settings.encode()).hexdigest()[:12],
+        "file_size_bytes": catalogue["size_bytes"],
+        "file_mtime_ns": mtime,
+        "measurement_key": measurement_key(measurement, storage_profile),
     }
 
 
@@ -388,6 +405,53 @@ class PlannedPoint:
         return self.root_file
 
 
+def plan_point(entry: dict[str, Any], measurement: dict[str, Any], repetitions: int) -> PlannedPoint:
+    """A point of a block's plan (workflow/rules/common.smk, block_plan: its file and read points, files and
+    events) with its records' paths and its identity, which comes from its catalogue entry: the file itself may
+    be gone once it is measured."""
+    file_point, read_point = entry["file"], entry["read"]
+    fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
+    labels = {
+        **asdict(file_point),
+        **asdict(read_point),
+        "file_id": file_id,
+        "read_id": read_id,
+        "events_requested": entry["events"],
+        **point_identity(read_json(entry["catalogue"]), measurement, read_point.storage_profile),
+    }
+    return PlannedPoint(
+        root_file=entry["root"],
+        events=entry["events"],
+        read={**asdict(read_point), "container": file_point.container, "tree": entry["tree"]},
+        labels=labels,
+        records={rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in range(repetitions)},
+        warmup_file=entry["warmup"],
+        remote_logs=paths.remote_logs(fmt, file_id, read_id),
+    )
+
+
+def kept_records(point: PlannedPoint) -> dict[int, dict[str, Any]]:
+    """The repetitions of ``point`` an earlier run took under its identity, by repetition."""
+    return {
+        rep: r
+        for rep, path in point.records.items()
+        if (r := reusable_record(path, point.labels)) is not None
+    }
+
+
+def needs_measuring(point: PlannedPoint, measurement: dict[str, Any]) -> bool:
+    """Whether a block has anything to read for ``point``: a repetition not yet taken under its identity, or, with
+    make-up rounds, fewer unflagged repetitions than it needs and a flagged one to take again (what measure_block
+    would do). The workflow asks this before it runs a block, so that a point already measured needs neither its
+    file nor a read, and adding a scan to a finished study measures only the new points."""
+    kept = kept_records(point)
+    if len(kept) < len(point.records):
+        return True
+    return measurement.get("makeup_rounds", 0) > 0 and bool(
+        _short_points([kept], _required(measurement, [point]))
+    )
+
+
 @dataclass(frozen=True)
 class Sentinel:
     """The drift sentinel: one reference point read again every ``every_seconds`` of measuring, through every
@@ -472,21 +536,22 @@ def measure_block(
     point is measured, and PointFailed is raised at the end, naming each."""
     kept: list[dict[int, dict[str, Any]]] = []
     for p in points:
-        found = {
-            rep: r for rep, path in p.records.items() if (r := reusable_record(path, p.labels)) is not None
-        }
+        found = kept_records(p)
         complete_kept_records(found, p.records)
         kept.append(found)
     rounds = schedule(points, block, seed, measurement.get("order", "interleaved"))
     todo = [[(i, rep) for i, rep in slots if rep not in kept[i]] for slots in rounds]
     result = BlockResult([[{**r, "reused": True} for _, r in sorted(k.items())] for k in kept])
     required = _required(measurement, points)
-    if not any(todo) and not _short_points(kept, required):
+    short = _short_points(kept, required) if measurement.get("makeup_rounds", 0) > 0 else []
+    # The points with something to read; the others are measured already, and their files may be gone.
+    active = {i for slots in todo for i, _ in slots} | set(short)
+    if not active:
         return result
     cold = measurement["cache_state"] == "cold"
-    for p in points:
-        if not os.access(p.root_file, os.R_OK):
-            raise ReadError(f"{p.root_file}: not readable")
+    for i in sorted(active):
+        if not os.access(points[i].root_file, os.R_OK):
+            raise ReadError(f"{points[i].root_file}: not readable")
     tool = find_monitor(measurement["monitor"])
     job_start = time.time()
     csv_path = Path(monitor_csv(job_start) if callable(monitor_csv) else monitor_csv)
@@ -512,6 +577,9 @@ def measure_block(
         # apply) is left out of the block, and every other point is measured.
         where: list[ReadStorage | None] = []
         for i, p in enumerate(everyone):
+            if i < len(points) and i not in active:
+                where.append(None)  # measured already: no storage to set up
+                continue
             try:
                 where.append(storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs))
             except (remote.RemoteEndpointError, storage.StorageProfileError) as error:
@@ -955,6 +1023,8 @@ __all__ = [
     "DamagedFileError",
     "ReadError",
     "measure_point",
+    "needs_measuring",
+    "plan_point",
     "point_identity",
     "reader_command",
     "run_tool",

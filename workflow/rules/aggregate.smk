@@ -31,6 +31,10 @@ rule tabulate_files:
         paths.log("aggregate", "files"),
     conda:
         CONDA_ENV
+    params:
+        # The study's files, so that a scan taken out of the study takes its files out of the table (the set of
+        # inputs alone does not rerun a job: profiles/default, rerun-triggers).
+        files=lambda w: sorted(f"{f.format}/{f.id}" for f in file_points(POINTS)),
     script:
         "../scripts/tabulate_files.py"
 

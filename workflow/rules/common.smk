@@ -1,8 +1,14 @@
 # Configuration, grid and path helpers. Rules below only wire these; the logic is in src/rootparams.
+import functools
+import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from rootparams import footprint, paths
+from rootparams.errors import UserError
+from rootparams.measure import needs_measuring, plan_point
+from rootparams.records import read_json
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import (
     format_kind,
@@ -32,10 +38,14 @@ from rootparams.storage import throttling_unavailable_reason
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
 CONDA_ENV = "../../envs/rootparams.yaml"
 
-# Validated, with every default filled in; an invalid config raises here, before any job is scheduled.
-STUDY = load_study_config(
-    config, source="config/config.yaml and any --configfile/--config given"
-)
+# Validated, with every default filled in; an invalid config stops here, before any job is scheduled, with its
+# message alone: SystemExit passes through Snakemake, which would add its own traceback to any other exception.
+try:
+    STUDY = load_study_config(
+        config, source="config/config.yaml and any --configfile/--config given"
+    )
+except UserError as error:
+    sys.exit(f"rootparams: {error}")
 # "Timed reads use the hdd profile wherever the machine allows it": where it does not (not root, no cgroup
 # v1 blkio), throttled profiles become native, loudly, unless measurement.unthrottled_fallback is "fail".
 if reason := throttling_unavailable_reason():
@@ -50,7 +60,10 @@ POINTS = expand_points(STUDY)
 # free space, runs in onstart (Snakefile): before the first job, and not on a dry run.
 if workflow.is_main_process:
     # No monitor (neither dool nor dstat) is an error before any job, unless the config chose "none".
-    find_monitor(STUDY["measurement"]["monitor"])
+    try:
+        find_monitor(STUDY["measurement"]["monitor"])
+    except UserError as error:
+        sys.exit(f"rootparams: {error}")
     for note in left_out_notes(STUDY):
         print(f"rootparams: {note}", file=sys.stderr)
     print(
@@ -61,6 +74,10 @@ if workflow.is_main_process:
 # The drift sentinel: one reference point read again through every block (None: measurement.sentinel is off).
 SENTINEL = sentinel_point(STUDY)
 FILE_POINTS, READ_POINTS = points_by_id([*POINTS, *([SENTINEL] if SENTINEL else [])])
+# The sentinel's file, as wildcard constraints ("(?!)" matches nothing: no sentinel, or a user's file as it is).
+_sentinel_written = SENTINEL is not None and SENTINEL.file.id != ASIS_ID
+SENTINEL_FORMAT = re.escape(SENTINEL.file.format) if _sentinel_written else "(?!)"
+SENTINEL_FILE_ID = re.escape(SENTINEL.file.id) if _sentinel_written else "(?!)"
 # The timed reads are made in blocks, one per format: a block's points are measured in interleaved rounds.
 BLOCKS = {fmt: [p for p in POINTS if p.file.format == fmt] for fmt in STUDY["formats"]}
 BLOCKS = {fmt: points for fmt, points in BLOCKS.items() if points}
@@ -186,13 +203,48 @@ def sentinel_plan(wildcards):
     return _plan_entry(SENTINEL) if SENTINEL else None
 
 
-def block_root_files(wildcards):
-    # The block's files and the sentinel's (kept until the last block has read it).
+def block_measurement(wildcards):
+    # The measurement settings, with only the study's own storage profiles this block reads on: redefining a
+    # profile reruns the blocks that use it, and in them re-measures the points on it (measure.measurement_key).
     points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
+    used = {p.read.storage_profile for p in points}
+    own = STUDY["measurement"]["storage_profiles"]
+    return {
+        **STUDY["measurement"],
+        "storage_profiles": {name: own[name] for name in own if name in used},
+    }
+
+
+@functools.cache
+def block_to_measure(block):
+    # The block's points that still have reads to take (measure.needs_measuring), judged on the records already on
+    # disk when the DAG is built. A point measured before needs neither its file nor its catalogue rewritten, so
+    # that adding a scan to a finished study writes and measures only the new points. The sentinel is read only
+    # in a block that measures something.
+    measurement = block_measurement(SimpleNamespace(block=block))
+    todo = []
+    for point in BLOCKS[block]:
+        entry = _plan_entry(point)
+        if not Path(entry["catalogue"]).exists():
+            todo.append(point)
+            continue
+        if read_json(entry["catalogue"]).get("refused"):
+            continue  # a rewrite ROOT refused: nothing to read
+        if needs_measuring(
+            plan_point(entry, measurement, STUDY["repetitions"]), measurement
+        ):
+            todo.append(point)
+    return todo + ([SENTINEL] if todo and SENTINEL else [])
+
+
+def block_root_files(wildcards):
+    # The files of the points still to measure, and the sentinel's (kept until the last block has read it).
+    points = block_to_measure(wildcards.block)
     return sorted({point_root_file(p.file.format, p.file.id) for p in points})
 
 
 def block_catalogues(wildcards):
+    # Every point's catalogue entry (they are never removed): the plan's identities come from them.
     points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
     return sorted({paths.catalogue_entry(p.file.format, p.file.id) for p in points})
 
@@ -260,8 +312,11 @@ def unless_kept(path):
 
 
 def preflight():
-    # Raises DiskSpaceError, naming both numbers, if the files cannot fit: before any job has started.
-    footprint.check(STUDY, POINTS)
+    # Stops, naming both numbers, if the files cannot fit (DiskSpaceError): before any job has started.
+    try:
+        footprint.check(STUDY, POINTS)
+    except UserError as error:
+        sys.exit(f"rootparams: {error}")
 
 
 def cancel_scheduler_timers():

@@ -11,7 +11,9 @@ rule generate_content:
         reader=paths.READER_EXE,
         recipe=recipe_input,
     output:
-        root=temp(paths.content_file(DATA_DIR)),
+        # Kept (not temp): written again, it would be newer than every file written from it, and adding a
+        # scan to a finished study would write all of the format's files again.
+        root=paths.content_file(DATA_DIR),
     log:
         paths.log("generate", "{format}", "content"),
     wildcard_constraints:
@@ -52,6 +54,21 @@ rule generate_file:
         seed=STUDY["seed"],
     script:
         "../scripts/generate_file.py"
+
+
+# The drift sentinel's file is read in every block that measures something, also in a later run that adds points
+# to a finished study: it is kept, so that it is not written again (a file written again counts as new, and its
+# point would be measured again).
+use rule generate_file as generate_sentinel_file with:
+    output:
+        root=paths.root_file(DATA_DIR),
+        catalogue=paths.catalogue_entry(),
+    wildcard_constraints:
+        format=SENTINEL_FORMAT,
+        file_id=SENTINEL_FILE_ID,
+
+
+ruleorder: generate_sentinel_file > generate_file
 
 
 rule generate_warmup_file:

@@ -6,9 +6,12 @@
 #
 # Each repetition's record is written the moment it is taken and is kept across reruns (it is not a declared
 # output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures only the
-# missing ones, as long as the file (size and mtime: a removed file written again counts as new, see keep_files)
-# and the measurement settings are unchanged. The declared output is the block record, written last, which lists
-# the block's repetitions, its sentinel reads and the order of its rounds.
+# missing ones, as long as the file (its size and modification time, from its catalogue entry: a file written
+# again counts as new, see keep_files) and the settings that make its read are unchanged. The block's inputs are the
+# files of the points that still have reads to take (block_to_measure), so that adding a scan to a finished study
+# writes and measures only its new points; what the block measures is its plan, a parameter, and a changed plan
+# reruns it (profiles/default: the rerun triggers). The declared output is the block record, written last, which
+# lists the block's repetitions, its sentinel reads and the order of its rounds.
 
 
 rule measure_block:
@@ -30,7 +33,7 @@ rule measure_block:
         plan=block_plan,
         sentinel=sentinel_plan,
         repetitions=STUDY["repetitions"],
-        measurement=STUDY["measurement"],
+        measurement=block_measurement,
         seed=STUDY["seed"],
     script:
         "../scripts/measure_block.py"

@@ -1,37 +1,13 @@
 """Snakemake entry point: the timed cold reads of one block (a format's points), in interleaved rounds."""
 
 import time
-from dataclasses import asdict
 from pathlib import Path
 
 from rootparams import paths
 from rootparams.exclusive import process_start_epoch
-from rootparams.measure import PlannedPoint, PointFailed, Sentinel, measure_block, point_identity
+from rootparams.measure import PointFailed, Sentinel, measure_block, plan_point
 from rootparams.records import read_json, write_json_atomic
 from rootparams.snakescript import run_logged
-
-
-def planned(entry, measurement, repetitions):
-    """A point of the plan (workflow/rules/common.smk, block_plan) with its records' paths and identity."""
-    file_point, read_point = entry["file"], entry["read"]
-    fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
-    labels = {
-        **asdict(file_point),
-        **asdict(read_point),
-        "file_id": file_id,
-        "read_id": read_id,
-        "events_requested": entry["events"],
-        **point_identity(entry["root"], measurement),
-    }
-    return PlannedPoint(
-        root_file=entry["root"],
-        events=entry["events"],
-        read={**asdict(read_point), "container": file_point.container, "tree": entry["tree"]},
-        labels=labels,
-        records={rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in range(repetitions)},
-        warmup_file=entry["warmup"],
-        remote_logs=paths.remote_logs(fmt, file_id, read_id),
-    )
 
 
 def main(smk, say):
@@ -46,11 +22,11 @@ def main(smk, say):
             refused.append({"format": entry["file"].format, "file_id": entry["file"].id,
                             "read_id": entry["read"].id, "refused": why})  # fmt: skip
             continue
-        points.append(planned(entry, measurement, smk.params.repetitions))
+        points.append(plan_point(entry, measurement, smk.params.repetitions))
     sentinel = None
     if smk.params.sentinel:
         sentinel = Sentinel(
-            point=planned(smk.params.sentinel, measurement, 0),
+            point=plan_point(smk.params.sentinel, measurement, 0),
             directory=paths.SENTINEL_RECORDS,
             every_seconds=measurement["sentinel"]["every_seconds"],
         )
