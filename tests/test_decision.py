@@ -430,3 +430,27 @@ def test_a_long_tie_names_the_first_by_mean_and_counts_the_rest():
     text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
     assert "ZSTD-6 (P 0.11) or 3 more by mean" in text and "ZSTD-7" not in text.split("or 3 more")[0]
     assert "**" not in text.split("| primary xAOD |")[1]
+
+
+def test_a_difference_smaller_than_the_writes_noise_is_a_tie():
+    # Equal reads; "small" is 0.2 % smaller on disk (400 against 400.8 CHF) and 10 % dearer to write (2.2 against
+    # 2.0 CHF), so it is the lowest mean by 0.6 CHF. Taken as exact, the writes would make that a sure choice; at
+    # the host's 10 % noise of a CPU-time measurement (the loops' CPU time of this run) the writes' own noise is
+    # ~0.2 CHF each, not enough to hide 0.6 CHF; at 30 % (~0.7 CHF each) it is a tie.
+    small = point("small", "lzma", 9, size=1_000_000_000, write_s=22.0)
+    large = point("large", "lzma", 5, size=1_002_000_000, write_s=20.0)
+    reads = [timed_reads(small, steady(0.01, 0.01, 1)), timed_reads(large, steady(0.01, 0.01, 2))]
+    for row, cpu in zip(reads[0] + reads[1], steady(1.0, 0.3, 3, n=2 * ROUNDS), strict=True):
+        row["loop_cpu_seconds"] = cpu
+    summary, files = tables(small, large)
+    rows = candidates(summary, files, config())
+    for noise, tie in ((0.0, False), (0.1, False), (0.3, True)):
+        model = cost_model(rows, config(), repetitions(*reads), noise=noise)
+        choice = cheapest(cost_ranking(model, [1]))
+        assert choice.iloc[0]["setting"] == "LZMA-9" and bool(choice.iloc[0]["tie"]) is tie, (noise, choice)
+        assert choice.iloc[0]["write_noise"] == noise
+    # By default the noise is the run's own: the median σ/mean of each point's loop CPU time (here ~30 %).
+    model = cost_model(rows, config(), repetitions(*reads))
+    assert 0.15 < model.parts["write_noise"].iloc[0] < 0.45
+    low, high = model.parts["write_cost_ci95_low"].iloc[0], model.parts["write_cost_ci95_high"].iloc[0]
+    assert low < model.parts["write_cost"].iloc[0] < high

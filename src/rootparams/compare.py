@@ -48,6 +48,18 @@ class Repetitions:
         wanted = {*POINT_ID, "round_key", "flagged", "rep", *metrics}
         return cls(pd.read_csv(path, usecols=lambda c: c in wanted or not metrics))
 
+    def relative_spreads(self, metric: str, least: int = 3) -> list[float]:
+        """Per point with at least ``least`` unflagged values of ``metric``: their sample σ over their mean (the
+        repeat noise of one measurement of it)."""
+        out = []
+        for group in self._values.values():
+            if metric not in group:
+                continue
+            values = pd.to_numeric(group[metric], errors="coerce").dropna()
+            if len(values) >= least and values.mean() > 0:
+                out.append(float(values.std(ddof=1) / values.mean()))
+        return out
+
     def values(self, row: Mapping[str, Any], metric: str) -> pd.Series:
         """The point's unflagged values of ``metric``, indexed by round key (NaN-free)."""
         key = (point_key(row), metric)

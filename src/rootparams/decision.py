@@ -19,14 +19,18 @@ Quantities, per event, so that formats and files of any size compare:
   (files.csv ``root_write_cpu_seconds``: the fills and the closing flush, which include serialization and
   compression on implicit-MT workers, not the generation of the synthetic content; for a rewrite of a user's
   file, the whole copy, its reading included). CPU time, not wall time, because the workflow writes files side
-  by side and a write's wall time grows with what shares its cores. **One measurement per file (n = 1)**: the
-  model takes it as exact, and no interval below includes its noise. Catalogues from before the CPU time was
-  recorded fall back to ``root_write_seconds`` x the writer's threads.
+  by side and a write's wall time grows with what shares its cores. **One measurement per file (n = 1)**: its
+  noise cannot come from its own repetitions, so it is taken to be that of any CPU-bound measurement repeated on
+  the same host: ``write_noise``, the median relative spread (σ/mean) of the timed loops' CPU time over the
+  points of the run (repetitions.csv ``loop_cpu_seconds``, 2-10 % on the development VM), drawn independently for
+  every file (a write is one moment of the host, not shared with another file's). Catalogues from before the CPU
+  time was recorded fall back to ``root_write_seconds`` x the writer's threads.
 
 **Cost model**, per million events over the file's life, in the prices' currency:
 
     storage  = bytes_per_event * 1e6 / 1e12 [TB] * disk_per_tb_year * lifetime_years * copies        (exact)
-    write    = write_core_us_per_event * 1e6 / 1e6 / 3600 [core-hours] * cpu_per_core_hour   (exact, n = 1)
+    write    = write_core_us_per_event * 1e6 / 1e6 / 3600 [core-hours] * cpu_per_core_hour
+                                                          (n = 1; 95 % interval from the host's write_noise)
     read     = mean_k(process_seconds_k / events_read_k) * 1e6 / 3600 * threads [core-hours]
                * cpu_per_core_hour                                            (per read; 95 % interval)
     total(N) = storage + write + N * read
@@ -48,8 +52,10 @@ repetitions. With few rounds a percentile bootstrap is too narrow (by a factor s
 of a t quantile: 18 % at 10 rounds, 37 % at 5), so each replicate's deviation from the mean is widened by
 t_{n-1} / z * sqrt(n / (n-1)) (the correction of Hesterberg's expanded percentile interval, applied to the
 replicates so that candidates resampled together widen alike): one candidate's interval is then about Student's t
-interval of its mean. Disk and write are exact, so the total's 95 % interval at N reads is
-storage + write + N x the read's. From the same replicates, per format and reads per file:
+interval of its mean. Each replicate also draws every file's write cost as write x exp(ε - write_noise²/2), ε
+normal with σ = write_noise (the mean kept). Disk is exact, so a replicate's total at N reads is
+storage + its write + N x its read, and the total's 95 % interval is that of the replicates. From the same
+replicates, per format and reads per file:
 
 - ``p_cheapest``: the share of replicates in which a candidate is the cheapest.
 - **The decision** names one setting, the lowest mean total, only where it is the cheapest in at least 95 % of the
@@ -124,7 +130,12 @@ MIN_TIMED_READS = 2
 # Where along the reads per file a stretch of the envelope is surely the cheapest: the grid it is judged on.
 SURE_GRID_PER_DECADE = 24
 # Next to every interval of a cost, so that a table read alone says what the interval includes.
-INTERVAL_COVERS = "the reads (bootstrap over rounds); disk exact; write exact (one measurement, n = 1)"
+INTERVAL_COVERS = (
+    "the reads (bootstrap over rounds) and the write (n = 1, at the host's write_noise); disk exact"
+)
+# The metric whose repeat noise stands for a write's: the CPU time of the timed loop, CPU-bound work of the same
+# host measured many times.
+WRITE_NOISE_METRIC = "loop_cpu_seconds"
 
 
 def _true(value) -> bool:
@@ -223,7 +234,14 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
 def read_repetitions(path: str | Path) -> Repetitions:
     """repetitions.csv with what the decision needs per timed read: the whole read's rate (the cost) and the
     loop's (the Pareto fronts), by round."""
-    return Repetitions.read(path, metrics=[READ_SPAN_RATE, "event_rate_hz"])
+    return Repetitions.read(path, metrics=[READ_SPAN_RATE, "event_rate_hz", WRITE_NOISE_METRIC])
+
+
+def write_noise(repetitions: Repetitions) -> float:
+    """The relative 1σ noise of one CPU-time measurement on this host (the docstring): the median over the run's
+    points of the σ/mean of their loops' CPU time. 0 (a write taken as exact, and said so) without any."""
+    spreads = repetitions.relative_spreads(WRITE_NOISE_METRIC)
+    return float(np.median(spreads)) if spreads else 0.0
 
 
 def read_seconds(row: Mapping[str, Any], repetitions: Repetitions) -> pd.Series:
@@ -448,10 +466,12 @@ def read_seconds_draws(
 class CostModel:
     """The cost candidates (``parts``: one row per candidate, index 0..n-1, with their cost parts, the read's
     mean, n, rounds and 95 % interval) and the bootstrap replicates of their read cost (``read_draws``:
-    replicates x candidates, in the order of ``parts``; the same draws for candidates that share rounds)."""
+    replicates x candidates, in the order of ``parts``; the same draws for candidates that share rounds) and of
+    their write cost (``write_draws``, independent per file)."""
 
     parts: pd.DataFrame
     read_draws: np.ndarray
+    write_draws: np.ndarray
 
 
 def cost_model(
@@ -460,10 +480,12 @@ def cost_model(
     repetitions: Repetitions,
     replicates: int = BOOTSTRAP_REPLICATES,
     seed: int = BOOTSTRAP_SEED,
+    noise: float | None = None,
 ) -> CostModel:
     """The candidates the cost model chooses among: valid points of the cost's storage profile and each
     format's default branch selection, lossless unless cost.lossy, with at least MIN_TIMED_READS whole reads in
-    ``repetitions``; their cost parts and the bootstrap of their read cost."""
+    ``repetitions``; their cost parts and the bootstrap of their read and write costs (``noise``: the write's
+    relative noise, by default write_noise of ``repetitions``)."""
     price = prices(config)
     keep = rows["valid"] & (rows["storage_profile"] == price["storage_profile"])
     keep &= pd.Series(
@@ -490,7 +512,20 @@ def cost_model(
     else:
         parts["read_cost_ci95_low"] = parts["read_cost_ci95_high"] = np.nan
     parts["write_n"] = 1
-    return CostModel(parts, draws)
+    noise = write_noise(repetitions) if noise is None else noise
+    rng = np.random.default_rng(seed + 1_000_003)  # a stream apart from the rounds' resampling
+    eps = (
+        rng.normal(0.0, noise, size=(replicates, len(parts)))
+        if noise > 0
+        else np.zeros((replicates, len(parts)))
+    )
+    writes = parts["write_cost"].to_numpy(dtype=float)[None, :] * np.exp(eps - noise**2 / 2)
+    parts["write_noise"] = noise
+    if len(parts):
+        parts["write_cost_ci95_low"], parts["write_cost_ci95_high"] = quantiles(writes)
+    else:
+        parts["write_cost_ci95_low"] = parts["write_cost_ci95_high"] = np.nan
+    return CostModel(parts, draws, writes)
 
 
 def total_cost(parts: pd.DataFrame, reads: float) -> pd.Series:
@@ -521,11 +556,18 @@ class Verdict:
         return int(self.tied.sum()) == 1
 
 
-def judge(fixed: np.ndarray, read: np.ndarray, read_draws: np.ndarray, reads: float) -> Verdict:
-    """The docstring's rule on candidates with exact costs ``fixed`` (disk + write), mean read costs ``read``
-    and their replicates ``read_draws`` (replicates x candidates), at ``reads`` reads per file."""
+def judge(
+    fixed: np.ndarray,
+    read: np.ndarray,
+    read_draws: np.ndarray,
+    reads: float,
+    fixed_draws: np.ndarray | None = None,
+) -> Verdict:
+    """The docstring's rule on candidates with mean costs ``fixed`` (disk + write) and ``read`` (per read), and
+    their replicates ``fixed_draws`` (exact without) and ``read_draws`` (replicates x candidates), at ``reads``
+    reads per file."""
     total = fixed + reads * read
-    draws = fixed[None, :] + reads * read_draws
+    draws = (fixed[None, :] if fixed_draws is None else fixed_draws) + reads * read_draws
     low, high = quantiles(draws)
     order = np.lexsort((read, total))
     best = int(order[0])
@@ -546,16 +588,19 @@ def judge(fixed: np.ndarray, read: np.ndarray, read_draws: np.ndarray, reads: fl
     return Verdict(total, low, high, p_cheapest, p_best_cheaper, order, tied)
 
 
-def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, ...]:
+    """A format's mean fixed (disk + write) and read costs, and their replicates."""
+    index = group.index.to_numpy()
     fixed = (group["storage_cost"] + group["write_cost"]).to_numpy(dtype=float)
-    return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, group.index.to_numpy()]
+    fixed_draws = group["storage_cost"].to_numpy(dtype=float)[None, :] + model.write_draws[:, index]
+    return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, index], fixed_draws
 
 
 RANKING_COLUMNS = ["format", "reads_per_file", "rank", "setting", "container", "total_cost", "total_cost_ci95_low",
                    "total_cost_ci95_high", "extra_over_best", "p_cheapest", "p_best_cheaper", "tied_with_best",
-                   "storage_cost", "write_cost", "read_cost", "read_cost_ci95_low", "read_cost_ci95_high",
-                   "read_seconds_per_event", "bytes_per_event", "n", "rounds", "write_n", "interval_covers",
-                   "file_id", "read_id"]  # fmt: skip
+                   "storage_cost", "write_cost", "write_cost_ci95_low", "write_cost_ci95_high", "read_cost",
+                   "read_cost_ci95_low", "read_cost_ci95_high", "read_seconds_per_event", "bytes_per_event", "n",
+                   "rounds", "write_n", "write_noise", "interval_covers", "file_id", "read_id"]  # fmt: skip
 
 
 def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
@@ -566,9 +611,9 @@ def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
     its reads. Always the same columns, also when nothing is valid."""
     out = []
     for fmt, group in model.parts.groupby("format", sort=False):
-        fixed, read, draws = _format_arrays(model, group)
+        fixed, read, draws, fixed_draws = _format_arrays(model, group)
         for reads in reads_list:
-            verdict = judge(fixed, read, draws, reads)
+            verdict = judge(fixed, read, draws, reads, fixed_draws)
             best_total = verdict.total[verdict.best]
             for rank, i in enumerate(verdict.order, start=1):
                 c = group.iloc[i]
@@ -578,11 +623,13 @@ def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
                             "extra_over_best": verdict.total[i] / best_total - 1.0 if best_total > 0 else np.nan,
                             "p_cheapest": verdict.p_cheapest[i], "p_best_cheaper": verdict.p_best_cheaper[i],
                             "tied_with_best": bool(verdict.tied[i]), "storage_cost": c["storage_cost"],
-                            "write_cost": c["write_cost"], "read_cost": c["read_cost"],
+                            "write_cost": c["write_cost"], "write_cost_ci95_low": c["write_cost_ci95_low"],
+                            "write_cost_ci95_high": c["write_cost_ci95_high"], "read_cost": c["read_cost"],
                             "read_cost_ci95_low": c["read_cost_ci95_low"], "read_cost_ci95_high": c["read_cost_ci95_high"],
                             "read_seconds_per_event": c["read_seconds_per_event"],
                             "bytes_per_event": c["bytes_per_event"], "n": c["n"], "rounds": c["rounds"],
-                            "write_n": c["write_n"], "interval_covers": INTERVAL_COVERS, "file_id": c["file_id"],
+                            "write_n": c["write_n"], "write_noise": c["write_noise"],
+                            "interval_covers": INTERVAL_COVERS, "file_id": c["file_id"],
                             "read_id": c["read_id"]})  # fmt: skip
     return pd.DataFrame(out, columns=RANKING_COLUMNS)
 
@@ -591,7 +638,7 @@ CHOICE_COLUMNS = ["format", "reads_per_file", "choice", "tie", "setting", "p_che
                   "tied_p_cheapest", "total_cost", "total_cost_ci95_low", "total_cost_ci95_high", "n", "rounds",
                   "container", "storage_cost", "write_cost", "read_cost_total", "bytes_per_event",
                   "read_seconds_per_event", "file_id", "read_id", "candidates", "runner_up", "runner_up_extra",
-                  "runner_up_p_best_cheaper", "interval_covers"]  # fmt: skip
+                  "runner_up_p_best_cheaper", "interval_covers", "write_noise"]  # fmt: skip
 TIED_SEPARATOR = "; "  # setting labels hold commas, never semicolons
 
 
@@ -618,7 +665,8 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
                "container": best["container"], "storage_cost": best["storage_cost"], "write_cost": best["write_cost"],
                "read_cost_total": reads * best["read_cost"], "bytes_per_event": best["bytes_per_event"],
                "read_seconds_per_event": best["read_seconds_per_event"], "file_id": best["file_id"],
-               "read_id": best["read_id"], "candidates": len(group), "interval_covers": best["interval_covers"]}  # fmt: skip
+               "read_id": best["read_id"], "candidates": len(group), "interval_covers": best["interval_covers"],
+               "write_noise": best["write_noise"]}  # fmt: skip
         if len(group) > 1:
             second = group.iloc[1]
             row |= {"runner_up": second["setting"], "runner_up_extra": second["extra_over_best"],
@@ -628,7 +676,13 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
 
 
 def _sure_stretch(
-    fixed: np.ndarray, read: np.ndarray, draws: np.ndarray, winner: int, start: float, end: float
+    fixed: np.ndarray,
+    read: np.ndarray,
+    draws: np.ndarray,
+    winner: int,
+    start: float,
+    end: float,
+    fixed_draws: np.ndarray | None = None,
 ) -> tuple[float, float]:
     """The first and last reads per file of a SURE_GRID_PER_DECADE grid over [start, end] where ``winner`` is
     named alone by the rule (NaN, NaN if nowhere). The last stretch (end = inf) is judged up to 10^4 reads or ten
@@ -638,7 +692,7 @@ def _sure_stretch(
     grid = np.geomspace(start, stop, steps)
     sure = []
     for reads in grid:
-        verdict = judge(fixed, read, draws, reads)
+        verdict = judge(fixed, read, draws, reads, fixed_draws)
         sure.append(verdict.sure and verdict.best == winner)
     if not any(sure):
         return math.nan, math.nan
@@ -655,7 +709,12 @@ CROSSOVER_COLUMNS = ["format", "from_reads", "to_reads", "setting", "surely_chea
                      "surely_cheapest_to"]  # fmt: skip
 
 
-def crossovers(parts: pd.DataFrame, start: float = 1.0, read_draws: np.ndarray | None = None) -> pd.DataFrame:
+def crossovers(
+    parts: pd.DataFrame,
+    start: float = 1.0,
+    read_draws: np.ndarray | None = None,
+    write_draws: np.ndarray | None = None,
+) -> pd.DataFrame:
     """Per format, where the lowest mean total changes as the reads per file grow: the lower envelope of the
     mean lines storage + write + N * read for N >= ``start``. One row per stretch: from_reads, to_reads (inf for
     the last) and the setting with the lowest mean there; with ``read_draws`` (the CostModel's, ``parts`` its
@@ -667,6 +726,11 @@ def crossovers(parts: pd.DataFrame, start: float = 1.0, read_draws: np.ndarray |
         slope = group["read_cost"].to_numpy(dtype=float)
         labels = group["setting"].to_numpy()
         draws = None if read_draws is None else read_draws[:, group.index.to_numpy()]
+        fixed_draws = None
+        if write_draws is not None:
+            fixed_draws = (
+                group["storage_cost"].to_numpy(dtype=float)[None, :] + write_draws[:, group.index.to_numpy()]
+            )
         n = start
         current = int(np.lexsort((slope, fixed + n * slope))[0])
         while True:
@@ -678,7 +742,7 @@ def crossovers(parts: pd.DataFrame, start: float = 1.0, read_draws: np.ndarray |
             end = float(cross[nxt])
             sure = (math.nan, math.nan)
             if draws is not None:
-                sure = _sure_stretch(fixed, slope, draws, current, n, end)
+                sure = _sure_stretch(fixed, slope, draws, current, n, end, fixed_draws)
             rows.append({"format": fmt, "from_reads": n, "to_reads": end, "setting": labels[current],
                          "surely_cheapest_from": sure[0], "surely_cheapest_to": sure[1]})  # fmt: skip
             if math.isinf(end):
@@ -692,8 +756,8 @@ def crossovers(parts: pd.DataFrame, start: float = 1.0, read_draws: np.ndarray |
 
 COST_COLUMNS = ["format", "setting", "container", "algorithm", "storage_profile", "branches", "bytes_per_event",
                 "read_seconds_per_event", "n", "rounds", "event_rate_hz", "threads", "write_core_us_per_event",
-                "write_n", "storage_cost", "write_cost", "read_cost", "read_cost_ci95_low", "read_cost_ci95_high",
-                "file_id", "read_id"]  # fmt: skip
+                "write_n", "write_noise", "storage_cost", "write_cost", "write_cost_ci95_low", "write_cost_ci95_high",
+                "read_cost", "read_cost_ci95_low", "read_cost_ci95_high", "file_id", "read_id"]  # fmt: skip
 
 
 def cost_table(model: CostModel, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -768,6 +832,15 @@ def _stretch_text(s: Mapping[str, Any]) -> str:
     return f"{text} (surely the cheapest from {reads_label(low)} to {reads_label(high)})"
 
 
+def _write_noise_text(choice: pd.DataFrame) -> str:
+    noise = choice["write_noise"].dropna() if "write_noise" in choice else pd.Series(dtype=float)
+    return (
+        f"σ/mean {100 * float(noise.iloc[0]):.1f} %"
+        if len(noise)
+        else "none measured: the writes taken as exact"
+    )
+
+
 def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.DataFrame, config) -> str:
     """The lead of recommendations.md: per format, the cost model's choice at each cost.reads_per_file with how
     sure it is, where the lowest mean changes, and the Pareto front of the cost's storage profile and
@@ -789,8 +862,9 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
         "",
         "How sure: the 95 % intervals are those of the reads, from a bootstrap over the measuring rounds "
         f"({BOOTSTRAP_REPLICATES} resamples; every candidate resampled with the same rounds, so that the host's slow "
-        "spells cancel in their comparison). Disk and write costs are exact in the model: one file each, and the "
-        "write is one measurement of ROOT's CPU time (n = 1), whose noise no interval includes. A setting is in "
+        "spells cancel in their comparison), and of the writes: each is one measurement of ROOT's CPU time (n = 1), "
+        f"given the noise of a CPU-time measurement on this host ({_write_noise_text(choice)}, the median spread of "
+        "the timed loops' CPU time), drawn for every file on its own. Disk costs are exact. A setting is in "
         "bold only where it is the cheapest in at least 95 % of the resamples; otherwise the settings equal "
         "within the uncertainty are named together, each with its share of resamples as the cheapest (P). Every "
         "candidate's interval and P: `tables/cost_ranking.csv`.",
