@@ -21,6 +21,7 @@ from typing import Any
 
 from rootparams.config import FILE_KEYS, READ_KEYS, format_kind, scan_formats
 from rootparams.formats import is_flat
+from rootparams.scans import kinds as scan_kinds
 
 # ROOT's compression algorithm numbers (ROOT::RCompressionSetting::EAlgorithm); setting = 100*alg + level.
 ALGORITHM_CODES = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5, "none": 0}
@@ -332,7 +333,9 @@ def expand_points(config: dict[str, Any]) -> list[Point]:
             varied = [k for k in (*FILE_KEYS, *READ_KEYS) if k in scan]
             for values in itertools.product(*(scan[k] for k in varied)):
                 change = dict(zip(varied, values, strict=True))
-                found.setdefault(_point(fmt, file_defaults, read_defaults, change, source), set()).add(name)
+                found.setdefault(_point(fmt, file_defaults, read_defaults, change, source), set()).update(
+                    scan_kinds(name, scan)
+                )
     # Sorted by id on the read side: learn entries mix integers and "default".
     return sorted(
         (Point(f, r, tuple(sorted(s))) for (f, r), s in found.items()), key=lambda p: (p.file, p.read.id)

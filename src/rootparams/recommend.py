@@ -51,6 +51,7 @@ from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, container_ratios, scan
 from rootparams.compare import Repetitions, point_key
 from rootparams.decision import setting_label, surely_beats
 from rootparams.grid import mantissa_bits
+from rootparams.scans import study_scans
 from rootparams.labels import (
     CONTAINER_LABELS,
     autoflush_label,
@@ -1022,7 +1023,7 @@ def findings(
         # A format that keeps to some scans: only their topics.
         own_scans = config["formats"][fmt].get("scans")
         for topic, scans in TOPIC_SCANS.items():
-            if topic not in PAPER_TOPICS and not set(scans) & set(config["scans"]):
+            if topic not in PAPER_TOPICS and not set(scans) & study_scans(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             if own_scans and not set(scans) & set(own_scans):
                 continue
@@ -1074,7 +1075,7 @@ def findings(
             if left_out:
                 finding.measured += f" ({left_out} invalid point(s) left out)"
             out.append(finding)
-    if "event_size" in config["scans"] and (
+    if "event_size" in study_scans(config["scans"]) and (
         found := event_size(summary, points, files, repetitions, measurement)
     ):
         out.append(found)

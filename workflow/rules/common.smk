@@ -33,6 +33,7 @@ from rootparams.drift import DRIFT_FIGURE
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
 from rootparams.formats import is_flat
 from rootparams.monitor import find_monitor
+from rootparams.scans import notes as scan_notes
 from rootparams.storage import throttling_unavailable_reason
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
@@ -64,7 +65,7 @@ if workflow.is_main_process:
         find_monitor(STUDY["measurement"]["monitor"])
     except UserError as error:
         sys.exit(f"rootparams: {error}")
-    for note in left_out_notes(STUDY):
+    for note in [*left_out_notes(STUDY), *scan_notes(STUDY["scans"])]:
         print(f"rootparams: {note}", file=sys.stderr)
     print(
         f"rootparams: {len(POINTS)} points; the study's ROOT files need about "
