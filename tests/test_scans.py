@@ -8,7 +8,9 @@ from rootparams.scans import kind_of, notes, varied
 
 
 def test_what_a_scan_varies():
-    assert varied({"algorithm": ["lz4", "zlib"], "level": [5], "formats": ["xaod", "truth3"]}) == {"algorithm"}
+    assert varied({"algorithm": ["lz4", "zlib"], "level": [5], "formats": ["xaod", "truth3"]}) == {
+        "algorithm"
+    }
     assert varied({"level": [1, 1]}) == set()
 
 
@@ -36,7 +38,10 @@ def test_the_study_says_what_it_made_of_an_unknown_scan():
 
 def test_the_points_of_a_renamed_scan_feed_the_known_scans_artifacts():
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}}, "scans": {"compresion": {"algorithm": ["lz4", "zlib"]}}}
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "scans": {"compresion": {"algorithm": ["lz4", "zlib"]}},
+        }
     )
     scanned = [p for p in expand_points(config) if "compresion" in p.scans]
     assert scanned and all("compression" in p.scans for p in scanned)

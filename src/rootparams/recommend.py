@@ -51,7 +51,6 @@ from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, container_ratios, scan
 from rootparams.compare import Repetitions, point_key
 from rootparams.decision import setting_label, surely_beats
 from rootparams.grid import mantissa_bits
-from rootparams.scans import study_scans
 from rootparams.labels import (
     CONTAINER_LABELS,
     autoflush_label,
@@ -60,6 +59,7 @@ from rootparams.labels import (
     format_title,
     reading_style_label,
 )
+from rootparams.scans import study_scans
 from rootparams.stats import CANNOT_TELL, DIFFERENT, EQUAL, HIGHER, LOWER, RATE_MARGIN, Interval, Ratio
 
 # Two rates count as equal when their ratio's 95 % interval lies within ±5 % (stats.RATE_MARGIN): what 10

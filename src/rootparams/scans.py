@@ -46,7 +46,11 @@ NOT_SETTINGS = ("formats",)
 
 def varied(scan: Mapping[str, Any]) -> set[str]:
     """The settings a scan varies: those given two values or more."""
-    return {k for k, v in scan.items() if k not in NOT_SETTINGS and isinstance(v, list) and len(set(map(str, v))) > 1}
+    return {
+        k
+        for k, v in scan.items()
+        if k not in NOT_SETTINGS and isinstance(v, list) and len(set(map(str, v))) > 1
+    }
 
 
 def _matches(keys: set[str], signature: tuple[frozenset[str], frozenset[str]]) -> bool:
@@ -104,4 +108,3 @@ def notes(scans: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 def _signature_text() -> str:
     return "; ".join(f"{kind}: {' and '.join(sorted(must))}" for kind, (must, _) in SIGNATURES.items())
-
