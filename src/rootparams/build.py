@@ -102,23 +102,31 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
     ]  # fmt: skip
     # The writer and the rewriter are one source each, compiled and linked in one step; the reader's units are
     # compiled to objects and linked after. All compilations are independent: they run side by side, one per
-    # available core, so that the reader's units (RDataFrame's the slowest) do not add up on a multi-core host.
+    # available core, the slowest first (RDataFrame's unit, then the writer), so that none starts last.
     obj_dir = out_dir / "obj"
     obj_dir.mkdir()
-    single = {"rootparams-write": "write_collection_tree.cxx", "rootparams-rewrite": "rewrite_tree.cxx"}
-    compilations = [
-        ([cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links], f"compiling {src}")
-        for exe, src in single.items()
-    ]
     objects = [obj_dir / f"{Path(src).stem}.o" for src in READER_UNITS]
-    compilations += [
-        ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
+    compilations = {
+        src: ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
         for src, obj in zip(READER_UNITS, objects, strict=True)
-    ]
+    }
+    single = {"rootparams-write": "write_collection_tree.cxx", "rootparams-rewrite": "rewrite_tree.cxx"}
+    for exe, src in single.items():
+        compilations[src] = (
+            [cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links],
+            f"compiling {src}",
+        )
+    slowest = ("read_rdataframe.cxx", "write_collection_tree.cxx")
+    order = [*slowest, *(s for s in compilations if s not in slowest)]
     workers = jobs or len(os.sched_getaffinity(0))
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(compilations)))) as pool:
-        for done in [pool.submit(_run, *c) for c in compilations]:
-            done.result()  # the first failure, with its compiler messages
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(order)))) as pool:
+        futures = [pool.submit(_run, *compilations[s]) for s in order]
+        try:
+            for done in futures:
+                done.result()  # the first failure, with its compiler messages
+        except BuildError:
+            pool.shutdown(cancel_futures=True)  # the queued ones need not run
+            raise
     reader = bin_dir / "rootparams-read"
     _run([cxx, *common, *map(str, objects), "-o", str(reader), *links], "linking rootparams-read")
     info = {
