@@ -1,4 +1,4 @@
-"""The reader's RDataFrame style (--reader rdataframe --columns ...; read_rdataframe.h): typed actions over the
+"""The reader's RDataFrame style (--reader rdataframe --columns ...; read_rdataframe.cxx): typed actions over the
 first N entries, the same values with 1 and 2 implicit-MT threads and as uproot reads them, the bytes PerfStats
 sees against what RDataFrame's cache fetches, and errors that name the column, its type and what is valid."""
 

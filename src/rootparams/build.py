@@ -10,8 +10,10 @@ an ACLiC library.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -19,9 +21,18 @@ from pathlib import Path
 from rootparams import rootenv
 from rootparams.errors import UserError
 
+# rootparams-read's translation units, linked into one executable: read_collection_tree.cxx holds main (the CLI
+# and the fork server), each other unit has a header of its own (READER_HEADERS).
+READER_UNITS = (
+    "read_collection_tree.cxx", "read_common.cxx", "read_counters.cxx", "read_selection.cxx", "read_ttree.cxx",
+    "read_ntuple.cxx", "read_rdataframe.cxx", "read_checksum.cxx",
+)  # fmt: skip
+READER_HEADERS = (
+    "read_common.h", "read_counters.h", "read_selection.h", "read_ttree.h", "read_ntuple.h", "read_rdataframe.h",
+    "read_checksum.h",
+)  # fmt: skip
 CXX_SOURCES = (
-    "EventModel.h", "common.h", "write_collection_tree.cxx", "read_collection_tree.cxx", "read_rdataframe.h",
-    "rewrite_tree.cxx",
+    "EventModel.h", "common.h", "write_collection_tree.cxx", "rewrite_tree.cxx", *READER_UNITS, *READER_HEADERS,
 )  # fmt: skip
 LIBRARY_NAME = "libRootparamsEventModel"
 
@@ -59,8 +70,9 @@ def source_dir() -> Path:
     return Path(str(resources.files("rootparams").joinpath("cxx")))
 
 
-def build_all(out_dir: str | Path, cxx: str = "g++") -> dict:
-    """Build into ``out_dir``: include/ (the event-model header), lib/, bin/, and build.json last.
+def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) -> dict:
+    """Build into ``out_dir``: include/ (the event-model header), lib/, bin/, obj/ (the reader's objects), and
+    build.json last. ``jobs``: compilations run side by side (default: the cores this process may use).
 
     The build happens in place because ROOT's interpreter re-reads the dictionary's header from the path
     it was built with: the build tree is tied to its location (rebuild after moving it). build.json is
@@ -84,16 +96,39 @@ def build_all(out_dir: str | Path, cxx: str = "g++") -> dict:
         "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
         f"-L{lib_dir}", f"-l:{lib.name}",  # by name, so the executables find it through their rpath
         f"-L{rootsys}/lib", "-lCore", "-lRIO", "-lTree", "-lTreePlayer", "-lROOTNTuple", "-lMathCore", "-lImt", "-lThread",
-        "-lROOTDataFrame", "-lROOTVecOps",  # --reader rdataframe (read_rdataframe.h)
+        "-lROOTDataFrame", "-lROOTVecOps",  # --reader rdataframe (read_rdataframe.cxx)
         f"-Wl,-rpath,{rootsys}/lib", "-Wl,-rpath,$ORIGIN/../lib",
         "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
     ]  # fmt: skip
-    for exe, src in (
-        ("rootparams-write", "write_collection_tree.cxx"),
-        ("rootparams-read", "read_collection_tree.cxx"),
-        ("rootparams-rewrite", "rewrite_tree.cxx"),
-    ):
-        _run([cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links], f"compiling {src}")
+    # The writer and the rewriter are one source each, compiled and linked in one step; the reader's units are
+    # compiled to objects and linked after. All compilations are independent: they run side by side, one per
+    # available core, the slowest first (RDataFrame's unit, then the writer), so that none starts last.
+    obj_dir = out_dir / "obj"
+    obj_dir.mkdir()
+    objects = [obj_dir / f"{Path(src).stem}.o" for src in READER_UNITS]
+    compilations = {
+        src: ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
+        for src, obj in zip(READER_UNITS, objects, strict=True)
+    }
+    single = {"rootparams-write": "write_collection_tree.cxx", "rootparams-rewrite": "rewrite_tree.cxx"}
+    for exe, src in single.items():
+        compilations[src] = (
+            [cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links],
+            f"compiling {src}",
+        )
+    slowest = ("read_rdataframe.cxx", "write_collection_tree.cxx")
+    order = [*slowest, *(s for s in compilations if s not in slowest)]
+    workers = jobs or len(os.sched_getaffinity(0))
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(order)))) as pool:
+        futures = [pool.submit(_run, *compilations[s]) for s in order]
+        try:
+            for done in futures:
+                done.result()  # the first failure, with its compiler messages
+        except BuildError:
+            pool.shutdown(cancel_futures=True)  # the queued ones need not run
+            raise
+    reader = bin_dir / "rootparams-read"
+    _run([cxx, *common, *map(str, objects), "-o", str(reader), *links], "linking rootparams-read")
     info = {
         "root_version": rootenv.root_version(),
         "rootsys": str(rootsys),
