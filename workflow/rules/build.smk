@@ -13,5 +13,7 @@ rule build_cxx:
         paths.log("build", "cxx"),
     conda:
         CONDA_ENV
+    # The reader's units, the writer and the rewriter compile side by side, one compiler per core given.
+    threads: all_cores
     script:
         "../scripts/build_cxx.py"

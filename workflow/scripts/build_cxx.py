@@ -7,7 +7,7 @@ from rootparams.snakescript import run_logged
 
 
 def main(smk):
-    build_all(Path(smk.output.info).parent)
+    build_all(Path(smk.output.info).parent, jobs=smk.threads)
 
 
 run_logged(snakemake, main)
