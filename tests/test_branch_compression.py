@@ -17,9 +17,8 @@ from rootparams.grid import (
     branch_compression_token,
     expand_points,
     file_points,
-    hot_compression_setting,
-    parse_branch_compression,
 )
+from rootparams.vocabulary import hot_compression_setting, parse_branch_compression
 
 EVENTS = 300
 

@@ -5,7 +5,6 @@ from pathlib import Path
 from rootparams import footprint, paths
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import (
-    format_kind,
     left_out_notes,
     load_study_config,
     source_of,
@@ -20,6 +19,7 @@ from rootparams.grid import (
     default_file_point,
     expand_points,
     file_points,
+    format_kind,
     points_by_id,
     sentinel_point,
 )
