@@ -127,6 +127,7 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
         build,
         config,
         footprint,
+        generate,
         monitor,
         native,
         pagecache,
@@ -140,7 +141,7 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
     family = [aggregate.OverlapError, build.BuildError, config.ConfigError, footprint.DiskSpaceError,
               monitor.MonitorError, monitor.MonitorCSVError, native.ToolError, native.DamagedFileError,
               pagecache.EvictionError, rootenv.RootNotFound, storage.StorageProfileError,
-              vocabulary.CompressionSettingError]  # fmt: skip
+              vocabulary.CompressionSettingError, generate.BranchCompressionError]  # fmt: skip
     assert all(issubclass(e, UserError) for e in family)
     smk = types.SimpleNamespace(log=[str(tmp_path / "job.log")], rule="r", wildcards={})
 

@@ -10,6 +10,7 @@ file (rootparams.sources) is catalogued as it is (catalogue_source) or rewritten
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
 import socket
@@ -17,6 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from rootparams.errors import UserError
 from rootparams.formats import recipe_text
 from rootparams.grid import FilePoint
 from rootparams.native import run_tool
@@ -35,6 +37,11 @@ from rootparams.vocabulary import (
 
 # The content seed of the benchmarks' scratch files (the note's date), so that their figures are reproducible.
 BENCHMARK_SEED = 20200326
+
+
+class BranchCompressionError(UserError, ValueError):
+    """A per-branch compression that a format's file cannot take: it would cover every branch, or its regex finds
+    none. The message names the value, the format and what would be valid."""
 
 
 def paper_file_point(fmt: str, **settings: Any) -> FilePoint:
@@ -139,7 +146,6 @@ def hot_branches(
     sub-branches; the compression does not change them) of the format's content file, the same events; without
     one, of a pilot write of the first PILOT_EVENTS events at the point's uniform settings. Ties by name, so
     that the choice is reproducible."""
-    n, regex, _, _ = parse_branch_compression(point.branch_compression)
     pilot = None
     if content:
         source, ranked_on = content, f"content file ({Path(content).name}), uncompressed bytes per branch"
@@ -156,25 +162,43 @@ def hot_branches(
         if pilot:
             pilot.unlink(missing_ok=True)
     ranked = [b["name"] for b in sorted(inspected["branch_list"], key=lambda b: (-b["tot_bytes"], b["name"]))]
-    if n is not None:
-        if n >= len(ranked):
-            raise ValueError(
-                f"branch_compression {point.branch_compression!r} for {point.format}: the file has {len(ranked)} "
-                f"top-level branches, so largest{n} would be every branch; use at most largest{len(ranked) - 1}"
-            )
-        chosen = ranked[:n]
-    else:
-        chosen = [b for b in ranked if re.search(regex, b)]
-        if not chosen:
-            raise ValueError(
-                f"branch_compression {point.branch_compression!r} for {point.format}: the regex {regex!r} finds no "
-                f"top-level branch; the largest are {', '.join(ranked[:8])}"
-            )
+    chosen = choose_branches(point, ranked)
     if any("," in b for b in chosen):
         raise ValueError(
             f"branch names with ',' cannot be passed to the writer: {[b for b in chosen if ',' in b]}"
         )
     return chosen, ranked_on
+
+
+def choose_branches(point: FilePoint, ranked: list[str]) -> list[str]:
+    """The branches among ``ranked`` (top-level names, the largest first) that ``point``'s per-branch compression
+    picks. Raises BranchCompressionError where it would pick every branch or none."""
+    n, regex, _, _ = parse_branch_compression(point.branch_compression)
+    value, fmt, count = point.branch_compression, point.format, len(ranked)
+    if n is not None:
+        if n >= count:
+            valid = f"use largest1 to largest{count - 1}" if count > 1 else "use uniform"
+            raise BranchCompressionError(
+                f"branch_compression {value!r} would cover every branch of format {fmt}: its file has {count} "
+                f"top-level branches, so largest{n} leaves none at the file's setting; {valid}"
+            )
+        return ranked[:n]
+    chosen = [b for b in ranked if re.search(regex, b)]
+    if not chosen:
+        nearest = _nearest(regex, ranked)
+        raise BranchCompressionError(
+            f"branch_compression {value!r} finds no branch of format {fmt}: the regex {regex!r} matches none of its "
+            f"{count} top-level branch names; "
+            + (f"the nearest are {', '.join(nearest)}; " if nearest else "")
+            + f"the largest are {', '.join(ranked[:5])}"
+        )
+    return chosen
+
+
+def _nearest(regex: str, names: list[str]) -> list[str]:
+    """The names most like a regex that finds none (its letters and digits compared with each), if any are."""
+    literal = re.sub(r"[^A-Za-z0-9_]", "", regex) or regex
+    return difflib.get_close_matches(literal, names, n=5, cutoff=0.3)
 
 
 def container_args(point: FilePoint) -> list[str]:
