@@ -21,10 +21,15 @@ import pandas as pd
 from rootparams.compare import Repetitions
 from rootparams.errors import UserError
 from rootparams.generate import FLOAT_PRECISION_LOSS
-from rootparams.measure import required_repetitions
 from rootparams.monitor import parse_monitor_csv
 from rootparams.stats import Interval
-from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, WINDOW_RULE_DEFAULTS
+from rootparams.vocabulary import (
+    LATER_FILE_KEY_DEFAULTS,
+    RNTUPLE,
+    TTREE,
+    WINDOW_RULE_DEFAULTS,
+    required_repetitions,
+)
 
 POINT_KEYS = [
     "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",

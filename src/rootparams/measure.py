@@ -49,7 +49,7 @@ from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
 from rootparams.records import write_json_atomic
-from rootparams.vocabulary import TTREE
+from rootparams.vocabulary import TTREE, required_repetitions
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
 # read-ahead would dominate the ratio).
@@ -687,16 +687,6 @@ def measure_block(
 def _tag(p: PlannedPoint) -> str:
     labels = p.labels
     return f"{labels.get('file_id', Path(p.root_file).stem)}-{labels.get('read_id', 'read')}"
-
-
-def required_repetitions(measurement: dict | None, repetitions: int | None = None) -> int:
-    """The unflagged repetitions a point needs to be valid (measurement.min_repetitions; when null, 80 % of the
-    study's repetitions, rounded up). Here, where make-up rounds are decided, and read by rootparams.aggregate,
-    which judges validity."""
-    measurement = measurement or {}
-    if measurement.get("min_repetitions") is not None:
-        return int(measurement["min_repetitions"])
-    return max(1, math.ceil(0.8 * (repetitions or measurement.get("repetitions", 1) or 1)))
 
 
 def _required(measurement: dict[str, Any], points: list[PlannedPoint]) -> int:

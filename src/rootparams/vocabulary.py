@@ -3,14 +3,15 @@
 What a study can set (the setting keys of a file and of a read, the container each belongs to, which of them a
 rewrite of a user's file can change), their defaults (read from the configuration schema, their one home), the
 containers and the ROOT classes that hold them, the compression algorithms and ROOT's compression setting
-(100 x algorithm + level), and the grammars of float_precision and branch_compression. It imports nothing of
-this package but its errors, so that every module can import it.
+(100 x algorithm + level), the grammars of float_precision and branch_compression, and the repetitions a point
+needs. It imports nothing of this package but its errors, so that every module can import it.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -244,6 +245,16 @@ def _later_file_key_defaults() -> dict[str, Any]:
 def _window_rule_defaults() -> dict[str, float]:
     measurement = schema()["properties"]["measurement"]["properties"]
     return {key: measurement[key]["default"] for key in ("min_window_io_share", "min_window_seconds")}
+
+
+def required_repetitions(measurement: Mapping[str, Any] | None, repetitions: int | None = None) -> int:
+    """The unflagged repetitions a point needs to be valid: measurement.min_repetitions, or where it is null (its
+    default), 80 % of the study's repetitions, rounded up. The measuring job decides its make-up rounds by it,
+    rootparams.aggregate a point's validity."""
+    measurement = measurement or {}
+    if measurement.get("min_repetitions") is not None:
+        return int(measurement["min_repetitions"])
+    return max(1, math.ceil(0.8 * (repetitions or measurement.get("repetitions", 1) or 1)))
 
 
 # The names read from the schema, each made on first use (module __getattr__): the uproot reader imports this
