@@ -29,7 +29,11 @@ def imports_of(tree: ast.Module) -> list[tuple[str, int, bool]]:
             names = [a.name.split(".")[1] for a in node.names if a.name.startswith("rootparams.")]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "rootparams":
             names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("rootparams."):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").startswith("rootparams.")
+        ):
             names = [node.module.split(".")[1]]
         elif isinstance(node, ast.ImportFrom) and node.level > 0:  # a relative import is of this package too
             names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
@@ -51,7 +55,9 @@ def layer_of() -> dict[str, int]:
 
 def test_every_module_is_in_exactly_one_layer(graph):
     listed = [module for layer in documented_layers() for module in layer]
-    assert len(listed) == len(set(listed)), f"listed twice: {sorted({m for m in listed if listed.count(m) > 1})}"
+    assert len(listed) == len(set(listed)), (
+        f"listed twice: {sorted({m for m in listed if listed.count(m) > 1})}"
+    )
     assert set(listed) == set(graph), (
         f"docs/architecture.md misses {sorted(set(graph) - set(listed))}, lists unknown {sorted(set(listed) - set(graph))}"
     )
@@ -76,7 +82,9 @@ def test_every_import_reaches_its_own_layer_or_below(graph, layer_of):
 
 
 def test_no_import_cycle(graph):
-    edges = {module: sorted({name for name, _, _ in imports if name in graph}) for module, imports in graph.items()}
+    edges = {
+        module: sorted({name for name, _, _ in imports if name in graph}) for module, imports in graph.items()
+    }
     done: set[str] = set()
 
     def visit(module: str, path: list[str]) -> None:

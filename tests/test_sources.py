@@ -53,7 +53,9 @@ def test_bad_sources_name_the_file_and_what_it_holds(tmp_path):
 
 def test_a_compression_setting_of_an_unknown_algorithm_names_the_file_and_the_known_ones():
     odd = SourceFile("/data/odd.root", "Events", "ttree", 10, 303, 100, 0)
-    with pytest.raises(SourceError, match=r"/data/odd\.root: compression setting 303 \(algorithm 3\).*zlib \(1\)"):
+    with pytest.raises(
+        SourceError, match=r"/data/odd\.root: compression setting 303 \(algorithm 3\).*zlib \(1\)"
+    ):
         _ = odd.algorithm_level
 
 

@@ -50,7 +50,9 @@ def test_the_schema_holds_the_grammars_patterns():
                                    "match:a:b:lzma-2", "largest0:lz4-1", "largest4:lz4-0", "largest4:none-1",
                                    "largest4:lz5-1", "largest4", "biggest4:lz4-1", "match::lz4-1", "Uniform"])  # fmt: skip
 def test_the_python_grammar_and_the_schema_pattern_accept_the_same_values(value):
-    assert (re.search(BRANCH_COMPRESSION_PATTERN, value) is not None) == (branch_compression_problem(value) is None)
+    assert (re.search(BRANCH_COMPRESSION_PATTERN, value) is not None) == (
+        branch_compression_problem(value) is None
+    )
 
 
 @pytest.mark.parametrize(("value", "bits"), [("full", None), ("mantissa1", 1), ("mantissa22", 22), ("mantissa23", None),
@@ -63,8 +65,8 @@ def test_float_precision_grammar(value, bits):
 
 def test_the_setting_keys_are_the_schemas():
     defs = schema()["$defs"]
-    assert FILE_KEYS == tuple(defs["file_settings"]["properties"])
-    assert READ_KEYS == tuple(defs["read_settings"]["properties"])
+    assert tuple(defs["file_settings"]["properties"]) == FILE_KEYS
+    assert tuple(defs["read_settings"]["properties"]) == READ_KEYS
     assert set(defs["scan"]["properties"]) == {"formats", *FILE_KEYS, *READ_KEYS}
     assert set(defs["container"]["enum"]) == set(CONTAINERS)
     assert set(defs["algorithm"]["enum"]) == set(ALGORITHMS)
@@ -74,7 +76,7 @@ def test_every_per_algorithm_table_covers_every_algorithm():
     assert set(footprint.SIZE_FACTOR) == set(ALGORITHMS)
     assert set(footprint.LEVEL_SLOPE) == set(COMPRESSING_ALGORITHMS)
     assert set(labels.ALGORITHM_LABELS) == set(ALGORITHMS)
-    assert labels.STORAGE_ORDER == list(storage.PROFILES)
+    assert list(storage.PROFILES) == labels.STORAGE_ORDER
 
 
 # Defaults ----------------------------------------------------------------------------------------------------
@@ -83,18 +85,26 @@ def test_every_per_algorithm_table_covers_every_algorithm():
 def test_defaults_come_from_the_schema_once():
     assert LATER_FILE_KEY_DEFAULTS == {"branch_compression": "uniform", "float_precision": "full"}
     assert WINDOW_RULE_DEFAULTS == {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
-    assert all(PAPER_FILE_DEFAULTS[fmt].items() >= LATER_FILE_KEY_DEFAULTS.items() for fmt in PAPER_FILE_DEFAULTS)
+    assert all(
+        PAPER_FILE_DEFAULTS[fmt].items() >= LATER_FILE_KEY_DEFAULTS.items() for fmt in PAPER_FILE_DEFAULTS
+    )
     point = FilePoint("xaod", "zlib", 5, 100, 0, 32000)
     assert (point.branch_compression, point.float_precision) == ("uniform", "full")
     config = load_study_config({"formats": {"xaod": {"written": 10, "read": 10}}})
-    assert all(settings.items() >= LATER_FILE_KEY_DEFAULTS.items() for settings in config["file_defaults"].values())
+    assert all(
+        settings.items() >= LATER_FILE_KEY_DEFAULTS.items() for settings in config["file_defaults"].values()
+    )
 
 
 # Containers --------------------------------------------------------------------------------------------------
 
 
 def test_each_container_only_setting_has_the_fixed_value_the_points_keep():
-    assert fixed_settings(RNTUPLE, FILE_KEYS) == {"split_level": -1, "basket_size": 0, "branch_compression": "uniform"}
+    assert fixed_settings(RNTUPLE, FILE_KEYS) == {
+        "split_level": -1,
+        "basket_size": 0,
+        "branch_compression": "uniform",
+    }
     assert fixed_settings(TTREE, FILE_KEYS) == {"page_size": 0}
     read = ReadPoint(2_000_000, 100, 1, "all", "native", cluster_bunch=4, async_prefetch=True, unzip=True)
     assert read.for_container(TTREE).cluster_bunch == 1
@@ -112,13 +122,13 @@ def test_container_of_class():
 @pytest.mark.parametrize("name", ["cms_nanoaod_2015_ttbar_200ev.root", "atlas_physlite_run2_ttbar_100ev.root",
                                   "atlas_physlite_rntuple_100ev.root"])  # fmt: skip
 def test_the_cxx_reader_finds_the_same_container_on_real_files(build, name):
-    """The C++ reader's has_ntuple (--inspect of either container: the file says which) and
+    """The C++ reader's has_ntuple (--resolve-selection says the container it found) and
     vocabulary.container_of_class (through sources.describe, with uproot) agree on the shared real files."""
     path = SHARED_DATA / name
     require(path.exists(), f"the real test file {path}")
     found = describe(str(path))
-    inspected = run_tool([str(build["reader"]), "--file", str(path), "--tree", found.tree, "--inspect"], "inspect")
-    assert inspected["container"] == found.container
+    cmd = [str(build["reader"]), "--file", str(path), "--tree", found.tree, "--resolve-selection", "all"]
+    assert run_tool(cmd, "resolve")["container"] == found.container
 
 
 # Compression setting -----------------------------------------------------------------------------------------
@@ -135,7 +145,11 @@ def test_encode_and_decode_are_inverse():
 
 def test_an_unknown_algorithm_is_one_clear_error_both_ways():
     known = r"known algorithms are none \(0\), zlib \(1\), lzma \(2\), lz4 \(4\), zstd \(5\)"
-    with pytest.raises(CompressionSettingError, match=r"setting 303 \(algorithm 3\) is not one this study knows; " + known):
+    with pytest.raises(
+        CompressionSettingError, match=r"setting 303 \(algorithm 3\) is not one this study knows; " + known
+    ):
         decode(303)
-    with pytest.raises(CompressionSettingError, match="compression algorithm 'lz5' is not one this study knows"):
+    with pytest.raises(
+        CompressionSettingError, match="compression algorithm 'lz5' is not one this study knows"
+    ):
         encode("lz5", 1)

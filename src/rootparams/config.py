@@ -87,8 +87,8 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
                             f"{', '.join(sorted(config['formats']))}")  # fmt: skip
     for fmt in config["formats"]:
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
-    for settings in config["file_defaults"].values():
-        for key, default in LATER_FILE_KEY_DEFAULTS.items():  # every format alike, unless a study says otherwise
+    for settings in config["file_defaults"].values():  # every format alike, unless a study says otherwise
+        for key, default in LATER_FILE_KEY_DEFAULTS.items():
             settings.setdefault(key, default)
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
     problems += list(_semantic_problems(config))

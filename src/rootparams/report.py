@@ -217,9 +217,7 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
         elif origin == "rewrite":
             baskets = "baskets kept" if r.basket_size == 0 else f"baskets {r.basket_size} B"
             clusters = (
-                ""
-                if getattr(r, "container", TTREE) == RNTUPLE
-                else f", AutoFlush {r.autoflush}, {baskets}"
+                "" if getattr(r, "container", TTREE) == RNTUPLE else f", AutoFlush {r.autoflush}, {baskets}"
             )
             out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}")
         elif getattr(r, "container", TTREE) == RNTUPLE:

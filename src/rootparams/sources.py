@@ -127,4 +127,3 @@ def file_settings(source: SourceFile) -> dict:
     algorithm, level = source.algorithm_level
     return {"container": source.container, "algorithm": algorithm, "level": level, "autoflush": source.autoflush,
             "split_level": -1, "basket_size": 0, "page_size": 0}  # fmt: skip
-
