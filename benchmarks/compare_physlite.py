@@ -25,8 +25,8 @@ import ROOT
 import uproot
 
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import scratch_file
+from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 REAL_FILE = Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root")
 SYNTHETIC = {"truth3": 2000, "susy5": 300, "topq1": 100, "xaod": 20}  # format -> events

@@ -30,10 +30,11 @@ from pathlib import Path
 
 from rootparams import pagecache, paths, rootenv
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
+from rootparams.config import load_study_config
 from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
 from rootparams.measure import measure_point, reader_command
 from rootparams.native import run_tool
+from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1}
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 from rootparams import paths
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import scratch_file
+from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 REAL = Path("/work/shared/data/atlas_physlite_rntuple_100ev.root")  # as benchmarks/compare_physlite.py
 

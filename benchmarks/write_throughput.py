@@ -19,10 +19,10 @@ from pathlib import Path
 
 from rootparams import paths
 from rootparams.build import ensure_built
-from rootparams.config import PAPER_FILE_DEFAULTS
 from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
 from rootparams.grid import content_file_point
 from rootparams.native import run_tool
+from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 SETTINGS = [
     ("none", 0),

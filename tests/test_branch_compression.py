@@ -10,16 +10,16 @@ import pytest
 from conftest import config_problems as problems
 
 from rootparams.config import load_study_config
-from rootparams.generate import generate_file
+from rootparams.errors import UserError
+from rootparams.generate import BranchCompressionError, choose_branches, generate_file
 from rootparams.grid import (
     FILE_ID_PATTERN,
     FilePoint,
     branch_compression_token,
     expand_points,
     file_points,
-    hot_compression_setting,
-    parse_branch_compression,
 )
+from rootparams.vocabulary import hot_compression_setting, parse_branch_compression
 
 EVENTS = 300
 
@@ -88,6 +88,25 @@ def test_a_scan_makes_its_own_files_and_a_rewrite_keeps_one_setting():
                    "zlib-5_af100_split0_basket32000"]  # fmt: skip
     rewrite = FilePoint("mine", "lz4", 4, 100, -1, 0, origin="rewrite", branch_compression="largest4:lz4-1")
     assert rewrite.branch_compression == "uniform" and "_bc" not in rewrite.id
+
+
+def test_a_choice_of_every_branch_or_of_none_names_the_format_and_what_is_valid():
+    """Per-branch compression that a file cannot take, found when its branches are ranked: a user's error,
+    with the value, the format and the valid range or the nearest branch names."""
+    ranked = ["TauJets", "Muons", "Electrons"]
+    largest = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="largest3:lz4-1")
+    with pytest.raises(BranchCompressionError) as every:
+        choose_branches(largest, ranked)
+    assert isinstance(every.value, UserError) and str(every.value).startswith(
+        "branch_compression 'largest3:lz4-1' would cover every branch of format xaod: its file has 3 top-level"
+    )
+    assert "use largest1 to largest2" in str(every.value)
+    regex = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="match:^Tau$:lz4-1")
+    nearest = r"'match:\^Tau\$:lz4-1' finds no branch of format xaod.*the nearest are TauJets"
+    with pytest.raises(BranchCompressionError, match=nearest):
+        choose_branches(regex, ranked)
+    two = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="largest2:lz4-1")
+    assert choose_branches(two, ranked) == ["TauJets", "Muons"]
 
 
 # Real files -------------------------------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import yaml
 from conftest import REPO
 from conftest import config_problems as problems
 
-from rootparams.config import PAPER_FILE_DEFAULTS, load_study_config
+from rootparams.config import load_study_config
+from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 
 def test_empty_config_gets_every_default():
@@ -121,13 +122,26 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
     """snakescript.run_logged prints any UserError as a message (no traceback) and exits 1."""
     import types
 
-    from rootparams import aggregate, build, config, footprint, monitor, native, pagecache, rootenv, storage
+    from rootparams import (
+        aggregate,
+        build,
+        config,
+        footprint,
+        generate,
+        monitor,
+        native,
+        pagecache,
+        rootenv,
+        storage,
+        vocabulary,
+    )
     from rootparams.errors import UserError
     from rootparams.snakescript import run_logged
 
     family = [aggregate.OverlapError, build.BuildError, config.ConfigError, footprint.DiskSpaceError,
               monitor.MonitorError, monitor.MonitorCSVError, native.ToolError, native.DamagedFileError,
-              pagecache.EvictionError, rootenv.RootNotFound, storage.StorageProfileError]  # fmt: skip
+              pagecache.EvictionError, rootenv.RootNotFound, storage.StorageProfileError,
+              vocabulary.CompressionSettingError, generate.BranchCompressionError]  # fmt: skip
     assert all(issubclass(e, UserError) for e in family)
     smk = types.SimpleNamespace(log=[str(tmp_path / "job.log")], rule="r", wildcards={})
 

@@ -94,8 +94,8 @@ def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
 
 
 def test_a_benchmark_point_is_the_papers_file_settings_with_overrides():
-    from rootparams.config import PAPER_FILE_DEFAULTS
     from rootparams.generate import paper_file_point
+    from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
     d = PAPER_FILE_DEFAULTS["topq1"]
     point = paper_file_point("topq1", algorithm="lz4", level=9)

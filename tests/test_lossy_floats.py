@@ -15,7 +15,8 @@ from conftest import config_problems as problems
 from rootparams.aggregate import FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
 from rootparams.config import load_study_config
 from rootparams.generate import FLOAT_PRECISION_LOSS, generate_file
-from rootparams.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points, mantissa_bits
+from rootparams.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points
+from rootparams.vocabulary import mantissa_bits
 
 N = 10  # mantissa bits kept in the written files
 EVENTS = 300
@@ -75,7 +76,7 @@ def test_a_rewrite_keeps_full_precision():
     # A copy by ROOT does not round: the setting is normalized, and a source scan of it is refused by the config.
     point = FilePoint("mine", "lz4", 4, 100, -1, 0, origin="rewrite", float_precision="mantissa10")
     assert point.float_precision == "full" and "_fpm" not in point.id
-    from rootparams.sources import unrewritable, why_not
+    from rootparams.vocabulary import unrewritable, why_not
 
     assert unrewritable("ttree", ["float_precision"]) == ["float_precision"]
     assert "our writer" in why_not("ttree", "float_precision")

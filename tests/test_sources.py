@@ -8,7 +8,7 @@ from conftest import SHARED_DATA, require
 
 from rootparams.config import ConfigError, left_out_notes, load_study_config
 from rootparams.grid import FilePoint, expand_points
-from rootparams.sources import SourceError, describe
+from rootparams.sources import SourceError, SourceFile, describe
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
@@ -49,6 +49,14 @@ def test_bad_sources_name_the_file_and_what_it_holds(tmp_path):
         describe(str(text))
     with pytest.raises(SourceError, match=r"no TTree or RNTuple named 'Event'.*holds Events \(ttree\)"):
         describe(str(NANOAOD), "Event")
+
+
+def test_a_compression_setting_of_an_unknown_algorithm_names_the_file_and_the_known_ones():
+    odd = SourceFile("/data/odd.root", "Events", "ttree", 10, 303, 100, 0)
+    with pytest.raises(
+        SourceError, match=r"/data/odd\.root: compression setting 303 \(algorithm 3\).*zlib \(1\)"
+    ):
+        _ = odd.algorithm_level
 
 
 def _study(formats: dict, scans: dict | None = None, **extra) -> dict:

@@ -12,7 +12,6 @@ read or the writing of any file. An overlap means the measurement conditions wer
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -24,6 +23,13 @@ from rootparams.errors import UserError
 from rootparams.generate import FLOAT_PRECISION_LOSS
 from rootparams.monitor import parse_monitor_csv
 from rootparams.stats import Interval
+from rootparams.vocabulary import (
+    LATER_FILE_KEY_DEFAULTS,
+    RNTUPLE,
+    TTREE,
+    WINDOW_RULE_DEFAULTS,
+    required_repetitions,
+)
 
 POINT_KEYS = [
     "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
@@ -69,12 +75,6 @@ SUMMARY_METRICS = [
 
 class OverlapError(UserError):
     pass
-
-
-# File settings added after records were first written (issue #17): a record without one was made at its
-# default (every branch at the file's compression, every float at full precision). Filled in when records are
-# loaded, so that the old and the new records of a resumed run group and join on the same values.
-LATER_FILE_KEY_DEFAULTS = {"branch_compression": "uniform", "float_precision": "full"}
 
 
 def load_records(paths: Iterable[str | Path]) -> pd.DataFrame:
@@ -207,15 +207,6 @@ def derive_metrics(repetitions: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def required_repetitions(measurement: dict | None, repetitions: int | None = None) -> int:
-    """The unflagged repetitions a point needs to be valid (measurement.min_repetitions; when null, 80 % of the
-    study's repetitions, rounded up)."""
-    measurement = measurement or {}
-    if measurement.get("min_repetitions") is not None:
-        return int(measurement["min_repetitions"])
-    return max(1, math.ceil(0.8 * (repetitions or measurement.get("repetitions", 1) or 1)))
-
-
 def summarize(
     repetitions: pd.DataFrame, measurement: dict | None = None, planned: int | None = None
 ) -> pd.DataFrame:
@@ -290,16 +281,13 @@ def _window_extremes(good: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-DEFAULT_WINDOW_RULE = {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
-
-
 def window_rule(measurement: dict | None, scans: Iterable[str] = ()) -> dict[str, float]:
     """The window rule an artifact judges its points by: the study's (measurement.min_window_seconds,
     min_window_io_share), or, where every scan the artifact draws has the same rule of its own
     (measurement.window_by_scan), that one. A lenient scan rule never reaches another scan's figures, topics,
     Table 1, the Pareto fronts or the cost model."""
     measurement = measurement or {}
-    rule = {k: measurement.get(k, v) for k, v in DEFAULT_WINDOW_RULE.items()}
+    rule = {k: measurement.get(k, v) for k, v in WINDOW_RULE_DEFAULTS.items()}
     own = measurement.get("window_by_scan") or {}
     scans = [s for s in ([scans] if isinstance(scans, str) else scans) if s != "default"]
     rules = [tuple(sorted(own[s].items())) if s in own else None for s in scans]
@@ -391,8 +379,8 @@ def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) ->
     keys = ["format", "algorithm", "level", "storage_profile"]
     columns = [*keys, "rate_ratio", "rate_ratio_low", "rate_ratio_high", "rate_ratio_n", "rate_ratio_paired",
                "size_ratio", "valid"]  # fmt: skip
-    t = d[d["container"] == "ttree"]
-    r = d[d["container"] == "rntuple"]
+    t = d[d["container"] == TTREE]
+    r = d[d["container"] == RNTUPLE]
     both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
     if both.empty:
         return pd.DataFrame(columns=columns)

@@ -39,6 +39,9 @@ import numpy as np
 
 from rootparams.errors import UserError
 from rootparams.sources import EVENT_DATA_NAMES
+from rootparams.vocabulary import RNTUPLE, TTREE, container_of_class
+
+# uproot and awkward take seconds to import: the functions that read a file import them.
 
 NS = "xAODlike::"
 
@@ -85,9 +88,9 @@ def open_tree(path: str | Path, tree: str | None = None):
         f = uproot.open(path)
     except Exception as e:
         raise CalibrationError(f"{path}: not a ROOT file uproot can open ({type(e).__name__}: {e})") from None
-    classes = {k.split(";")[0]: v for k, v in f.classnames(recursive=False).items()}
-    trees = sorted(k for k, v in classes.items() if v == "TTree")
-    ntuples = sorted(k for k, v in classes.items() if "RNTuple" in v)
+    containers = {k.split(";")[0]: container_of_class(v) for k, v in f.classnames(recursive=False).items()}
+    trees = sorted(k for k, c in containers.items() if c == TTREE)
+    ntuples = sorted(k for k, c in containers.items() if c == RNTUPLE)
     listing = f"TTrees: {', '.join(trees) or 'none'}; RNTuples: {', '.join(ntuples) or 'none'}"
     if tree is None:
         known = [t for t in EVENT_DATA_NAMES if t in trees]

@@ -9,46 +9,41 @@ and what would be valid. Invalid configurations stop here, before Snakemake sche
 from __future__ import annotations
 
 import copy
+import difflib
 import re
 from collections.abc import Iterator, Mapping
-from functools import cache
-from importlib import resources
 from typing import Any
 
 import jsonschema
-import yaml
 
 from rootparams.errors import UserError
+from rootparams.formats import (
+    EVENTSIZE_PREFIX,
+    KNOWN_FORMATS,
+    event_size_bytes,
+    eventsize_events,
+    eventsize_name,
+    is_builtin,
+    is_flat,
+)
+from rootparams.grid import expand_points, format_kind, left_out_of, scan_formats
+from rootparams.sources import SourceError, SourceFile, describe, file_settings
 from rootparams.storage import PROFILES, resolve_profile
+from rootparams.vocabulary import (
+    CONTAINER_ONLY,
+    FILE_KEYS,
+    LATER_FILE_KEY_DEFAULTS,
+    PAPER_FILE_DEFAULTS,
+    PAPER_READ_DEFAULTS,
+    READ_KEYS,
+    RNTUPLE,
+    TTREE,
+    branch_compression_problem,
+    schema,
+    unrewritable,
+    why_not,
+)
 
-FILE_KEYS = (
-    "container",
-    "algorithm",
-    "level",
-    "autoflush",
-    "split_level",
-    "basket_size",
-    "page_size",
-    "branch_compression",
-    "float_precision",
-)
-READ_KEYS = (
-    "cache_size",
-    "learn_entries",
-    "cluster_bunch",
-    "async_prefetch",
-    "threads",
-    "reading_style",
-    "unzip",
-    "branches",
-    "storage_profile",
-)
-# Settings that mean something for one container only (docs/formats.md, "RNTuple"): a scan that varies one of
-# them over points of the other container is an error, and a point of the other container keeps a fixed value.
-CONTAINER_ONLY_KEYS = {
-    "ttree": ("split_level", "basket_size", "branch_compression", "learn_entries", "async_prefetch", "unzip"),
-    "rntuple": ("page_size", "cluster_bunch"),
-}
 # The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
 RNTUPLE_CACHE_SIZES = (0, -1)
 BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.storage defines them
@@ -64,17 +59,6 @@ class ConfigError(UserError, ValueError):
             f"Invalid study configuration ({source}); nothing was run.\n{lines}\n"
             "The schema with every key, its default and its valid values is src/rootparams/schemas/config.schema.yaml."
         )
-
-
-@cache
-def schema() -> dict[str, Any]:
-    text = resources.files("rootparams").joinpath("schemas/config.schema.yaml").read_text()
-    return yaml.safe_load(text)
-
-
-# The paper's defaults per format and for reading: their one home is the schema (file_defaults, read_defaults).
-PAPER_FILE_DEFAULTS: dict[str, dict[str, Any]] = schema()["properties"]["file_defaults"]["default"]
-PAPER_READ_DEFAULTS: dict[str, Any] = schema()["properties"]["read_defaults"]["default"]
 
 
 def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configuration") -> dict[str, Any]:
@@ -103,9 +87,9 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
                             f"{', '.join(sorted(config['formats']))}")  # fmt: skip
     for fmt in config["formats"]:
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
-    for settings in config["file_defaults"].values():
-        settings.setdefault("float_precision", "full")  # every float as it is, unless a study says otherwise
-        settings.setdefault("branch_compression", "uniform")  # one setting for every branch
+    for settings in config["file_defaults"].values():  # every format alike, unless a study says otherwise
+        for key, default in LATER_FILE_KEY_DEFAULTS.items():
+            settings.setdefault(key, default)
     config["read_defaults"] = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}
     problems += list(_semantic_problems(config))
     if problems:
@@ -115,7 +99,7 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
 
 EVENT_SIZE_SCAN = "event_size"
 # The event-size formats' settings (a flat tree: the split level means nothing): the paper's ZLIB-5, 10 MB clusters.
-EVENTSIZE_FILE_DEFAULTS = {"container": "ttree", "algorithm": "zlib", "level": 5, "autoflush": -10_000_000,
+EVENTSIZE_FILE_DEFAULTS = {"container": TTREE, "algorithm": "zlib", "level": 5, "autoflush": -10_000_000,
                            "split_level": 99, "basket_size": 32000, "page_size": 1048576}  # fmt: skip
 
 
@@ -125,8 +109,6 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
     study = config.get("event_size")
     if not study:
         return
-    from rootparams.formats import eventsize_events, eventsize_name
-
     if EVENT_SIZE_SCAN not in config["scans"]:
         yield (f"event_size is given but scans.{EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
                "event sizes, e.g. scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}")  # fmt: skip
@@ -152,49 +134,33 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
 def _flat_formats_read_all(config: dict[str, Any]) -> None:
     """A built-in flat format (nanoaod, eventsize_<N>) has no ATLAS particle containers: where the study's
     default selection is the paper's 'particle', it reads all its branches instead (its points say so)."""
-    from rootparams.formats import is_flat
-
     default = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}["branches"]
     for fmt, entry in config["formats"].items():
         if is_flat(fmt) and not ({"source", "calibrate"} & set(entry)) and default == "particle":
             entry.setdefault("branches", "all")
 
 
-def format_kind(config: Mapping[str, Any], fmt: str) -> str:
-    """How a format's files are made: "recipe" (a built-in synthetic format), "source" (a user's file, measured
-    as it is and rewritten) or "clone" (a synthetic recipe calibrated on a user's file)."""
+def source_of(config: Mapping[str, Any], fmt: str) -> SourceFile:
+    """The file a source or clone format is made from."""
     entry = config["formats"][fmt]
-    return "source" if "source" in entry else "clone" if "calibrate" in entry else "recipe"
-
-
-def source_of(config: Mapping[str, Any], fmt: str):
-    """The file a source or clone format is made from (rootparams.sources.SourceFile)."""
-    from rootparams import sources
-
-    entry = config["formats"][fmt]
-    return sources.describe(entry.get("source") or entry["calibrate"], entry.get("tree"))
+    return describe(entry.get("source") or entry["calibrate"], entry.get("tree"))
 
 
 def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """A format's file settings where neither a scan nor file_defaults gives them: the paper's for a built-in
     format, the file's own for a source; for a clone, the file's compression and AutoFlush, stored as a split
     TTree (split level 99, basket size 32000, as ATLAS and CMS write their trees)."""
-    from rootparams import sources
-
     kind = format_kind(config, fmt)
     if kind == "recipe":
         return dict(PAPER_FILE_DEFAULTS.get(fmt, EVENTSIZE_FILE_DEFAULTS))
-    own = sources.file_settings(source_of(config, fmt))
+    own = file_settings(source_of(config, fmt))
     if kind == "source":
         return own
-    return {**own, "container": "ttree", "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+    return {**own, "container": TTREE, "split_level": 99, "basket_size": 32000, "page_size": 1048576}
 
 
 def _format_problems(config: dict[str, Any]) -> Iterator[str]:
     """Each format is either built in or made from a file that exists and holds enough events."""
-    from rootparams import sources
-    from rootparams.formats import EVENTSIZE_PREFIX, KNOWN_FORMATS, event_size_bytes, is_builtin
-
     for fmt, entry in config["formats"].items():
         made_from = [k for k in ("source", "calibrate") if k in entry]
         where = f"formats.{fmt}"
@@ -225,10 +191,10 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
             yield f"{where}: give written (events per file of the clone) as well as read"
         try:
             found = source_of(config, fmt)
-        except sources.SourceError as error:
+        except SourceError as error:
             yield f"{where}.{made_from[0]}: {error}"
             continue
-        if made_from == ["calibrate"] and found.container != "ttree":
+        if made_from == ["calibrate"] and found.container != TTREE:
             yield (f"{where}.calibrate: {found.path} holds {found.tree} as an RNTuple; calibrate reads TTrees only "
                    "(measure the RNTuple as it is with source:, or calibrate on the same data stored as a TTree)")  # fmt: skip
         if made_from == ["source"]:
@@ -353,8 +319,6 @@ def _range_text(s: dict[str, Any]) -> str:
 
 
 def _closest(word: str, choices: list[str]) -> str | None:
-    import difflib
-
     match = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return match[0] if match else None
 
@@ -388,49 +352,24 @@ def scan_containers(config: dict[str, Any], scan: Mapping[str, Any], name: str |
     return {config["file_defaults"][f]["container"] for f in formats}
 
 
-def _left_out_of(config: Mapping[str, Any], fmt: str, scan: Mapping[str, Any]) -> bool:
-    """A source format that a scan covers only because the scan names no formats, and whose file cannot be
-    rewritten at the scan's settings: grid.expand_points leaves it out of that scan."""
-    from rootparams import sources
-
-    if "formats" in scan or format_kind(config, fmt) != "source":
-        return False
-    return bool(sources.unrewritable(config["file_defaults"][fmt]["container"], list(scan)))
-
-
-def scan_formats(config: Mapping[str, Any], scan: Mapping[str, Any], name: str | None = None) -> list[str]:
-    """The formats whose points scan ``name`` makes: its own list, else every format of the study that does
-    not keep to scans of its own (a format's ``scans`` key: the skimmed and event-size formats)."""
-    if "formats" in scan:
-        candidates = scan["formats"]
-    else:
-        entries = config["formats"]
-        candidates = [f for f in entries if "scans" not in entries[f] or name in entries[f]["scans"]]
-    return [f for f in candidates if not _left_out_of(config, f, scan)]
-
-
 def left_out_notes(config: Mapping[str, Any]) -> list[str]:
     """One line per scan that leaves a source format out (it names no formats, and varies a setting the source
     cannot be rewritten at), to be said when the study starts."""
-    from rootparams import sources
-
     notes = []
     for name, scan in config["scans"].items():
         for fmt in config["formats"]:
-            if _left_out_of(config, fmt, scan):
+            if left_out_of(config, fmt, scan):
                 container = config["file_defaults"][fmt]["container"]
-                keys = sources.unrewritable(container, list(scan))
-                notes.append(
-                    f"scan {name} leaves source format {fmt} out: {sources.why_not(container, keys[0])}"
-                )
+                keys = unrewritable(container, list(scan))
+                notes.append(f"scan {name} leaves source format {fmt} out: {why_not(container, keys[0])}")
     return notes
 
 
 def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
     containers = scan_containers(config, scan, name)
-    for container, keys in CONTAINER_ONLY_KEYS.items():
+    for container, fixed in CONTAINER_ONLY.items():
         others = sorted(containers - {container})
-        for key in keys:
+        for key in fixed:
             if key in scan and others:
                 counterpart = {"split_level": "RNTuple has no split level (every field is stored column-wise)",
                                "basket_size": "its counterpart is page_size",
@@ -446,7 +385,7 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
                     f"{', '.join(others)} ({counterpart}); give the scan container: [{container}], or make a "
                     f"separate scan for {', '.join(others)} without {key}"
                 )
-    if "rntuple" in containers and "cache_size" in scan:
+    if RNTUPLE in containers and "cache_size" in scan:
         bad = [v for v in scan["cache_size"] if v not in RNTUPLE_CACHE_SIZES]
         if bad:
             yield (
@@ -459,8 +398,6 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
 def _branch_compression_problems(name: str, scan: Mapping[str, Any]) -> Iterator[str]:
     """A per-branch compression that parses but cannot work: a regex that does not compile (the schema checks the
     shape only)."""
-    from rootparams.grid import branch_compression_problem
-
     for value in scan.get("branch_compression", []):
         if (problem := branch_compression_problem(value)) is not None:
             yield f"scans.{name}.{problem}"
@@ -469,14 +406,12 @@ def _branch_compression_problems(name: str, scan: Mapping[str, Any]) -> Iterator
 def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, Any]) -> Iterator[str]:
     """A scan that names a source format may vary only what a rewrite can change. (A scan that names no formats
     covers a source only with the settings it can take: grid.expand_points leaves the source out of it.)"""
-    from rootparams import sources
-
     for fmt in scan.get("formats", []):
         if fmt not in config["formats"] or format_kind(config, fmt) != "source":
             continue
         container = config["file_defaults"][fmt]["container"]
-        for key in sources.unrewritable(container, list(scan)):
-            yield (f"scans.{name}.{key}: format {fmt!r} is a source file, and {sources.why_not(container, key)}; "
+        for key in unrewritable(container, list(scan)):
+            yield (f"scans.{name}.{key}: format {fmt!r} is a source file, and {why_not(container, key)}; "
                    f"remove {fmt} from the scan's formats, or scan a calibrated clone of the file "
                    f"(formats: {{{fmt}_clone: {{calibrate: <the file>, written: N, read: N}}}})")  # fmt: skip
 
@@ -484,8 +419,6 @@ def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, 
 def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
     """'particle' needs ATLAS particle containers: a file without them is an error here, before any work, that
     names the selections that work."""
-    from rootparams.formats import is_flat
-
     for fmt, entry in config["formats"].items():
         kind = format_kind(config, fmt)
         if kind == "recipe" and not is_flat(fmt):
@@ -523,8 +456,6 @@ def _access(profile: str, custom: dict[str, dict]) -> str | None:
 def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
     """Read points that cannot be measured as asked, found on the expanded grid (a scan may cross a reading
     style or parallel unzip with settings they do not go with), each said once with the scans it comes from."""
-    from rootparams.grid import expand_points
-
     try:
         points = expand_points(config)
     except ValueError:  # a malformed point is the schema's or another check's to report
@@ -537,7 +468,7 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
         if read.reading_style in COLUMNAR_STYLES and read.branches == "particle":
             why.append(f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
                        "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,...")  # fmt: skip
-        if read.reading_style in COLUMNAR_STYLES and container != "ttree":
+        if read.reading_style in COLUMNAR_STYLES and container != TTREE:
             why.append(
                 f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]"
             )

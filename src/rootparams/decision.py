@@ -91,9 +91,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, valid_points
+from rootparams.aggregate import valid_points
 from rootparams.compare import Repetitions
-from rootparams.labels import autoflush_label, cache_label, reading_style_label
+from rootparams.labels import autoflush_label, cache_label, format_order, format_title, reading_style_label
 from rootparams.stats import (
     CONFIDENCE,
     HIGHER,
@@ -105,12 +105,9 @@ from rootparams.stats import (
     round_matrix,
     t_quantile,
 )
+from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED
 
 GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
-FILE_SETTING_KEYS = ["container", "algorithm", "level", "autoflush", "split_level", "basket_size", "page_size",
-                     "branch_compression", "float_precision"]  # fmt: skip
-READ_SETTING_KEYS = ["cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style",
-                     "unzip"]  # fmt: skip
 FILE_COLUMNS = ["format", "file_id", "size_bytes", "events", "root_write_seconds", "root_write_cpu_seconds",
                 "write_threads"]  # fmt: skip
 # Written next to every cost so that a table read alone says what it assumed.
@@ -144,7 +141,7 @@ def _true(value) -> bool:
 
 def _algorithm_level(row) -> str:
     alg = str(row["algorithm"])
-    return "uncompressed" if alg == "none" else f"{alg.upper()}-{int(row['level'])}"
+    return "uncompressed" if alg == UNCOMPRESSED else f"{alg.upper()}-{int(row['level'])}"
 
 
 def setting_label(
@@ -154,7 +151,7 @@ def setting_label(
     differs from the format's defaults (``file_defaults``) and the study's read defaults, e.g.
     "LZ4-1, AF 20 MB, cache off", "RNTuple ZSTD-5", "LZMA-5, hot largest4:lz4-1, mt2"."""
     parts = [_algorithm_level(row)]
-    if row.get("container", "ttree") == "rntuple":
+    if row.get("container", TTREE) == RNTUPLE:
         parts[0] = f"RNTuple {parts[0]}"
 
     def differs(key, default=None):
@@ -165,7 +162,7 @@ def setting_label(
 
     if differs("autoflush"):
         parts.append(f"AF {autoflush_label(int(row['autoflush']))}")
-    if row.get("container", "ttree") == "ttree":
+    if row.get("container", TTREE) == TTREE:
         if differs("split_level") and int(row["split_level"]) >= 0:
             parts.append(f"split {int(row['split_level'])}")
         if differs("basket_size") and int(row["basket_size"]) > 0:
@@ -845,8 +842,6 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
     """The lead of recommendations.md: per format, the cost model's choice at each cost.reads_per_file with how
     sure it is, where the lowest mean changes, and the Pareto front of the cost's storage profile and
     selection."""
-    from rootparams.labels import format_order, format_title
-
     price = prices(config)
     cur = price["currency"]
     lines = [

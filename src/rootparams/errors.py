@@ -5,7 +5,8 @@ what the study asks. Each carries a message written for the user (what, where, w
 Every module's own error derives from ``UserError``: ConfigError (config), ToolError with ReadError and
 DamagedFileError (native, measure), MonitorError and MonitorCSVError (monitor), EvictionError (pagecache),
 StorageProfileError (storage), RemoteEndpointError and RemoteToolError (remote), BuildError (build),
-RootNotFound (rootenv), DiskSpaceError (footprint), OverlapError (aggregate).
+RootNotFound (rootenv), DiskSpaceError (footprint), OverlapError (aggregate), CompressionSettingError
+(vocabulary), SourceError (sources), BranchCompressionError (generate).
 """
 
 from __future__ import annotations

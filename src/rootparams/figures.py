@@ -24,9 +24,10 @@ import pandas as pd
 import seaborn as sns
 
 from rootparams.aggregate import apply_validity, container_ratios, scan_rows, valid_points, window_rule
+from rootparams.decision import PARETO_RATE_MARGIN, crossovers
+from rootparams.formats import eventsize_written_bytes
 from rootparams.labels import (
     ALGORITHM_LABELS,
-    ALGORITHM_ORDER,
     CONTAINER_LABELS,
     STORAGE_ORDER,
     autoflush_label,
@@ -35,14 +36,16 @@ from rootparams.labels import (
     cache_order,
     format_order,
     format_title,
+    profile_list,
     reading_style_label,
     selection_label,
     selection_order,
 )
+from rootparams.vocabulary import ALGORITHMS, TTREE, UNCOMPRESSED
 
 # One colour per algorithm in every figure (seaborn's colour-blind palette).
 _PALETTE = sns.color_palette("colorblind", 5)
-ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHM_ORDER[:-1])} | {"none": "0.35"}
+ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHMS[:-1])} | {UNCOMPRESSED: "0.35"}
 
 
 @dataclass(frozen=True)
@@ -168,16 +171,16 @@ def _lines_by_algorithm(
             face = color if valid_points(panel.loc[[i]]).iloc[0] else "white"
             ax.plot([pos], [row[y] * scale], marker="*", markersize=12, markerfacecolor=face, markeredgecolor=color,
                     markeredgewidth=1.2, linestyle="none", label="the real file as it is")  # fmt: skip
-        ticks = panel.loc[panel["algorithm"] != "none", x]
+        ticks = panel.loc[panel["algorithm"] != UNCOMPRESSED, x]
         panel = panel[~asis]
-        for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"])]:
+        for alg in [a for a in ALGORITHMS if a in set(panel["algorithm"])]:
             line = panel[panel["algorithm"] == alg]
             line = line.assign(
                 _pos=line[x].map({v: i for i, v in enumerate(order)}) if categories else line[x]
             ).sort_values("_pos")
             style = {"color": ALGORITHM_COLORS[alg], "label": ALGORITHM_LABELS[alg]}
             bars, bars_are = _bars(line, y, yerr, scale)
-            if alg == "none" and not categories:
+            if alg == UNCOMPRESSED and not categories:
                 # Uncompressed has no level: a horizontal reference across the panel, its bar a band; dotted and
                 # said so where the point is not valid.
                 value, is_valid = line[y].iloc[0] * scale, bool(valid_points(line).iloc[0])
@@ -305,7 +308,7 @@ def _setting_order(values) -> list[str]:
 
     def key(v):
         alg, level = v.rsplit("-", 1)
-        return (ALGORITHM_ORDER.index(alg) if alg in ALGORITHM_ORDER else 99, int(level))
+        return (ALGORITHMS.index(alg) if alg in ALGORITHMS else 99, int(level))
 
     return sorted(set(values), key=key)
 
@@ -415,7 +418,7 @@ def _fig19(d, ctx):
 
 
 def _fig20(d, ctx):
-    d, order = _storage_rtt(d[d["container"] == "ttree"] if "container" in d else d)
+    d, order = _storage_rtt(d[d["container"] == TTREE] if "container" in d else d)
     cache = {0: "TTreeCache off", -1: "TTreeCache -1 (ROOT's default sizing)"}
     d = d.assign(cache=d["cache_size"].map(lambda v: cache.get(int(v), f"TTreeCache {cache_label(int(v))}")))
     return _lines_by(d, "Fig. 20 (beyond the paper): event rate vs round-trip time, TTreeCache off and on",
@@ -425,7 +428,7 @@ def _fig20(d, ctx):
 
 def _prefetch_series(container: str, async_prefetch: bool, cache_size: int) -> str:
     """Fig. 21's line: the TTreeCache (with or without async prefetching) or the RNTuple cluster cache."""
-    if container != "ttree":
+    if container != TTREE:
         return f"{CONTAINER_LABELS.get(container, container)}, cluster cache {'off' if cache_size == 0 else 'on'}"
     return f"TTree, TTreeCache {cache_label(cache_size)}" + (" + async prefetch" if async_prefetch else "")
 
@@ -506,8 +509,6 @@ def _fig25(d, ctx):
 def _event_size_rows(d: pd.DataFrame) -> pd.DataFrame:
     """The event-size formats with their uncompressed event size (from the format's name) and a line per
     container and reading style; one panel."""
-    from rootparams.formats import eventsize_written_bytes
-
     size = d["format"].map(eventsize_written_bytes)  # what an event holds (36 B for eventsize_40)
     series = [f"{CONTAINER_LABELS.get(c, c)}, {reading_style_label(s, t)}"
               for c, s, t in zip(d["container"], d["reading_style"], d["threads"], strict=True)]  # fmt: skip
@@ -548,7 +549,7 @@ def _fig28(d, ctx):
 def _fig29(d, ctx):
     d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
     return _lines_by(d, "Fig. 29: compression ratio with mostly empty collections (skimmed) and full events",
-                     "algorithm", ALGORITHM_ORDER, "format", "level", "compression_ratio", None,
+                     "algorithm", ALGORITHMS, "format", "level", "compression_ratio", None,
                      "Compression level", "Compression ratio (uncompressed / compressed)",
                      (lambda v: sorted(set(int(x) for x in v)), str),
                      hue_label=format_title)  # fmt: skip
@@ -659,8 +660,8 @@ def draw(
     if figure.name not in CONTAINER_FIGURES and "container" in data:
         # The paper's figures are of TTrees: a format measured in both containers shows its TTree points
         # only; a format that is an RNTuple only (a user's RNTuple file) keeps its own.
-        has_ttree = data.groupby("format")["container"].transform(lambda c: (c == "ttree").any())
-        data = data[(data["container"] == "ttree") | ~has_ttree]
+        has_ttree = data.groupby("format")["container"].transform(lambda c: (c == TTREE).any())
+        data = data[(data["container"] == TTREE) | ~has_ttree]
     if data.empty:
         wanted = " or ".join(f"'{s}'" for s in figure.scans)
         return _empty(figure.title, f"No points of the scan {wanted} in this study (see config/*.yaml).")
@@ -671,7 +672,7 @@ def draw(
 
 def _footer(fig: plt.Figure, data: pd.DataFrame, measurement: dict | None, scans: tuple[str, ...]) -> str:
     """The storage profiles, n, what the error bars are, and which points are not valid and by what rule."""
-    profiles = ", ".join(sorted(set(data["storage_profile"].astype(str))))
+    profiles = profile_list(data["storage_profile"])
     lo, hi = int(data["n"].min()), int(data["n"].max())
     n = (
         f"n = {lo} unflagged repetitions per point"
@@ -719,8 +720,6 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     """File size against event rate for one format (pareto_front.csv), a panel per container, storage profile
     and branch selection; marker area grows with the write cost; the front's points are coloured by algorithm
     and joined, the others grey; every point labelled; error bars: the rate's 95 % interval of the mean."""
-    from rootparams.decision import PARETO_RATE_MARGIN
-
     sns.set_theme(style="whitegrid", context="paper")
     title = f"{format_title(fmt)}: file size, event rate and write cost (Pareto front)"
     everything = front[front["format"] == fmt]
@@ -775,8 +774,6 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
     setting with the lowest mean total somewhere from 1 to 10000 reads (thick, with its 95 % band), the other
     candidates thin and grey; at each cost.reads_per_file (dotted) whether the choice is sure or a tie
     (cost_choice.csv)."""
-    from rootparams.decision import crossovers
-
     sns.set_theme(style="whitegrid", context="paper")
     title = (f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
              f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "

@@ -17,15 +17,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rootparams.config import source_of
 from rootparams.errors import UserError
-from rootparams.grid import file_points
+from rootparams.formats import EVENTSIZE_PREFIX, event_size_bytes
+from rootparams.grid import file_points, format_kind
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
 BYTES_PER_EVENT_ZLIB5 = {"xaod": 1.00e6, "topq1": 191e3, "susy5": 65e3, "truth3": 5.6e3, "nanoaod": 1.9e3,
                          "susy5_skim": 9e3}  # fmt: skip
 # The event-size formats' full-precision floats barely compress: this share of their uncompressed bytes.
 EVENTSIZE_ZLIB5_SHARE = 0.92
-# File size relative to ZLIB-5, measured on these generators (xAOD and TRUTH3 agree within ~10 %).
+# File size relative to ZLIB-5, measured on these generators (xAOD and TRUTH3 agree within ~10 %); one factor
+# per algorithm of vocabulary.ALGORITHMS (tests/test_vocabulary.py checks that none is missing).
 SIZE_FACTOR = {"none": 2.6, "lz4": 1.35, "zlib": 1.05, "lzma": 0.85, "zstd": 0.95}
 LEVEL_SLOPE = {"zlib": -0.012, "lzma": -0.01, "lz4": -0.02, "zstd": -0.015}  # per level above 1, roughly
 MARGIN = 1.2
@@ -65,11 +68,7 @@ def file_bytes(
 def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
     """A built-in format's calibrated size; a format made from a file: the file's size per entry, taken from
     its own compression to ZLIB-5 with the same factors."""
-    from rootparams.config import format_kind, source_of
-
     if format_kind(config, fmt) == "recipe":
-        from rootparams.formats import EVENTSIZE_PREFIX, event_size_bytes
-
         if fmt.startswith(EVENTSIZE_PREFIX):
             return EVENTSIZE_ZLIB5_SHARE * event_size_bytes(fmt)
         return BYTES_PER_EVENT_ZLIB5[fmt]
@@ -80,8 +79,6 @@ def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
 def estimate(config: dict[str, Any], points) -> float:
     """Peak bytes in data_dir for the study's points (grid.Point list), with the margin. A source as it is
     takes none (it is the user's file); its rewrites and a clone's files count like generated ones."""
-    from rootparams.config import format_kind
-
     per_event = {fmt: bytes_per_event_zlib5(config, fmt) for fmt in config["formats"]}
     total = 0.0
     for f in file_points(points):

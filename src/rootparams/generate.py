@@ -2,12 +2,15 @@
 
 The file is written under a temporary name next to its destination and renamed only once the writer
 succeeded and the file was read back, so a crash, a full disk or a kill never leaves a file that looks
-finished. The catalogue entry holds the settings read back from the file, not the requested ones.
+finished. The catalogue entry holds the settings read back from the file, not the requested ones. A user's own
+file (rootparams.sources) is catalogued as it is (catalogue_source) or rewritten by ROOT at a point's settings
+(rewrite_point, through rootparams.rewrite).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import re
 import socket
@@ -15,20 +18,30 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rootparams.config import PAPER_FILE_DEFAULTS
+from rootparams.errors import UserError
 from rootparams.formats import recipe_text
-from rootparams.grid import (
-    ALGORITHM_NAMES,
-    FilePoint,
+from rootparams.grid import FilePoint
+from rootparams.native import run_tool
+from rootparams.records import write_json_atomic
+from rootparams.rewrite import RewriteError, file_identity, rewrite_file
+from rootparams.vocabulary import (
+    PAPER_FILE_DEFAULTS,
+    RNTUPLE,
+    TTREE,
+    UNIFORM,
+    decode,
     hot_compression_setting,
     mantissa_bits,
     parse_branch_compression,
 )
-from rootparams.native import run_tool
-from rootparams.records import write_json_atomic
 
 # The content seed of the benchmarks' scratch files (the note's date), so that their figures are reproducible.
 BENCHMARK_SEED = 20200326
+
+
+class BranchCompressionError(UserError, ValueError):
+    """A per-branch compression that a format's file cannot take: it would cover every branch, or its regex finds
+    none. The message names the value, the format and what would be valid."""
 
 
 def paper_file_point(fmt: str, **settings: Any) -> FilePoint:
@@ -102,7 +115,7 @@ def generate_file(
 
     try:
         hot_args, ranked_on = [], None
-        if point.branch_compression != "uniform":
+        if point.branch_compression != UNIFORM:
             hot, ranked_on = hot_branches(point, content, lambda path, n: write(path, n, []), reader, events)
             hot_setting = hot_compression_setting(point.branch_compression)
             hot_args = ["--hot-branches", ",".join(hot), "--hot-compression", str(hot_setting)]
@@ -133,7 +146,6 @@ def hot_branches(
     sub-branches; the compression does not change them) of the format's content file, the same events; without
     one, of a pilot write of the first PILOT_EVENTS events at the point's uniform settings. Ties by name, so
     that the choice is reproducible."""
-    n, regex, _, _ = parse_branch_compression(point.branch_compression)
     pilot = None
     if content:
         source, ranked_on = content, f"content file ({Path(content).name}), uncompressed bytes per branch"
@@ -150,20 +162,7 @@ def hot_branches(
         if pilot:
             pilot.unlink(missing_ok=True)
     ranked = [b["name"] for b in sorted(inspected["branch_list"], key=lambda b: (-b["tot_bytes"], b["name"]))]
-    if n is not None:
-        if n >= len(ranked):
-            raise ValueError(
-                f"branch_compression {point.branch_compression!r} for {point.format}: the file has {len(ranked)} "
-                f"top-level branches, so largest{n} would be every branch; use at most largest{len(ranked) - 1}"
-            )
-        chosen = ranked[:n]
-    else:
-        chosen = [b for b in ranked if re.search(regex, b)]
-        if not chosen:
-            raise ValueError(
-                f"branch_compression {point.branch_compression!r} for {point.format}: the regex {regex!r} finds no "
-                f"top-level branch; the largest are {', '.join(ranked[:8])}"
-            )
+    chosen = choose_branches(point, ranked)
     if any("," in b for b in chosen):
         raise ValueError(
             f"branch names with ',' cannot be passed to the writer: {[b for b in chosen if ',' in b]}"
@@ -171,13 +170,44 @@ def hot_branches(
     return chosen, ranked_on
 
 
+def choose_branches(point: FilePoint, ranked: list[str]) -> list[str]:
+    """The branches among ``ranked`` (top-level names, the largest first) that ``point``'s per-branch compression
+    picks. Raises BranchCompressionError where it would pick every branch or none."""
+    n, regex, _, _ = parse_branch_compression(point.branch_compression)
+    value, fmt, count = point.branch_compression, point.format, len(ranked)
+    if n is not None:
+        if n >= count:
+            valid = f"use largest1 to largest{count - 1}" if count > 1 else "use uniform"
+            raise BranchCompressionError(
+                f"branch_compression {value!r} would cover every branch of format {fmt}: its file has {count} "
+                f"top-level branches, so largest{n} leaves none at the file's setting; {valid}"
+            )
+        return ranked[:n]
+    chosen = [b for b in ranked if re.search(regex, b)]
+    if not chosen:
+        nearest = _nearest(regex, ranked)
+        raise BranchCompressionError(
+            f"branch_compression {value!r} finds no branch of format {fmt}: the regex {regex!r} matches none of its "
+            f"{count} top-level branch names; "
+            + (f"the nearest are {', '.join(nearest)}; " if nearest else "")
+            + f"the largest are {', '.join(ranked[:5])}"
+        )
+    return chosen
+
+
+def _nearest(regex: str, names: list[str]) -> list[str]:
+    """The names most like a regex that finds none (its letters and digits compared with each), if any are."""
+    literal = re.sub(r"[^A-Za-z0-9_]", "", regex) or regex
+    return difflib.get_close_matches(literal, names, n=5, cutoff=0.3)
+
+
 def container_args(point: FilePoint) -> list[str]:
     """The writer's options for the point's container: split level and basket size for a TTree, the page size
     for an RNTuple (which has no split level); the mantissa bits kept where the float precision is not full."""
     bits = mantissa_bits(point.float_precision)
     lossy = ["--float-mantissa", str(bits)] if bits else []
-    if point.container == "rntuple":
-        return ["--container", "rntuple", "--page-size", str(point.page_size), *lossy]
+    if point.container == RNTUPLE:
+        return ["--container", RNTUPLE, "--page-size", str(point.page_size), *lossy]
     return ["--split", str(point.split_level), "--basket", str(point.basket_size), *lossy]
 
 
@@ -208,16 +238,14 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
     (``inspected``, the reader's --inspect), and how it was written (``written``; None for a source as it is)."""
     written = {k: (written or {}).get(k) for k in WRITE_FIELDS}
     setting = inspected["file_compression_setting"]
-    algorithm_code, level = divmod(setting, 100)
+    algorithm, level = decode(setting)
     branch_settings = {b["compression_setting"] for b in inspected["branch_list"]}
     uncompressed = inspected["tot_bytes"]
     root_seconds = written["root_write_seconds"]
     return {
         **requested_settings(point, output),
         # What the file really holds, read back from it (*_in_file; tests check that they match the request).
-        "algorithm_in_file": ALGORITHM_NAMES.get(algorithm_code, f"unknown({algorithm_code})")
-        if setting
-        else "none",
+        "algorithm_in_file": algorithm,
         "level_in_file": level,
         "compression_setting_in_file": setting,
         "branch_compression_settings_in_file": ";".join(str(s) for s in sorted(branch_settings)),
@@ -269,3 +297,74 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "hot_compression_setting": hot_compression_setting(point.branch_compression),
         "hot_branches_ranked_on": written["hot_branches_ranked_on"],
     }
+
+
+def catalogue_source(point: FilePoint, *, source: str, tree: str, reader: str, catalogue: str) -> dict:
+    """The catalogue entry of a source as it is: what the reader finds in it, and its identity (size, mtime,
+    checksum of its first 64 kB), so that a later run can tell whether the user's file changed."""
+    before = file_identity(source)
+    inspected = run_tool(
+        [reader, "--file", source, "--tree", tree, "--inspect"], f"reading {source} as it is"
+    )
+    entry = {**catalogue_entry(point, None, inspected, source), **_source_fields(before)}
+    write_json_atomic(catalogue, entry)
+    return entry
+
+
+def _source_fields(identity: dict) -> dict:
+    return {f"source_{k}": v for k, v in identity.items()}
+
+
+def rewrite_point(
+    point: FilePoint,
+    *,
+    source: str,
+    tree: str,
+    rewriter: str,
+    reader: str,
+    output: str,
+    catalogue: str,
+    on_failure: str,
+    say,
+    log_path: str | None = None,
+) -> dict:
+    """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
+    ``log_path``). If ROOT cannot (it crashes on a class without a dictionary, say), ``on_failure`` "fail"
+    raises the error, which names the file, the branch or class and the signal; "record" keeps it in the
+    catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that the point's reads are
+    recorded as refused and every other point of the study goes on (measure_point never reads a refused
+    point's file)."""
+    identity = file_identity(source)  # also for a refused rewrite, which returns none
+    ttree = point.container == TTREE
+    try:
+        result = rewrite_file(source, tree=tree, output=output, compression=point.compression_setting,
+                              autoflush=point.autoflush if ttree else None,
+                              basket_size=point.basket_size if ttree else None, rewriter=rewriter, reader=reader,
+                              container=point.container, log_path=log_path)  # fmt: skip
+    except RewriteError as error:
+        if on_failure == "fail":
+            raise
+        say(f"rewrite refused, recorded (rewrite_failures: record): {error}")
+        open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
+        culprits = error.culprits or []
+        entry = {
+            **requested_settings(point, output),
+            "refused": str(error).splitlines()[0],
+            "refused_signal": error.signal_name,
+            "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
+            "refused_message": str(error),
+            **_source_fields(identity),
+        }
+        write_json_atomic(catalogue, entry)
+        return entry
+    w = result["written"]
+    written = {"seed": None, "write_start_time": w["rewrite_start_time"], "write_end_time": w["rewrite_end_time"],
+               "write_wall_seconds": w["rewrite_wall_seconds"], "write_cpu_seconds": w["rewrite_cpu_seconds"],
+               "content_source": f"rewrite of {source}", "generate_seconds": 0.0,
+               "root_write_seconds": w["rewrite_wall_seconds"], "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
+               "peak_rss_bytes": w["peak_rss_bytes"],
+               "write_threads": 1}  # fmt: skip
+    entry = {**catalogue_entry(point, written, result["inspected"], output), **_source_fields(identity),
+             "refused": None}  # fmt: skip
+    write_json_atomic(catalogue, entry)
+    return entry

@@ -4,9 +4,10 @@ A *file point* is everything that changes the bytes on disk (format, container, 
 split level, basket size; for RNTuple, page size). A *read point* adds everything that changes how the file
 is read (TTreeCache size or RNTuple cluster cache, learn entries, cluster bunch size, implicit-MT threads,
 branch selection, storage profile). A setting without meaning for a point's container keeps a fixed value
-(split level -1, basket size 0, learn entries "default" for RNTuple; page size 0, cluster bunch 1 for TTree),
-so that no two points differ only in a setting that changes nothing. Scans are expanded per format and de-duplicated, so
-a point shared by several scans is generated and measured once; each point remembers the scans it is in.
+(vocabulary.CONTAINER_ONLY: split level -1, basket size 0, learn entries "default" for RNTuple; page size 0,
+cluster bunch 1 for TTree), so that no two points differ only in a setting that changes nothing. Scans are
+expanded per format and de-duplicated, so a point shared by several scans is generated and measured once; each
+point remembers the scans it is in.
 
 Every point has a short, readable id used in paths and Snakemake wildcards, and can be parsed back from it.
 """
@@ -16,16 +17,31 @@ from __future__ import annotations
 import hashlib
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from rootparams.config import FILE_KEYS, READ_KEYS, format_kind, scan_formats
 from rootparams.formats import is_flat
 from rootparams.scans import kinds as scan_kinds
-
-# ROOT's compression algorithm numbers (ROOT::RCompressionSetting::EAlgorithm); setting = 100*alg + level.
-ALGORITHM_CODES = {"zlib": 1, "lzma": 2, "lz4": 4, "zstd": 5, "none": 0}
-ALGORITHM_NAMES = {code: name for name, code in ALGORITHM_CODES.items()}
+from rootparams.vocabulary import (
+    ALGORITHM_CODES,
+    CONTAINERS,
+    FILE_KEYS,
+    FULL_PRECISION,
+    LATER_FILE_KEY_DEFAULTS,
+    READ_KEYS,
+    RNTUPLE,
+    TTREE,
+    UNCOMPRESSED,
+    UNIFORM,
+    branch_compression_problem,
+    encode,
+    fixed_settings,
+    float_precision_problem,
+    mantissa_bits,
+    parse_branch_compression,
+    unrewritable,
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -36,7 +52,7 @@ class FilePoint:
     autoflush: int
     split_level: int
     basket_size: int
-    container: str = "ttree"
+    container: str = TTREE
     page_size: int = 0
     # How the file is made: "recipe" (written by our writer from a recipe), "asis" (a user's source file, the
     # settings being the file's own) or "rewrite" (the source copied by ROOT at these settings; split level -1
@@ -45,13 +61,13 @@ class FilePoint:
     # Per-branch compression: "uniform" (every branch at algorithm-level), "largest<N>:<alg>-<level>" (the N
     # largest top-level branches at their own setting, the rest at algorithm-level) or "match:<regex>:<alg>-<level>"
     # (the top-level branches whose name the regex finds). TTree only; rootparams.generate picks the branches.
-    branch_compression: str = "uniform"
+    branch_compression: str = LATER_FILE_KEY_DEFAULTS["branch_compression"]
     # Float precision of the writer: "full", or "mantissa<N>" = every float variable rounded to N explicit
     # mantissa bits (N in 1..22); in an RNTuple, its float fields also stored truncated (bit-packed).
-    float_precision: str = "full"
+    float_precision: str = LATER_FILE_KEY_DEFAULTS["float_precision"]
 
     def __post_init__(self):
-        if self.algorithm == "none" and self.level != 0:
+        if self.algorithm == UNCOMPRESSED and self.level != 0:
             # Uncompressed files have no level; one canonical id avoids writing the same file twice.
             object.__setattr__(self, "level", 0)
         if self.origin not in ("recipe", "asis", "rewrite"):
@@ -59,33 +75,28 @@ class FilePoint:
         if self.origin != "recipe":
             object.__setattr__(self, "split_level", -1)  # a copy keeps the split levels
             object.__setattr__(self, "page_size", 0)
-            object.__setattr__(self, "float_precision", "full")  # our writer rounds; a copy does not
-            object.__setattr__(self, "branch_compression", "uniform")  # ROOT's copy keeps one setting
+            object.__setattr__(self, "float_precision", FULL_PRECISION)  # our writer rounds; a copy does not
+            object.__setattr__(self, "branch_compression", UNIFORM)  # ROOT's copy keeps one setting
         if (problem := branch_compression_problem(self.branch_compression)) is not None:
             raise ValueError(problem)
-        if self.branch_compression != "uniform" and self.container != "ttree":
+        if self.branch_compression != UNIFORM and self.container != TTREE:
             raise ValueError(
                 f"branch_compression {self.branch_compression!r} with container {self.container!r}: only a TTree "
                 "has a compression setting per branch; ROOT 6.40's RNTuple has one per file "
                 "(RNTupleWriteOptions::SetCompression); use branch_compression 'uniform' for RNTuple"
             )
-        if self.float_precision != "full" and mantissa_bits(self.float_precision) is None:
-            raise ValueError(
-                f"float_precision {self.float_precision!r}: must be 'full' or 'mantissa<N>' with N from 1 to 22"
-            )
+        if (problem := float_precision_problem(self.float_precision)) is not None:
+            raise ValueError(problem)
         if self.origin == "asis":
             object.__setattr__(self, "basket_size", 0)
-        if self.container == "rntuple":
-            object.__setattr__(self, "split_level", -1)
-            object.__setattr__(self, "basket_size", 0)
-        elif self.container == "ttree":
-            object.__setattr__(self, "page_size", 0)
-        else:
-            raise ValueError(f"container {self.container!r}: must be 'ttree' or 'rntuple'")
+        if self.container not in CONTAINERS:
+            raise ValueError(f"container {self.container!r}: must be {' or '.join(map(repr, CONTAINERS))}")
+        for key, value in fixed_settings(self.container, FILE_KEYS).items():
+            object.__setattr__(self, key, value)  # a setting its container does not have
 
     @property
     def compression_setting(self) -> int:
-        return 100 * ALGORITHM_CODES[self.algorithm] + self.level
+        return encode(self.algorithm, self.level)
 
     @property
     def id(self) -> str:
@@ -96,9 +107,9 @@ class FilePoint:
             return f"rewrite_{common}_basket{self.basket_size}"
         # The float precision last, and only where it is not full, so that the ids of full-precision files
         # do not change.
-        lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != "full" else ""
+        lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != FULL_PRECISION else ""
         lossy = branch_compression_token(self.branch_compression) + lossy  # per-branch compression before it
-        if self.container == "rntuple":
+        if self.container == RNTUPLE:
             return f"rntuple_{common}_page{self.page_size}{lossy}"
         return f"{common}_split{self.split_level}_basket{self.basket_size}{lossy}"
 
@@ -118,58 +129,18 @@ class FilePoint:
                 "'rntuple_zstd-5_af100_page1048576', 'asis' or 'rewrite_lz4-4_af100_basket0')"
             )
         g = {k: v for k, v in m.groupdict().items() if v is not None}
-        precision = f"mantissa{int(g['float_mantissa'])}" if "float_mantissa" in g else "full"
+        precision = f"mantissa{int(g['float_mantissa'])}" if "float_mantissa" in g else FULL_PRECISION
         if "hot_regex" in g:
             raise ValueError(
                 f"file id {file_id!r}: its per-branch compression names a regex by its hash only; look the point "
                 "up among the study's points"
             )
-        hot = f"largest{g['hot_n']}:{g['hot_alg']}-{g['hot_level']}" if "hot_n" in g else "uniform"
+        hot = f"largest{g['hot_n']}:{g['hot_alg']}-{g['hot_level']}" if "hot_n" in g else UNIFORM
         return cls(
             format, g["algorithm"], int(g["level"]), int(g["autoflush"]), int(g.get("split_level", -1)),
-            int(g.get("basket_size", 0)), g.get("container", "ttree"), int(g.get("page_size", 0)),
+            int(g.get("basket_size", 0)), g.get("container", TTREE), int(g.get("page_size", 0)),
             branch_compression=hot, float_precision=precision,
         )  # fmt: skip
-
-
-def mantissa_bits(float_precision: str) -> int | None:
-    """The explicit mantissa bits kept by a float precision "mantissa<N>" (1..22); None for "full" (all 23 of a
-    float) and for anything else."""
-    m = re.fullmatch(r"mantissa([1-9]\d?)", float_precision)
-    return int(m[1]) if m and 1 <= int(m[1]) <= 22 else None
-
-
-_BRANCH_COMPRESSION = re.compile(
-    r"(?:largest(?P<n>[1-9]\d*)|match:(?P<regex>.+)):(?P<alg>[a-z0-9]+)-(?P<level>\d)"
-)
-
-
-def parse_branch_compression(value: str) -> tuple[int | None, str | None, str, int] | None:
-    """A per-branch compression as (N largest or None, regex or None, algorithm, level); None for "uniform"."""
-    if (problem := branch_compression_problem(value)) is not None:
-        raise ValueError(problem)
-    if value == "uniform":
-        return None
-    m = _BRANCH_COMPRESSION.fullmatch(value)
-    return (int(m["n"]) if m["n"] else None, m["regex"], m["alg"], int(m["level"]))
-
-
-def branch_compression_problem(value: str) -> str | None:
-    """What is wrong with a branch_compression value, or None."""
-    valid = ("must be 'uniform', 'largest<N>:<algorithm>-<level>' (e.g. 'largest4:lz4-1') or "
-             "'match:<regex>:<algorithm>-<level>' (e.g. 'match:^Electrons:lz4-1'), algorithm one of "
-             f"{', '.join(a for a in ALGORITHM_CODES if a != 'none')}, level 1-9")  # fmt: skip
-    if value == "uniform":
-        return None
-    m = _BRANCH_COMPRESSION.fullmatch(str(value))
-    if not m or m["alg"] not in ALGORITHM_CODES or m["alg"] == "none" or m["level"] == "0":
-        return f"branch_compression {value!r}: {valid}"
-    if m["regex"] is not None:
-        try:
-            re.compile(m["regex"])
-        except re.error as e:
-            return f"branch_compression {value!r}: the regex {m['regex']!r} does not compile ({e})"
-    return None
 
 
 def branch_compression_token(value: str) -> str:
@@ -182,12 +153,6 @@ def branch_compression_token(value: str) -> str:
     n, regex, alg, level = parsed
     which = f"largest{n}" if n else "re" + hashlib.sha1(regex.encode()).hexdigest()[:8]
     return f"_bc{which}-{alg}-{level}"
-
-
-def hot_compression_setting(value: str) -> int | None:
-    """ROOT's compression setting (100 x algorithm + level) of the hot branches; None for uniform."""
-    parsed = parse_branch_compression(value)
-    return None if parsed is None else 100 * ALGORITHM_CODES[parsed[2]] + parsed[3]
 
 
 # The ids as patterns, the one definition of their shape: FilePoint.id and ReadPoint.id write them, the
@@ -260,10 +225,7 @@ class ReadPoint:
                            unzip=False, threads=1)  # fmt: skip
         elif self.reading_style == "rdataframe":  # RDataFrame sizes and fills the TTreeCache itself
             self = replace(self, cache_size=-1, learn_entries="default", async_prefetch=False, unzip=False)
-
-        if container == "rntuple":
-            return replace(self, learn_entries="default", async_prefetch=False, unzip=False)
-        return replace(self, cluster_bunch=1)
+        return replace(self, **fixed_settings(container, READ_KEYS))
 
 
 @dataclass(frozen=True, order=True)
@@ -295,6 +257,32 @@ def content_file_point(fmt: str) -> FilePoint:
     """Settings of the file that holds a format's events for all its grid points: fast to read back
     (LZ4), whole objects (split 0), clusters of ~30 MB whatever the event size."""
     return FilePoint(fmt, "lz4", 1, -30_000_000, 0, 32000)
+
+
+def format_kind(config: Mapping[str, Any], fmt: str) -> str:
+    """How a format's files are made: "recipe" (a built-in synthetic format), "source" (a user's file, measured
+    as it is and rewritten) or "clone" (a synthetic recipe calibrated on a user's file)."""
+    entry = config["formats"][fmt]
+    return "source" if "source" in entry else "clone" if "calibrate" in entry else "recipe"
+
+
+def left_out_of(config: Mapping[str, Any], fmt: str, scan: Mapping[str, Any]) -> bool:
+    """A source format that a scan covers only because the scan names no formats, and whose file cannot be
+    rewritten at the scan's settings: expand_points leaves it out of that scan."""
+    if "formats" in scan or format_kind(config, fmt) != "source":
+        return False
+    return bool(unrewritable(config["file_defaults"][fmt]["container"], list(scan)))
+
+
+def scan_formats(config: Mapping[str, Any], scan: Mapping[str, Any], name: str | None = None) -> list[str]:
+    """The formats whose points scan ``name`` makes: its own list, else every format of the study that does
+    not keep to scans of its own (a format's ``scans`` key: the skimmed and event-size formats)."""
+    if "formats" in scan:
+        candidates = scan["formats"]
+    else:
+        entries = config["formats"]
+        candidates = [f for f in entries if "scans" not in entries[f] or name in entries[f]["scans"]]
+    return [f for f in candidates if not left_out_of(config, f, scan)]
 
 
 def _point(

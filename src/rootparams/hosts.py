@@ -26,7 +26,8 @@ import seaborn as sns
 from rootparams import paths
 from rootparams.aggregate import scan_rows
 from rootparams.figures import ALGORITHM_COLORS
-from rootparams.labels import ALGORITHM_LABELS, ALGORITHM_ORDER, format_order, format_title
+from rootparams.labels import ALGORITHM_LABELS, format_order, format_title
+from rootparams.vocabulary import COMPRESSING_ALGORITHMS
 
 POINT = ["format", "file_id", "read_id"]
 
@@ -64,7 +65,7 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
         for j, host in enumerate(hosts):
             ax = axes[i][j]
             panel = data[(data["format"] == fmt) & (data["host"] == host)]
-            for alg in [a for a in ALGORITHM_ORDER if a in set(panel["algorithm"]) and a != "none"]:
+            for alg in [a for a in COMPRESSING_ALGORITHMS if a in set(panel["algorithm"])]:
                 line = panel[panel["algorithm"] == alg].sort_values("level")
                 ax.errorbar(line["level"], line["event_rate_hz_mean"], yerr=line["event_rate_hz_std"].fillna(0),
                             marker="o", capsize=3, color=ALGORITHM_COLORS[alg], label=ALGORITHM_LABELS[alg])  # fmt: skip

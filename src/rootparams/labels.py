@@ -1,7 +1,13 @@
 """How settings are named and ordered for people: the one place that figures, tables, the report and the
-recommendations take their labels from (no plotting library needed to write a label)."""
+recommendations take their labels from (no plotting library needed to write a label). The settings themselves
+and the algorithms' order are rootparams.vocabulary's; the storage profiles are rootparams.storage's."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rootparams.storage import PROFILES
+from rootparams.vocabulary import RNTUPLE, TTREE
 
 FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
 FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "susy5_skim": "SUSY5, skimmed",
@@ -19,7 +25,6 @@ def format_title(fmt: str) -> str:
     return FORMAT_TITLES.get(fmt, fmt)
 
 
-ALGORITHM_ORDER = ["lz4", "zlib", "lzma", "zstd", "none"]  # the paper's three, then beyond it
 ALGORITHM_LABELS = {
     "lz4": "LZ4",
     "zlib": "ZLIB",
@@ -27,8 +32,15 @@ ALGORITHM_LABELS = {
     "zstd": "ZSTD (beyond the paper)",
     "none": "uncompressed",
 }
-STORAGE_ORDER = ["native", "ssd", "hdd", "hdd_seek", "xrootd-local", "xrootd-lan", "xrootd-wan", "xrootd-far"]
-# fast to slow; the xrootd profiles by their added round-trip time (rootparams.storage.PROFILES)
+# The built-in storage profiles, fast to slow (storage.PROFILES lists them so; the xrootd ones by their added
+# round-trip time).
+STORAGE_ORDER = list(PROFILES)
+
+
+def profile_list(values: Iterable) -> str:
+    """The storage profiles among ``values`` (e.g. a table's storage_profile column), each once, by name: how
+    every table, figure and summary names the storage it was read on."""
+    return ", ".join(sorted({str(v) for v in values}))
 
 
 def autoflush_label(value: int) -> str:
@@ -81,7 +93,7 @@ def selection_label(value: str) -> str:
     return SELECTION_LABELS.get(value, value)
 
 
-CONTAINER_LABELS = {"ttree": "TTree", "rntuple": "RNTuple"}
+CONTAINER_LABELS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
 READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
 
 

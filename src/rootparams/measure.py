@@ -49,6 +49,7 @@ from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
 from rootparams.records import read_json, write_json_atomic
+from rootparams.vocabulary import TTREE, required_repetitions
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
 # read-ahead would dominate the ratio).
@@ -72,7 +73,7 @@ def reader_args(
     args = {
         "file": path,
         "events": events,
-        "container": read.get("container", "ttree"),
+        "container": read.get("container", TTREE),
         "branches": read["branches"],
         "cache-size": read["cache_size"],
         "learn-entries": learn,
@@ -757,8 +758,6 @@ def _tag(p: PlannedPoint) -> str:
 
 
 def _required(measurement: dict[str, Any], points: list[PlannedPoint]) -> int:
-    from rootparams.aggregate import required_repetitions
-
     return required_repetitions(measurement, max((len(p.records) for p in points), default=1))
 
 

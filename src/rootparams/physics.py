@@ -26,20 +26,27 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from rootparams.aggregate import scan_rows, valid_points
+from rootparams.compare import Repetitions
+from rootparams.measure import PlannedPoint, measure_block
 from rootparams.stats import (
     CANNOT_TELL,
     DIFFERENT,
     EQUAL,
+    MIN_PAIRS,
     Interval,
     Ratio,
     combine,
     ratio_paired,
     ratio_unpaired,
 )
+from rootparams.storage import resolve_profile
+from rootparams.vocabulary import TTREE, UNCOMPRESSED
 
 # The margins the checks claim equality at. Level: a level may change the decompression, nothing else; 5 % is
 # what a quiet run resolves (docs/measurement.md). Bandwidth: the throttle is exact for streaming reads
@@ -89,8 +96,6 @@ def level_groups(algorithm: str, levels: Iterable[int]) -> list[tuple[int, ...]]
 def compare_series(a: pd.Series, b: pd.Series) -> Ratio:
     """a / b of two points' values (Series indexed by round key, None where unknown): paired by round where they
     share at least 3 rounds, unpaired otherwise."""
-    from rootparams.stats import MIN_PAIRS
-
     keyed_a = a[[k is not None for k in a.index]]
     keyed_b = b[[k is not None for k in b.index]]
     common = [k for k in keyed_a.index if k in set(keyed_b.index)]
@@ -242,16 +247,12 @@ def study_checks(
 ) -> list[Check]:
     """The physics checks of one study's own reads: (a) on the compression scan's valid TTree points at each
     format's defaults, (b) on every valid point read under a bandwidth limit, (c) on the drift sentinel."""
-    from rootparams.aggregate import scan_rows, valid_points
-    from rootparams.compare import Repetitions
-    from rootparams.storage import resolve_profile
-
     checks: list[Check] = []
     reps = Repetitions(repetitions)
     compression = scan_rows(summary, points, pd.DataFrame(columns=["format", "file_id"]), "compression")
-    compression = compression[valid_points(compression) & (compression.get("container", "ttree") == "ttree")]
+    compression = compression[valid_points(compression) & (compression.get("container", TTREE) == TTREE)]
     for (fmt, alg), group in compression.groupby(["format", "algorithm"], sort=True):
-        if alg == "none" or group["level"].nunique() < 2:
+        if alg == UNCOMPRESSED or group["level"].nunique() < 2:
             continue
         rows = {int(r["level"]): r for r in group.to_dict("records")}
         cpu = {lv: reps.values(r, "loop_cpu_outside_unzip_us_per_event") for lv, r in rows.items()}
@@ -312,10 +313,6 @@ def measure(
     interleaved, shuffled rounds: a slow drift of the shared machine shifts every point alike, and the points can
     be compared pair by pair. ``read_of`` overrides read settings per key (e.g. the container of each file).
     Returns, per key of ``files``, every record (with its round_key)."""
-    from pathlib import Path
-
-    from rootparams.measure import PlannedPoint, measure_block
-
     keys = list(files)
     points = [
         PlannedPoint(str(files[key]), events, {**read, **(read_of or {}).get(key, {})}, {"point": str(key)},

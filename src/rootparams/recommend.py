@@ -47,10 +47,10 @@ from typing import Any
 
 import pandas as pd
 
-from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, container_ratios, scan_rows, valid_points
+from rootparams.aggregate import container_ratios, scan_rows, valid_points
 from rootparams.compare import Repetitions, point_key
 from rootparams.decision import setting_label, surely_beats
-from rootparams.grid import mantissa_bits
+from rootparams.formats import EVENTSIZE_PREFIX, eventsize_written_bytes
 from rootparams.labels import (
     CONTAINER_LABELS,
     autoflush_label,
@@ -61,6 +61,7 @@ from rootparams.labels import (
 )
 from rootparams.scans import study_scans
 from rootparams.stats import CANNOT_TELL, DIFFERENT, EQUAL, HIGHER, LOWER, RATE_MARGIN, Interval, Ratio
+from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED, mantissa_bits
 
 # Two rates count as equal when their ratio's 95 % interval lies within ±5 % (stats.RATE_MARGIN): what 10
 # repetitions resolve unpaired at the larger spreads measured here (σ/mean 5 %; pairing by round resolves less),
@@ -281,8 +282,8 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
     fastest = _highest(rows)
     smallest = rows.loc[rows["size_bytes"].idxmin()]
     measured = f"fastest by mean: {_best_text(fastest, rows, repetitions, _setting)}"
-    compressed = rows[rows["algorithm"] != "none"]
-    if fastest["algorithm"] == "none" and len(compressed):
+    compressed = rows[rows["algorithm"] != UNCOMPRESSED]
+    if fastest["algorithm"] == UNCOMPRESSED and len(compressed):
         fastest_compressed = _highest(compressed)
         measured += (
             f"; fastest compressed: {_setting(fastest_compressed)} ({_rate(fastest_compressed, repetitions)})"
@@ -593,7 +594,7 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
     any local profile, each remote ratio's interval above each local one's (``_apart``). The verdict:
     ``overall`` of the two; n/a without a local and a remote profile with latency."""
     repetitions = _repetitions(repetitions)
-    rows = rows[rows["container"] == "ttree"] if "container" in rows else rows
+    rows = rows[rows["container"] == TTREE] if "container" in rows else rows
     rows = rows[~rows.get("async_prefetch", pd.Series(False, index=rows.index)).fillna(False).astype(bool)]
     gains, parts = {}, []
     for profile, group in rows.groupby("storage_profile"):
@@ -918,8 +919,6 @@ def event_size(
     where the crossover's interval lies within a decade of 1 kB (100 B - 10 kB); outside that decade, partly
     where overhead still dominates the smallest events (the crossover above their size), no where it does not;
     cannot tell where the interval straddles either line. ``overall`` over the groups."""
-    from rootparams.formats import eventsize_written_bytes
-
     repetitions = _repetitions(repetitions)
     rows = scan_rows(summary, points, files, "event_size", measurement=measurement)
     if rows.empty:
@@ -1011,8 +1010,6 @@ def findings(
     ``repetitions`` the repetitions by round (comparisons paired by round where they can be; without them every
     comparison is unpaired, from summary.csv's means, spreads and n). Each topic judges validity by its own
     scans' window rule (``aggregate.scan_rows``)."""
-    from rootparams.formats import EVENTSIZE_PREFIX
-
     repetitions = _repetitions(repetitions)
     measurement = config["measurement"]
     out = []
@@ -1036,7 +1033,7 @@ def findings(
             if "container" in rows and topic not in EVERY_CONTAINER_TOPICS:
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
-                rows = rows[rows["container"] == "rntuple"]
+                rows = rows[rows["container"] == RNTUPLE]
             # The skim topic compares the files' compression: a read's window has nothing to do with it.
             valid = valid_points(rows) if topic != "skim" else pd.Series(True, index=rows.index)
             left_out = int((~valid).sum())

@@ -6,10 +6,13 @@ from typing import Any
 
 import pandas as pd
 
+from rootparams import physics
 from rootparams.aggregate import valid_points
+from rootparams.labels import profile_list
+from rootparams.vocabulary import RNTUPLE, TTREE
 
-# What the ATLAS note's method asks of a run before its numbers stand beside the note's (issue #11 of this
-# project; docs/measurement.md): its 10 repetitions, a small spread, and timed loops that hold their I/O.
+# What the ATLAS note's method asks of a run before its numbers stand beside the note's (docs/measurement.md):
+# its 10 repetitions, a small spread, and timed loops that hold their I/O.
 PAPER_GRADE = {"repetitions": 10, "median_rel_std": 0.03, "valid_share": 0.90}
 
 
@@ -65,7 +68,7 @@ def run_summary_markdown(
         f"- Machine: {provenance['host']}, {provenance['cpu_model']}, {provenance['usable_cores']} usable cores, "
         f"{provenance['memory_bytes'] / 2**30:.1f} GiB, kernel {provenance['kernel']}",
         f"- Storage under test: {storage['data_dir']} on {storage['device']} ({storage['filesystem']}, "
-        f"rotational: {storage['rotational']}, read-ahead: {storage.get('read_ahead_kb', 'unknown')} kB); storage profile(s): {', '.join(sorted(set(summary.get('storage_profile', ['native']))))}",
+        f"rotational: {storage['rotational']}, read-ahead: {storage.get('read_ahead_kb', 'unknown')} kB); storage profile(s): {profile_list(summary.get('storage_profile', ['native']))}",
         f"- Page cache: {', '.join(sorted(cold))} reads",
         f"- ROOT {provenance['root_version']}, Snakemake {provenance['snakemake']}, dool {provenance['dool']}, "
         f"config hash {provenance['config_hash']}",
@@ -95,8 +98,9 @@ def run_summary_markdown(
         problems = grade(summary, repetitions, drift)
         lines.insert(
             2,
-            "**Paper-grade: yes** (10 repetitions, median σ/mean within 3 %, at least 90 % valid points, a host "
-            "drift within that noise)\n"
+            f"**Paper-grade: yes** ({PAPER_GRADE['repetitions']} repetitions, median σ/mean within "
+            f"{100 * PAPER_GRADE['median_rel_std']:g} %, at least {100 * PAPER_GRADE['valid_share']:g} % valid points, a "
+            "host drift within that noise)\n"
             if not problems
             else f"**Paper-grade: no**: {'; '.join(problems)}. A smoke or development run; do not compare its "
             "numbers with the note's.\n",
@@ -136,8 +140,6 @@ def run_summary_markdown(
 
 def physics_markdown(checks: list | None) -> list[str]:
     """The run summary's last section: the instrument's physics checks on this run's own reads."""
-    from rootparams import physics
-
     lines = ["", "## The physics checks of this run", ""]
     if not checks:
         return [*lines, "No check applied to this study's points (no compression scan with two levels of an "
@@ -210,17 +212,15 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
     for r in summary.itertuples():
         origin = getattr(r, "origin", "recipe")
         if origin == "asis":  # a user's file: its own settings, as read from it
-            kind = "RNTuple " if getattr(r, "container", "ttree") == "rntuple" else ""
+            kind = "RNTuple " if getattr(r, "container", TTREE) == RNTUPLE else ""
             out.append(f"{kind}as it is ({r.algorithm}-{r.level})")
         elif origin == "rewrite":
             baskets = "baskets kept" if r.basket_size == 0 else f"baskets {r.basket_size} B"
             clusters = (
-                ""
-                if getattr(r, "container", "ttree") == "rntuple"
-                else f", AutoFlush {r.autoflush}, {baskets}"
+                "" if getattr(r, "container", TTREE) == RNTUPLE else f", AutoFlush {r.autoflush}, {baskets}"
             )
             out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}")
-        elif getattr(r, "container", "ttree") == "rntuple":
+        elif getattr(r, "container", TTREE) == RNTUPLE:
             out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")
         else:
             out.append(f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}")
@@ -228,7 +228,7 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
 
 
 def _read_settings(row) -> str:
-    if row.get("container", "ttree") == "rntuple":
+    if row.get("container", TTREE) == RNTUPLE:
         bunch = row.get("cluster_bunch", 1)
         return f"cluster cache {'off' if row['cache_size'] == 0 else 'on'}" + (
             f", bunch {bunch}" if bunch != 1 else ""

@@ -28,6 +28,7 @@ from typing import Any
 
 from rootparams.errors import UserError
 from rootparams.native import die_with_parent, json_result
+from rootparams.vocabulary import CONTAINERS, RNTUPLE, TTREE
 
 # A rewrite that takes longer is hung (a 1400-branch, 100-event file takes ~0.5 s; 1 GB files take minutes).
 REWRITE_TIMEOUT_SECONDS = 3600
@@ -82,7 +83,7 @@ def file_identity(path: str | Path) -> dict[str, Any]:
 
 
 def _settings_text(container: str, compression: int, autoflush: int | None, basket_size: int | None) -> str:
-    if container == "rntuple":
+    if container == RNTUPLE:
         return f"compression setting {compression}"
     basket = "kept from the source" if basket_size == 0 else f"{basket_size} bytes"
     return f"compression setting {compression}, AutoFlush {autoflush}, basket size {basket}"
@@ -123,7 +124,7 @@ def rewrite_file(
     basket_size: int | None,
     rewriter: str,
     reader: str,
-    container: str = "ttree",
+    container: str = TTREE,
     timeout: float = REWRITE_TIMEOUT_SECONDS,
     diagnose_timeout: float = DIAGNOSE_TIMEOUT_SECONDS,
     log_path: str | Path | None = None,
@@ -138,11 +139,11 @@ def rewrite_file(
     ROOT's output then goes to ``log_path`` (default: ``<output>.rewrite.log``)."""
     src, out = Path(source), Path(output)
     log = Path(log_path) if log_path else out.with_name(f"{out.name}.rewrite.log")
-    if container not in ("ttree", "rntuple"):
-        raise RewriteError(f"container {container!r}: must be 'ttree' or 'rntuple'")
-    if container == "ttree" and (autoflush is None or basket_size is None):
+    if container not in CONTAINERS:
+        raise RewriteError(f"container {container!r}: must be {' or '.join(map(repr, CONTAINERS))}")
+    if container == TTREE and (autoflush is None or basket_size is None):
         raise RewriteError(f"rewriting {src}: a TTree rewrite needs autoflush and basket_size")
-    if container == "rntuple" and (autoflush is not None or basket_size is not None):
+    if container == RNTUPLE and (autoflush is not None or basket_size is not None):
         raise RewriteError(
             f"rewriting the RNTuple {tree} of {src}: only the compression can change (ROOT's RNTupleMerger keeps "
             "the source's clusters and pages); pass autoflush=None and basket_size=None"
@@ -150,15 +151,15 @@ def rewrite_file(
     if not src.is_file():
         raise RewriteError(f"rewriting {src}: no such file")
     settings = _settings_text(container, compression, autoflush, basket_size)
-    kind = "RNTuple" if container == "rntuple" else "tree"
+    kind = "RNTuple" if container == RNTUPLE else "tree"
     what = f"rewriting {kind} {tree} of {src} at {settings}"
     before = file_identity(src)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
     cmd = [rewriter, "--input", str(src), "--tree", tree, "--output", str(partial),
            "--compression", str(compression)]  # fmt: skip
-    if container == "rntuple":
-        cmd += ["--container", "rntuple"]
+    if container == RNTUPLE:
+        cmd += ["--container", RNTUPLE]
     else:
         cmd += ["--autoflush", str(autoflush), "--basket", str(basket_size)]
     try:

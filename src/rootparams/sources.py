@@ -16,7 +16,8 @@ file-side scan, split level included, runs on it.
 This module reads what the configuration needs from the file (which tree or RNTuple, its entries, its
 compression setting and AutoFlush, whether it has ATLAS particle containers) with uproot, in the scheduling
 process, before any job: a wrong path, a file that is not ROOT or a missing tree stops the study there, with
-a message that names the file and what it does hold.
+a message that names the file and what it does hold. Its points' files (the catalogue entry of the file as it
+is, the rewrites) are made by rootparams.generate, as every point's are.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from functools import cache
 from pathlib import Path
 
 from rootparams.errors import UserError
+from rootparams.vocabulary import RNTUPLE, CompressionSettingError, container_of_class, decode
 
 # The event data's usual names, taken when a file holds several trees: ATLAS's TTree and RNTuple, CMS's TTree.
 EVENT_DATA_NAMES = ("CollectionTree", "EventData", "Events")
@@ -42,7 +44,7 @@ class SourceError(UserError, ValueError):
 class SourceFile:
     path: str
     tree: str  # the TTree's or the RNTuple's name
-    container: str  # "ttree" or "rntuple"
+    container: str  # vocabulary.TTREE or RNTUPLE
     entries: int
     compression_setting: int  # the file's (TFile::GetCompressionSettings), 100 * algorithm + level
     autoflush: int  # TTree::GetAutoFlush; 0 for an RNTuple (it has no AutoFlush)
@@ -50,15 +52,10 @@ class SourceFile:
 
     @property
     def algorithm_level(self) -> tuple[str, int]:
-        from rootparams.grid import ALGORITHM_NAMES
-
-        code, level = divmod(self.compression_setting, 100)
-        if code not in ALGORITHM_NAMES:
-            raise SourceError(
-                f"{self.path}: compression setting {self.compression_setting} (algorithm {code}) is not one this "
-                f"study knows; known algorithms are {', '.join(f'{n} ({c})' for c, n in sorted(ALGORITHM_NAMES.items()))}"
-            )
-        return (ALGORITHM_NAMES[code], level) if code else ("none", 0)
+        try:
+            return decode(self.compression_setting)
+        except CompressionSettingError as error:
+            raise SourceError(f"{self.path}: {error}") from error
 
 
 def describe(path: str, tree: str | None = None) -> SourceFile:
@@ -75,7 +72,7 @@ def describe(path: str, tree: str | None = None) -> SourceFile:
 
 @cache
 def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFile:
-    import uproot
+    import uproot  # here, not at the top: a study without its own files never pays for its import
 
     with open(path, "rb") as f:
         if f.read(4) != b"root":
@@ -87,8 +84,8 @@ def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFi
     with file:
         # Top-level trees and RNTuples only; the highest cycle of each name.
         kinds = {k.split(";")[0]: v for k, v in sorted(file.classnames(recursive=False).items())}
-        candidates = {k: ("rntuple" if v == "ROOT::RNTuple" else "ttree") for k, v in kinds.items()
-                      if v in ("TTree", "ROOT::RNTuple")}  # fmt: skip
+        containers = {k: container_of_class(v) for k, v in kinds.items()}
+        candidates = {k: c for k, c in containers.items() if c is not None}
         name = tree or _event_data_name(path, candidates)
         if name not in candidates:
             what = (
@@ -99,7 +96,7 @@ def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFi
             raise SourceError(f"{path} has no TTree or RNTuple named {name!r}; it {what}. Give one of them as the "
                               "format's tree")  # fmt: skip
         obj = file[name]
-        if candidates[name] == "rntuple":
+        if candidates[name] == RNTUPLE:
             fields = [r for i, r in enumerate(obj.field_records) if r.parent_field_id == i]
             atlas = sum(r.type_name.startswith(ATLAS_CONTAINER_PREFIX) for r in fields)
             entries, autoflush = int(obj.num_entries), 0
@@ -130,110 +127,3 @@ def file_settings(source: SourceFile) -> dict:
     algorithm, level = source.algorithm_level
     return {"container": source.container, "algorithm": algorithm, "level": level, "autoflush": source.autoflush,
             "split_level": -1, "basket_size": 0, "page_size": 0}  # fmt: skip
-
-
-# The file settings a rewrite can change, per container (rootparams.rewrite). Split level cannot change through
-# a copy: ROOT's clone keeps each branch's split level (the branches are made from the source's). An RNTuple is
-# rewritten by ROOT's RNTupleMerger, which changes the compression and keeps the clusters and pages.
-REWRITABLE = {"ttree": ("algorithm", "level", "autoflush", "basket_size"), "rntuple": ("algorithm", "level")}
-WHY_NOT_REWRITABLE = {
-    "split_level": "split level cannot change through a copy (ROOT's clone keeps each branch's split level)",
-    "container": "a source keeps its container (a TTree is not converted into an RNTuple or back)",
-    "page_size": "page_size is an RNTuple setting of our writer, which does not rewrite a source",
-    "float_precision": "float_precision is applied by our writer as it writes, which does not rewrite a source",
-    "branch_compression": "branch_compression is applied by our writer as it writes (ROOT's copy keeps one setting)",
-}
-
-
-def unrewritable(container: str, varied: list[str]) -> list[str]:
-    """The file settings among ``varied`` that a source stored as ``container`` cannot be rewritten at."""
-    from rootparams.config import FILE_KEYS
-
-    return [k for k in varied if k in FILE_KEYS and k not in REWRITABLE[container]]
-
-
-def why_not(container: str, key: str) -> str:
-    if container == "rntuple" and key in REWRITABLE["ttree"]:
-        return (f"{key} cannot change in an RNTuple source (ROOT's RNTupleMerger rewrites its compression only, "
-                "keeping its clusters and pages)")  # fmt: skip
-    return WHY_NOT_REWRITABLE[key]
-
-
-def catalogue_source(point, *, source: str, tree: str, reader: str, catalogue: str) -> dict:
-    """The catalogue entry of a source as it is: what the reader finds in it, and its identity (size, mtime,
-    checksum of its first 64 kB), so that a later run can tell whether the user's file changed."""
-    from rootparams.generate import catalogue_entry
-    from rootparams.native import run_tool
-    from rootparams.records import write_json_atomic
-    from rootparams.rewrite import file_identity
-
-    before = file_identity(source)
-    inspected = run_tool(
-        [reader, "--file", source, "--tree", tree, "--inspect"], f"reading {source} as it is"
-    )
-    entry = {**catalogue_entry(point, None, inspected, source), **_source_fields(before)}
-    write_json_atomic(catalogue, entry)
-    return entry
-
-
-def _source_fields(identity: dict) -> dict:
-    return {f"source_{k}": v for k, v in identity.items()}
-
-
-def rewrite_point(
-    point,
-    *,
-    source: str,
-    tree: str,
-    rewriter: str,
-    reader: str,
-    output: str,
-    catalogue: str,
-    on_failure: str,
-    say,
-    log_path: str | None = None,
-) -> dict:
-    """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
-    ``log_path``). If ROOT cannot (it crashes on a class without a dictionary, say), ``on_failure`` "fail"
-    raises the error, which names the file, the branch or class and the signal; "record" keeps it in the
-    catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that the point's reads are
-    recorded as refused and every other point of the study goes on (measure_point never reads a refused
-    point's file)."""
-    from rootparams.generate import catalogue_entry, requested_settings
-    from rootparams.records import write_json_atomic
-    from rootparams.rewrite import RewriteError, file_identity, rewrite_file
-
-    identity = file_identity(source)  # also for a refused rewrite, which returns none
-    ttree = point.container == "ttree"
-    try:
-        result = rewrite_file(source, tree=tree, output=output, compression=point.compression_setting,
-                              autoflush=point.autoflush if ttree else None,
-                              basket_size=point.basket_size if ttree else None, rewriter=rewriter, reader=reader,
-                              container=point.container, log_path=log_path)  # fmt: skip
-    except RewriteError as error:
-        if on_failure == "fail":
-            raise
-        say(f"rewrite refused, recorded (rewrite_failures: record): {error}")
-        open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
-        culprits = error.culprits or []
-        entry = {
-            **requested_settings(point, output),
-            "refused": str(error).splitlines()[0],
-            "refused_signal": error.signal_name,
-            "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
-            "refused_message": str(error),
-            **_source_fields(identity),
-        }
-        write_json_atomic(catalogue, entry)
-        return entry
-    w = result["written"]
-    written = {"seed": None, "write_start_time": w["rewrite_start_time"], "write_end_time": w["rewrite_end_time"],
-               "write_wall_seconds": w["rewrite_wall_seconds"], "write_cpu_seconds": w["rewrite_cpu_seconds"],
-               "content_source": f"rewrite of {source}", "generate_seconds": 0.0,
-               "root_write_seconds": w["rewrite_wall_seconds"], "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
-               "peak_rss_bytes": w["peak_rss_bytes"],
-               "write_threads": 1}  # fmt: skip
-    entry = {**catalogue_entry(point, written, result["inspected"], output), **_source_fields(identity),
-             "refused": None}  # fmt: skip
-    write_json_atomic(catalogue, entry)
-    return entry

@@ -80,8 +80,9 @@ class StorageProfile:
 # charged to every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd"
 # is a SATA SSD, "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
 # The xrootd profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a
-# toxiproxy that adds half the round-trip time each way and limits the bandwidth (issue #15's networks: a LAN,
-# a WAN link, a far site); custom ones are {rtt_ms: ..., bandwidth_bps: ...}.
+# toxiproxy that adds half the round-trip time each way and limits the bandwidth (three networks: a LAN,
+# a WAN link, a far site); custom ones are {rtt_ms: ..., bandwidth_bps: ...}. Listed fast to slow, the xrootd
+# ones by their added round-trip time: figures order the profiles so (labels.STORAGE_ORDER).
 PROFILES = {
     "native": StorageProfile("native"),
     "ssd": StorageProfile("ssd", read_bps=500_000_000, read_iops=20_000),

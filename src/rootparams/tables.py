@@ -20,14 +20,14 @@ from typing import Any
 
 import pandas as pd
 
-from rootparams.aggregate import LATER_FILE_KEY_DEFAULTS, valid_points
+from rootparams.aggregate import valid_points
 from rootparams.compare import summary_interval
 from rootparams.grid import ReadPoint, format_read_defaults
-from rootparams.labels import ALGORITHM_ORDER
+from rootparams.labels import profile_list
+from rootparams.vocabulary import ALGORITHMS, CONTAINERS, LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE
 
 # By file id, not by settings: a byte-based AutoFlush reads back from the file as an entry count.
 FILE_JOIN_KEYS = ["format", "file_id"]
-CONTAINERS = ("ttree", "rntuple")
 # What a rate cell shows, said in every caption.
 RATE_LEGEND = "mean ± 1σ of the repetitions; [95 % CI of the mean, Student t]; n: unflagged repetitions"
 EMPTY = "no point of this format at the default settings in this study"
@@ -53,8 +53,8 @@ def compression_table(
     file_defaults = config["file_defaults"][fmt]
     rows = summary[summary["format"] == fmt]
     if "container" not in rows:  # tables made before RNTuple
-        rows = rows.assign(container="ttree", page_size=0)
-    per_container = {"ttree": ("split_level", "basket_size"), "rntuple": ("page_size",)}
+        rows = rows.assign(container=TTREE, page_size=0)
+    per_container = {TTREE: ("split_level", "basket_size"), RNTUPLE: ("page_size",)}
     read_ids = default_read_ids(config, fmt)
     keep = pd.Series(False, index=rows.index)
     for container, keys in per_container.items():
@@ -82,8 +82,8 @@ def compression_table(
         rate_invalid_reasons=loop_reasons if loop_reasons is not None else "",
         **_rate_columns(table, "note_window_event_rate_hz", "note_window_rate_hz"),
         note_window_valid=table.get("note_window_valid", True),
-        algorithm_order=table["algorithm"].map(ALGORITHM_ORDER.index),
-        container_order=table["container"].map({"ttree": 0, "rntuple": 1}),
+        algorithm_order=table["algorithm"].map(ALGORITHMS.index),
+        container_order=table["container"].map({c: i for i, c in enumerate(CONTAINERS)}),
     )
     for column in ("rate_invalid_reasons", "note_window_invalid_reasons"):
         table[column] = table[column].fillna("") if column in table else ""
@@ -169,7 +169,7 @@ def _invalid_notes(table: pd.DataFrame) -> list[str]:
 
 def _conditions(table: pd.DataFrame) -> str:
     return (f"{', '.join(sorted(set(table['cache_state'].astype(str))))} reads, storage "
-            f"{', '.join(sorted(set(table['storage_profile'].astype(str))))}")  # fmt: skip
+            f"{profile_list(table['storage_profile'])}")  # fmt: skip
 
 
 def to_markdown(table: pd.DataFrame, fmt: str) -> str:

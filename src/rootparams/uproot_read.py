@@ -33,6 +33,9 @@ import time
 PROCESS_START = (time.monotonic(), time.time())  # before anything else: the process span starts here
 PROCESS_START_CPU = os.times().user + os.times().system
 
+# Inside the process span, as every import of this reader (it reads no schema on import).
+from rootparams.vocabulary import TTREE, container_of_class  # noqa: E402
+
 EXIT_ERROR, EXIT_DAMAGED = 2, 3
 STEP_BYTES = 100_000_000  # about this many uncompressed bytes per step (whole clusters), to bound memory
 
@@ -109,6 +112,7 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     if "://" in path:
         raise UsageError(f"{path}: uproot reads local files only here (root:// needs XRootD's Python bindings, "
                          "which the project does not install); use a local storage profile")  # fmt: skip
+    # Imported here, inside the process span: their import is this reader's start-up (the module docstring).
     import awkward as ak
     import numpy as np
     import uproot
@@ -121,7 +125,7 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
         raise DamagedError(f"{path}: not a ROOT file uproot can open ({error})") from error
     source = file.file.source
     if tree_name not in file:
-        found = [k.split(";")[0] for k, c in file.classnames().items() if c in ("TTree", "ROOT::RNTuple")]
+        found = [k.split(";")[0] for k, c in file.classnames().items() if container_of_class(c)]
         raise UsageError(f"{path}: no tree or RNTuple {tree_name!r}; it has {', '.join(found) or 'none'}")
     tree = file[tree_name]
     if not isinstance(tree, uproot.TTree):
@@ -148,7 +152,7 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     end = Snapshot(source, disk_device)
     out: dict = {
         "file": path,
-        "container": "ttree",
+        "container": TTREE,
         "reader_style": "uproot",
         "io_counters_source": "uproot.source",
         "uproot_file_handler": "MultithreadedFileSource(num_workers=1)",

@@ -11,7 +11,6 @@ from rootparams.measure import needs_measuring, plan_point
 from rootparams.records import read_json
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import (
-    format_kind,
     left_out_notes,
     load_study_config,
     source_of,
@@ -26,6 +25,7 @@ from rootparams.grid import (
     default_file_point,
     expand_points,
     file_points,
+    format_kind,
     points_by_id,
     sentinel_point,
 )

@@ -1,7 +1,7 @@
 """Snakemake entry point: describe a user's source file as it is (it is never written to)."""
 
+from rootparams.generate import catalogue_source
 from rootparams.snakescript import run_logged
-from rootparams.sources import catalogue_source
 
 
 def main(smk):

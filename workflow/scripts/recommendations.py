@@ -7,6 +7,7 @@ import pandas as pd
 
 from rootparams.compare import Repetitions
 from rootparams.decision import decision_markdown
+from rootparams.labels import profile_list
 from rootparams.recommend import REPETITION_METRICS, findings, markdown
 from rootparams.snakescript import run_logged
 
@@ -24,7 +25,7 @@ def main(smk):
         # The repetitions by round: every comparison is paired by round where both points share rounds.
         repetitions=Repetitions.read(smk.input.repetitions, metrics=REPETITION_METRICS),
     )
-    profiles = ", ".join(sorted(set(summary["storage_profile"].astype(str))))
+    profiles = profile_list(summary["storage_profile"])
     context = (
         f"Machine: {provenance['host']} ({provenance['usable_cores']} cores); "
         f"{smk.params.study['repetitions']} repetitions per point."

@@ -1,7 +1,7 @@
 """Snakemake entry point: rewrite a user's source file at one grid point's settings, in a process of its own."""
 
+from rootparams.generate import rewrite_point
 from rootparams.snakescript import run_logged
-from rootparams.sources import rewrite_point
 
 
 def main(smk, say):
