@@ -52,12 +52,16 @@ def one_read(reader, path, container, events, profile, measurement, scratch, tag
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--a", type=Path, required=True, help="the first build directory (results/build of one tree)")
+    parser.add_argument(
+        "--a", type=Path, required=True, help="the first build directory (results/build of one tree)"
+    )
     parser.add_argument("--b", type=Path, required=True, help="the second build directory")
     parser.add_argument("--formats", nargs="+", default=["xaod", "truth3"])
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--profile", default="hdd")
-    parser.add_argument("--scratch", type=Path, default=Path(tempfile.gettempdir()) / "rootparams-reader-binaries")
+    parser.add_argument(
+        "--scratch", type=Path, default=Path(tempfile.gettempdir()) / "rootparams-reader-binaries"
+    )
     args = parser.parse_args()
     a, b = built(args.a), built(args.b)
     args.scratch.mkdir(parents=True, exist_ok=True)
@@ -65,7 +69,9 @@ def main() -> None:
     cases = []
     for fmt in args.formats:
         for container in ("ttree", "rntuple"):
-            path = scratch_file(fmt, EVENTS[fmt], a, args.scratch, algorithm="zlib", level=5, container=container)
+            path = scratch_file(
+                fmt, EVENTS[fmt], a, args.scratch, algorithm="zlib", level=5, container=container
+            )
             cases.append((fmt, container, path))
     rates: dict[tuple[str, str, str], dict[int, float]] = {}
     loops: dict[tuple[str, str, str], list[float]] = {}
@@ -83,7 +89,9 @@ def main() -> None:
             rates.setdefault((fmt, container, name), {})[k] = record["event_rate_hz"]
             loops.setdefault((fmt, container, name), []).append(record["loop_bytes_read"])
         print(f"round {k + 1} of {args.reps} done", flush=True)
-    print("\n| file | A: events/s | B: events/s | B / A (paired by round) | at ±5 % | ROOT's loop bytes | checksum |")
+    print(
+        "\n| file | A: events/s | B: events/s | B / A (paired by round) | at ±5 % | ROOT's loop bytes | checksum |"
+    )
     print("|---|---|---|---|---|---|---|")
     for fmt, container, path in cases:
         ra, rb = pd.Series(rates[(fmt, container, "a")]), pd.Series(rates[(fmt, container, "b")])

@@ -478,7 +478,9 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
         if read.unzip and read.cache_size == 0:
             why.append("unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off")
         for text in why:
-            seen.setdefault(f"format {point.file.format}: {text}", set()).update(point.scans)
+            seen.setdefault(f"format {point.file.format}: {text}", set()).update(
+                s for s in point.scans if s in config["scans"]
+            )
     for text, scans in seen.items():
         yield f"{text} (scans: {', '.join(sorted(scans))})"
 
