@@ -60,7 +60,7 @@ def main() -> None:
             start = time.time()
             records = measure_point(
                 root_file=str(path), warmup_file=str(path), reader=tools.reader, events=args.events,
-                read={**READ, "storage_profile": args.profile}, measurement={**base, "reader": mode},
+                read={**READ, "storage_profile": args.profile}, measurement={**base, "reader_process": mode},
                 monitor_csv=str(out / "monitor.csv"), records={i: str(out / f"rep{i}.json") for i in range(args.reps)},
                 labels={"mode": mode, "round": r},
             )  # fmt: skip

@@ -109,7 +109,7 @@ def test_the_fork_server_reads_what_a_fresh_process_reads(build, xaod, tmp_path)
         probes = [server.memory_probe(200_000) for _ in range(3)]
         pids = {first["pid"], second["pid"], server.proc.pid}
     assert all(0.002 < p < 2.0 for p in probes), probes
-    assert len(pids) == 3 and first["reader_mode"] == "fork" and alone["reader_mode"] == "exec"
+    assert len(pids) == 3 and first["reader_process"] == "fork" and alone["reader_process"] == "exec"
     assert child["exit_code"] == 0 and child["cpu_user_seconds"] > 0
     for metric in ("process_bytes_read", "loop_read_calls", "loop_unzip_output_bytes", "selected_zip_bytes"):
         assert first[metric] == alone[metric] == second[metric], metric
@@ -250,7 +250,8 @@ def test_the_rntuple_catalogue_says_what_was_written(truth3_both):
         ntuple["compression_setting_in_file"] == 505
         and ntuple["branch_compression_settings_in_file"] == "505"
     )
-    assert ntuple["clusters"] == 3 and ntuple["autoflush_in_file"] == 200  # clusters of exactly 200 events
+    assert ntuple["clusters"] == 3 and ntuple["events_per_cluster"] == 200  # clusters of exactly 200 events
+    assert ntuple["autoflush_in_file"] is None  # an RNTuple has no AutoFlush
     assert ntuple["events"] == 600 and 0 < ntuple["zip_bytes"] <= ntuple["size_bytes"]
     assert ntuple["tot_bytes"] > 2 * ntuple["zip_bytes"]
     # The ATLAS RNTuple layout: every aux variable a top-level <Name>AuxDyn:<var> field.

@@ -21,7 +21,7 @@ MEASUREMENT = load_study_config({})["measurement"]
 # study running on the same host does not make them wait.
 FAKE = {
     **MEASUREMENT,
-    "reader": "exec",
+    "reader_process": "exec",
     "host_lock": os.path.join(tempfile.mkdtemp(), "lock"),
     "makeup_rounds": 0,
 }

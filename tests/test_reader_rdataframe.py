@@ -1,4 +1,4 @@
-"""The reader's RDataFrame style (--reader rdataframe --columns ...; read_rdataframe.cxx): typed actions over the
+"""The reader's RDataFrame style (--reading-style rdataframe --columns ...; read_rdataframe.cxx): typed actions over the
 first N entries, the same values with 1 and 2 implicit-MT threads and as uproot reads them, the bytes PerfStats
 sees against what RDataFrame's cache fetches, and errors that name the column, its type and what is valid."""
 
@@ -41,7 +41,7 @@ def susy5(build, tmp_path_factory):
 
 
 def rdf_args(path, events, columns, threads, **extra) -> dict:
-    return {"file": str(path), "events": events, "reader": "rdataframe", "columns": ",".join(columns),
+    return {"file": str(path), "events": events, "reading-style": "rdataframe", "columns": ",".join(columns),
             "threads": threads, "cache-size": -1, "learn-entries": -1, **extra}  # fmt: skip
 
 
@@ -81,7 +81,7 @@ def test_susy5_columns_read_alike_with_1_and_2_threads_and_by_uproot(build, susy
     one, two = (rdf_read(build, susy5["path"], events, SUSY5_COLUMNS, threads=t) for t in (1, 2))
     sums, counts = uproot_sums(susy5["path"], "CollectionTree", events, SUSY5_COLUMNS)
     for r, threads in ((one, 1), (two, 2)):
-        assert r["reader_style"] == "rdataframe" and r["rdf_threads"] == threads and r["rdf_slots"] == threads
+        assert r["reading_style"] == "rdataframe" and r["rdf_threads"] == threads and r["rdf_slots"] == threads
         assert r["events_read"] == events and r["entries_in_tree"] == 300
         assert r["columns"] == len(SUSY5_COLUMNS)
         assert r["rdf_jitted"] is False  # every action typed: RDataFrame logged "Nothing to jit and execute."
@@ -171,20 +171,20 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
                  "threads": 1}  # fmt: skip
         harness = {
             **reader_args(susy5["path"], 300, point),
-            "reader": "rdataframe",
+            "reading-style": "rdataframe",
             "columns": ",".join(columns),
         }
         one, _ = server.read(harness, "rdf 1", tmp_path / "c1.log")
         particle = {"file": susy5["path"], "events": 300, "branches": "particle", "cache-size": -1,
                     "learn-entries": -1, "threads": 2}  # fmt: skip
         getentry, _ = server.read(particle, "getentry", tmp_path / "c3.log")
-    assert child["exit_code"] == 0 and two["reader_mode"] == "fork" and two["imt_pool_size"] == 2
+    assert child["exit_code"] == 0 and two["reader_process"] == "fork" and two["imt_pool_size"] == 2
     assert two["perfstats_threads_covered"] == 2 and two["rdf_tasks"] == 3
     for metric in ("values_sum", "events_read", "loop_bytes_read", "loop_uncached_bytes_read"):
         assert two[metric] == alone[metric], metric
     assert one["values_sum"] == pytest.approx(two["values_sum"], rel=1e-12)
     assert one["column_selection"] == "vars:Electrons.pt,Electrons.eta" and one["rdf_threads"] == 1
-    assert getentry["reader_style"] == "getentry" and getentry["note_window_is_loop"] is False
+    assert getentry["reading_style"] == "getentry" and getentry["note_window_is_loop"] is False
     assert getentry["first_entry_seconds"] > 0
 
 
@@ -214,7 +214,7 @@ def test_unreadable_columns_name_the_column_its_type_and_what_can_be_read(build,
 
 def test_settings_rdataframe_cannot_apply_are_refused(build, susy5):
     path = susy5["path"]
-    with pytest.raises(ToolError, match=r"--cache-size 0 cannot be applied with --reader rdataframe.*use --cache-size -1"):  # fmt: skip
+    with pytest.raises(ToolError, match=r"--cache-size 0 cannot be applied with --reading-style rdataframe.*use --cache-size -1"):  # fmt: skip
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"cache-size": 0})
     with pytest.raises(ToolError, match=r"--learn-entries 10 cannot be applied.*use --learn-entries -1"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"learn-entries": 10})

@@ -256,7 +256,7 @@ def test_parallel_unzip_makes_the_cache_a_ttreecacheunzip(build, files, tmp_path
         served, _ = server.read(
             reader_args(str(files[99]), EVENTS, read_point), "unzip", tmp_path / "child.log"
         )
-    assert served["cache_class"] == "TTreeCacheUnzip" and served["reader_mode"] == "fork"
+    assert served["cache_class"] == "TTreeCacheUnzip" and served["reader_process"] == "fork"
     with pytest.raises(ToolError, match="--unzip 1 needs the TTreeCache"):
         read(build, files[99], "all", unzip=True, cache_size=0)
     with pytest.raises(ToolError, match=r"--unzip 1 is a TTree setting \(TTreeCacheUnzip\)"):

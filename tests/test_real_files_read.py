@@ -112,6 +112,6 @@ def test_the_fork_server_reads_real_files(build, tmp_path):
                     "tree": tree}  # fmt: skip
             forked, child = server.read(args, name, tmp_path / f"{name}.log")
             alone = read(build, which, "all")
-            assert child["exit_code"] == 0 and forked["reader_mode"] == "fork"
+            assert child["exit_code"] == 0 and forked["reader_process"] == "fork"
             for key in ("selected_zip_bytes", "loop_unzip_output_bytes", "read_mode"):
                 assert forked[key] == alone[key], key

@@ -43,7 +43,7 @@ def test_the_read_touches_every_value_and_counts_its_bytes(split_file):
     )
     assert out["values_sum"] == pytest.approx(direct, rel=1e-9)
     assert out["events_read"] == 500 and out["event_rate_hz"] == pytest.approx(500 / out["loop_seconds"])
-    assert out["reader_style"] == "uproot" and out["io_counters_source"] == "uproot.source"
+    assert out["reading_style"] == "uproot" and out["io_counters_source"] == "uproot.source"
     assert out["note_window_is_loop"] and out["note_window_seconds"] == out["loop_seconds"]
     # What uproot asked the file for in the loop: the selected branches' baskets (500 of 600 events), not more.
     assert 0 < out["loop_bytes_read"] <= 1.2 * out["selected_zip_bytes"]

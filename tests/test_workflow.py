@@ -16,7 +16,7 @@ REQUIRED_REPETITION_COLUMNS = [
     "process_start_time", "loop_start_time", "end_time", "resident_fraction_before", "event_rate_hz",
     "note_window_event_rate_hz", "loop_read_calls", "loop_bytes_read", "loop_io_share", "loop_valid",
     "peak_rss_bytes", "flagged", "eviction_method", "monitor", "cache_state", "storage_profile", "host",
-    "reader_mode", "storage_to_root_bytes_ratio",
+    "reader_process", "storage_to_root_bytes_ratio",
 ]  # fmt: skip
 
 
@@ -64,7 +64,7 @@ def test_repetition_record_is_complete_and_plausible(tiny_run):
     assert rep["loop_read_calls"] > 0 and rep["event_rate_hz"] > 0 and rep["events_read"] == 20
     assert rep["loop_start_time"] < rep["end_time"] and rep["monitor"] == "dool"
     assert rep["mon_monitor_samples"] >= 1 and rep["complete"]  # dool sampled the loop
-    assert rep["reader_mode"] == "fork" and rep["loop_io_share"] > 0.9
+    assert rep["reader_process"] == "fork" and rep["loop_io_share"] > 0.9
     assert rep["rss_baseline_bytes"] > 0 and rep["peak_rss_bytes"] >= rep["rss_baseline_bytes"]
 
 

@@ -96,7 +96,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
         f"-L{lib_dir}", f"-l:{lib.name}",  # by name, so the executables find it through their rpath
         f"-L{rootsys}/lib", "-lCore", "-lRIO", "-lTree", "-lTreePlayer", "-lROOTNTuple", "-lMathCore", "-lImt", "-lThread",
-        "-lROOTDataFrame", "-lROOTVecOps",  # --reader rdataframe (read_rdataframe.cxx)
+        "-lROOTDataFrame", "-lROOTVecOps",  # --reading-style rdataframe (read_rdataframe.cxx)
         f"-Wl,-rpath,{rootsys}/lib", "-Wl,-rpath,$ORIGIN/../lib",
         "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
     ]  # fmt: skip

@@ -229,6 +229,10 @@ def key_path(path: Iterator[Any] | list[Any]) -> str:
     return out or "(top level)"
 
 
+# Keys that changed their name, by their old path: a config written for an earlier version is told the new name.
+RENAMED_KEYS = {"measurement.reader": "reader_process"}
+
+
 def _describe(error: jsonschema.ValidationError) -> str:
     """One line: which key, which value, what would be valid."""
     where = key_path(list(error.absolute_path))
@@ -245,6 +249,9 @@ def _describe(error: jsonschema.ValidationError) -> str:
         extra = sorted(set(value) - set(allowed)) if isinstance(value, dict) else []
         hints = []
         for key in extra:
+            if (renamed := RENAMED_KEYS.get(f"{where}.{key}")) is not None:
+                hints.append(f"{key!r} is now called {renamed!r}")
+                continue
             close = _closest(key, allowed)
             hints.append(f"unknown key {key!r}" + (f" (did you mean {close!r}?)" if close else ""))
         return f"{where}: {'; '.join(hints)}; valid keys here are {', '.join(allowed)}"

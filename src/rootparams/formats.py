@@ -99,7 +99,10 @@ def cycle(*dists: tuple) -> tuple:
 
 
 @dataclass
-class Container:
+class Collection:
+    """One xAOD collection of a recipe (Electrons, with its interface and aux classes): what the writer fills.
+    Called a collection, not a container, because "container" is the study's TTree or RNTuple."""
+
     name: str
     interface: str
     aux: str
@@ -182,7 +185,7 @@ def dyn_attributes(
     return out, inner
 
 
-def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCommon") -> Container:
+def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCommon") -> Collection:
     attrs = {**kinematics(), "charge": ("choice", -1, 1), "author": ("choice", 1, 16),
              "OQ": ("const", 1446), "quality": ("int", 0, 3),
              "f1": FRACTION, "f3": trunc(7, ("exp", 0.02)), "weta2": trunc(15, ("gaus", 0.01, 0.002)),
@@ -195,10 +198,10 @@ def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCo
     dyn += [("ambiguityType", "uint8", "int", 0, 3), ("truthParticleLink", "link", "TruthParticles"),
             ("DFCommonElectronsLHLoose", "uint8", "int", 0, 1), ("truthType", "int", "choice", 2, 2, 2, 4, 17),
             ("truthOrigin", "int", "choice", 10, 10, 12, 13, 0)]  # fmt: skip
-    return Container(name, interface, "ParticleAuxContainer_v1", mult, attrs, inner, dyn)
+    return Collection(name, interface, "ParticleAuxContainer_v1", mult, attrs, inner, dyn)
 
 
-def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Container:
+def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Collection:
     attrs = {"d0": ("gaus", 0.0, 0.05), "z0": ("gaus", 0.0, 45.0), "phi": PHI, "theta": ("uniform", 0.2, 2.9),
              "qOverP": ("gaus", 0.0, 0.0005), "vx": ("const", -0.5), "vy": ("const", -0.5),
              "vz": ("const", 0.0), "chiSquared": ("exp", 20.0), "numberDoF": grid(1.0, ("uniform", 5, 40)),
@@ -216,14 +219,14 @@ def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Container:
         ("truthParticleLink", "link", "TruthParticles"),
         ("truthMatchProbability", "float", *trunc(7, FRACTION)),
     ]
-    return Container(
+    return Collection(
         name, "TrackParticleContainer_v1", "TrackParticleAuxContainer_v1", mult, attrs, inner, dyn
     )
 
 
 def clusters(
     name: str, mult: tuple, samplings: int, n_dyn: int = 16, size: tuple = ("const", 13)
-) -> Container:
+) -> Collection:
     attrs = {k: PT for k in ("rawE", "calE", "altE")}
     attrs |= {k: ETA for k in ("rawEta", "calEta", "altEta")} | {
         k: PHI for k in ("rawPhi", "calPhi", "altPhi")
@@ -239,7 +242,7 @@ def clusters(
               "e_sampl": ("exp", 3000.0), "eta_sampl": trunc(15, ETA), "phi_sampl": trunc(15, PHI)}  # fmt: skip
     inner = {k: ("poisson", samplings) for k in ("e_sampl", "eta_sampl", "phi_sampl")}
     dyn, more = dyn_attributes("CaloMoment", n_dyn, 10.0)
-    return Container(
+    return Collection(
         name, "CaloClusterContainer_v1", "CaloClusterAuxContainer_v1", mult, attrs, inner | more, dyn
     )
 
@@ -251,7 +254,7 @@ _SAMPLING_FILLED = (0.6,) * 4 + (0.4,) * 8 + (0.6,) * 3 + (0.2,) * 3 + (0.4,) * 
 ENERGY_PER_SAMPLING = cycle(*(sparse(1 - f, 0.0, ("exp", 3000.0)) for f in _SAMPLING_FILLED))
 
 
-def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Container:
+def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Collection:
     attrs = kinematics() | {
         "JetConstitScaleMomentum_pt": PT, "JetEMScaleMomentum_pt": PT, "JetConstitScaleMomentum_eta": ETA,
         "JetEMScaleMomentum_eta": ETA, "JetConstitScaleMomentum_phi": PHI, "JetEMScaleMomentum_phi": PHI,
@@ -271,10 +274,10 @@ def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: floa
              "NumTrkPt1000": ("poisson", vertices), "constituentLinks": ("poisson", constituents),
              "GhostTrack": ("poisson", 8)}  # fmt: skip
     dyn, more = dyn_attributes("JetAttribute", n_dyn, 1.0, vertices, link="TruthParticles", nested="vertex")
-    return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner | more, dyn)
+    return Collection(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
-def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Container:
+def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Collection:
     # A generator record lists a particle again after each step that changes its status (the same momentum,
     # pdgId and classification), and neighbours in the record come from the same decay (runs of status and origin).
     k = _key(name) % 1_000_003
@@ -291,20 +294,20 @@ def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Container:
            ("classifierParticleType", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 17, 2, 6)))),
            ("classifierParticleOrigin", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 10, 12, 25)))),
            ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12)))]  # fmt: skip
-    return Container(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, dyn=dyn)
+    return Collection(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, dyn=dyn)
 
 
-def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -> Container:
+def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -> Collection:
     attrs = {"x": ("gaus", -0.5, 0.01), "y": ("gaus", -0.5, 0.01), "z": ("gaus", 0.0, 45.0), "chiSquared": ("exp", 30.0),
              "numberDoF": grid(1.0, ("uniform", 1, 100)), "covariance": ("exp", 0.001), "trackWeights": trunc(7, FRACTION),
              "vertexType": ("choice", 1, 3, 3, 3), "trackParticleLinks": ("link", "InDetTrackParticles")}  # fmt: skip
     inner = {"covariance": ("fixed", 6), "trackWeights": ("poisson", tracks_per_vertex),
              "trackParticleLinks": ("poisson", tracks_per_vertex)}  # fmt: skip
     dyn, more = dyn_attributes(f"{name}Decor", n_dyn, 1.0, tracks_per_vertex, nested="track")
-    return Container(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner | more, dyn)
+    return Collection(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner | more, dyn)
 
 
-def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") -> Container:
+def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") -> Collection:
     # Generator vertices sit at the event's primary vertex; only the decays of long-lived particles are displaced.
     attrs = {
         k: ("either", 0.6, *per_event(("gaus", 0.0, s)), "gaus", 0.0, d)
@@ -313,7 +316,7 @@ def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") ->
     attrs |= {"id": sparse(0.9, 0, pick(1, 2)), "barcode": walk(0, ("int", -3, -1)),
               "incomingParticleLinks": ("link", particles), "outgoingParticleLinks": ("link", particles)}  # fmt: skip
     inner = {"incomingParticleLinks": ("fixed", 1), "outgoingParticleLinks": ("poisson", 2)}
-    return Container(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
+    return Collection(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
 
 
 # TRUTH3 keeps the truth record as the small collections of the truth derivation framework (as the real
@@ -337,7 +340,7 @@ def truth_collection(
     ctype: tuple,
     corigin: tuple,
     extra: tuple = (),
-) -> Container:
+) -> Collection:
     chain = "TruthBosonsWithDecayParticles"
     attrs = {"px": ("gaus", 0.0, 30000.0), "py": ("gaus", 0.0, 30000.0), "pz": ("gaus", 0.0, 90000.0),
              "e": ("exp", 100000.0), "m": mass, "pdgId": pdg, "status": status, "barcode": ("int", 1, 20000),
@@ -346,7 +349,7 @@ def truth_collection(
            ("classifierParticleOutCome", "uint32", *sparse(0.8, 1, pick(2, 3, 12))),
            ("parentLinks", "vlink", chain), ("childLinks", "vlink", chain), *extra]  # fmt: skip
     inner = {"parentLinks": ("fixed", 1), "childLinks": ("poisson", 1.0)}
-    return Container(
+    return Collection(
         name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, inner, dyn
     )
 
@@ -363,7 +366,7 @@ def dressed() -> tuple:
             ("nPhotons_dressed", "int", *sparse(0.97, 0, ("const", 1))), *isolation("ptcone30", "etcone20"))  # fmt: skip
 
 
-def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Container:
+def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Collection:
     """Truth jets: kinematics, flavour labels and constituent links; the reco-only members of the jet aux store
     are left at zero, the per-vertex and per-sampling vectors empty."""
     attrs = kinematics() | {k: ("const", 0.0) for k in JET_RECO_MEMBERS}
@@ -374,10 +377,10 @@ def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -
     inner = {k: ("fixed", 0) for k in JET_NESTED_MEMBERS} | {"constituentLinks": ("poisson", constituents)}
     dyn = [("TrueFlavor", "int", "choice", 21, 21, 1, 2, 3, 4, 5), ("GhostBHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
            ("GhostCHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))), *extra]  # fmt: skip
-    return Container(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
+    return Collection(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
 
 
-def truth3() -> list[Container]:
+def truth3() -> list[Collection]:
     lepton_type, photon_type = ("choice", 4, 4, 4, 4, 4, 4, 4, 3, 3, 2), ("choice", 16, 15, 15, 14)
     return [
         event_info(217),
@@ -409,16 +412,16 @@ def truth3() -> list[Container]:
     ]  # fmt: skip
 
 
-def event_info(weights: int) -> Container:
+def event_info(weights: int) -> Collection:
     attrs = {"runNumber": ("const", 284500), "mcChannelNumber": ("const", 410470), "eventNumber": ("seq",),
              "mcEventNumber": ("seq",), "lumiBlock": ("int", 1, 800), "bcid": ("int", 1, 3564), "eventTypeBitmask": ("const", 1),
              "averageInteractionsPerCrossing": grid(0.5, ("gaus", 34.0, 10.0)), "actualInteractionsPerCrossing": grid(1.0, ("gaus", 34.0, 10.0)),
              "mcEventWeights": ("gaus", 1.0, 0.05)}  # fmt: skip
-    return Container("EventInfo", "EventInfo_v1", "EventInfoAuxContainer_v1", ("fixed", 1), attrs,
+    return Collection("EventInfo", "EventInfo_v1", "EventInfoAuxContainer_v1", ("fixed", 1), attrs,
                      {"mcEventWeights": ("fixed", weights)})  # fmt: skip
 
 
-def trigger(words: int, navigation: int = 0) -> Container:
+def trigger(words: int, navigation: int = 0) -> Collection:
     attrs = {"smk": ("const", 2232), "l1psk": ("const", 14), "hltpsk": ("const", 9)}
     attrs |= {k: ("bits", 0.01) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
     inner = {k: ("fixed", words) for k in ("tav", "tbp", "tap", "lvl2PassedPhysics", "efPassedPhysics")}
@@ -432,18 +435,18 @@ def trigger(words: int, navigation: int = 0) -> Container:
                   ("int", 0, 15), walk(0, ("int", 1, 3)), walk(2, ("int", 1, 3)))  # fmt: skip
         dyn = [("serializedNavigation", "vuint32", *cycle(*record))]
         inner["serializedNavigation"] = ("gaus", navigation, navigation / 4)
-    return Container(
+    return Collection(
         "xTrigDecision", "TrigDecision_v1", "TrigDecisionAuxInfo_v1", ("fixed", 1), attrs, inner, dyn
     )
 
 
-def met(name: str, terms: int = 9) -> Container:
-    return Container(name, "MissingETContainer_v1", "MissingETAuxContainer_v1", ("fixed", terms),
+def met(name: str, terms: int = 9) -> Collection:
+    return Collection(name, "MissingETContainer_v1", "MissingETAuxContainer_v1", ("fixed", terms),
                      {"mpx": ("gaus", 0.0, 30000.0), "mpy": ("gaus", 0.0, 30000.0), "sumet": ("exp", 400000.0),
                       "source": ("seq",)})  # fmt: skip
 
 
-def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6) -> Container:
+def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6) -> Collection:
     attrs = {
         k: FRACTION
         for k in (
@@ -487,7 +490,7 @@ def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6)
     dyn += per_track
     inner |= {spec[0]: ("poisson", tracks_per_jet) for spec in per_track}
     inner["BTagTrackToJetAssociator"] = ("poisson", tracks_per_jet)
-    return Container(name, "BTaggingContainer_v1", "BTaggingAuxContainer_v1", mult, attrs, inner, dyn)
+    return Collection(name, "BTaggingContainer_v1", "BTaggingAuxContainer_v1", mult, attrs, inner, dyn)
 
 
 def _key(text: str) -> int:
@@ -507,7 +510,7 @@ def _interface(kind: str) -> str:
     }[kind]
 
 
-def recipe(fmt: str) -> list[Container]:
+def recipe(fmt: str) -> list[Collection]:
     """The containers of one event of format ``fmt``."""
     if fmt == "xaod":
         return [
@@ -569,11 +572,11 @@ def recipe(fmt: str) -> list[Container]:
     raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
 
 
-def skimmed(containers: list[Container], share: float = SKIM_EMPTY_SHARE) -> list[Container]:
+def skimmed(containers: list[Collection], share: float = SKIM_EMPTY_SHARE) -> list[Collection]:
     """The same containers with every physics container empty in ``share`` of the events (writer multiplicity
     ``empty``): a skim that keeps the event record (EventInfo, trigger, MET) and drops most objects."""
     kept = ("EventInfo", "TrigDecision", "MET_")
-    return [c if c.name.startswith(kept) else Container(c.name, c.interface, c.aux, ("empty", share, *c.multiplicity),
+    return [c if c.name.startswith(kept) else Collection(c.name, c.interface, c.aux, ("empty", share, *c.multiplicity),
                                                          c.attrs, c.inner, c.dyn)
             for c in containers]  # fmt: skip
 

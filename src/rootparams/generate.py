@@ -249,9 +249,9 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "level_in_file": level,
         "compression_setting_in_file": setting,
         "branch_compression_settings_in_file": ";".join(str(s) for s in sorted(branch_settings)),
-        # TTree::GetAutoFlush after writing: an entry count, also for a byte-based (negative) request. For an
-        # RNTuple, which has no AutoFlush, the mean entries per cluster.
-        "autoflush_in_file": inspected["autoflush"],
+        # TTree::GetAutoFlush after writing: an entry count, also for a byte-based (negative) request. An RNTuple
+        # has no AutoFlush (empty here): its clusters' size is events_per_cluster, as for a TTree.
+        "autoflush_in_file": inspected["autoflush"] if point.container == TTREE else None,
         "split_level_in_file": max((b["split_level"] for b in inspected["branch_list"]), default=0),
         "events": inspected["entries"],
         "clusters": inspected["clusters"],

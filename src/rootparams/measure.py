@@ -8,7 +8,7 @@ Once per block (docs/measurement.md has the reasons and the measured costs):
  2. start dool (one monitor for the whole block; each repetition's samples are picked out afterwards by its
     recorded span), a blkio group per storage profile, a server per remote profile, and the reader's fork
     server: ROOT's start-up is paid here once, and every read is made by a child forked from the initialized
-    server, which has never opened a data file (``measurement.reader: exec`` makes one process per read instead).
+    server, which has never opened a data file (``measurement.reader_process: exec`` makes one process per read instead).
 Then in rounds (schedule): repetition k of every point before repetition k+1 of any, each round in a shuffled
 order, so that a slow spell of the host falls on every point alike (with ``measurement.eviction: system``, each
 round starts with the paper's drop_caches and a warm-up read). For each repetition:
@@ -320,7 +320,7 @@ class Instrument:
     """What serves every read of a block: the reader (its fork server), the monitor, and the memory probe."""
 
     reader: str
-    server: ReaderServer | None  # None: one reader process per repetition (measurement.reader = exec)
+    server: ReaderServer | None  # None: one reader process per repetition (measurement.reader_process = exec)
     monitor: Monitor | None
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
@@ -367,7 +367,7 @@ class Instrument:
                 raise ReadError(
                     f"{what}: the columns of {path} were not resolved before the read (a harness bug)"
                 )
-            args["reader"], args["columns"] = style, self.columns[path]
+            args["reading-style"], args["columns"] = style, self.columns[path]
         procs = where.group.procs if where.group else None
         try:
             if style == "uproot":
@@ -592,7 +592,7 @@ def measure_block(
                     say(f"the drift sentinel's storage cannot be set up ({error}); no sentinel in this block")
                     sentinel = None
         server = None
-        if measurement["reader"] == "fork":
+        if measurement["reader_process"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
         instrument = Instrument(reader, server, mon, messages_dir,
                                 probe_loads=measurement.get("memory_probe_loads", 0))  # fmt: skip
@@ -847,7 +847,7 @@ def _attempt(
     record["eviction_verified"] = not endpoint_read
     record["resident_fraction_before"] = float("nan") if endpoint_read else state.fraction
     record["file_pages"] = state.total_pages
-    record["reader_mode"] = "fork" if instrument.server else "exec"
+    record["reader_process"] = "fork" if instrument.server else "exec"
     group, device = where.group, where.device
     group_before = group.counters() if group else None
     disk_before = storage.disk_counters(device) if device else None

@@ -153,7 +153,7 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     out: dict = {
         "file": path,
         "container": TTREE,
-        "reader_style": "uproot",
+        "reading_style": "uproot",
         "io_counters_source": "uproot.source",
         "uproot_file_handler": "MultithreadedFileSource(num_workers=1)",
         "uproot_version": uproot.__version__,

@@ -26,16 +26,16 @@
 //          unzip_requested, cache_class (TTreeCache | TTreeCacheUnzip), unzip_parallel_tasks, and the cache's
 //          counters unzip_blocks_unzipped / _found / _stalled / _missed (-1 without TTreeCacheUnzip).
 //   --no-perfstats: the same loop without TTreePerfStats (the bare loop of the benchmarks)
-//   The output's reader_style is "getentry" (TTree::GetEntry of the selected branches' objects).
+//   The output's reading_style is "getentry" (TTree::GetEntry of the selected branches' objects).
 // RDataFrame read of a TTree (read_rdataframe.cxx), the reading style of analyses today:
-//   rootparams-read --file F --events N --reader rdataframe --columns <col>,<col>,... --threads T
+//   rootparams-read --file F --events N --reading-style rdataframe --columns <col>,<col>,... --threads T
 //     <col>: a branch or leaf RDataFrame reads as a scalar or a ROOT::RVec of a fundamental type (a split
 //       std::vector<T> member such as ElectronsAux.pt, NanoAOD's Electron_pt[nElectron], a scalar such as run);
 //       every value is summed by a typed action (no JIT), all columns in one event loop over entries [0, N)
 //     T: > 1 = ROOT::EnableImplicitMT(T) before the RDataFrame is made (its multi-threaded event loop)
 //     --cache-size and --learn-entries must be -1 (RDataFrame sizes and fills the TTreeCache itself); --branches,
 //     the selection the columns were resolved from, is only recorded (column_selection); outputs
-//     reader_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
+//     reading_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
 //     every value read, to compare with another reader of the same entries), cache_size_used and
 //     note_window_is_loop: true (no second-entry moment: the note_window_* fields are the loop's)
 // Selection only (not timed): rootparams-read --file F [--tree T] --resolve-selection SEL
@@ -94,7 +94,7 @@
 // the fork server and its memory probe); read_common (errors and exit codes, opening the file, the read request);
 // read_counters (PerfStats, the kernel's counters, Snapshot, the spans' figures); read_selection (branch and
 // variable selections and their catalogues); read_ttree and read_ntuple (--inspect and the timed read of each
-// container); read_rdataframe (--reader rdataframe); read_checksum (--checksum).
+// container); read_rdataframe (--reading-style rdataframe); read_checksum (--checksum).
 #include "common.h"
 #include "read_checksum.h"
 #include "read_common.h"
@@ -134,7 +134,7 @@ namespace rootparams::read {
 namespace {
 
 // A timed read of either container (--container ttree, the default, or rntuple), by TTree::GetEntry or, for a
-// TTree, --reader rdataframe.
+// TTree, --reading-style rdataframe.
 int timed_read_any(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    if (args.count("disk-device")) {
@@ -155,18 +155,18 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       auto file = open_root_file(required_arg(args, "file"));
       container = has_ntuple(file.get(), tree_name_arg(args)) ? "rntuple" : "ttree";
    }
-   const std::string reader = args.count("reader") ? args.at("reader") : "getentry";
+   const std::string reader = args.count("reading-style") ? args.at("reading-style") : "getentry";
    if (reader != "getentry" && reader != "rdataframe")
-      fail("--reader '" + reader + "': must be getentry (TTree::GetEntry, the default) or rdataframe");
+      fail("--reading-style '" + reader + "': must be getentry (TTree::GetEntry, the default) or rdataframe");
    if (container == "rntuple" && reader == "rdataframe")
-      fail(required_arg(args, "file") + ": --reader rdataframe reads TTrees only, not --container rntuple");
+      fail(required_arg(args, "file") + ": --reading-style rdataframe reads TTrees only, not --container rntuple");
    if (container == "rntuple")
       return timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
       fail("--container '" + container + "': must be ttree, rntuple or auto");
    if (reader == "rdataframe" && args.count("unzip") && args.at("unzip") != "0")
       fail(required_arg(args, "file") + ": --unzip " + args.at("unzip") + " is a setting of the GetEntry read "
-           "(--reader getentry); RDataFrame makes its own TTreeCache: use --unzip 0 with --reader rdataframe");
+           "(--reading-style getentry); RDataFrame makes its own TTreeCache: use --unzip 0 with --reading-style rdataframe");
    if (reader == "rdataframe")
       return timed_read_rdataframe(args, process_start, mode);
    return timed_read(args, process_start, mode);

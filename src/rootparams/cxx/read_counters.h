@@ -163,7 +163,7 @@ void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const
 // What every timed read reports, TTree or RNTuple: the span boundaries, the four spans, the rates (each the
 // bytes or events of one span over that span's time), the shares of the process's I/O inside the timed spans,
 // and memory. `counted`: the I/O counters (PerfStats or RNTuple metrics) were on. `window_is_loop`: a read with no
-// "second entry" moment (--reader rdataframe) passes window_start = loop_start; its window holds all the events,
+// "second entry" moment (--reading-style rdataframe) passes window_start = loop_start; its window holds all the events,
 // and the time to the first entry is the caller's to report. `unzip_counted`: see add_span.
 void add_timed_read(JsonObject &out, const Snapshot &process_start, const Snapshot &loop_start,
                     const Snapshot &window_start, const Snapshot &end, bool counted, long long events,

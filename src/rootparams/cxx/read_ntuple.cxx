@@ -413,7 +413,7 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
       .str("container", "rntuple")
       .str("io_counters_source", metrics ? "RNTupleMetrics" : "none")
       .str("root_version", gROOT->GetVersion())
-      .str("reader_mode", mode)
+      .str("reader_process", mode)
       .boolean("perfstats", false)
       .integer("perfstats_threads_covered", 0)
       .integer("selected_top_branches", static_cast<long long>(chosen.size()));

@@ -1,9 +1,9 @@
-// The RDataFrame read of a TTree (--reader rdataframe --columns <col>,<col>,...), the reading style of analyses
+// The RDataFrame read of a TTree (--reading-style rdataframe --columns <col>,<col>,...), the reading style of analyses
 // today: one timed read of the given columns by typed actions in one RDataFrame event loop, with the spans and
 // counters of the GetEntry read.
 //
 // One timed read of entries [0, N) of the given columns with ROOT::RDataFrame, as an analysis reads a file
-// today, beside the TTree::GetEntry read of read_ttree.cxx (--reader getentry, the default).
+// today, beside the TTree::GetEntry read of read_ttree.cxx (--reading-style getentry, the default).
 // --threads T > 1: ROOT::EnableImplicitMT(T) before the RDataFrame is made (RDataFrame's multi-threaded event
 // loop: one task per cluster range, each with its own TFile, TTree and TTreeCache); 1: implicit MT off.
 //
@@ -404,7 +404,7 @@ std::vector<std::string> similar_columns(const std::vector<std::string> &all, co
 
 }  // namespace
 
-// The timed read of --reader rdataframe (this file's head says how it is made comparable); prints its
+// The timed read of --reading-style rdataframe (this file's head says how it is made comparable); prints its
 // "ROOTPARAMS_JSON {...}" line like the GetEntry read.
 int timed_read_rdataframe(const std::map<std::string, std::string> &args, const Snapshot &process_start,
                           const char *mode)
@@ -414,7 +414,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    const Long64_t events = std::stoll(required_arg(args, "events"));
    const int threads = std::stoi(required_arg(args, "threads"));
    if (!args.count("columns"))
-      fail("--reader rdataframe needs --columns <branch>,<branch>,...: the branches or leaves to read");
+      fail("--reading-style rdataframe needs --columns <branch>,<branch>,...: the branches or leaves to read");
    const auto columns = split_columns(args.at("columns"));
    const Long64_t cache_size = args.count("cache-size") ? std::stoll(args.at("cache-size")) : -1;
    const int learn_entries = args.count("learn-entries") ? std::stoi(args.at("learn-entries")) : -1;
@@ -423,17 +423,17 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
    if (threads < 1)
       fail("--threads must be at least 1");
    if (columns.empty())
-      fail("--reader rdataframe needs --columns <branch>,<branch>,... (none given)");
+      fail("--reading-style rdataframe needs --columns <branch>,<branch>,... (none given)");
    // The harness resolves a read point's branch selection into --columns before the file is evicted, and sends
    // the selection along: it is recorded (column_selection), never read again.
    const std::string selection = args.count("branches") ? args.at("branches") : "";
    if (cache_size != -1)
       fail(path + ": --cache-size " + std::to_string(cache_size) +
-           " cannot be applied with --reader rdataframe: RDataFrame opens the file itself and its TTreeReader uses "
+           " cannot be applied with --reading-style rdataframe: RDataFrame opens the file itself and its TTreeReader uses "
            "the tree's automatic TTreeCache (sized from the AutoFlush cluster); use --cache-size -1");
    if (learn_entries != -1)
       fail(path + ": --learn-entries " + std::to_string(learn_entries) +
-           " cannot be applied with --reader rdataframe: its TTreeReader registers the columns' branches with the "
+           " cannot be applied with --reading-style rdataframe: its TTreeReader registers the columns' branches with the "
            "TTreeCache and ends the learning phase at once; use --learn-entries -1");
    {
       std::set<std::string> seen;
@@ -534,7 +534,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       fail(path + ": --columns " + name_list(unknown, unknown.size()) + (unknown.size() > 1 ? " are" : " is") +
            " not a branch or leaf of tree '" + tree_name + "'. Available: " + name_list(all_columns));
    if (!unsupported.empty())
-      unreadable.push_back("--reader rdataframe does not read the type of column " +
+      unreadable.push_back("--reading-style rdataframe does not read the type of column " +
                            name_list(unsupported, unsupported.size()) +
                            " (a typed action per type, no JIT); supported: " + supported_types());
    if (!unreadable.empty()) {

@@ -287,10 +287,10 @@ void add_ttree_read_header(JsonObject &out, const std::string &path, const std::
    out.str("file", path)
       .str("file_class", file_class)  // TFile for a local path, TNetXNGFile through root://
       .str("container", "ttree")
-      .str("reader_style", style)
+      .str("reading_style", style)
       .str("io_counters_source", perf ? "TTreePerfStats" : "none")
       .str("root_version", gROOT->GetVersion())
-      .str("reader_mode", mode)
+      .str("reader_process", mode)
       .boolean("perfstats", perf)
       .integer("perfstats_threads_covered", perf_threads);
 }

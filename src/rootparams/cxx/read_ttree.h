@@ -1,4 +1,4 @@
-// The TTree read: --inspect of a TTree, and the timed read by TTree::GetEntry (--reader getentry, the default) with
+// The TTree read: --inspect of a TTree, and the timed read by TTree::GetEntry (--reading-style getentry, the default) with
 // its branch selection, TTreeCache (or TTreeCacheUnzip) and PerfStats, including the branches ROOT can only emulate,
 // read basket by basket. The fields every TTree read's output starts with are shared with the RDataFrame read.
 #pragma once

@@ -658,7 +658,8 @@ Column leaf_column(const std::vector<std::string> &w, size_t at)
    return col;
 }
 
-struct Container {
+// One xAOD collection of the recipe ("container" is the study's TTree or RNTuple).
+struct Collection {
    std::string name;
    TClass *interface_class = nullptr;
    TClass *aux_class = nullptr;
@@ -696,14 +697,14 @@ std::vector<std::string> split_words(const std::string &line)
    return words;
 }
 
-std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
+std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout)
 {
    flat_layout = false;
    std::ifstream in(path);
    if (!in)
       fail("cannot read recipe " + path);
-   std::vector<Container> containers;
-   auto find = [&](const std::string &name) -> Container & {
+   std::vector<Collection> containers;
+   auto find = [&](const std::string &name) -> Collection & {
       for (auto &c : containers)
          if (c.name == name)
             return c;
@@ -730,7 +731,7 @@ std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
          } else if (w[0] == "scalar" && w.size() >= 4) {
             // scalar <branch> <leaf-type> <dist...>: one value per event in a leaf of its own.
             if (containers.empty() || !containers.front().scalars) {
-               Container s;
+               Collection s;
                s.name = "(scalars)";
                s.scalars = true;
                s.multiplicity = {"fixed", {"1"}};
@@ -741,7 +742,7 @@ std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
             // collection <Name> <counter-branch> <multiplicity...> (flat layout)
             if (!flat_layout)
                fail("'collection' needs 'layout flat' (xAOD-like recipes use 'container')");
-            Container c;
+            Collection c;
             c.name = w[1];
             c.flat = true;
             c.counter = w[2];
@@ -762,7 +763,7 @@ std::vector<Container> read_recipe(const std::string &path, bool &flat_layout)
             if (flat_layout)
                fail("'container' belongs to the xaod layout; a flat recipe uses 'collection' and 'column'");
             // "-" for the interface or the aux class: no such branch (a real file's branch without one)
-            Container c;
+            Collection c;
             c.name = w[1];
             c.interface_class = w[2] == "-" ? nullptr : TClass::GetClass(w[2].c_str());
             c.aux_class = w[3] == "-" ? nullptr : TClass::GetClass(w[3].c_str());
@@ -902,7 +903,7 @@ public:
 class TreeSink : public Sink {
 public:
    TreeSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush, int split,
-            int basket, std::vector<Container> &containers)
+            int basket, std::vector<Collection> &containers)
       : output_(output)
    {
       file_.reset(TFile::Open(output.c_str(), "RECREATE", "", compression));
@@ -984,7 +985,7 @@ private:
 class NTupleSink : public Sink {
 public:
    NTupleSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush,
-              long long page_size, bool parallel_zip, int float_mantissa, std::vector<Container> &containers)
+              long long page_size, bool parallel_zip, int float_mantissa, std::vector<Collection> &containers)
       : output_(output), name_(name), cluster_entries_(autoflush > 0 ? autoflush : 0)
    {
       auto model = ROOT::RNTupleModel::Create();
