@@ -26,10 +26,17 @@ SIZE_TARGETS = {
 }
 # Paper, Table 1: file sizes of the primary xAOD, as ratios to LZMA-9 (and LZ4-5 to LZ4-1).
 RATIO_TARGETS = {
-    ("lz4", 1): 8.756 / 5.901, ("lz4", 3): 8.756 / 5.901, ("lz4", 5): 7.674 / 5.901, ("lz4", 9): 7.556 / 5.901,
-    ("zlib", 1): 7.381 / 5.901, ("zlib", 5): 7.030 / 5.901, ("zlib", 9): 6.782 / 5.901,
-    ("lzma", 1): 6.203 / 5.901, ("lzma", 5): 5.978 / 5.901, ("lzma", 9): 1.0,
-}  # fmt: skip
+    ("lz4", 1): 8.756 / 5.901,
+    ("lz4", 3): 8.756 / 5.901,
+    ("lz4", 5): 7.674 / 5.901,
+    ("lz4", 9): 7.556 / 5.901,
+    ("zlib", 1): 7.381 / 5.901,
+    ("zlib", 5): 7.030 / 5.901,
+    ("zlib", 9): 6.782 / 5.901,
+    ("lzma", 1): 6.203 / 5.901,
+    ("lzma", 5): 5.978 / 5.901,
+    ("lzma", 9): 1.0,
+}
 
 
 def write(fmt, algorithm, level, events, tools, out):
@@ -63,8 +70,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for fmt, (target, events) in SIZE_TARGETS.items():
         e = write(fmt, "zlib", 5, events, tools, out)
-        print(f"| {fmt} | {events} | {target:,} | {e['bytes_per_event']:,.0f} | {e['bytes_per_event'] / target - 1:+.0%} "
-              f"| {e['particle_fraction_zip']:.2f} | {e['top_level_branch_count']} | {e['branch_count']} |")  # fmt: skip
+        print(
+            f"| {fmt} | {events} | {target:,} | {e['bytes_per_event']:,.0f} | {e['bytes_per_event'] / target - 1:+.0%} "
+            f"| {e['particle_fraction_zip']:.2f} | {e['top_level_branch_count']} | {e['branch_count']} |"
+        )
 
     print(
         "\n| xAOD setting | paper size / LZMA-9 | achieved size / LZMA-9 | deviation | write s (30 events) |"

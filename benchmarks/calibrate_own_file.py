@@ -114,11 +114,29 @@ def clone(path: Path, tools, out_dir: Path, factor: int, seed: int) -> dict:
     s = settings(path, tree)
     out = out_dir / f"{path.stem}_clone.root"
     run_tool(
-        [tools.writer, "--recipe", str(recipe), "--output", str(out), "--events", str(s["entries"] * factor),
-         "--compression", str(s["compression"]), "--autoflush", str(s["autoflush"]), "--split", str(s["split"]),
-         "--basket", str(s["basket"]), "--seed", str(seed), "--tree", tree],
+        [
+            tools.writer,
+            "--recipe",
+            str(recipe),
+            "--output",
+            str(out),
+            "--events",
+            str(s["entries"] * factor),
+            "--compression",
+            str(s["compression"]),
+            "--autoflush",
+            str(s["autoflush"]),
+            "--split",
+            str(s["split"]),
+            "--basket",
+            str(s["basket"]),
+            "--seed",
+            str(seed),
+            "--tree",
+            tree,
+        ],
         f"writing the clone of {path}",
-    )  # fmt: skip
+    )
     return {"tree": tree, "settings": s, "recipe": recipe, "clone": out}
 
 
@@ -156,19 +174,35 @@ def main() -> int:
             # sample): no branch counts bytes. ROOT's own rewrite at the same settings (CloneTree, which
             # recompresses the same baskets) stands in for it.
             rewrite = out_dir / f"{path.stem}_root_rewrite.root"
-            run_tool([tools.writer, "--clone-from", str(path), "--tree", c["tree"], "--output", str(rewrite),
-                      "--compression", str(c["settings"]["compression"])], f"rewriting {path}")  # fmt: skip
+            run_tool(
+                [
+                    tools.writer,
+                    "--clone-from",
+                    str(path),
+                    "--tree",
+                    c["tree"],
+                    "--output",
+                    str(rewrite),
+                    "--compression",
+                    str(c["settings"]["compression"]),
+                ],
+                f"rewriting {path}",
+            )
             real = measure(rewrite, c["tree"], flat)
-            note = (f"The real file keeps its baskets inside the TTree object ({path.stat().st_size / real[0]:,.0f} B/event "
-                    f"on disk, no per-basket keys), so its columns are those of ROOT's own rewrite at the same settings "
-                    f"(CloneTree, {rewrite.stat().st_size / real[0]:,.0f} B/event on disk; the clone: "
-                    f"{c['clone'].stat().st_size / synthetic_events(c):,.0f} B/event).\n")  # fmt: skip
+            note = (
+                f"The real file keeps its baskets inside the TTree object ({path.stat().st_size / real[0]:,.0f} B/event "
+                f"on disk, no per-basket keys), so its columns are those of ROOT's own rewrite at the same settings "
+                f"(CloneTree, {rewrite.stat().st_size / real[0]:,.0f} B/event on disk; the clone: "
+                f"{c['clone'].stat().st_size / synthetic_events(c):,.0f} B/event).\n"
+            )
         synthetic = measure(c["clone"], c["tree"], flat)
         kinds = FLAT_KINDS if flat else tuple(sorted({u.kind for u in real[1] if u.zip_bytes}))
         lines, worst = table(real, synthetic, kinds)
         s = c["settings"]
-        print(f"### {path.name} (`{c['tree']}`), clone of {synthetic[0]} events at compression {s['compression']}, "
-              f"AutoFlush {s['autoflush']}, basket {s['basket']}, split {s['split']}\n")  # fmt: skip
+        print(
+            f"### {path.name} (`{c['tree']}`), clone of {synthetic[0]} events at compression {s['compression']}, "
+            f"AutoFlush {s['autoflush']}, basket {s['basket']}, split {s['split']}\n"
+        )
         print("\n".join(lines) + "\n")
         if note:
             print(note)

@@ -287,11 +287,20 @@ def breakdown_table(baskets: Baskets, r: dict, pair: tuple[int, int], by: str, t
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("files", nargs="*", metavar="FILE[:TREE][@FORMAT]",
-                        help="default tree: CollectionTree or Events; FORMAT: the synthetic format of the file, "
-                        "for --by kind")  # fmt: skip
-    parser.add_argument("--synthetic", nargs="*", default=[], metavar="FMT:EVENTS",
-                        help="synthetic formats to write and measure, e.g. xaod:20 truth3:3000")  # fmt: skip
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE[:TREE][@FORMAT]",
+        help="default tree: CollectionTree or Events; FORMAT: the synthetic format of the file, "
+        "for --by kind",
+    )
+    parser.add_argument(
+        "--synthetic",
+        nargs="*",
+        default=[],
+        metavar="FMT:EVENTS",
+        help="synthetic formats to write and measure, e.g. xaod:20 truth3:3000",
+    )
     parser.add_argument("--build", type=Path, default=None, help="built C++ tools (for --synthetic)")
     parser.add_argument("--out", type=Path, default=None, help="where to write the synthetic files")
     parser.add_argument("--settings", default=DEFAULT_SETTINGS, help="algorithm*100+level, comma-separated")
@@ -299,9 +308,14 @@ def main() -> None:
     parser.add_argument("--by", choices=("kind", "type", "top", "branch"), default=None)
     parser.add_argument("--pair", default="105,109", help="the two settings the breakdown compares")
     parser.add_argument("--top", type=int, default=25, help="rows of the breakdown")
-    parser.add_argument("--max-basket", type=int, default=0, metavar="BYTES",
-                        help="compress each basket in pieces of at most BYTES: the content at the basket size of "
-                        "a smaller file (real samples of 100-200 events have baskets of a few kB)")  # fmt: skip
+    parser.add_argument(
+        "--max-basket",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="compress each basket in pieces of at most BYTES: the content at the basket size of "
+        "a smaller file (real samples of 100-200 events have baskets of a few kB)",
+    )
     args = parser.parse_args()
     pair = tuple(int(s) for s in args.pair.split(","))
     settings = list(dict.fromkeys(int(s) for s in args.settings.split(",")))

@@ -48,17 +48,32 @@ def main() -> None:
         files = {"ttree": scratch_file(fmt, events, tools, args.scratch)}
         files["rntuple"] = scratch_file(fmt, events, tools, args.scratch, container="rntuple")
         for profile in args.profiles:
-            read = {"cache_size": -1, "learn_entries": "default", "cluster_bunch": 1, "threads": 1,
-                    "branches": "particle", "storage_profile": profile}  # fmt: skip
-            measured = physics.measure(files, reader=tools.reader, events=events, read=read,
-                                       measurement=measurement, repetitions=args.reps,
-                                       scratch=args.scratch / "runs" / f"{fmt}-{profile}",
-                                       read_of={c: {"container": c} for c in files})  # fmt: skip
+            read = {
+                "cache_size": -1,
+                "learn_entries": "default",
+                "cluster_bunch": 1,
+                "threads": 1,
+                "branches": "particle",
+                "storage_profile": profile,
+            }
+            measured = physics.measure(
+                files,
+                reader=tools.reader,
+                events=events,
+                read=read,
+                measurement=measurement,
+                repetitions=args.reps,
+                scratch=args.scratch / "runs" / f"{fmt}-{profile}",
+                read_of={c: {"container": c} for c in files},
+            )
             t, r = (physics.by_round(measured[c], "event_rate_hz") for c in ("ttree", "rntuple"))
             ratio = physics.compare_series(r, t)  # paired by round: the two containers in interleaved rounds
             sizes = [p.stat().st_size / 1e6 for p in files.values()]
-            print(f"| {fmt} | {profile} | {sizes[0]:.1f} / {sizes[1]:.1f} | {sizes[1] / sizes[0]:.2f} | "
-                  f"{Interval.of(t).text()} | {Interval.of(r).text()} | {ratio.text()} |", flush=True)  # fmt: skip
+            print(
+                f"| {fmt} | {profile} | {sizes[0]:.1f} / {sizes[1]:.1f} | {sizes[1] / sizes[0]:.2f} | "
+                f"{Interval.of(t).text()} | {Interval.of(r).text()} | {ratio.text()} |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -59,15 +59,22 @@ def main() -> None:
             out = runs / f"{mode}{r}"
             start = time.time()
             records = measure_point(
-                root_file=str(path), warmup_file=str(path), reader=tools.reader, events=args.events,
-                read={**READ, "storage_profile": args.profile}, measurement={**base, "reader_process": mode},
-                monitor_csv=str(out / "monitor.csv"), records={i: str(out / f"rep{i}.json") for i in range(args.reps)},
+                root_file=str(path),
+                warmup_file=str(path),
+                reader=tools.reader,
+                events=args.events,
+                read={**READ, "storage_profile": args.profile},
+                measurement={**base, "reader_process": mode},
+                monitor_csv=str(out / "monitor.csv"),
+                records={i: str(out / f"rep{i}.json") for i in range(args.reps)},
                 labels={"mode": mode, "round": r},
-            )  # fmt: skip
+            )
             results[mode].append((time.time() - start, records))
 
-    print(f"{path.name}: {args.events} events, {args.profile} storage, {args.rounds} points x {args.reps} cold "
-          "repetitions per mode, alternating")  # fmt: skip
+    print(
+        f"{path.name}: {args.events} events, {args.profile} storage, {args.rounds} points x {args.reps} cold "
+        "repetitions per mode, alternating"
+    )
     print(
         "| mode | event rate (Hz) | note's-window rate (Hz) | flagged | loop s/rep | eviction s/rep | "
         "request overhead s/rep | point set-up s | point finish s | wall s/point | in timed loops |"
@@ -89,14 +96,18 @@ def main() -> None:
         )
         wall = statistics.fmean(w for w, _ in points)
         share = sum(rec["loop_seconds"] for rec in recs) / sum(w for w, _ in points)
-        print(f"| {mode} | {rates[mode][0]:.1f} ± {rates[mode][1]:.1f} | {statistics.fmean(note):.1f} ± "
-              f"{statistics.stdev(note):.1f} | {len(recs) - len(good)} | {loops:.3f} | {eviction:.3f} | "
-              f"{request:.3f} | {setup:.2f} | {finish:.2f} | {wall:.1f} | {share:.0%} |")  # fmt: skip
+        print(
+            f"| {mode} | {rates[mode][0]:.1f} ± {rates[mode][1]:.1f} | {statistics.fmean(note):.1f} ± "
+            f"{statistics.stdev(note):.1f} | {len(recs) - len(good)} | {loops:.3f} | {eviction:.3f} | "
+            f"{request:.3f} | {setup:.2f} | {finish:.2f} | {wall:.1f} | {share:.0%} |"
+        )
     (m1, s1, n1), (m2, s2, n2) = rates["exec"], rates["fork"]
     sigma = math.hypot(s1 / math.sqrt(n1), s2 / math.sqrt(n2))  # of the difference of the two means
     spread = math.hypot(s1, s2)  # of the difference of two single repetitions
-    print(f"\nfork - exec: {m2 - m1:+.2f} Hz ({(m2 - m1) / m1:+.1%}); {abs(m2 - m1) / spread:.2f} σ of a repetition, "
-          f"{abs(m2 - m1) / sigma:.2f} σ of the means")  # fmt: skip
+    print(
+        f"\nfork - exec: {m2 - m1:+.2f} Hz ({(m2 - m1) / m1:+.1%}); {abs(m2 - m1) / spread:.2f} σ of a repetition, "
+        f"{abs(m2 - m1) / sigma:.2f} σ of the means"
+    )
 
 
 if __name__ == "__main__":

@@ -41,8 +41,12 @@ def main() -> None:
     args = parser.parse_args()
     tools = ensure_built(args.build)
     args.scratch.mkdir(parents=True, exist_ok=True)
-    files = {f"{alg}-{level}": scratch_file(args.format, args.events, tools, args.scratch, algorithm=alg, level=level)
-             for alg, level in SETTINGS}  # fmt: skip
+    files = {
+        f"{alg}-{level}": scratch_file(
+            args.format, args.events, tools, args.scratch, algorithm=alg, level=level
+        )
+        for alg, level in SETTINGS
+    }
     runs = args.scratch / f"run-{int(time.time())}"
     quiet = {"attempts": 3, "busy_cpu_threshold": 0.10, "max_cpu_steal": 0.15}
     read = {**READ, "storage_profile": args.profile}
@@ -50,9 +54,15 @@ def main() -> None:
     for round_ in range(args.rounds):
         for hold in (True, False) if round_ % 2 == 0 else (False, True):
             measurement = load_study_config({"measurement": {**quiet, "hold_free_page_reporting": hold}})
-            results = physics.measure(files, reader=tools.reader, events=args.events, read=read,
-                                      measurement=measurement["measurement"], repetitions=2,
-                                      scratch=runs / f"round{round_}-hold{int(hold)}")  # fmt: skip
+            results = physics.measure(
+                files,
+                reader=tools.reader,
+                events=args.events,
+                read=read,
+                measurement=measurement["measurement"],
+                repetitions=2,
+                scratch=runs / f"round{round_}-hold{int(hold)}",
+            )
             for key, recs in results.items():
                 records[(key, hold)] += recs
     first = next(iter(files))
@@ -75,9 +85,11 @@ def main() -> None:
             cpu = [r["loop_cpu_seconds"] for r in good]
             rates[hold] = rate
             rel[hold].append(rate.spread / rate.mean)
-            print(f"| {key} | {'held' if hold else 'on'} | {rate.mean:.0f} ± {rate.spread:.0f} | "
-                  f"{rate.spread / rate.mean:.1%} | {fastest:.0f} | {statistics.fmean(cpu):.3f} ± "
-                  f"{statistics.stdev(cpu):.3f} | {len(recs) - len(good)} |")  # fmt: skip
+            print(
+                f"| {key} | {'held' if hold else 'on'} | {rate.mean:.0f} ± {rate.spread:.0f} | "
+                f"{rate.spread / rate.mean:.1%} | {fastest:.0f} | {statistics.fmean(cpu):.3f} ± "
+                f"{statistics.stdev(cpu):.3f} | {len(recs) - len(good)} |"
+            )
         sigma = (rates[True].spread ** 2 / rates[True].n + rates[False].spread ** 2 / rates[False].n) ** 0.5
         shift.append(f"{key}: {(rates[True].mean - rates[False].mean) / sigma:+.1f}σ")
     print(f"\nmedian σ/mean: held {statistics.median(rel[True]):.1%}, on {statistics.median(rel[False]):.1%}")

@@ -41,13 +41,23 @@ READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": 
 
 def run(files, events, order, reps, profile, tools, scratch, measurement, block):
     points = [
-        PlannedPoint(str(path), events, {**READ, "storage_profile": profile}, {"setting": f"{a}-{lv}"},
-                     {rep: str(scratch / f"{a}-{lv}" / f"rep{rep}.json") for rep in range(reps)})
+        PlannedPoint(
+            str(path),
+            events,
+            {**READ, "storage_profile": profile},
+            {"setting": f"{a}-{lv}"},
+            {rep: str(scratch / f"{a}-{lv}" / f"rep{rep}.json") for rep in range(reps)},
+        )
         for (a, lv), path in files.items()
-    ]  # fmt: skip
-    result = measure_block(block=block, points=points, reader=tools.reader,
-                           measurement={**measurement, "order": order, "makeup_rounds": 0},
-                           monitor_csv=str(scratch / "monitor.csv"), seed=int(time.time()))  # fmt: skip
+    ]
+    result = measure_block(
+        block=block,
+        points=points,
+        reader=tools.reader,
+        measurement={**measurement, "order": order, "makeup_rounds": 0},
+        monitor_csv=str(scratch / "monitor.csv"),
+        seed=int(time.time()),
+    )
     out = {}
     for (setting, _), records in zip(files.items(), result.records, strict=True):
         good = [r for r in records if not r["flagged"]]
@@ -69,8 +79,10 @@ def report(fmt: str, runs: dict[str, list[dict]]) -> None:
                 ia, ib = Interval.of(a[setting]), Interval.of(b[setting])
                 diffs.append(abs(ib.mean - ia.mean) / ia.mean)
                 covered.append(ia.low <= ib.mean <= ia.high)
-        print(f"| {order} | {np.median(rel):.1%} | {np.median(diffs):.1%} | {max(diffs):.1%} | "
-              f"{np.mean(covered):.0%} of {len(covered)} |")  # fmt: skip
+        print(
+            f"| {order} | {np.median(rel):.1%} | {np.median(diffs):.1%} | {max(diffs):.1%} | "
+            f"{np.mean(covered):.0%} of {len(covered)} |"
+        )
     print("\nLevel ratios per run (95 % intervals; interleaved runs paired by round):\n")
     print(
         "| order | ratio | "
@@ -115,8 +127,17 @@ def main() -> None:
             ):  # alternating, so that a drift of the host hits both alike
                 scratch = args.scratch / f"run-{stamp}" / fmt / f"{order}{i}"
                 start = time.time()
-                measured = run(files, EVENTS[fmt], order, args.reps, args.profile, tools, scratch, measurement,
-                               f"{fmt}-{order}{i}")  # fmt: skip
+                measured = run(
+                    files,
+                    EVENTS[fmt],
+                    order,
+                    args.reps,
+                    args.profile,
+                    tools,
+                    scratch,
+                    measurement,
+                    f"{fmt}-{order}{i}",
+                )
                 runs[order].append(measured)
                 print(f"{fmt} {order} run {i + 1}: {time.time() - start:.0f} s", flush=True)
         report(fmt, runs)

@@ -67,8 +67,10 @@ def main() -> None:
     for column, what in (("cpu_rel", "loop CPU / point median"), ("rate_rel", "event rate / point median")):
         print(f"| {what} | {reps[column].corr(slow):+.2f} | {reps[column].rank().corr(slow.rank()):+.2f} |")
 
-    print("\n| threshold | flagged | loop CPU / median: below, above | rate / median: below, above "
-          "| median σ/mean: all, kept | mean shift (median, max, in σ) |")  # fmt: skip
+    print(
+        "\n| threshold | flagged | loop CPU / median: below, above | rate / median: below, above "
+        "| median σ/mean: all, kept | mean shift (median, max, in σ) |"
+    )
     print("|---|---|---|---|---|---|")
     for threshold in args.thresholds:
         above = slow > threshold

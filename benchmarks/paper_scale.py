@@ -69,13 +69,20 @@ def main() -> None:
     read_s = 0.0
     for p in points:
         profile_rates = rates[rates["storage_profile"] == p.read.storage_profile]
-        rate = nearest(profile_rates if len(profile_rates) else rates, p.file.format, p.file.algorithm, p.file.level,
-                       "event_rate_hz_mean")  # fmt: skip
+        rate = nearest(
+            profile_rates if len(profile_rates) else rates,
+            p.file.format,
+            p.file.algorithm,
+            p.file.level,
+            "event_rate_hz_mean",
+        )
         events = target["formats"][p.file.format]["read"]
         read_s += PER_POINT_SECONDS + target["repetitions"] * (events / rate + overhead)
     disk = footprint.estimate(target, points)
-    print(f"{args.config}: {len(points)} points, {len(file_points(points))} files, "
-          f"{len(points) * target['repetitions']} timed reads; costs measured in {args.results}")  # fmt: skip
+    print(
+        f"{args.config}: {len(points)} points, {len(file_points(points))} files, "
+        f"{len(points) * target['repetitions']} timed reads; costs measured in {args.results}"
+    )
     print("| what | estimate |\n|---|---|")
     print(f"| writing the files (1 core) | {write_s / 3600:.1f} h |")
     print(f"| timed reads (serial, one node) | {read_s / 3600:.1f} h |")

@@ -65,9 +65,16 @@ def main() -> None:
                 s: scratch_file(fmt, events[fmt], tools, args.scratch, algorithm=s[0], level=s[1])
                 for s in SETTINGS
             }
-            results = physics.measure(files, reader=tools.reader, events=events[fmt], read=native,
-                                      measurement=measurement, repetitions=args.reps,
-                                      scratch=runs / f"{fmt}-levels", block=f"{fmt}-levels")  # fmt: skip
+            results = physics.measure(
+                files,
+                reader=tools.reader,
+                events=events[fmt],
+                read=native,
+                measurement=measurement,
+                repetitions=args.reps,
+                scratch=runs / f"{fmt}-levels",
+                block=f"{fmt}-levels",
+            )
             first = first or (files[SETTINGS[0]], fmt, results[SETTINGS[0]])
             checks = []
             for alg in ("lz4", "zlib", "zstd", "lzma"):
@@ -84,9 +91,15 @@ def main() -> None:
             print(physics.markdown(checks))
     if "repeat" in args.checks and first:
         path, fmt, before = first
-        (again,) = physics.measure({"again": path}, reader=tools.reader, events=events[fmt], read=native,
-                                   measurement=measurement, repetitions=args.reps,
-                                   scratch=runs / "repeat").values()  # fmt: skip
+        (again,) = physics.measure(
+            {"again": path},
+            reader=tools.reader,
+            events=events[fmt],
+            read=native,
+            measurement=measurement,
+            repetitions=args.reps,
+            scratch=runs / "repeat",
+        ).values()
         rates = [physics.by_round(r, "event_rate_hz").tolist() for r in (before, again)]
         print(f"\n(c) {path.name}, measured first and again after the other points")
         print(physics.markdown([physics.repeat_check(*rates, path.name)]))
@@ -95,15 +108,25 @@ def main() -> None:
         path = scratch_file(fmt, events[fmt], tools, args.scratch, algorithm="lz4", level=1)
         profiles = {"limited": {"read_bps": args.bandwidth}}
         limited = {**measurement, "storage_profiles": profiles}
-        (records,) = physics.measure({"limited": path}, reader=tools.reader, events=args.bandwidth_events,
-                                     read={**READ, "branches": "all", "storage_profile": "limited"},
-                                     measurement=limited, repetitions=args.reps,
-                                     scratch=runs / "bandwidth").values()  # fmt: skip
-        subject = (f"{path.name}, {args.bandwidth_events} events, all branches, cold, {args.bandwidth / 1e6:g} MB/s, "
-                   "no IOPS limit")  # fmt: skip
+        (records,) = physics.measure(
+            {"limited": path},
+            reader=tools.reader,
+            events=args.bandwidth_events,
+            read={**READ, "branches": "all", "storage_profile": "limited"},
+            measurement=limited,
+            repetitions=args.reps,
+            scratch=runs / "bandwidth",
+        ).values()
+        subject = (
+            f"{path.name}, {args.bandwidth_events} events, all branches, cold, {args.bandwidth / 1e6:g} MB/s, "
+            "no IOPS limit"
+        )
         print("\n(b)")
-        print(physics.markdown([physics.bandwidth_check([r for r in records if not r["flagged"]], args.bandwidth,
-                                                        subject)]))  # fmt: skip
+        print(
+            physics.markdown(
+                [physics.bandwidth_check([r for r in records if not r["flagged"]], args.bandwidth, subject)]
+            )
+        )
 
 
 if __name__ == "__main__":

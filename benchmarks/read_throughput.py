@@ -42,8 +42,16 @@ READ = {"cache_size": -1, "learn_entries": "default", "threads": 1}
 def rootreadspeed_seconds(path: Path, dictionary: Path) -> tuple[float, float]:
     """rootreadspeed's real time and its own uncompressed MB/s."""
     env = {**os.environ, "LD_PRELOAD": str(dictionary)}
-    cmd = [str(rootenv.bin_path("rootreadspeed")), "--files", str(path), "--trees", "CollectionTree",
-           "--all-branches", "--threads", "0"]  # fmt: skip
+    cmd = [
+        str(rootenv.bin_path("rootreadspeed")),
+        "--files",
+        str(path),
+        "--trees",
+        "CollectionTree",
+        "--all-branches",
+        "--threads",
+        "0",
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True).stdout
     real = float(re.search(r"Real time:\s+([\d.]+) s", out).group(1))
     mbps = float(re.search(r"Uncompressed throughput:\s+([\d.]+) MB/s", out).group(1))
@@ -82,8 +90,10 @@ def main() -> None:
                 mbps = r["selected_tot_bytes"] / 1e6 / real
             times[tool].append(real)
             own_mbps[tool].append(mbps)
-    print(f"{args.format} {point.id}, {args.events} events, {entry['size_bytes'] / 1e6:.0f} MB on disk, "
-          f"warm page cache, all branches, 1 thread, {args.repeat} alternating repeats (medians)")  # fmt: skip
+    print(
+        f"{args.format} {point.id}, {args.events} events, {entry['size_bytes'] / 1e6:.0f} MB on disk, "
+        f"warm page cache, all branches, 1 thread, {args.repeat} alternating repeats (medians)"
+    )
     print("| reader | seconds | own uncompressed MB/s | harness speed / this |")
     print("|---|---|---|---|")
     harness = statistics.median(times["harness"])
@@ -104,8 +114,10 @@ def main() -> None:
             )
             r = run_tool(cmd + (["--no-perfstats"] if tool == "rntuple bare" else []), tool)
             ntimes[tool].append(r["loop_seconds"])
-    print(f"\nThe same events as an RNTuple ({npoint.id}, {nentry['size_bytes'] / 1e6:.0f} MB on disk), warm, "
-          f"all fields, 1 thread, {args.repeat} alternating repeats (medians)")  # fmt: skip
+    print(
+        f"\nThe same events as an RNTuple ({npoint.id}, {nentry['size_bytes'] / 1e6:.0f} MB on disk), warm, "
+        f"all fields, 1 thread, {args.repeat} alternating repeats (medians)"
+    )
     print("| reader | seconds | harness speed / this | TTree harness seconds / this |")
     print("|---|---|---|---|")
     nharness = statistics.median(ntimes["rntuple harness"])
@@ -119,11 +131,16 @@ def main() -> None:
     print("fork server): see benchmarks/harness_efficiency.py for where a point's time goes.")
     measurement = load_study_config({"measurement": {"attempts": 1}})["measurement"]  # the defaults, no retry
     records = measure_point(
-        root_file=str(path), warmup_file=str(warmup), reader=reader, events=args.events,
-        read={**READ, "branches": "particle", "storage_profile": "native"}, measurement=measurement,
-        monitor_csv=str(scratch / "monitor.csv"), records={i: str(scratch / f"rep{i}.json") for i in range(3)},
+        root_file=str(path),
+        warmup_file=str(warmup),
+        reader=reader,
+        events=args.events,
+        read={**READ, "branches": "particle", "storage_profile": "native"},
+        measurement=measurement,
+        monitor_csv=str(scratch / "monitor.csv"),
+        records={i: str(scratch / f"rep{i}.json") for i in range(3)},
         labels={},
-    )  # fmt: skip
+    )
     loop = statistics.median(r["loop_seconds"] for r in records)
     total = statistics.median(r["harness_total_seconds"] for r in records)
     print(f"timed loop (all events from the first entry): {loop:.3f} s; per repetition in all: {total:.3f} s")

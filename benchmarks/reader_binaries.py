@@ -35,18 +35,32 @@ READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": 
 def built(directory: Path) -> Tools:
     """The tools of a finished build as they are (never rebuilt: an older build is the point of comparing)."""
     directory = directory.resolve()
-    tools = Tools(writer=str(directory / "bin" / "rootparams-write"), reader=str(directory / "bin" / "rootparams-read"),
-                  library=str(directory / "lib" / "libRootparamsEventModel.so"))  # fmt: skip
+    tools = Tools(
+        writer=str(directory / "bin" / "rootparams-write"),
+        reader=str(directory / "bin" / "rootparams-read"),
+        library=str(directory / "lib" / "libRootparamsEventModel.so"),
+    )
     if not Path(tools.reader).exists():
         raise SystemExit(f"{directory}: no reader built there (bin/rootparams-read)")
     return tools
 
 
 def one_read(reader, path, container, events, profile, measurement, scratch, tag):
-    point = PlannedPoint(str(path), events, {**READ, "container": container, "storage_profile": profile},
-                         {"tag": tag}, {0: str(scratch / f"{tag}.json")})  # fmt: skip
-    result = measure_block(block=tag, points=[point], reader=reader, measurement={**measurement, "makeup_rounds": 0},
-                           monitor_csv=str(scratch / f"{tag}-monitor.csv"), say=lambda _: None)  # fmt: skip
+    point = PlannedPoint(
+        str(path),
+        events,
+        {**READ, "container": container, "storage_profile": profile},
+        {"tag": tag},
+        {0: str(scratch / f"{tag}.json")},
+    )
+    result = measure_block(
+        block=tag,
+        points=[point],
+        reader=reader,
+        measurement={**measurement, "makeup_rounds": 0},
+        monitor_csv=str(scratch / f"{tag}-monitor.csv"),
+        say=lambda _: None,
+    )
     return result.records[0][0]
 
 
@@ -82,8 +96,16 @@ def main() -> None:
         random.Random(k).shuffle(order)
         for (fmt, container, path), name in order:
             reader = (a if name == "a" else b).reader
-            record = one_read(reader, path, container, EVENTS[fmt], args.profile, measurement, run,
-                              f"{fmt}-{container}-{name}-r{k}")  # fmt: skip
+            record = one_read(
+                reader,
+                path,
+                container,
+                EVENTS[fmt],
+                args.profile,
+                measurement,
+                run,
+                f"{fmt}-{container}-{name}-r{k}",
+            )
             if record.get("flagged"):
                 continue
             rates.setdefault((fmt, container, name), {})[k] = record["event_rate_hz"]
@@ -97,11 +119,15 @@ def main() -> None:
         ra, rb = pd.Series(rates[(fmt, container, "a")]), pd.Series(rates[(fmt, container, "b")])
         ratio = ratio_paired(rb, ra)
         same_bytes = set(loops[(fmt, container, "a")]) == set(loops[(fmt, container, "b")])
-        sums = {name: run_tool([t.reader, "--file", str(path), "--checksum"], "checksum")["content_checksum"]
-                for name, t in (("a", a), ("b", b))}  # fmt: skip
-        print(f"| {fmt} ZLIB-5 {container} | {Interval.of(ra).text()} | {Interval.of(rb).text()} | {ratio.text()} | "
-              f"{ratio.equivalence(RATE_MARGIN)} | {'same' if same_bytes else 'differ'} | "
-              f"{'same' if sums['a'] == sums['b'] else 'differ'} |")  # fmt: skip
+        sums = {
+            name: run_tool([t.reader, "--file", str(path), "--checksum"], "checksum")["content_checksum"]
+            for name, t in (("a", a), ("b", b))
+        }
+        print(
+            f"| {fmt} ZLIB-5 {container} | {Interval.of(ra).text()} | {Interval.of(rb).text()} | {ratio.text()} | "
+            f"{ratio.equivalence(RATE_MARGIN)} | {'same' if same_bytes else 'differ'} | "
+            f"{'same' if sums['a'] == sums['b'] else 'differ'} |"
+        )
 
 
 if __name__ == "__main__":

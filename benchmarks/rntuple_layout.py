@@ -35,8 +35,13 @@ def describe(path: Path, name: str) -> tuple[collections.Counter, dict[str, list
     kinds = collections.Counter()
     for field in desc.GetTopLevelFields():
         n = str(field.GetFieldName())
-        kinds["aux variable (<Key>AuxDyn:<var>)" if "AuxDyn:" in n else
-              "static aux store (<Key>Aux:)" if n.endswith("Aux:") else "interface object or other"] += 1  # fmt: skip
+        kinds[
+            "aux variable (<Key>AuxDyn:<var>)"
+            if "AuxDyn:" in n
+            else "static aux store (<Key>Aux:)"
+            if n.endswith("Aux:")
+            else "interface object or other"
+        ] += 1
     types: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0, 0])
     seen = set()
     for column in desc.GetColumnIterable():
@@ -71,8 +76,16 @@ def main() -> None:
     parser.add_argument("--build", type=Path, default=Path(paths.BUILD))
     args = parser.parse_args()
     tools = ensure_built(args.build)
-    ours = scratch_file(args.format, args.events, tools, tempfile.mkdtemp(prefix="rootparams-layout-"),
-                        container="rntuple", algorithm="zstd", level=5, autoflush=100)  # fmt: skip
+    ours = scratch_file(
+        args.format,
+        args.events,
+        tools,
+        tempfile.mkdtemp(prefix="rootparams-layout-"),
+        container="rntuple",
+        algorithm="zstd",
+        level=5,
+        autoflush=100,
+    )
     files = {
         f"ours ({args.format}, synthetic)": (ours, "CollectionTree"),
         "real PHYSLITE (Athena)": (args.real, "EventData"),

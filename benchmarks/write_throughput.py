@@ -67,10 +67,17 @@ def main() -> None:
             entry = generate_file(point, output=str(out), content=str(content), **common)
             ours.append(entry["tot_bytes"] / 1e6 / (entry["generate_seconds"] + entry["root_write_seconds"]))
             clone = run_tool(
-                [writer, "--clone-from", str(out), "--output", str(scratch / "clone.root"),
-                 "--compression", str(point.compression_setting)],
+                [
+                    writer,
+                    "--clone-from",
+                    str(out),
+                    "--output",
+                    str(scratch / "clone.root"),
+                    "--compression",
+                    str(point.compression_setting),
+                ],
                 "CloneTree rewrite",
-            )  # fmt: skip
+            )
             roots.append(clone["tree_tot_bytes"] / 1e6 / clone["clone_wall_seconds"])
         a, b = statistics.median(ours), statistics.median(roots)
         print(f"| {algorithm}-{level} | {a:.1f} | {b:.1f} | {a / b:.2f} | {entry['size_bytes'] / 1e6:.1f} |")

@@ -8,15 +8,34 @@ from rootparams.aggregate import OverlapError, check_no_overlap, summarize
 
 
 def repetitions(rates, flagged=None, **point):
-    base = {"format": "xaod", "algorithm": "zlib", "level": 5, "autoflush": 100, "split_level": 0, "basket_size": 32000,
-            "cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle",
-            "cache_state": "cold", "storage_profile": "native"}  # fmt: skip
+    base = {
+        "format": "xaod",
+        "algorithm": "zlib",
+        "level": 5,
+        "autoflush": 100,
+        "split_level": 0,
+        "basket_size": 32000,
+        "cache_size": -1,
+        "learn_entries": "default",
+        "threads": 1,
+        "branches": "particle",
+        "cache_state": "cold",
+        "storage_profile": "native",
+    }
     base.update(point)
     flagged = flagged or [False] * len(rates)
     return pd.DataFrame(
-        [{**base, "event_rate_hz": r, "read_calls": 10 * i, "flagged": f, "flag_reasons": "busy" if f else ""}
-         for i, (r, f) in enumerate(zip(rates, flagged, strict=True))]
-    )  # fmt: skip
+        [
+            {
+                **base,
+                "event_rate_hz": r,
+                "read_calls": 10 * i,
+                "flagged": f,
+                "flag_reasons": "busy" if f else "",
+            }
+            for i, (r, f) in enumerate(zip(rates, flagged, strict=True))
+        ]
+    )
 
 
 def test_mean_and_sample_standard_deviation():
@@ -97,8 +116,11 @@ def windowed(loop_seconds, io_share=0.95, **point):
 def test_a_lenient_window_rule_judges_its_own_scans_artifacts_only():
     from rootparams.aggregate import apply_validity
 
-    measurement = {"min_window_seconds": 1.0, "min_window_io_share": 0.9,
-                   "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}  # fmt: skip
+    measurement = {
+        "min_window_seconds": 1.0,
+        "min_window_io_share": 0.9,
+        "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}},
+    }
     summary = summarize(windowed([0.3, 0.4], 0.85), measurement)
     row = summary.iloc[0]
     assert not row["valid"]  # the study's rule: Table 1, the fronts, the cost model, other scans' figures
@@ -114,15 +136,47 @@ def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_a
 
     keys = ["format", "algorithm", "level", "storage_profile"]
     base = dict(zip(keys, ["xaod", "zlib", 5, "hdd"], strict=True))
-    d = pd.DataFrame([
-        {**base, "container": "ttree", "file_id": "t", "read_id": "r", "event_rate_hz_mean": 100.0,
-         "event_rate_hz_std": 20.0, "n": 5, "size_bytes": 100.0, "valid": True},
-        {**base, "container": "rntuple", "file_id": "n", "read_id": "r", "event_rate_hz_mean": 150.0,
-         "event_rate_hz_std": 30.0, "n": 5, "size_bytes": 80.0, "valid": False},
-    ])  # fmt: skip
+    d = pd.DataFrame(
+        [
+            {
+                **base,
+                "container": "ttree",
+                "file_id": "t",
+                "read_id": "r",
+                "event_rate_hz_mean": 100.0,
+                "event_rate_hz_std": 20.0,
+                "n": 5,
+                "size_bytes": 100.0,
+                "valid": True,
+            },
+            {
+                **base,
+                "container": "rntuple",
+                "file_id": "n",
+                "read_id": "r",
+                "event_rate_hz_mean": 150.0,
+                "event_rate_hz_std": 30.0,
+                "n": 5,
+                "size_bytes": 80.0,
+                "valid": False,
+            },
+        ]
+    )
     drift = np.array([1.0, 0.6, 1.0, 0.7, 0.9])
-    reps = pd.DataFrame([{"format": "xaod", "file_id": f, "read_id": "r", "round_key": f"r{k}", "flagged": False,
-                          "event_rate_hz": rate * drift[k]} for f, rate in (("t", 100.0), ("n", 150.0)) for k in range(5)])  # fmt: skip
+    reps = pd.DataFrame(
+        [
+            {
+                "format": "xaod",
+                "file_id": f,
+                "read_id": "r",
+                "round_key": f"r{k}",
+                "flagged": False,
+                "event_rate_hz": rate * drift[k],
+            }
+            for f, rate in (("t", 100.0), ("n", 150.0))
+            for k in range(5)
+        ]
+    )
     (ratio,) = container_ratios(d, Repetitions(reps)).to_dict("records")
     assert (
         ratio["rate_ratio"] == pytest.approx(1.5)

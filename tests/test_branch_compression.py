@@ -55,8 +55,18 @@ def test_uniform_ids_do_not_change_and_per_branch_ids_round_trip():
         FilePoint.from_id("xaod", by_regex.id)
 
 
-@pytest.mark.parametrize("bad", ["largest0:lz4-1", "largest4", "largest4:lz5-1", "largest4:lz4-0", "biggest4:lz4-1",
-                                 "largest4:none-0", "match:(:lz4-1"])  # fmt: skip
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "largest0:lz4-1",
+        "largest4",
+        "largest4:lz5-1",
+        "largest4:lz4-0",
+        "biggest4:lz4-1",
+        "largest4:none-0",
+        "match:(:lz4-1",
+    ],
+)
 def test_invalid_values_name_the_key_the_value_and_what_is_valid(bad):
     found = problems({"scans": {"hot": {"branch_compression": [bad]}}})
     assert len(found) == 1 and "scans.hot.branch_compression" in found[0] and repr(bad) in found[0], found
@@ -79,13 +89,24 @@ def test_rntuple_has_no_per_branch_setting():
 
 def test_a_scan_makes_its_own_files_and_a_rewrite_keeps_one_setting():
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}},
-         "scans": {"hot": {"algorithm": ["lzma"], "level": [5], "branch_compression": ["uniform", "largest4:lz4-1"]}}}
-    )  # fmt: skip
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "scans": {
+                "hot": {
+                    "algorithm": ["lzma"],
+                    "level": [5],
+                    "branch_compression": ["uniform", "largest4:lz4-1"],
+                }
+            },
+        }
+    )
     assert all(s["branch_compression"] == "uniform" for s in config["file_defaults"].values())
     ids = sorted(f.id for f in file_points(expand_points(config)))
-    assert ids == ["lzma-5_af100_split0_basket32000", "lzma-5_af100_split0_basket32000_bclargest4-lz4-1",
-                   "zlib-5_af100_split0_basket32000"]  # fmt: skip
+    assert ids == [
+        "lzma-5_af100_split0_basket32000",
+        "lzma-5_af100_split0_basket32000_bclargest4-lz4-1",
+        "zlib-5_af100_split0_basket32000",
+    ]
     rewrite = FilePoint("mine", "lz4", 4, 100, -1, 0, origin="rewrite", branch_compression="largest4:lz4-1")
     assert rewrite.branch_compression == "uniform" and "_bc" not in rewrite.id
 
@@ -121,12 +142,22 @@ def susy5_files(build, tmp_path_factory):
     content = FilePoint("susy5", "zlib", 1, -10_000_000, 1, 32000)
     generate_file(content, events=EVENTS, seed=5, output=str(tmp / "content.root"), catalogue=None, **tools)
     out = {}
-    for name, alg, level, hot in (("lz4", "lz4", 1, "uniform"), ("lzma", "lzma", 5, "uniform"),
-                                  ("largest2", "lzma", 5, "largest2:lz4-1"),
-                                  ("electrons", "lzma", 5, "match:^Electrons:lz4-1")):  # fmt: skip
+    for name, alg, level, hot in (
+        ("lz4", "lz4", 1, "uniform"),
+        ("lzma", "lzma", 5, "uniform"),
+        ("largest2", "lzma", 5, "largest2:lz4-1"),
+        ("electrons", "lzma", 5, "match:^Electrons:lz4-1"),
+    ):
         point = FilePoint("susy5", alg, level, -10_000_000, 1, 32000, branch_compression=hot)
-        out[name] = generate_file(point, events=EVENTS, seed=5, output=str(tmp / f"{point.id}.root"), catalogue=None,
-                                  content=str(tmp / "content.root"), **tools)  # fmt: skip
+        out[name] = generate_file(
+            point,
+            events=EVENTS,
+            seed=5,
+            output=str(tmp / f"{point.id}.root"),
+            catalogue=None,
+            content=str(tmp / "content.root"),
+            **tools,
+        )
         out[name]["path"] = tmp / f"{point.id}.root"
     return out
 

@@ -40,20 +40,56 @@ def clones(build, tmp_path_factory):
         recipe.write_text(text)
         s = settings(path, tree)
         clone = tmp / f"{label}_clone.root"
-        run_tool([str(build["writer"]), "--recipe", str(recipe), "--output", str(clone), "--events", str(s["entries"]),
-                  "--compression", str(s["compression"]), "--autoflush", str(s["autoflush"]), "--split", "99",
-                  "--basket", str(s["basket"]), "--seed", "20200326", "--tree", tree], "writing the clone")  # fmt: skip
+        run_tool(
+            [
+                str(build["writer"]),
+                "--recipe",
+                str(recipe),
+                "--output",
+                str(clone),
+                "--events",
+                str(s["entries"]),
+                "--compression",
+                str(s["compression"]),
+                "--autoflush",
+                str(s["autoflush"]),
+                "--split",
+                "99",
+                "--basket",
+                str(s["basket"]),
+                "--seed",
+                "20200326",
+                "--tree",
+                tree,
+            ],
+            "writing the clone",
+        )
         flat = text.splitlines()[1] == "layout flat"
         real_file = path
         if (
             flat
         ):  # its baskets live inside the TTree object: ROOT's own rewrite at the same settings has the bytes
             real_file = tmp / f"{label}_rewrite.root"
-            run_tool([str(build["writer"]), "--clone-from", str(path), "--tree", tree, "--output", str(real_file),
-                      "--compression", str(s["compression"])], "rewriting")  # fmt: skip
+            run_tool(
+                [
+                    str(build["writer"]),
+                    "--clone-from",
+                    str(path),
+                    "--tree",
+                    tree,
+                    "--output",
+                    str(real_file),
+                    "--compression",
+                    str(s["compression"]),
+                ],
+                "rewriting",
+            )
         real, synthetic = measure(real_file, tree, flat), measure(clone, tree, flat)
-        kinds = ("float arrays", "integer arrays", "bool/flags", "scalars") if flat else \
-            tuple(sorted({u.kind for u in real[1] if u.zip_bytes}))  # fmt: skip
+        kinds = (
+            ("float arrays", "integer arrays", "bool/flags", "scalars")
+            if flat
+            else tuple(sorted({u.kind for u in real[1] if u.zip_bytes}))
+        )
         out[label] = {"text": text, "table": table(real, synthetic, kinds)[1], "settings": s}
     return out
 
@@ -66,8 +102,11 @@ def test_the_clone_has_the_real_files_size_per_event(clones, label):
 
 @pytest.mark.parametrize("label", sorted(REAL))
 def test_compression_ratio_per_kind_within_25_percent(clones, label):
-    off = {kind: f"{ratio:+.0%}" for kind, (_, ratio, share) in clones[label]["table"].items()
-           if "total" not in kind and share >= 0.05 and abs(ratio) > 0.25}  # fmt: skip
+    off = {
+        kind: f"{ratio:+.0%}"
+        for kind, (_, ratio, share) in clones[label]["table"].items()
+        if "total" not in kind and share >= 0.05 and abs(ratio) > 0.25
+    }
     assert set(off) <= KNOWN_OFF[label], f"{label}: kinds off the 25 % target: {off}"
     if KNOWN_OFF[label] - set(off):
         pytest.fail(
@@ -89,9 +128,29 @@ def test_recipes_are_deterministic_and_hold_both_layouts(clones):
 def test_a_flat_recipe_refuses_the_rntuple_container(build, clones, tmp_path):
     recipe = tmp_path / "flat.recipe"
     recipe.write_text(clones["nanoaod"]["text"])
-    proc = subprocess.run([str(build["writer"]), "--container", "rntuple", "--recipe", str(recipe), "--output",
-                           str(tmp_path / "n.root"), "--events", "2", "--compression", "505", "--autoflush", "0",
-                           "--page-size", "65536", "--seed", "1"], capture_output=True, text=True)  # fmt: skip
+    proc = subprocess.run(
+        [
+            str(build["writer"]),
+            "--container",
+            "rntuple",
+            "--recipe",
+            str(recipe),
+            "--output",
+            str(tmp_path / "n.root"),
+            "--events",
+            "2",
+            "--compression",
+            "505",
+            "--autoflush",
+            "0",
+            "--page-size",
+            "65536",
+            "--seed",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode != 0 and "flat-layout recipe" in proc.stderr and "--container ttree" in proc.stderr
 
 
@@ -106,6 +165,10 @@ def test_bad_input_names_the_file_and_what_is_valid(tmp_path):
     require(ATLAS.exists(), f"{ATLAS} (shared/data) is needed")
     with pytest.raises(CalibrationError, match=r"no TTree named 'Nope' \(TTrees: .*CollectionTree.*MetaData"):
         recipe_from_file(ATLAS, "Nope")
-    proc = subprocess.run([sys.executable, "-m", "rootparams.calibrate", str(junk)], capture_output=True, text=True,
-                          env={"PYTHONPATH": str(REPO / "src")})  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "rootparams.calibrate", str(junk)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "src")},
+    )
     assert proc.returncode == 2 and str(junk) in proc.stderr

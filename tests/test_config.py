@@ -138,10 +138,21 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
     from rootparams.errors import UserError
     from rootparams.snakescript import run_logged
 
-    family = [aggregate.OverlapError, build.BuildError, config.ConfigError, footprint.DiskSpaceError,
-              monitor.MonitorError, monitor.MonitorCSVError, native.ToolError, native.DamagedFileError,
-              pagecache.EvictionError, rootenv.RootNotFound, storage.StorageProfileError,
-              vocabulary.CompressionSettingError, generate.BranchCompressionError]  # fmt: skip
+    family = [
+        aggregate.OverlapError,
+        build.BuildError,
+        config.ConfigError,
+        footprint.DiskSpaceError,
+        monitor.MonitorError,
+        monitor.MonitorCSVError,
+        native.ToolError,
+        native.DamagedFileError,
+        pagecache.EvictionError,
+        rootenv.RootNotFound,
+        storage.StorageProfileError,
+        vocabulary.CompressionSettingError,
+        generate.BranchCompressionError,
+    ]
     assert all(issubclass(e, UserError) for e in family)
     smk = types.SimpleNamespace(log=[str(tmp_path / "job.log")], rule="r", wildcards={})
 
@@ -171,8 +182,19 @@ def test_settings_without_meaning_for_a_container_are_refused_with_their_counter
         "learn_entries is a ttree setting"
         in problems({**rntuple_default, "scans": {"l": {"learn_entries": [0]}}})[0]
     )
-    ok = load_study_config({**base, "scans": {"r": {"container": ["rntuple"], "page_size": [65536],
-                                                  "cache_size": [0, -1], "cluster_bunch": [1, 4]}}})  # fmt: skip
+    ok = load_study_config(
+        {
+            **base,
+            "scans": {
+                "r": {
+                    "container": ["rntuple"],
+                    "page_size": [65536],
+                    "cache_size": [0, -1],
+                    "cluster_bunch": [1, 4],
+                }
+            },
+        }
+    )
     assert ok["file_defaults"]["xaod"]["page_size"] == 1048576
 
 
@@ -180,63 +202,106 @@ def test_settings_without_meaning_for_a_container_are_refused_with_their_counter
 
 
 def test_columnar_reading_styles_need_a_variable_selection():
-    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
-                      "scans": {"styles": {"reading_style": ["getentry", "uproot", "rdataframe"]}}})  # fmt: skip
+    found = problems(
+        {
+            "formats": {"susy5": {"written": 100, "read": 100}},
+            "scans": {"styles": {"reading_style": ["getentry", "uproot", "rdataframe"]}},
+        }
+    )
     assert len(found) == 2
     assert all("'particle' selects whole container objects" in p and "(scans: styles)" in p for p in found)
     assert any("reading_style uproot" in p for p in found) and any(
         "reading_style rdataframe" in p for p in found
     )
-    ok = {"formats": {"susy5": {"written": 100, "read": 100}},
-          "scans": {"styles": {"reading_style": ["getentry", "uproot", "rdataframe"], "branches": ["analysis", "sparse"]}}}  # fmt: skip
+    ok = {
+        "formats": {"susy5": {"written": 100, "read": 100}},
+        "scans": {
+            "styles": {
+                "reading_style": ["getentry", "uproot", "rdataframe"],
+                "branches": ["analysis", "sparse"],
+            }
+        },
+    }
     load_study_config(ok)
 
 
 def test_rdataframe_reads_ttrees_only_and_uproot_local_files_only():
-    found = problems({"formats": {"susy5": {"written": 100, "read": 100}}, "read_defaults": {"branches": "analysis"},
-                      "scans": {"styles": {"reading_style": ["rdataframe"], "container": ["ttree", "rntuple"]},
-                                "far": {"reading_style": ["uproot"], "storage_profile": ["native", "xrootd-wan"]}}})  # fmt: skip
+    found = problems(
+        {
+            "formats": {"susy5": {"written": 100, "read": 100}},
+            "read_defaults": {"branches": "analysis"},
+            "scans": {
+                "styles": {"reading_style": ["rdataframe"], "container": ["ttree", "rntuple"]},
+                "far": {"reading_style": ["uproot"], "storage_profile": ["native", "xrootd-wan"]},
+            },
+        }
+    )
     assert any("reading_style rdataframe reads TTrees only" in p for p in found)
     assert any("uproot reads local files only" in p and "'xrootd-wan'" in p for p in found)
     assert len(found) == 2
 
 
 def test_parallel_unzip_needs_the_ttree_cache_and_a_ttree():
-    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
-                      "scans": {"unzip": {"unzip": [False, True], "cache_size": [0, -1]}}})  # fmt: skip
-    assert found == ["format susy5: unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off "
-                     "(scans: unzip)"]  # fmt: skip
-    found = problems({"formats": {"susy5": {"written": 100, "read": 100}},
-                      "scans": {"unzip": {"unzip": [True], "container": ["ttree", "rntuple"]}}})  # fmt: skip
+    found = problems(
+        {
+            "formats": {"susy5": {"written": 100, "read": 100}},
+            "scans": {"unzip": {"unzip": [False, True], "cache_size": [0, -1]}},
+        }
+    )
+    assert found == [
+        "format susy5: unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off "
+        "(scans: unzip)"
+    ]
+    found = problems(
+        {
+            "formats": {"susy5": {"written": 100, "read": 100}},
+            "scans": {"unzip": {"unzip": [True], "container": ["ttree", "rntuple"]}},
+        }
+    )
     assert any("scans.unzip.unzip is a ttree setting" in p for p in found)
 
 
 def test_a_format_can_keep_to_scans_of_its_own():
     from rootparams.grid import expand_points
 
-    config = load_study_config({
-        "formats": {"susy5": {"written": 100, "read": 100},
-                    "truth3": {"written": 100, "read": 100, "scans": ["compression"]}},
-        "scans": {"compression": {"algorithm": ["lz4", "zlib"]}, "split": {"split_level": [0, 99]}},
-    })  # fmt: skip
+    config = load_study_config(
+        {
+            "formats": {
+                "susy5": {"written": 100, "read": 100},
+                "truth3": {"written": 100, "read": 100, "scans": ["compression"]},
+            },
+            "scans": {"compression": {"algorithm": ["lz4", "zlib"]}, "split": {"split_level": [0, 99]}},
+        }
+    )
     scans = {(p.file.format, s) for p in expand_points(config) for s in p.scans}
     assert ("truth3", "compression") in scans and ("truth3", "split") not in scans
     assert ("susy5", "split") in scans
-    found = problems({"formats": {"truth3": {"written": 100, "read": 100, "scans": ["compresion"]}},
-                      "scans": {"compression": {"algorithm": ["lz4"]}}})  # fmt: skip
-    assert found == ["formats.truth3.scans contains 'compresion', which is not a scan of this study; its scans are "
-                     "compression; did you mean 'compression'?"]  # fmt: skip
+    found = problems(
+        {
+            "formats": {"truth3": {"written": 100, "read": 100, "scans": ["compresion"]}},
+            "scans": {"compression": {"algorithm": ["lz4"]}},
+        }
+    )
+    assert found == [
+        "formats.truth3.scans contains 'compresion', which is not a scan of this study; its scans are "
+        "compression; did you mean 'compression'?"
+    ]
 
 
 def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
     from rootparams.formats import eventsize_events, eventsize_name
     from rootparams.grid import expand_points
 
-    config = load_study_config({
-        "formats": {"susy5": {"written": 100, "read": 100}},
-        "event_size": {"event_bytes": [40, 4000], "volume_bytes": 4_000_000},
-        "scans": {"event_size": {"reading_style": ["getentry", "uproot"]}, "split": {"split_level": [0, 99]}},
-    })  # fmt: skip
+    config = load_study_config(
+        {
+            "formats": {"susy5": {"written": 100, "read": 100}},
+            "event_size": {"event_bytes": [40, 4000], "volume_bytes": 4_000_000},
+            "scans": {
+                "event_size": {"reading_style": ["getentry", "uproot"]},
+                "split": {"split_level": [0, 99]},
+            },
+        }
+    )
     names = [eventsize_name(40), eventsize_name(4000)]
     for size, name in zip((40, 4000), names, strict=True):
         entry = config["formats"][name]
@@ -255,9 +320,13 @@ def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
 def test_a_scans_own_shorter_loops_judge_its_own_artifacts_only():
     from rootparams.aggregate import window_rule
 
-    raw = {"formats": {"susy5": {"written": 100, "read": 100}},
-           "scans": {"access": {"branches": ["all", "sparse"]}, "split": {"split_level": [0, 99]}},
-           "measurement": {"window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}}  # fmt: skip
+    raw = {
+        "formats": {"susy5": {"written": 100, "read": 100}},
+        "scans": {"access": {"branches": ["all", "sparse"]}, "split": {"split_level": [0, 99]}},
+        "measurement": {
+            "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}
+        },
+    }
     measurement = load_study_config(raw)["measurement"]
     assert window_rule(measurement, ("access",)) == {"min_window_seconds": 0.05, "min_window_io_share": 0.8}
     # An artifact that also draws another scan (or the whole study: Table 1, the fronts, the cost model) is strict.

@@ -17,8 +17,15 @@ READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": 
 @pytest.fixture(scope="module")
 def xaod(build, tmp_path_factory):
     out = tmp_path_factory.mktemp("cxx") / "xaod.root"
-    entry = generate_file(FilePoint("xaod", "lz4", 1, 10, 1, 32000), events=40, seed=7,
-                          writer=str(build["writer"]), reader=str(build["reader"]), output=str(out), catalogue=None)  # fmt: skip
+    entry = generate_file(
+        FilePoint("xaod", "lz4", 1, 10, 1, 32000),
+        events=40,
+        seed=7,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(out),
+        catalogue=None,
+    )
     return out, entry
 
 
@@ -45,8 +52,14 @@ def test_catalogue_reports_what_was_written(xaod):
 
 
 SPANS = ("process", "open", "loop", "note_window")
-PERFSTATS_METRICS = ("bytes_read", "read_calls", "disk_seconds", "unzip_seconds", "unzip_input_bytes",
-                     "unzip_output_bytes")  # fmt: skip
+PERFSTATS_METRICS = (
+    "bytes_read",
+    "read_calls",
+    "disk_seconds",
+    "unzip_seconds",
+    "unzip_input_bytes",
+    "unzip_output_bytes",
+)
 
 
 def test_timed_read_records_every_perfstats_metric_on_every_span(build, xaod):
@@ -55,9 +68,21 @@ def test_timed_read_records_every_perfstats_metric_on_every_span(build, xaod):
     for span in SPANS:
         for metric in ("seconds", "cpu_seconds", "storage_read_bytes", *PERFSTATS_METRICS):
             assert f"{span}_{metric}" in r, f"{span}_{metric}"
-    for key in ("event_rate_hz", "note_window_event_rate_hz", "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed",
-                "loop_io_share", "note_window_io_share", "cache_size_used", "peak_rss_bytes", "rss_increase_bytes",
-                "process_start_time", "loop_start_time", "note_window_start_time", "end_time"):  # fmt: skip
+    for key in (
+        "event_rate_hz",
+        "note_window_event_rate_hz",
+        "loop_mb_per_s_compressed",
+        "loop_mb_per_s_uncompressed",
+        "loop_io_share",
+        "note_window_io_share",
+        "cache_size_used",
+        "peak_rss_bytes",
+        "rss_increase_bytes",
+        "process_start_time",
+        "loop_start_time",
+        "note_window_start_time",
+        "end_time",
+    ):
         assert key in r, key
     assert r["events_read"] == 40 and r["loop_read_calls"] > 0
     assert 0 < r["loop_bytes_read"] <= entry["size_bytes"]
@@ -172,10 +197,24 @@ def test_more_events_than_the_file_has_is_an_error(build, xaod):
 
 
 def test_same_seed_same_content_under_other_settings(build, tmp_path):
-    a = generate_file(FilePoint("truth3", "zlib", 1, 100, 0, 32000), events=50, seed=3,
-                      writer=str(build["writer"]), reader=str(build["reader"]), output=str(tmp_path / "a.root"), catalogue=None)  # fmt: skip
-    b = generate_file(FilePoint("truth3", "lzma", 9, 7, 99, 16000), events=50, seed=3,
-                      writer=str(build["writer"]), reader=str(build["reader"]), output=str(tmp_path / "b.root"), catalogue=None)  # fmt: skip
+    a = generate_file(
+        FilePoint("truth3", "zlib", 1, 100, 0, 32000),
+        events=50,
+        seed=3,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(tmp_path / "a.root"),
+        catalogue=None,
+    )
+    b = generate_file(
+        FilePoint("truth3", "lzma", 9, 7, 99, 16000),
+        events=50,
+        seed=3,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(tmp_path / "b.root"),
+        catalogue=None,
+    )
     assert a["size_bytes"] != b["size_bytes"]
     # Uncompressed payload of the same objects: equal up to per-basket framing, which split level changes.
     assert a["tot_bytes"] == pytest.approx(b["tot_bytes"], rel=0.25)
@@ -197,17 +236,37 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
     )
     path, _ = xaod
     warmup = tmp_path / "warmup.root"
-    generate_file(FilePoint("xaod", "lz4", 1, 10, 1, 32000), events=3, seed=8, writer=str(build["writer"]),
-                  reader=str(build["reader"]), output=str(warmup), catalogue=None)  # fmt: skip
+    generate_file(
+        FilePoint("xaod", "lz4", 1, 10, 1, 32000),
+        events=3,
+        seed=8,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(warmup),
+        catalogue=None,
+    )
     bps = 20_000_000
     # Never retried nor flagged for a busy machine: this test is about the throttle.
-    settings = {"monitor": "none", "busy_cpu_threshold": 1.0, "max_cpu_steal": 1.0, "attempts": 1,
-                "eviction": "system", "storage_profiles": {"slow": {"read_bps": bps}}}  # fmt: skip
+    settings = {
+        "monitor": "none",
+        "busy_cpu_threshold": 1.0,
+        "max_cpu_steal": 1.0,
+        "attempts": 1,
+        "eviction": "system",
+        "storage_profiles": {"slow": {"read_bps": bps}},
+    }
     measurement = load_study_config({"measurement": settings})["measurement"]
-    (record,) = measure_point(root_file=str(path), warmup_file=str(warmup), reader=str(build["reader"]), events=40,
-                              read={**READ, "storage_profile": "slow"}, measurement=measurement,
-                              monitor_csv=str(tmp_path / "m.csv"), records={0: str(tmp_path / "rep0.json")},
-                              labels={})  # fmt: skip
+    (record,) = measure_point(
+        root_file=str(path),
+        warmup_file=str(warmup),
+        reader=str(build["reader"]),
+        events=40,
+        read={**READ, "storage_profile": "slow"},
+        measurement=measurement,
+        monitor_csv=str(tmp_path / "m.csv"),
+        records={0: str(tmp_path / "rep0.json")},
+        labels={},
+    )
     assert record["storage_profile"] == "slow" and record["storage_read_bps"] == bps
     assert record["resident_fraction_before"] == 0.0
     assert record["process_seconds"] >= 0.9 * record["process_bytes_read"] / bps
@@ -221,22 +280,37 @@ def truth3_both(build, tmp_path_factory):
     """The same 600 TRUTH3 events as a TTree and, written from it (as the workflow does), as an RNTuple."""
     tmp = tmp_path_factory.mktemp("rntuple")
     tools = {"writer": str(build["writer"]), "reader": str(build["reader"]), "catalogue": None}
-    tree = generate_file(FilePoint("truth3", "zstd", 5, 200, 1, 32000), events=600, seed=3,
-                         output=str(tmp / "t.root"), **tools)  # fmt: skip
-    ntuple = generate_file(FilePoint("truth3", "zstd", 5, 200, 1, 32000, "rntuple", 65536), events=600, seed=3,
-                           output=str(tmp / "n.root"), content=tree["path"], **tools)  # fmt: skip
+    tree = generate_file(
+        FilePoint("truth3", "zstd", 5, 200, 1, 32000), events=600, seed=3, output=str(tmp / "t.root"), **tools
+    )
+    ntuple = generate_file(
+        FilePoint("truth3", "zstd", 5, 200, 1, 32000, "rntuple", 65536),
+        events=600,
+        seed=3,
+        output=str(tmp / "n.root"),
+        content=tree["path"],
+        **tools,
+    )
     return tree, ntuple
 
 
 def test_an_rntuple_holds_the_same_events_as_its_ttree(build, truth3_both):
     tree, ntuple = truth3_both
-    sums = [run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
-            for e in (tree, ntuple)]  # fmt: skip
+    sums = [
+        run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
+        for e in (tree, ntuple)
+    ]
     assert sums[0] == sums[1]
     # Generated rather than copied: the same recipe and seed give the same events.
-    generated = generate_file(FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576), events=600, seed=3,
-                              writer=str(build["writer"]), reader=str(build["reader"]),
-                              output=str(Path(ntuple["path"]).with_name("g.root")), catalogue=None)  # fmt: skip
+    generated = generate_file(
+        FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576),
+        events=600,
+        seed=3,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(Path(ntuple["path"]).with_name("g.root")),
+        catalogue=None,
+    )
     assert (
         run_tool([str(build["reader"]), "--file", generated["path"], "--checksum"], "c")["content_checksum"]
         == sums[0]

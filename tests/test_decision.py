@@ -27,11 +27,26 @@ from rootparams.decision import (
 )
 from rootparams.stats import Interval, Ratio, t_quantile
 
-FILE_DEFAULTS = {"container": "ttree", "algorithm": "zlib", "level": 5, "autoflush": 100, "split_level": 0,
-                 "basket_size": 32000, "page_size": 1048576}  # fmt: skip
-READ_DEFAULTS = {"cache_size": -1, "learn_entries": "default", "cluster_bunch": 1, "async_prefetch": False,
-                 "threads": 1, "reading_style": "getentry", "unzip": False, "branches": "particle",
-                 "storage_profile": "hdd"}  # fmt: skip
+FILE_DEFAULTS = {
+    "container": "ttree",
+    "algorithm": "zlib",
+    "level": 5,
+    "autoflush": 100,
+    "split_level": 0,
+    "basket_size": 32000,
+    "page_size": 1048576,
+}
+READ_DEFAULTS = {
+    "cache_size": -1,
+    "learn_entries": "default",
+    "cluster_bunch": 1,
+    "async_prefetch": False,
+    "threads": 1,
+    "reading_style": "getentry",
+    "unzip": False,
+    "branches": "particle",
+    "storage_profile": "hdd",
+}
 EVENTS = 1000
 ROUNDS = 10
 # 0.36 CHF per core-hour: 1e4 core-seconds (0.01 s per event x 1e6 events) cost 1 CHF.
@@ -39,22 +54,62 @@ CPU = 0.36
 
 
 def config(**cost):
-    prices = {"currency": "CHF", "disk_per_tb_year": 100.0, "cpu_per_core_hour": CPU, "lifetime_years": 2.0,
-              "copies": 2, "reads_per_file": [1, 10, 100], "storage_profile": None, "lossy": False}  # fmt: skip
-    return {"formats": {"xaod": {}}, "file_defaults": {"xaod": FILE_DEFAULTS}, "read_defaults": READ_DEFAULTS,
-            "cost": prices | cost}  # fmt: skip
+    prices = {
+        "currency": "CHF",
+        "disk_per_tb_year": 100.0,
+        "cpu_per_core_hour": CPU,
+        "lifetime_years": 2.0,
+        "copies": 2,
+        "reads_per_file": [1, 10, 100],
+        "storage_profile": None,
+        "lossy": False,
+    }
+    return {
+        "formats": {"xaod": {}},
+        "file_defaults": {"xaod": FILE_DEFAULTS},
+        "read_defaults": READ_DEFAULTS,
+        "cost": prices | cost,
+    }
 
 
-def point(file_id, algorithm, level, *, rate=100.0, size=1_000_000, write_s=0.0, events=EVENTS, valid=True,
-          threads=1, **settings):  # fmt: skip
+def point(
+    file_id,
+    algorithm,
+    level,
+    *,
+    rate=100.0,
+    size=1_000_000,
+    write_s=0.0,
+    events=EVENTS,
+    valid=True,
+    threads=1,
+    **settings,
+):
     """A summary row and its files row: ``size`` bytes for ``events`` events, ROOT's write time ``write_s``,
     a timed loop of ``rate`` (1 % spread)."""
-    summary = {"format": "xaod", "file_id": file_id, "read_id": f"r_{file_id}_{threads}", **FILE_DEFAULTS,
-               **READ_DEFAULTS, "algorithm": algorithm, "level": level, "threads": threads,
-               "event_rate_hz_mean": rate, "event_rate_hz_std": 0.01 * rate, "n": ROUNDS, "window_valid": valid,
-               **settings}  # fmt: skip
-    files = {"format": "xaod", "file_id": file_id, "size_bytes": size, "events": events,
-             "root_write_seconds": write_s, "write_threads": 1}  # fmt: skip
+    summary = {
+        "format": "xaod",
+        "file_id": file_id,
+        "read_id": f"r_{file_id}_{threads}",
+        **FILE_DEFAULTS,
+        **READ_DEFAULTS,
+        "algorithm": algorithm,
+        "level": level,
+        "threads": threads,
+        "event_rate_hz_mean": rate,
+        "event_rate_hz_std": 0.01 * rate,
+        "n": ROUNDS,
+        "window_valid": valid,
+        **settings,
+    }
+    files = {
+        "format": "xaod",
+        "file_id": file_id,
+        "size_bytes": size,
+        "events": events,
+        "root_write_seconds": write_s,
+        "write_threads": 1,
+    }
     return summary, files
 
 
@@ -71,10 +126,20 @@ def timed_reads(point_rows, seconds_per_event, *, loop_rates=None, rounds=True, 
     summary, _ = point_rows
     if loop_rates is None:
         loop_rates = [summary["event_rate_hz_mean"]] * len(seconds_per_event)
-    return [{"format": summary["format"], "file_id": summary["file_id"], "read_id": summary["read_id"], "rep": k,
-             "round_key": f"{block}/r{k}" if rounds else None, "flagged": False, "events_read": EVENTS,
-             "process_seconds": s * EVENTS, "event_rate_hz": rate}
-            for k, (s, rate) in enumerate(zip(seconds_per_event, loop_rates, strict=True))]  # fmt: skip
+    return [
+        {
+            "format": summary["format"],
+            "file_id": summary["file_id"],
+            "read_id": summary["read_id"],
+            "rep": k,
+            "round_key": f"{block}/r{k}" if rounds else None,
+            "flagged": False,
+            "events_read": EVENTS,
+            "process_seconds": s * EVENTS,
+            "event_rate_hz": rate,
+        }
+        for k, (s, rate) in enumerate(zip(seconds_per_event, loop_rates, strict=True))
+    ]
 
 
 def repetitions(*reads):
@@ -135,9 +200,10 @@ def test_cost_arithmetic():
         assert row["total_cost_ci95_low"] < row["total_cost"] < row["total_cost_ci95_high"]
     # With no read to price the totals are exact, and the two (the same file) are equally cheap: a tie.
     _, ranking0, choice0 = decide(
-        [one, two], [timed_reads(one, steady(0.01, 0.02, 1)), timed_reads(two, steady(0.01, 0.02, 2))],
+        [one, two],
+        [timed_reads(one, steady(0.01, 0.02, 1)), timed_reads(two, steady(0.01, 0.02, 2))],
         reads_list=[0],
-    )  # fmt: skip
+    )
     assert (ranking0["total_cost_ci95_low"] == ranking0["total_cost_ci95_high"]).all()
     assert bool(choice0.iloc[0]["tie"]) and list(ranking0["p_cheapest"]) == pytest.approx([0.5, 0.5])
     assert "ci95" not in choice.columns[0] and set(choice["interval_covers"].str.contains("n = 1")) == {True}
@@ -261,8 +327,16 @@ def test_cost_leaves_out_lossy_other_profiles_invalid_and_untimed_points():
     assert chosen(config(storage_profile="native")) == ["native"]
 
 
-_FRONT = ["format", "container", "storage_profile", "branches", "on_front", "valid", "setting",
-          "bytes_per_event"]  # fmt: skip
+_FRONT = [
+    "format",
+    "container",
+    "storage_profile",
+    "branches",
+    "on_front",
+    "valid",
+    "setting",
+    "bytes_per_event",
+]
 
 
 def test_surely_beats_needs_exact_objectives_and_a_rate_not_lower():
@@ -302,16 +376,40 @@ def test_pareto_keeps_the_ambiguous_and_removes_the_surely_beaten():
         "fast": steady(150.0, 0.005, 25),  # the fastest, and the cheapest to write
         "invalid": steady(500.0, 0.005, 26),  # would beat every point, but is not valid
     }
-    sizes = {"small": 500_000, "equal": 700_000, "noisy": 800_000, "faster": 900_000, "slow": 950_000,
-             "fast": 1_000_000, "invalid": 100_000}  # fmt: skip
-    points = {name: point(name, "zlib", 5, rate=float(np.mean(r)), size=sizes[name], write_s=0.0 if name == "fast"
-                          else 1.0, valid=name != "invalid") for name, r in loop.items()}  # fmt: skip
+    sizes = {
+        "small": 500_000,
+        "equal": 700_000,
+        "noisy": 800_000,
+        "faster": 900_000,
+        "slow": 950_000,
+        "fast": 1_000_000,
+        "invalid": 100_000,
+    }
+    points = {
+        name: point(
+            name,
+            "zlib",
+            5,
+            rate=float(np.mean(r)),
+            size=sizes[name],
+            write_s=0.0 if name == "fast" else 1.0,
+            valid=name != "invalid",
+        )
+        for name, r in loop.items()
+    }
     reads = [timed_reads(points[name], steady(0.01), loop_rates=r) for name, r in loop.items()]
     summary, files = tables(*points.values())
     rows = pareto(candidates(summary, files, config()), repetitions(*reads))
     on = dict(zip(rows["file_id"], rows["on_front"], strict=True))
-    assert on == {"small": True, "equal": False, "noisy": True, "faster": True, "slow": False, "fast": True,
-                  "invalid": False}  # fmt: skip
+    assert on == {
+        "small": True,
+        "equal": False,
+        "noisy": True,
+        "faster": True,
+        "slow": False,
+        "fast": True,
+        "invalid": False,
+    }
     by = rows.set_index("file_id")
     assert by.at["equal", "dominated_by"] == "ZLIB-5"
     assert by.at["invalid", "dominated_by"].startswith("(not valid")
@@ -348,10 +446,22 @@ def test_setting_labels_name_what_differs_from_the_defaults():
         )
         == "LZ4-1, AF 20 MB, cache off, mt2"
     )
-    assert setting_label({**row, "container": "rntuple", "split_level": -1, "algorithm": "zstd"}, FILE_DEFAULTS,
-                         READ_DEFAULTS) == "RNTuple ZSTD-5"  # fmt: skip
-    assert setting_label({**row, "branch_compression": "largest4:lz4-1", "float_precision": "mantissa10"},
-                         FILE_DEFAULTS, READ_DEFAULTS) == "ZLIB-5, hot largest4:lz4-1, floats mantissa10"  # fmt: skip
+    assert (
+        setting_label(
+            {**row, "container": "rntuple", "split_level": -1, "algorithm": "zstd"},
+            FILE_DEFAULTS,
+            READ_DEFAULTS,
+        )
+        == "RNTuple ZSTD-5"
+    )
+    assert (
+        setting_label(
+            {**row, "branch_compression": "largest4:lz4-1", "float_precision": "mantissa10"},
+            FILE_DEFAULTS,
+            READ_DEFAULTS,
+        )
+        == "ZLIB-5, hot largest4:lz4-1, floats mantissa10"
+    )
 
 
 def test_cost_config_errors_name_the_key_and_the_valid_values():
@@ -388,9 +498,13 @@ def test_a_run_without_a_valid_point_still_writes_readable_tables(tmp_path):
     model = cost_model(rows, cfg, reps)
     ranking = cost_ranking(model, [1, 10])
     written = {}
-    for name, table in {"choice": cheapest(ranking), "ranking": ranking, "costs": cost_table(model, cfg),
-                        "envelope": crossovers(model.parts, read_draws=model.read_draws),
-                        "front": pareto_table(rows)}.items():  # fmt: skip
+    for name, table in {
+        "choice": cheapest(ranking),
+        "ranking": ranking,
+        "costs": cost_table(model, cfg),
+        "envelope": crossovers(model.parts, read_draws=model.read_draws),
+        "front": pareto_table(rows),
+    }.items():
         table.to_csv(tmp_path / f"{name}.csv", index=False)
         written[name] = pd.read_csv(tmp_path / f"{name}.csv")
     assert written["choice"].empty
@@ -412,8 +526,11 @@ def test_the_figures_draw_intervals(tmp_path):
     reps = repetitions(timed_reads(a, steady(0.005, 0.02, 1)), timed_reads(b, steady(0.01, 0.02, 2)))
     rows = pareto(candidates(summary, files, cfg), reps)
     model = cost_model(rows, cfg, reps)
-    figure = draw_cost(cost_table(model, cfg), cheapest(cost_ranking(model, [1, 10, 100])),
-                       cfg["cost"] | {"storage_profile": "hdd"})  # fmt: skip
+    figure = draw_cost(
+        cost_table(model, cfg),
+        cheapest(cost_ranking(model, [1, 10, 100])),
+        cfg["cost"] | {"storage_profile": "hdd"},
+    )
     assert any("95 % interval" in t.get_text() for t in figure.texts)
     figure = draw_pareto(pareto_table(rows), "xaod")
     assert any("95 % interval of the mean rate" in t.get_text() for t in figure.texts)
@@ -421,12 +538,30 @@ def test_the_figures_draw_intervals(tmp_path):
 
 def test_a_long_tie_names_the_first_by_mean_and_counts_the_rest():
     names = [f"ZSTD-{level}" for level in range(1, 10)]
-    choice = pd.DataFrame([{"format": "xaod", "reads_per_file": 1, "tie": True, "setting": names[0],
-                            "tied_settings": "; ".join(names), "tied_p_cheapest": "; ".join(["0.1111"] * 9),
-                            "total_cost": 1.0, "total_cost_ci95_low": 0.99, "total_cost_ci95_high": 1.01,
-                            "storage_cost": 0.9, "write_cost": 0.0, "read_cost_total": 0.1, "bytes_per_event": 1e3,
-                            "read_seconds_per_event": 0.01, "n": 10, "rounds": 10, "runner_up": names[1],
-                            "runner_up_extra": 0.001}])  # fmt: skip
+    choice = pd.DataFrame(
+        [
+            {
+                "format": "xaod",
+                "reads_per_file": 1,
+                "tie": True,
+                "setting": names[0],
+                "tied_settings": "; ".join(names),
+                "tied_p_cheapest": "; ".join(["0.1111"] * 9),
+                "total_cost": 1.0,
+                "total_cost_ci95_low": 0.99,
+                "total_cost_ci95_high": 1.01,
+                "storage_cost": 0.9,
+                "write_cost": 0.0,
+                "read_cost_total": 0.1,
+                "bytes_per_event": 1e3,
+                "read_seconds_per_event": 0.01,
+                "n": 10,
+                "rounds": 10,
+                "runner_up": names[1],
+                "runner_up_extra": 0.001,
+            }
+        ]
+    )
     text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
     assert "ZSTD-6 (P 0.11) or 3 more by mean" in text and "ZSTD-7" not in text.split("or 3 more")[0]
     assert "**" not in text.split("| primary xAOD |")[1]

@@ -14,13 +14,21 @@ from rootparams.exclusive import HostLock, Lifeline, ancestors, process_start_ep
 
 def test_a_second_holder_waits_says_so_and_gets_the_lock_when_the_first_is_gone(tmp_path):
     lock = tmp_path / "timed-reads.lock"
-    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
         import time
         from rootparams.exclusive import HostLock
         with HostLock({str(lock)!r}):
             print("held", flush=True)
             time.sleep(30)
-    """)], stdout=subprocess.PIPE, text=True)  # fmt: skip
+    """),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout.readline().strip() == "held"
     said, got = [], threading.Event()
 
@@ -52,8 +60,9 @@ def test_the_lifeline_ends_the_job_when_an_ancestor_dies(tmp_path):
     """)
     parent = subprocess.Popen(
         [sys.executable, "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {job!r}])"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert parent.stdout.readline().strip() == "watching"
     children = [int(p) for p in Path(f"/proc/{parent.pid}/task/{parent.pid}/children").read_text().split()]
     os.kill(parent.pid, signal.SIGKILL)

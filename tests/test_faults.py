@@ -46,13 +46,35 @@ def workflow_dir(tmp_path, build, config=TWO_POINTS):
 
 
 def run(workdir, *args, check=True):
-    return snakemake(workdir, "--configfile", str(workdir / "study.yaml"), "--config",
-                     f"data_dir={workdir / 'data'}", "--cores", "2", *args, check=check)  # fmt: skip
+    return snakemake(
+        workdir,
+        "--configfile",
+        str(workdir / "study.yaml"),
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--cores",
+        "2",
+        *args,
+        check=check,
+    )
 
 
 def background(workdir):
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(REPO / "Snakefile"), "-d", str(workdir), "--configfile",
-           str(workdir / "study.yaml"), "--config", f"data_dir={workdir / 'data'}", "--cores", "2"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "-s",
+        str(REPO / "Snakefile"),
+        "-d",
+        str(workdir),
+        "--configfile",
+        str(workdir / "study.yaml"),
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--cores",
+        "2",
+    ]
     return subprocess.Popen(
         cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
@@ -75,8 +97,15 @@ def kill_when(proc, condition, timeout=300):
 @pytest.mark.parametrize("damage", ["truncated", "corrupt", "not_root"])
 def test_the_reader_names_a_damaged_file_and_the_problem(build, tmp_path, damage):
     path = tmp_path / "f.root"
-    generate_file(FilePoint("xaod", "zlib", 1, 100, 0, 32000), events=4, seed=1, writer=str(build["writer"]),
-                  reader=str(build["reader"]), output=str(path), catalogue=None)  # fmt: skip
+    generate_file(
+        FilePoint("xaod", "zlib", 1, 100, 0, 32000),
+        events=4,
+        seed=1,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(path),
+        catalogue=None,
+    )
     data = bytearray(path.read_bytes())
     if damage == "truncated":
         path.write_bytes(data[: len(data) // 2])
@@ -86,8 +115,21 @@ def test_the_reader_names_a_damaged_file_and_the_problem(build, tmp_path, damage
         path.write_bytes(bytes(data))
     else:
         path.write_text("this is not a ROOT file\n")
-    cmd = [str(build["reader"]), "--file", str(path), "--events", "4", "--branches", "all", "--cache-size", "-1",
-           "--learn-entries", "-1", "--threads", "1"]  # fmt: skip
+    cmd = [
+        str(build["reader"]),
+        "--file",
+        str(path),
+        "--events",
+        "4",
+        "--branches",
+        "all",
+        "--cache-size",
+        "-1",
+        "--learn-entries",
+        "-1",
+        "--threads",
+        "1",
+    ]
     with pytest.raises(DamagedFileError) as info:
         run_tool(cmd, f"timed read of {path}")
     message = str(info.value)
@@ -206,8 +248,15 @@ def small_disk(tmp_path):
 def test_a_full_disk_is_a_clear_error_and_leaves_no_partial_file(build, small_disk):
     out = small_disk / "files" / "xaod" / "big.root"
     with pytest.raises(ToolError) as info:  # the writer's failure, with ROOT's own words
-        generate_file(FilePoint("xaod", "none", 0, 100, 0, 32000), events=12, seed=1, writer=str(build["writer"]),
-                      reader=str(build["reader"]), output=str(out), catalogue=None)  # fmt: skip
+        generate_file(
+            FilePoint("xaod", "none", 0, 100, 0, 32000),
+            events=12,
+            seed=1,
+            writer=str(build["writer"]),
+            reader=str(build["reader"]),
+            output=str(out),
+            catalogue=None,
+        )
     message = str(info.value)
     assert "write" in message.lower() and ("No space left" in message or "error" in message.lower())
     assert not out.exists() and not list(small_disk.rglob("*.partial"))
@@ -233,8 +282,15 @@ def test_no_monitor_stops_the_workflow_before_any_job(tmp_path):
     (tmp_path / "study.yaml").write_text(
         "formats: {xaod: {written: 4, read: 4}}\nmeasurement: {monitor: dstat}\n"
     )
-    proc = snakemake(tmp_path, "--configfile", str(tmp_path / "study.yaml"), "--cores", "1", check=False,
-                     env={"PATH": f"{tools}:{Path(sys.executable).parent}"})  # fmt: skip
+    proc = snakemake(
+        tmp_path,
+        "--configfile",
+        str(tmp_path / "study.yaml"),
+        "--cores",
+        "1",
+        check=False,
+        env={"PATH": f"{tools}:{Path(sys.executable).parent}"},
+    )
     assert proc.returncode != 0 and "measurement.monitor = 'dstat', but dstat is not on PATH" in proc.stderr
     assert not (tmp_path / "results").exists()
 
@@ -247,15 +303,35 @@ def test_eviction_on_tmpfs_is_refused_but_a_warm_scenario_is_labelled(build, tmp
     require(shm.is_dir() and os.access(shm, os.W_OK), "a writable tmpfs at /dev/shm")
     path = shm / f"rootparams-test-{os.getpid()}.root"
     try:
-        generate_file(FilePoint("xaod", "zlib", 1, 100, 0, 32000), events=4, seed=1, writer=str(build["writer"]),
-                      reader=str(build["reader"]), output=str(path), catalogue=None)  # fmt: skip
+        generate_file(
+            FilePoint("xaod", "zlib", 1, 100, 0, 32000),
+            events=4,
+            seed=1,
+            writer=str(build["writer"]),
+            reader=str(build["reader"]),
+            output=str(path),
+            catalogue=None,
+        )
         with pytest.raises(pagecache.EvictionError, match=r"still in the page cache.*cache_state: warm"):
             pagecache.make_cold(path, system_wide=False)
         warm = load_study_config({"measurement": {"cache_state": "warm", "monitor": "none"}})["measurement"]
-        (rec,) = measure_point(root_file=str(path), warmup_file=str(path), reader=str(build["reader"]), events=4,
-                               read={"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "all",
-                                     "storage_profile": "native"}, measurement=warm,
-                               monitor_csv=str(tmp_path / "m.csv"), records={0: str(tmp_path / "r.json")}, labels={})  # fmt: skip
+        (rec,) = measure_point(
+            root_file=str(path),
+            warmup_file=str(path),
+            reader=str(build["reader"]),
+            events=4,
+            read={
+                "cache_size": -1,
+                "learn_entries": "default",
+                "threads": 1,
+                "branches": "all",
+                "storage_profile": "native",
+            },
+            measurement=warm,
+            monitor_csv=str(tmp_path / "m.csv"),
+            records={0: str(tmp_path / "r.json")},
+            labels={},
+        )
         assert rec["cache_state"] == "warm" and rec["eviction_method"] == "warm-read"
     finally:
         path.unlink(missing_ok=True)
@@ -266,19 +342,42 @@ def test_eviction_on_tmpfs_is_refused_but_a_warm_scenario_is_labelled(build, tmp
 
 def test_a_cpu_hog_during_the_reads_gets_them_flagged(build, tmp_path):
     path = tmp_path / "f.root"
-    generate_file(FilePoint("xaod", "zlib", 5, 100, 0, 32000), events=12, seed=1, writer=str(build["writer"]),
-                  reader=str(build["reader"]), output=str(path), catalogue=None)  # fmt: skip
+    generate_file(
+        FilePoint("xaod", "zlib", 5, 100, 0, 32000),
+        events=12,
+        seed=1,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(path),
+        catalogue=None,
+    )
     measurement = load_study_config({"measurement": {"attempts": 1, "monitor": "none"}})["measurement"]
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
     try:
         time.sleep(0.5)
-        records = measure_point(root_file=str(path), warmup_file=str(path), reader=str(build["reader"]), events=12,
-                                read={"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "all",
-                                      "storage_profile": "native"}, measurement=measurement,
-                                monitor_csv=str(tmp_path / "m.csv"),
-                                records={i: str(tmp_path / f"rep{i}.json") for i in range(2)},
-                                labels={"format": "xaod", "file_id": "f", "read_id": "r", "algorithm": "zlib",
-                                        "learn_entries": "default"})  # fmt: skip
+        records = measure_point(
+            root_file=str(path),
+            warmup_file=str(path),
+            reader=str(build["reader"]),
+            events=12,
+            read={
+                "cache_size": -1,
+                "learn_entries": "default",
+                "threads": 1,
+                "branches": "all",
+                "storage_profile": "native",
+            },
+            measurement=measurement,
+            monitor_csv=str(tmp_path / "m.csv"),
+            records={i: str(tmp_path / f"rep{i}.json") for i in range(2)},
+            labels={
+                "format": "xaod",
+                "file_id": "f",
+                "read_id": "r",
+                "algorithm": "zlib",
+                "learn_entries": "default",
+            },
+        )
     finally:
         for hog in hogs:
             hog.kill()
@@ -301,8 +400,23 @@ json_values = st.recursive(
     ),
     max_leaves=12,
 )
-config_keys = st.sampled_from(["formats", "scans", "repetitions", "read_defaults", "file_defaults", "measurement",
-                               "data_dir", "seed", "require_sigma", "keep_files", "xaod", "level", "autoflush"])  # fmt: skip
+config_keys = st.sampled_from(
+    [
+        "formats",
+        "scans",
+        "repetitions",
+        "read_defaults",
+        "file_defaults",
+        "measurement",
+        "data_dir",
+        "seed",
+        "require_sigma",
+        "keep_files",
+        "xaod",
+        "level",
+        "autoflush",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -321,8 +435,13 @@ VALID_CSV_HEAD = (
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.one_of(st.text(max_size=6), st.floats(allow_nan=True).map(str)), max_size=10), max_size=6),
-       st.booleans(), st.integers(0, 400))  # fmt: skip
+@given(
+    st.lists(
+        st.lists(st.one_of(st.text(max_size=6), st.floats(allow_nan=True).map(str)), max_size=10), max_size=6
+    ),
+    st.booleans(),
+    st.integers(0, 400),
+)
 def test_fuzzed_monitor_csv_parses_or_fails_clearly(rows, with_header, cut):
     body = "\n".join(",".join(row) for row in rows)
     text = (VALID_CSV_HEAD + body) if with_header else body

@@ -28,13 +28,31 @@ def point(algorithm, level, rate, scans="compression", valid=True, container="tt
     """A summary row (with its points.csv scans) at the xAOD's defaults but for what is given; the rate's 95 %
     interval is mean ± 1 Hz, its spread 2 Hz."""
     file_id = f"{'rntuple_' if container == 'rntuple' else ''}{algorithm}-{level}_af100"
-    return {"format": "xaod", "file_id": file_id, "read_id": READ_ID, "container": container,
-            "algorithm": algorithm, "level": level, "autoflush": 100, "split_level": 0, "branches": "particle",
-            "storage_profile": "native", "n": n, "n_required": 8, "valid": valid, "window_valid": valid,
-            "window_invalid_reasons": "" if valid else "lasts as little as 0.5 s (< 1 s)",
-            "event_rate_hz_mean": rate, "event_rate_hz_std": 2.0, "event_rate_hz_ci95_low": rate - 1.0,
-            "event_rate_hz_ci95_high": rate + 1.0, "rss_increase_bytes_mean": 5e7, "rss_increase_bytes_std": 1e6,
-            "scans": scans, **extra}  # fmt: skip
+    return {
+        "format": "xaod",
+        "file_id": file_id,
+        "read_id": READ_ID,
+        "container": container,
+        "algorithm": algorithm,
+        "level": level,
+        "autoflush": 100,
+        "split_level": 0,
+        "branches": "particle",
+        "storage_profile": "native",
+        "n": n,
+        "n_required": 8,
+        "valid": valid,
+        "window_valid": valid,
+        "window_invalid_reasons": "" if valid else "lasts as little as 0.5 s (< 1 s)",
+        "event_rate_hz_mean": rate,
+        "event_rate_hz_std": 2.0,
+        "event_rate_hz_ci95_low": rate - 1.0,
+        "event_rate_hz_ci95_high": rate + 1.0,
+        "rss_increase_bytes_mean": 5e7,
+        "rss_increase_bytes_std": 1e6,
+        "scans": scans,
+        **extra,
+    }
 
 
 def tables(rows):
@@ -63,10 +81,16 @@ def footer(fig) -> str:
 
 
 def test_a_line_joins_the_valid_points_only_and_the_invalid_one_stands_alone_hollow():
-    summary, points, files = tables([
-        point("lz4", 1, 300.0), point("lz4", 5, 280.0, valid=False), point("lz4", 9, 200.0),
-        point("zlib", 1, 150.0), point("zlib", 5, 140.0), point("zlib", 9, 130.0),
-    ])  # fmt: skip
+    summary, points, files = tables(
+        [
+            point("lz4", 1, 300.0),
+            point("lz4", 5, 280.0, valid=False),
+            point("lz4", 9, 200.0),
+            point("zlib", 1, 150.0),
+            point("zlib", 5, 140.0),
+            point("zlib", 9, 130.0),
+        ]
+    )
     fig = draw(FIGURE["fig01_rate_vs_compression"], summary, points, files, {})
     ax = fig.axes[0]
     joined, hollow = lines_of(ax, ALGORITHM_COLORS["lz4"])
@@ -108,13 +132,27 @@ def test_fig15_draws_the_paired_ratio_interval_and_hollow_where_a_point_is_not_v
     summary, points, files = tables(rows)
     # Five interleaved rounds: each point's repetitions keyed by their round.
     rng = np.random.default_rng(1)
-    records = [{"format": "xaod", "file_id": r["file_id"], "read_id": READ_ID, "round_key": f"b1:r{k}",
-                "flagged": False, "event_rate_hz": r["event_rate_hz_mean"] * (1 + 0.02 * rng.standard_normal())}
-               for r in rows for k in range(5)]  # fmt: skip
+    records = [
+        {
+            "format": "xaod",
+            "file_id": r["file_id"],
+            "read_id": READ_ID,
+            "round_key": f"b1:r{k}",
+            "flagged": False,
+            "event_rate_hz": r["event_rate_hz_mean"] * (1 + 0.02 * rng.standard_normal()),
+        }
+        for r in rows
+        for k in range(5)
+    ]
     repetitions = Repetitions(pd.DataFrame(records))
     measurement = {"min_window_seconds": 1.0, "min_window_io_share": 0.9}
-    fig = draw(FIGURE["fig15_rntuple_over_ttree"], summary, points, files,
-               {"repetitions": repetitions, "measurement": measurement})  # fmt: skip
+    fig = draw(
+        FIGURE["fig15_rntuple_over_ttree"],
+        summary,
+        points,
+        files,
+        {"repetitions": repetitions, "measurement": measurement},
+    )
     ax = fig.axes[0]
     (rate_line,) = [line for line in ax.lines if line.get_label() == "event rate"]
     (size_line,) = [line for line in ax.lines if line.get_label() == "file size"]
@@ -148,13 +186,19 @@ def test_a_lenient_scan_rule_reaches_its_own_figure_only():
         point("zlib", 5, 100.0, scans="access", **short) | {"branches": "sparse"},
         point("lz4", 5, 300.0, scans="compression", **short),
     ]
-    measurement = {"min_window_seconds": 1.0, "min_window_io_share": 0.9,
-                   "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}}  # fmt: skip
+    measurement = {
+        "min_window_seconds": 1.0,
+        "min_window_io_share": 0.9,
+        "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}},
+    }
     ctx = {"measurement": measurement}
     access = draw(FIGURE["fig22_rate_vs_access_pattern"], *tables(rows), ctx)
     assert "every point valid" in footer(access) and "this scan's own rule" in footer(access)
-    assert not [line for line in access.axes[0].lines if mcolors.same_color(line.get_markerfacecolor(), "white")
-                and len(line.get_xdata())]  # fmt: skip
+    assert not [
+        line
+        for line in access.axes[0].lines
+        if mcolors.same_color(line.get_markerfacecolor(), "white") and len(line.get_xdata())
+    ]
     compression = draw(FIGURE["fig01_rate_vs_compression"], *tables(rows), ctx)
     assert "1 of 1 points not valid" in footer(compression)
     assert "lasts at least 1 s" in footer(compression)
@@ -162,8 +206,12 @@ def test_a_lenient_scan_rule_reaches_its_own_figure_only():
 
 def test_a_point_without_an_interval_gets_no_bar():
     rows = [point("lz4", 1, 300.0, n=1), point("lz4", 9, 200.0)]
-    rows[0] |= {"event_rate_hz_std": math.nan, "event_rate_hz_ci95_low": math.nan,
-                "event_rate_hz_ci95_high": math.nan, "n_required": 1}  # fmt: skip
+    rows[0] |= {
+        "event_rate_hz_std": math.nan,
+        "event_rate_hz_ci95_low": math.nan,
+        "event_rate_hz_ci95_high": math.nan,
+        "n_required": 1,
+    }
     fig = draw(FIGURE["fig01_rate_vs_compression"], *tables(rows), {})
     segments = [s for c in fig.axes[0].collections for s in c.get_segments()]
     assert any(np.allclose(s, [[1, 300.0], [1, 300.0]]) for s in segments)

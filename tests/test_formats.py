@@ -24,8 +24,15 @@ def make(build, tmp_path_factory):
         point = FilePoint(fmt, algorithm, level, autoflush, split, basket)
         path = out / f"{fmt}_{point.id}_s{seed}.root"
         if not path.exists():
-            generate_file(point, events=events, seed=seed, writer=str(build["writer"]), reader=str(build["reader"]),
-                          output=str(path), catalogue=None)  # fmt: skip
+            generate_file(
+                point,
+                events=events,
+                seed=seed,
+                writer=str(build["writer"]),
+                reader=str(build["reader"]),
+                output=str(path),
+                catalogue=None,
+            )
         return path
 
     return make
@@ -163,10 +170,27 @@ def test_structured_distributions(build, tmp_path):
     )
     output = tmp_path / "structured.root"
     run_tool(
-        [str(build["writer"]), "--recipe", str(recipe), "--output", str(output), "--events", "5",
-         "--compression", "101", "--autoflush", "10", "--split", "1", "--basket", "32000", "--seed", "3"],
+        [
+            str(build["writer"]),
+            "--recipe",
+            str(recipe),
+            "--output",
+            str(output),
+            "--events",
+            "5",
+            "--compression",
+            "101",
+            "--autoflush",
+            "10",
+            "--split",
+            "1",
+            "--basket",
+            "32000",
+            "--seed",
+            "3",
+        ],
         "writing the structured recipe",
-    )  # fmt: skip
+    )
     tree = uproot.open(output)["CollectionTree"]
     members = ("barcode", "status", "px", "py", "pz")
     arrays = {k: tree[f"TruthParticlesAux./TruthParticlesAux.{k}"].array(library="np") for k in members}

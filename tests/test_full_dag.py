@@ -29,9 +29,24 @@ def test_every_point_of_every_scan_was_measured(full_run):
     assert set(summary["format"]) == {"xaod", "truth3"}
     assert (summary["n"] + summary["n_flagged"] == 2).all()
     named = {s for joined in scans["scans"] for s in joined.split(";")}
-    assert named == {"default", "compression", "autoflush", "split", "cache", "cache_learn", "threads",
-                     "storage_compression", "storage_cache", "container", "rntuple_cache", "rntuple_cluster",
-                     "rntuple_page", "float_precision", "branch_compression", "branch_compression_uniform"}  # fmt: skip
+    assert named == {
+        "default",
+        "compression",
+        "autoflush",
+        "split",
+        "cache",
+        "cache_learn",
+        "threads",
+        "storage_compression",
+        "storage_cache",
+        "container",
+        "rntuple_cache",
+        "rntuple_cluster",
+        "rntuple_page",
+        "float_precision",
+        "branch_compression",
+        "branch_compression_uniform",
+    }
     rntuple = summary[summary["container"] == "rntuple"]
     # Per format: lz4-1 and zstd-1, zlib-5 with 4 cluster-cache reads, clusters of 3 events, pages of 64 kB,
     # floats of 7 mantissa bits.
@@ -40,8 +55,15 @@ def test_every_point_of_every_scan_was_measured(full_run):
     assert set(rntuple["cluster_bunch"]) == {1, 2} and set(rntuple["cache_size"]) == {0, -1}
     assert (rntuple["loop_bytes_read_mean"] > 0).all() and (rntuple["event_rate_hz_mean"] > 0).all()
     assert set(summary["storage_profile"]) == PROFILES
-    for metric in ("event_rate_hz", "note_window_event_rate_hz", "loop_read_calls", "rss_increase_bytes",
-                   "loop_unzip_seconds", "loop_io_share", "storage_requests"):  # fmt: skip
+    for metric in (
+        "event_rate_hz",
+        "note_window_event_rate_hz",
+        "loop_read_calls",
+        "rss_increase_bytes",
+        "loop_unzip_seconds",
+        "loop_io_share",
+        "storage_requests",
+    ):
         assert f"{metric}_mean" in summary and f"{metric}_std" in summary
 
 
@@ -134,8 +156,15 @@ def test_decision_fronts_costs_and_lead(full_run):
 
 
 def test_html_report_has_every_figure_and_table(full_run):
-    snakemake(full_run, "--configfile", TINY_FULL, "--config", f"data_dir={full_run / 'data'}", "--report",
-              "report.html")  # fmt: skip
+    snakemake(
+        full_run,
+        "--configfile",
+        TINY_FULL,
+        "--config",
+        f"data_dir={full_run / 'data'}",
+        "--report",
+        "report.html",
+    )
     html = (full_run / "report.html").read_text(errors="replace")
     assert len(html) > 500_000
     for name in (*FIGURE_NAMES, "recommendations.md", "table1_compression_xaod.csv", "summary.csv"):

@@ -62,9 +62,15 @@ def test_rntuple_points_fix_the_settings_they_do_not_have_and_keep_their_own_ids
     assert read.for_container("ttree").cluster_bunch == 1
     assert ReadPoint(-1, "default", 1, "particle", "hdd").id == "cache-1_learnD_mt1_particle_hdd"  # unchanged
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}}, "read_defaults": {"learn_entries": 10},
-         "scans": {"c": {"container": ["ttree", "rntuple"]}, "b": {"container": ["rntuple"], "cluster_bunch": [1, 2]}}}
-    )  # fmt: skip
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "read_defaults": {"learn_entries": 10},
+            "scans": {
+                "c": {"container": ["ttree", "rntuple"]},
+                "b": {"container": ["rntuple"], "cluster_bunch": [1, 2]},
+            },
+        }
+    )
     points = expand_points(config)
     by_container = {c: [p for p in points if p.file.container == c] for c in ("ttree", "rntuple")}
     assert len(by_container["ttree"]) == 1 and by_container["ttree"][0].read.learn_entries == 10
@@ -81,11 +87,20 @@ def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
     from rootparams.grid import FILE_ID_PATTERN, READ_ID_PATTERN, expand_points, points_by_id
 
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}},
-         "scans": {"s": {"autoflush": [-1000000, 10], "cache_size": [-1, 0], "learn_entries": ["default", 5],
-                         "branches": ["all", "regex:^Jets"], "storage_profile": ["hdd_seek"]},
-                   "r": {"container": ["rntuple"], "page_size": [65536], "cluster_bunch": [2]}}}
-    )  # fmt: skip
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "scans": {
+                "s": {
+                    "autoflush": [-1000000, 10],
+                    "cache_size": [-1, 0],
+                    "learn_entries": ["default", 5],
+                    "branches": ["all", "regex:^Jets"],
+                    "storage_profile": ["hdd_seek"],
+                },
+                "r": {"container": ["rntuple"], "page_size": [65536], "cluster_bunch": [2]},
+            },
+        }
+    )
     points = expand_points(config)
     files, reads = points_by_id(points)
     assert all(re.fullmatch(FILE_ID_PATTERN, file_id) for _, file_id in files)
@@ -109,9 +124,12 @@ def test_an_rntuple_point_takes_the_rntuple_defaults_not_the_ttree_points_fixed_
     from rootparams.grid import expand_points
 
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}}, "read_defaults": {"cluster_bunch": 3},
-         "scans": {"c": {"container": ["ttree", "rntuple"]}}}
-    )  # fmt: skip
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "read_defaults": {"cluster_bunch": 3},
+            "scans": {"c": {"container": ["ttree", "rntuple"]}},
+        }
+    )
     (rntuple,) = [p for p in expand_points(config) if p.file.container == "rntuple"]
     assert rntuple.file.page_size == 1048576 and rntuple.read.cluster_bunch == 3
     (ttree,) = [p for p in expand_points(config) if p.file.container == "ttree"]
@@ -132,8 +150,13 @@ def test_reading_style_and_unzip_name_the_read_only_where_they_are_not_roots_def
     assert (
         ReadPoint(-1, "default", 1, "all", "native", unzip=True).id == "cache-1_learnD_mt1_unzip_all_native"
     )
-    for read in (base, ReadPoint(0, 10, 2, "analysis", "hdd", reading_style="uproot"),
-                 ReadPoint(-1, "default", 2, "all", "hdd", async_prefetch=True, unzip=True, reading_style="rdataframe")):  # fmt: skip
+    for read in (
+        base,
+        ReadPoint(0, 10, 2, "analysis", "hdd", reading_style="uproot"),
+        ReadPoint(
+            -1, "default", 2, "all", "hdd", async_prefetch=True, unzip=True, reading_style="rdataframe"
+        ),
+    ):
         assert re.fullmatch(READ_ID_PATTERN, read.id), read.id
 
 
@@ -143,5 +166,10 @@ def test_uproot_reads_keep_the_fixed_values_of_root_only_settings():
     read = ReadPoint(0, 10, 2, "analysis", "hdd", async_prefetch=True, unzip=True, reading_style="uproot")
     fixed = read.for_container("ttree")
     assert (fixed.cache_size, fixed.learn_entries, fixed.threads, fixed.async_prefetch, fixed.unzip) == (
-        -1, "default", 1, False, False)  # fmt: skip
+        -1,
+        "default",
+        1,
+        False,
+        False,
+    )
     assert fixed.id == "cache-1_learnD_mt1_uproot_analysis_hdd"

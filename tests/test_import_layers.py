@@ -69,15 +69,22 @@ def test_the_vocabulary_is_at_the_bottom():
 
 
 def test_no_rootparams_import_inside_a_function(graph):
-    hidden = [f"{module}.py:{line} imports {name}" for module, imports in graph.items()
-              for name, line, top in imports if not top]  # fmt: skip
+    hidden = [
+        f"{module}.py:{line} imports {name}"
+        for module, imports in graph.items()
+        for name, line, top in imports
+        if not top
+    ]
     assert not hidden, "imports of rootparams modules belong at the top of the module: " + "; ".join(hidden)
 
 
 def test_every_import_reaches_its_own_layer_or_below(graph, layer_of):
-    upward = [f"{module} (layer {layer_of[module] + 1}) imports {name} (layer {layer_of[name] + 1})"
-              for module, imports in graph.items() for name, _, _ in imports
-              if name in layer_of and module in layer_of and layer_of[name] > layer_of[module]]  # fmt: skip
+    upward = [
+        f"{module} (layer {layer_of[module] + 1}) imports {name} (layer {layer_of[name] + 1})"
+        for module, imports in graph.items()
+        for name, _, _ in imports
+        if name in layer_of and module in layer_of and layer_of[name] > layer_of[module]
+    ]
     assert not upward, "; ".join(upward)
 
 

@@ -27,9 +27,11 @@ EVENTS = 300
 
 def test_float_precision_defaults_to_full_and_scans_make_their_own_files():
     config = load_study_config(
-        {"formats": {"xaod": {"written": 10, "read": 10}},
-         "scans": {"lossy": {"formats": ["xaod"], "float_precision": ["full", "mantissa7"]}}}
-    )  # fmt: skip
+        {
+            "formats": {"xaod": {"written": 10, "read": 10}},
+            "scans": {"lossy": {"formats": ["xaod"], "float_precision": ["full", "mantissa7"]}},
+        }
+    )
     assert all(s["float_precision"] == "full" for s in config["file_defaults"].values())
     ids = sorted(f.id for f in file_points(expand_points(config)))
     assert ids == ["zlib-5_af100_split0_basket32000", "zlib-5_af100_split0_basket32000_fpm7"]
@@ -103,8 +105,14 @@ def truth3_files(build, tmp_path_factory):
         for precision in ("full", f"mantissa{N}"):
             point = FilePoint("truth3", "zstd", 5, 100, 1, 32000, container, page, float_precision=precision)
             catalogue = tmp / f"{container}_{precision}.json"
-            out[container, precision] = generate_file(point, events=EVENTS, seed=3, output=str(tmp / f"{point.id}.root"),
-                                                      catalogue=str(catalogue), **tools)  # fmt: skip
+            out[container, precision] = generate_file(
+                point,
+                events=EVENTS,
+                seed=3,
+                output=str(tmp / f"{point.id}.root"),
+                catalogue=str(catalogue),
+                **tools,
+            )
             out[container, precision]["catalogue"] = catalogue
     return out
 
@@ -162,8 +170,11 @@ def test_the_values_read_back_are_the_rounded_ones_bit_for_bit(truth3_files):
             array = f["CollectionTree"][name].array()
         return ak.to_numpy(ak.flatten(array, axis=None)).astype(np.float32)
 
-    full, tree, ntuple = (truth3_files["ttree", "full"], truth3_files["ttree", f"mantissa{N}"],
-                          truth3_files["rntuple", f"mantissa{N}"])  # fmt: skip
+    full, tree, ntuple = (
+        truth3_files["ttree", "full"],
+        truth3_files["ttree", f"mantissa{N}"],
+        truth3_files["rntuple", f"mantissa{N}"],
+    )
     for container, variable in (
         ("TruthElectrons", "px"),
         ("TruthBottom", "e"),
@@ -233,11 +244,20 @@ def test_events_read_from_the_content_file_are_rounded_alike(build, truth3_files
 
     generated = truth3_files["rntuple", f"mantissa{N}"]
     point = FilePoint("truth3", "zstd", 5, 100, 1, 32000, "rntuple", 65536, float_precision=f"mantissa{N}")
-    copied = generate_file(point, events=EVENTS, seed=3, writer=str(build["writer"]), reader=str(build["reader"]),
-                           output=str(tmp_path / "c.root"), catalogue=None,
-                           content=truth3_files["ttree", "full"]["path"])  # fmt: skip
-    sums = [run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
-            for e in (generated, copied, truth3_files["ttree", f"mantissa{N}"], truth3_files["ttree", "full"])]  # fmt: skip
+    copied = generate_file(
+        point,
+        events=EVENTS,
+        seed=3,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(tmp_path / "c.root"),
+        catalogue=None,
+        content=truth3_files["ttree", "full"]["path"],
+    )
+    sums = [
+        run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
+        for e in (generated, copied, truth3_files["ttree", f"mantissa{N}"], truth3_files["ttree", "full"])
+    ]
     assert sums[0] == sums[1] == sums[2] != sums[3]
     assert copied[FLOAT_PRECISION_LOSS] == generated[FLOAT_PRECISION_LOSS]
 

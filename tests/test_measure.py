@@ -127,8 +127,16 @@ def fake_point(monkeypatch, tmp_path):
         path = tmp_path / "f.root"
         path.write_bytes(b"x")
         records = {rep: str(tmp_path / f"rep{rep}.json") for rep in reps}
-        return dict(root_file=str(path), warmup_file="w", reader="r", events=2, read={"storage_profile": "native"},
-                    monitor_csv=str(tmp_path / "m.csv"), records=records, labels={"format": "xaod"})  # fmt: skip
+        return dict(
+            root_file=str(path),
+            warmup_file="w",
+            reader="r",
+            events=2,
+            read={"storage_profile": "native"},
+            monitor_csv=str(tmp_path / "m.csv"),
+            records=records,
+            labels={"format": "xaod"},
+        )
 
     return install
 
@@ -206,8 +214,18 @@ def test_a_kept_record_of_a_stopped_run_gets_its_monitor_samples(fake_point, tmp
     csv = tmp_path / "monitor.csv"
     csv.write_text(DOOL_BYTES)
     path = Path(kwargs["records"][0])
-    path.write_text(json.dumps({"loop_start_time": 100.2, "end_time": 101.5, "process_start_time": 100.0,
-                                "monitor_csv": str(csv), "complete": False, "flagged": False}))  # fmt: skip
+    path.write_text(
+        json.dumps(
+            {
+                "loop_start_time": 100.2,
+                "end_time": 101.5,
+                "process_start_time": 100.0,
+                "monitor_csv": str(csv),
+                "complete": False,
+                "flagged": False,
+            }
+        )
+    )
     (rec,) = measure.measure_point(measurement=FAKE, **kwargs)
     assert rec["reused"] is True and rec["complete"] is True and rec["mon_monitor_samples"] == 2
     assert json.loads(path.read_text())["complete"] is True
@@ -215,8 +233,15 @@ def test_a_kept_record_of_a_stopped_run_gets_its_monitor_samples(fake_point, tmp
 
 def test_an_async_prefetch_read_has_no_perfstats_read_figures_and_is_judged_by_the_files_bytes():
     # PerfStats does not see TFilePrefetch's thread: 0 loop read calls were recorded for a read of 15.3 MB.
-    record = {"loop_read_calls": 0, "loop_bytes_read": 0, "loop_io_share": 0.0, "process_bytes_read": 80026,
-              "file_bytes_read_useful": 15_252_531, "loop_seconds": 2.0, "loop_cpu_seconds": 0.3}  # fmt: skip
+    record = {
+        "loop_read_calls": 0,
+        "loop_bytes_read": 0,
+        "loop_io_share": 0.0,
+        "process_bytes_read": 80026,
+        "file_bytes_read_useful": 15_252_531,
+        "loop_seconds": 2.0,
+        "loop_cpu_seconds": 0.3,
+    }
     measure.blind_to_prefetch(record)
     assert all(record[k] != record[k] for k in ("loop_read_calls", "loop_bytes_read", "loop_io_share"))
     assert "prefetch thread" in record["io_counters_note"] and record["loop_seconds"] == 2.0
@@ -261,8 +286,15 @@ def fake_block(monkeypatch, tmp_path):
             path = tmp_path / f"{name}.root"
             path.write_bytes(b"x")
             records = {rep: str(tmp_path / name / f"rep{rep}.json") for rep in range(reps)}
-            points.append(measure.PlannedPoint(str(path), 2, {"storage_profile": "native"},
-                                               {"format": "xaod", "file_id": name, "read_id": "r"}, records))  # fmt: skip
+            points.append(
+                measure.PlannedPoint(
+                    str(path),
+                    2,
+                    {"storage_profile": "native"},
+                    {"format": "xaod", "file_id": name, "read_id": "r"},
+                    records,
+                )
+            )
         kwargs = dict(block="xaod", points=points, reader="r", monitor_csv=str(tmp_path / "m.csv"), seed=7)
         return kwargs, calls
 
@@ -333,9 +365,13 @@ def test_a_damaged_file_leaves_the_other_points_measured_and_fails_the_block_at_
     kwargs, calls = fake_block(n=3, reps=3)
     damaged = tmp_path / "damaged.root"
     damaged.write_bytes(b"x")
-    kwargs["points"][1] = measure.PlannedPoint(str(damaged), 2, {"storage_profile": "native"},
-                                               {"format": "xaod", "file_id": "damaged", "read_id": "r"},
-                                               {rep: str(tmp_path / "damaged" / f"rep{rep}.json") for rep in range(3)})  # fmt: skip
+    kwargs["points"][1] = measure.PlannedPoint(
+        str(damaged),
+        2,
+        {"storage_profile": "native"},
+        {"format": "xaod", "file_id": "damaged", "read_id": "r"},
+        {rep: str(tmp_path / "damaged" / f"rep{rep}.json") for rep in range(3)},
+    )
     with pytest.raises(measure.PointFailed) as info:
         measure.measure_block(measurement=FAKE, **kwargs)
     assert info.value.damaged == [str(damaged)] and "damaged r" in str(info.value)
@@ -349,8 +385,13 @@ def test_the_drift_sentinel_is_read_at_the_start_and_the_end_of_a_block_and_at_i
     kwargs, calls = fake_block(n=2, reps=2)
     path = tmp_path / "sentinel.root"
     path.write_bytes(b"x")
-    point = measure.PlannedPoint(str(path), 2, {"storage_profile": "native"},
-                                 {"format": "xaod", "file_id": "sentinel", "read_id": "r"}, {})  # fmt: skip
+    point = measure.PlannedPoint(
+        str(path),
+        2,
+        {"storage_profile": "native"},
+        {"format": "xaod", "file_id": "sentinel", "read_id": "r"},
+        {},
+    )
     rare = measure.Sentinel(point, str(tmp_path / "sentinel"), every_seconds=1e9)
     result = measure.measure_block(measurement=FAKE, sentinel=rare, **kwargs)
     assert [n for n, _ in calls] == ["sentinel", *[n for n, _ in calls[1:-1]], "sentinel"]

@@ -75,8 +75,15 @@ def test_lz4_fast_mode_is_its_own_group():
 
 
 def records(ratios, bandwidth=10e6, cpu=0.1):
-    return [{"loop_disk_completed_read_bytes": 20e6, "loop_storage_read_bytes": 28e6,
-             "loop_seconds": r * 20e6 / bandwidth, "loop_cpu_seconds": cpu} for r in ratios]  # fmt: skip
+    return [
+        {
+            "loop_disk_completed_read_bytes": 20e6,
+            "loop_storage_read_bytes": 28e6,
+            "loop_seconds": r * 20e6 / bandwidth,
+            "loop_cpu_seconds": cpu,
+        }
+        for r in ratios
+    ]
 
 
 def test_a_10_percent_throttle_error_fails_the_bandwidth_check():
@@ -127,10 +134,24 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, tmp_path):
     path = tmp_path / "truth3_lz4-1.root"
     # A file longer than the read (8000 events, 1500 read), as a study reads its files: the disk then sends what
     # ROOT asks for, read-ahead included, without the end of the file that ROOT reads twice.
-    generate_file(FilePoint("truth3", "lz4", 1, -10_000_000, 1, 32000), events=8000, seed=5,
-                  writer=str(build["writer"]), reader=str(build["reader"]), output=str(path), catalogue=None)  # fmt: skip
-    measurement = load_study_config({"measurement": {"attempts": 3, "max_cpu_steal": 0.15,
-                                                     "storage_profiles": {"limited": {"read_bps": bandwidth}}}})  # fmt: skip
+    generate_file(
+        FilePoint("truth3", "lz4", 1, -10_000_000, 1, 32000),
+        events=8000,
+        seed=5,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(path),
+        catalogue=None,
+    )
+    measurement = load_study_config(
+        {
+            "measurement": {
+                "attempts": 3,
+                "max_cpu_steal": 0.15,
+                "storage_profiles": {"limited": {"read_bps": bandwidth}},
+            }
+        }
+    )
     read = {
         "cache_size": -1,
         "learn_entries": "default",
@@ -138,8 +159,15 @@ def test_an_io_bound_read_takes_bytes_over_bandwidth(build, tmp_path):
         "branches": "all",
         "storage_profile": "limited",
     }
-    (recs,) = physics.measure({"lz4-1": path}, reader=str(build["reader"]), events=1500, read=read,
-                              measurement=measurement["measurement"], repetitions=8, scratch=tmp_path).values()  # fmt: skip
+    (recs,) = physics.measure(
+        {"lz4-1": path},
+        reader=str(build["reader"]),
+        events=1500,
+        read=read,
+        measurement=measurement["measurement"],
+        repetitions=8,
+        scratch=tmp_path,
+    ).values()
     assert all(r.get("loop_disk_completed_read_bytes", -1) >= 0 for r in recs), "the disk's count is missing"
     check = physics.bandwidth_check(recs, bandwidth, "truth3 lz4-1, 1500 events, all branches, 4 MB/s")
     print(physics.markdown([check]))

@@ -27,22 +27,49 @@ SUSY5_COLUMNS = {
     "Electrons.m_size": "Electrons/xAODlike::IParticleContainer/xAODlike::AuxVectorBase/m_size",
 }
 # NanoAOD: leaf arrays with a counter (Electron_pt[nElectron]) and scalars of every type the file has.
-NANOAOD_COLUMNS = ["Electron_pt", "nElectron", "Electron_charge", "Electron_lostHits", "Electron_convVeto",
-                   "Jet_pt", "run", "luminosityBlock", "event", "Flag_CSCTightHaloFilter", "HTXS_njets25",
-                   "Generator_id1", "CaloMET_pt"]  # fmt: skip
+NANOAOD_COLUMNS = [
+    "Electron_pt",
+    "nElectron",
+    "Electron_charge",
+    "Electron_lostHits",
+    "Electron_convVeto",
+    "Jet_pt",
+    "run",
+    "luminosityBlock",
+    "event",
+    "Flag_CSCTightHaloFilter",
+    "HTXS_njets25",
+    "Generator_id1",
+    "CaloMET_pt",
+]
 
 
 @pytest.fixture(scope="module")
 def susy5(build, tmp_path_factory):
     """300 SUSY5 events at split level 99, 3 clusters of 100."""
     out = tmp_path_factory.mktemp("rdf") / "susy5.root"
-    return generate_file(FilePoint("susy5", "zstd", 5, 100, 99, 32000), events=300, seed=5,
-                         writer=str(build["writer"]), reader=str(build["reader"]), output=str(out), catalogue=None)  # fmt: skip
+    return generate_file(
+        FilePoint("susy5", "zstd", 5, 100, 99, 32000),
+        events=300,
+        seed=5,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(out),
+        catalogue=None,
+    )
 
 
 def rdf_args(path, events, columns, threads, **extra) -> dict:
-    return {"file": str(path), "events": events, "reading-style": "rdataframe", "columns": ",".join(columns),
-            "threads": threads, "cache-size": -1, "learn-entries": -1, **extra}  # fmt: skip
+    return {
+        "file": str(path),
+        "events": events,
+        "reading-style": "rdataframe",
+        "columns": ",".join(columns),
+        "threads": threads,
+        "cache-size": -1,
+        "learn-entries": -1,
+        **extra,
+    }
 
 
 def rdf_read(build, path, events, columns, threads=1, **extra) -> dict:
@@ -81,7 +108,9 @@ def test_susy5_columns_read_alike_with_1_and_2_threads_and_by_uproot(build, susy
     one, two = (rdf_read(build, susy5["path"], events, SUSY5_COLUMNS, threads=t) for t in (1, 2))
     sums, counts = uproot_sums(susy5["path"], "CollectionTree", events, SUSY5_COLUMNS)
     for r, threads in ((one, 1), (two, 2)):
-        assert r["reading_style"] == "rdataframe" and r["rdf_threads"] == threads and r["rdf_slots"] == threads
+        assert (
+            r["reading_style"] == "rdataframe" and r["rdf_threads"] == threads and r["rdf_slots"] == threads
+        )
         assert r["events_read"] == events and r["entries_in_tree"] == 300
         assert r["columns"] == len(SUSY5_COLUMNS)
         assert r["rdf_jitted"] is False  # every action typed: RDataFrame logged "Nothing to jit and execute."
@@ -167,16 +196,26 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
     with ReaderServer(str(build["reader"]), tmp_path / "server.log") as server:
         two, child = server.read(rdf_args(susy5["path"], 300, columns, 2), "rdf 2", tmp_path / "c2.log")
         # As the harness sends it: a read point's options (with the selection the columns were resolved from).
-        point = {"branches": "vars:Electrons.pt,Electrons.eta", "cache_size": -1, "learn_entries": "default",
-                 "threads": 1}  # fmt: skip
+        point = {
+            "branches": "vars:Electrons.pt,Electrons.eta",
+            "cache_size": -1,
+            "learn_entries": "default",
+            "threads": 1,
+        }
         harness = {
             **reader_args(susy5["path"], 300, point),
             "reading-style": "rdataframe",
             "columns": ",".join(columns),
         }
         one, _ = server.read(harness, "rdf 1", tmp_path / "c1.log")
-        particle = {"file": susy5["path"], "events": 300, "branches": "particle", "cache-size": -1,
-                    "learn-entries": -1, "threads": 2}  # fmt: skip
+        particle = {
+            "file": susy5["path"],
+            "events": 300,
+            "branches": "particle",
+            "cache-size": -1,
+            "learn-entries": -1,
+            "threads": 2,
+        }
         getentry, _ = server.read(particle, "getentry", tmp_path / "c3.log")
     assert child["exit_code"] == 0 and two["reader_process"] == "fork" and two["imt_pool_size"] == 2
     assert two["perfstats_threads_covered"] == 2 and two["rdf_tasks"] == 3
@@ -189,17 +228,23 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
 
 
 def test_unknown_columns_name_the_file_the_nearest_names_and_what_is_there(build, susy5):
-    with pytest.raises(ToolError, match=r"susy5\.root: --columns 'ElectronsAux\.ptt' \(similar: ElectronsAux\.pt, .*\), "
-                                        r"'Muons_pt' \(similar: .*MuonsAux\.pt.*\) are not a branch or leaf of tree "
-                                        r"'CollectionTree'\. Available: "):  # fmt: skip
+    with pytest.raises(
+        ToolError,
+        match=r"susy5\.root: --columns 'ElectronsAux\.ptt' \(similar: ElectronsAux\.pt, .*\), "
+        r"'Muons_pt' \(similar: .*MuonsAux\.pt.*\) are not a branch or leaf of tree "
+        r"'CollectionTree'\. Available: ",
+    ):
         rdf_read(build, susy5["path"], 10, ["ElectronsAux.pt", "ElectronsAux.ptt", "Muons_pt"])
 
 
 def test_unreadable_columns_name_the_column_its_type_and_what_can_be_read(build, susy5):
     # Every problem in one message: RDataFrame types a split collection's branch Int_t (its size), but its
     # TTreeReader refuses to read it as a number, inside the loop; refused before, naming the members.
-    collection, nested, cls = ("AntiKt4EMPFlowJetsAuxDyn.JetAttributeLink", "AntiKt4EMPFlowJetsAux.EnergyPerSampling",
-                               "Electrons")  # fmt: skip
+    collection, nested, cls = (
+        "AntiKt4EMPFlowJetsAuxDyn.JetAttributeLink",
+        "AntiKt4EMPFlowJetsAux.EnergyPerSampling",
+        "Electrons",
+    )
     with pytest.raises(ToolError) as error:
         rdf_read(build, susy5["path"], 10, ["ElectronsAux.pt", collection, nested, cls], threads=2)
     message = str(error.value)
@@ -214,7 +259,10 @@ def test_unreadable_columns_name_the_column_its_type_and_what_can_be_read(build,
 
 def test_settings_rdataframe_cannot_apply_are_refused(build, susy5):
     path = susy5["path"]
-    with pytest.raises(ToolError, match=r"--cache-size 0 cannot be applied with --reading-style rdataframe.*use --cache-size -1"):  # fmt: skip
+    with pytest.raises(
+        ToolError,
+        match=r"--cache-size 0 cannot be applied with --reading-style rdataframe.*use --cache-size -1",
+    ):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"cache-size": 0})
     with pytest.raises(ToolError, match=r"--learn-entries 10 cannot be applied.*use --learn-entries -1"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"learn-entries": 10})

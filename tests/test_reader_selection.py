@@ -42,8 +42,14 @@ def files(build, tmp_path_factory):
         "attr TruthElectrons px gaus 0.0 30000.0\nattr TruthElectrons m const 0.511\n"
     )
     made["truth"] = out / "truth_only.root"
-    generate_file(FilePoint("truth3", "zlib", 1, -1_000_000, 99, 32000), events=20, seed=3,
-                  output=str(made["truth"]), recipe=recipe, **tools)  # fmt: skip
+    generate_file(
+        FilePoint("truth3", "zlib", 1, -1_000_000, 99, 32000),
+        events=20,
+        seed=3,
+        output=str(made["truth"]),
+        recipe=recipe,
+        **tools,
+    )
     return made
 
 
@@ -124,7 +130,9 @@ def test_resolve_selection_names_what_a_columnar_reader_reads(build, files):
     whole = resolve(build, files[0], "sparse")
     assert whole["branches"] == whole["classwise"] == ["ElectronsAux.", "MuonsAux.", "PhotonsAux."]
     assert resolve(build, files[99], "vars:AntiKt4EMTopoJets.pt,Electrons.charge")["branches"] == [
-        "AntiKt4EMTopoJetsAux.pt", "ElectronsAux.charge"]  # fmt: skip
+        "AntiKt4EMTopoJetsAux.pt",
+        "ElectronsAux.charge",
+    ]
     ntuple = resolve(build, files["rntuple"], "analysis")
     assert ntuple["container"] == "rntuple" and ntuple["collections"] == SUSY5
     assert ntuple["branches"] == [f"{c}AuxDyn:{a}" for c in SUSY5 for a in KINEMATICS]
@@ -189,8 +197,13 @@ def test_physlite_kinematics_in_both_containers(build):
     )
     ntuple = resolve(build, real(PHYSLITE_RNTUPLE), "analysis", tree="EventData")
     assert ntuple["container"] == "rntuple" and len(ntuple["variables"]) == 32
-    assert ntuple["collections"][:5] == ["AnalysisElectrons", "AnalysisPhotons", "AnalysisTauJets", "AnalysisJets",
-                                         "AnalysisLargeRJets"]  # fmt: skip
+    assert ntuple["collections"][:5] == [
+        "AnalysisElectrons",
+        "AnalysisPhotons",
+        "AnalysisTauJets",
+        "AnalysisJets",
+        "AnalysisLargeRJets",
+    ]
     # A static aux member is a subfield of the store's record field.
     assert "AntiKt4TruthDressedWZJetsAux:.pt" in ntuple["branches"]
     r = read(build, PHYSLITE_RNTUPLE, "analysis", events=100, tree="EventData", container="rntuple")
@@ -198,8 +211,11 @@ def test_physlite_kinematics_in_both_containers(build):
 
 
 def test_bad_selections_name_the_file_and_what_would_work(build, files):
-    with pytest.raises(ToolError, match=r"variable Electrons\.phii of selection 'vars:Electrons\.phii' is in no "
-                                        r"branch .* Electrons has \(nearest first\): phi, "):  # fmt: skip
+    with pytest.raises(
+        ToolError,
+        match=r"variable Electrons\.phii of selection 'vars:Electrons\.phii' is in no "
+        r"branch .* Electrons has \(nearest first\): phi, ",
+    ):
         resolve(build, files[99], "vars:Electrons.phii")
     with pytest.raises(
         ToolError, match=r"is in no field .* no collection Electron; .*nearest first\): Electrons"
@@ -211,9 +227,12 @@ def test_bad_selections_name_the_file_and_what_would_work(build, files):
         resolve(build, files[99], "vars:Electrons.pt,Electrons.pt")
     truth = str(files["truth"])
     for selection in ("analysis", "sparse"):
-        with pytest.raises(ToolError, match=rf"{truth}: selection '{selection}' takes collections that have pt, eta, "
-                                            r"phi and m, and this file has none; its collections: TruthElectrons "
-                                            r"\(no pt/eta/phi\)\. Use another selection: all, "):  # fmt: skip
+        with pytest.raises(
+            ToolError,
+            match=rf"{truth}: selection '{selection}' takes collections that have pt, eta, "
+            r"phi and m, and this file has none; its collections: TruthElectrons "
+            r"\(no pt/eta/phi\)\. Use another selection: all, ",
+        ):
             read(build, truth, selection, events=20)
     assert resolve(build, truth, "vars:TruthElectrons.px")["branches"] == ["TruthElectronsAux.px"]
 

@@ -21,8 +21,12 @@ def real(name):
 
 def read(build, which, branches, events=100, **overrides):
     name, tree, container = which
-    cmd = reader_command(str(build["reader"]), str(real(name)), events,
-                         {**READ, "branches": branches, "container": container, **overrides})  # fmt: skip
+    cmd = reader_command(
+        str(build["reader"]),
+        str(real(name)),
+        events,
+        {**READ, "branches": branches, "container": container, **overrides},
+    )
     return run_tool([*cmd, "--tree", tree], f"read {name}")
 
 
@@ -31,8 +35,9 @@ def inspect(build, which):
     return run_tool([str(build["reader"]), "--file", str(real(name)), "--tree", tree, "--inspect"], "inspect")
 
 
-@pytest.mark.parametrize("branches", ["all", "regex:^AnalysisJets", "list:McEventInfo,EventInfoAuxDyn.streamTagRobs",
-                                      "particle"])  # fmt: skip
+@pytest.mark.parametrize(
+    "branches", ["all", "regex:^AnalysisJets", "list:McEventInfo,EventInfoAuxDyn.streamTagRobs", "particle"]
+)
 def test_physlite_ttree_reads_the_selected_bytes_without_crashing(build, branches):
     """Emulated xAOD classes (PileUpEventInfo_p5, vector<set<unsigned int> >) corrupted the heap when streamed
     into objects: such branches are read basket by basket, through the TTreeCache, and every byte of the
@@ -52,10 +57,15 @@ def test_physlite_ttree_reads_the_selected_bytes_without_crashing(build, branche
     ("which", "sep", "other", "share"),
     [
         # formats.md: 66-71 % of real files; the trigger containers (AnalysisHLT_*) are not particles.
-        (PHYSLITE, ".", ("EventInfo", "EventInfoAuxDyn.mcEventWeights", "AnalysisHLT_e26_lhtight_ivarloose_L1EM22VHI"), (0.4, 0.9)),
+        (
+            PHYSLITE,
+            ".",
+            ("EventInfo", "EventInfoAuxDyn.mcEventWeights", "AnalysisHLT_e26_lhtight_ivarloose_L1EM22VHI"),
+            (0.4, 0.9),
+        ),
         (PHYSLITE_RNTUPLE, ":", ("EventInfoAuxDyn:mcEventWeights",), (0.3, 0.95)),
     ],
-)  # fmt: skip
+)
 def test_particle_selection_and_inspect_on_real_atlas_files(build, which, sep, other, share):
     info = inspect(build, which)
     particle = {b["name"] for b in info["branch_list"] if b["particle"]}
@@ -108,8 +118,10 @@ def test_the_fork_server_reads_real_files(build, tmp_path):
     with ReaderServer(str(build["reader"]), tmp_path / "server.log") as server:
         for which in (NANO, PHYSLITE):
             name, tree, container = which
-            args = {**reader_args(str(real(name)), 100, {**READ, "branches": "all", "container": container}),
-                    "tree": tree}  # fmt: skip
+            args = {
+                **reader_args(str(real(name)), 100, {**READ, "branches": "all", "container": container}),
+                "tree": tree,
+            }
             forked, child = server.read(args, name, tmp_path / f"{name}.log")
             alone = read(build, which, "all")
             assert child["exit_code"] == 0 and forked["reader_process"] == "fork"

@@ -18,21 +18,56 @@ from rootparams.stats import Ratio
 FILE_KEYS = ("container",)
 
 
-def row(fmt="xaod", alg="zlib", level=5, af=100, split=0, cache=-1, learn="default", threads=1, rate=100.0,
-        std=1.0, n=10, size=1e8, rss=5e8, events=100, clusters=1, scans="compression", **extra):  # fmt: skip
+def row(
+    fmt="xaod",
+    alg="zlib",
+    level=5,
+    af=100,
+    split=0,
+    cache=-1,
+    learn="default",
+    threads=1,
+    rate=100.0,
+    std=1.0,
+    n=10,
+    size=1e8,
+    rss=5e8,
+    events=100,
+    clusters=1,
+    scans="compression",
+    **extra,
+):
     """A summary row: the rate's mean and spread (1σ of the repetitions) over n repetitions; ``extra`` columns
     (reading style, selection, storage profile, container ...) also name the point, so that every row is its own
     point."""
     file_extra = "".join(f"_{extra[k]}" for k in FILE_KEYS if k in extra)
     read_extra = "".join(f"_{k}{v}" for k, v in sorted(extra.items()) if k not in FILE_KEYS)
     return {
-        "format": fmt, "file_id": f"{alg}-{level}_af{af}_split{split}_basket32000{file_extra}",
-        "read_id": f"cache{cache}_learn{learn}_mt{threads}{read_extra}", "algorithm": alg, "level": level,
-        "autoflush": af, "split_level": split, "cache_size": cache, "learn_entries": learn, "threads": threads,
-        "storage_profile": "hdd", "n": n, "n_flagged": 0, "event_rate_hz_mean": rate, "event_rate_hz_std": std,
-        "loop_read_calls_mean": 10.0, "rss_increase_bytes_mean": rss, "rss_increase_bytes_std": 2e6,
-        "window_valid": True, "size_bytes": size, "events": events, "clusters": clusters, "scans": scans, **extra,
-    }  # fmt: skip
+        "format": fmt,
+        "file_id": f"{alg}-{level}_af{af}_split{split}_basket32000{file_extra}",
+        "read_id": f"cache{cache}_learn{learn}_mt{threads}{read_extra}",
+        "algorithm": alg,
+        "level": level,
+        "autoflush": af,
+        "split_level": split,
+        "cache_size": cache,
+        "learn_entries": learn,
+        "threads": threads,
+        "storage_profile": "hdd",
+        "n": n,
+        "n_flagged": 0,
+        "event_rate_hz_mean": rate,
+        "event_rate_hz_std": std,
+        "loop_read_calls_mean": 10.0,
+        "rss_increase_bytes_mean": rss,
+        "rss_increase_bytes_std": 2e6,
+        "window_valid": True,
+        "size_bytes": size,
+        "events": events,
+        "clusters": clusters,
+        "scans": scans,
+        **extra,
+    }
 
 
 def tables(rows):
@@ -52,11 +87,21 @@ def measured(point, values, metric="event_rate_hz"):
 
 def by_round(*measured_points, metric="event_rate_hz"):
     """repetitions.csv of points measured in the same interleaved rounds: (point, values), value k in round k."""
-    return pd.DataFrame([
-        {"format": p["format"], "file_id": p["file_id"], "read_id": p["read_id"], "round_key": f"block0/job0/{k}",
-         "flagged": False, "rep": k, metric: v}
-        for p, values in measured_points for k, v in enumerate(values)
-    ])  # fmt: skip
+    return pd.DataFrame(
+        [
+            {
+                "format": p["format"],
+                "file_id": p["file_id"],
+                "read_id": p["read_id"],
+                "round_key": f"block0/job0/{k}",
+                "flagged": False,
+                "rep": k,
+                metric: v,
+            }
+            for p, values in measured_points
+            for k, v in enumerate(values)
+        ]
+    )
 
 
 UNPAIRED = Repetitions()
@@ -138,8 +183,14 @@ def test_pairing_by_round_resolves_what_a_shared_slow_spell_hides_unpaired():
 
 
 def test_compression_fastest_smallest_and_agreement():
-    rows = pd.DataFrame([row(alg="lz4", level=1, rate=120, size=1.3e8), row(alg="zlib", level=5, rate=100, size=1e8),
-                         row(alg="lzma", level=9, rate=40, size=0.8e8), row(alg="none", level=0, rate=130, size=3e8)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(alg="lz4", level=1, rate=120, size=1.3e8),
+            row(alg="zlib", level=5, rate=100, size=1e8),
+            row(alg="lzma", level=9, rate=40, size=0.8e8),
+            row(alg="none", level=0, rate=130, size=3e8),
+        ]
+    )
     rows["event_rate_hz_mean"] = rows["event_rate_hz_mean"].astype(float)
     found = recommend.compression(rows, "xaod")
     assert "fastest by mean: none-0 (130.00 Hz (95 % CI 129.28-130.72, n = 10))" in found.measured
@@ -166,9 +217,13 @@ def test_compression_fastest_smallest_and_agreement():
 
 def test_truth3_compression_verdict_checks_each_claim_of_the_paper():
     # ZLIB sized like LZMA and reading like LZ4: the paper's "interesting choice for very small formats".
-    rows = pd.DataFrame([row(alg="lz4", level=1, rate=5000, std=20, size=2.0e7),
-                         row(alg="zlib", level=5, rate=4950, std=20, size=1.3e7),
-                         row(alg="lzma", level=5, rate=2000, std=20, size=1.2e7)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(alg="lz4", level=1, rate=5000, std=20, size=2.0e7),
+            row(alg="zlib", level=5, rate=4950, std=20, size=1.3e7),
+            row(alg="lzma", level=5, rate=2000, std=20, size=1.2e7),
+        ]
+    )
     found = recommend.compression(rows, "truth3")
     assert found.agrees == YES and "ZLIB sized like LZMA: yes" in found.measured
     assert "ZLIB reads like LZ4 (within ±5 %): yes (zlib-5 against lz4-1: 0.99x (95 % CI" in found.measured
@@ -185,10 +240,14 @@ def test_truth3_compression_verdict_checks_each_claim_of_the_paper():
 
 
 def test_autoflush_plateau_is_the_smallest_cluster_as_fast_as_the_best():
-    rows = pd.DataFrame([
-        row(af=10, rate=60, rss=3e8, clusters=10), row(af=50, rate=98, rss=4e8, clusters=2),
-        row(af=100, rate=100, rss=5e8, clusters=1), row(af=0, rate=99, rss=5e8, clusters=1),
-    ])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(af=10, rate=60, rss=3e8, clusters=10),
+            row(af=50, rate=98, rss=4e8, clusters=2),
+            row(af=100, rate=100, rss=5e8, clusters=1),
+            row(af=0, rate=99, rss=5e8, clusters=1),
+        ]
+    )
     found = recommend.autoflush(rows, "xaod", "zlib", 100)
     assert (
         "plateau (at least as fast as the best within ±5 %) from 50 ev (~50 events/cluster" in found.measured
@@ -208,8 +267,12 @@ def test_autoflush_plateau_is_the_smallest_cluster_as_fast_as_the_best():
 
 
 def test_autoflush_for_a_derivation_agrees_when_10mb_is_below_the_plateau():
-    rows = pd.DataFrame([row(fmt="topq1", af=-10_000_000, rate=80, events=500, clusters=10),
-                         row(fmt="topq1", af=-20_000_000, rate=100, events=500, clusters=5)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(fmt="topq1", af=-10_000_000, rate=80, events=500, clusters=10),
+            row(fmt="topq1", af=-20_000_000, rate=100, events=500, clusters=5),
+        ]
+    )
     found = recommend.autoflush(rows, "topq1", "zlib", -10_000_000)
     assert found.agrees == YES and "10 MB: below the plateau" in found.measured
     on = rows.assign(event_rate_hz_mean=[99.5, 100])  # 10 MB as fast as 20 MB: the paper's advice fails here
@@ -217,8 +280,15 @@ def test_autoflush_for_a_derivation_agrees_when_10mb_is_below_the_plateau():
 
 
 def test_cache_smallest_explicit_size_on_the_plateau_and_minus_one():
-    rows = pd.DataFrame([row(cache=0, rate=50), row(cache=2_000_000, rate=80), row(cache=10_000_000, rate=98),
-                         row(cache=100_000_000, rate=100), row(cache=-1, rate=100)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(cache=0, rate=50),
+            row(cache=2_000_000, rate=80),
+            row(cache=10_000_000, rate=98),
+            row(cache=100_000_000, rate=100),
+            row(cache=-1, rate=100),
+        ]
+    )
     found = recommend.cache(rows, "xaod")
     assert "smallest size on the plateau (at least as fast as the best within ±5 %): 10 MB" in found.measured
     assert "off: 50.00 Hz (95 % CI 49.28-50.72, n = 10)" in found.measured
@@ -243,8 +313,13 @@ def test_split_zero_smaller_and_at_least_as_fast():
 
 
 def test_threads_gain_for_the_xaod():
-    rows = pd.DataFrame([row(alg="lzma", threads=1, rate=40), row(alg="lzma", threads=2, rate=70),
-                         row(alg="lzma", threads=4, rate=72)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            row(alg="lzma", threads=1, rate=40),
+            row(alg="lzma", threads=2, rate=70),
+            row(alg="lzma", threads=4, rate=72),
+        ]
+    )
     found = recommend.threads(rows, "xaod", cores=2)
     assert "lzma: 4 threads (oversubscribed) give 1.80x (95 % CI" in found.measured
     assert "(gains: yes)" in found.measured and found.agrees == YES
@@ -257,12 +332,16 @@ def test_threads_gain_for_the_xaod():
 
 
 def test_threads_verdict_for_a_derivation_expects_only_lzma_to_gain():
-    gains_lzma = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
-                  (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 99))]  # fmt: skip
+    gains_lzma = [
+        row(fmt="susy5", alg=a, threads=t, rate=r)
+        for a, t, r in (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 99))
+    ]
     found = recommend.threads(pd.DataFrame(gains_lzma), "susy5", cores=2)
     assert found.agrees == YES and "(no gain beyond ±5 %: yes)" in found.measured
-    gains_all = [row(fmt="susy5", alg=a, threads=t, rate=r) for a, t, r in
-                 (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 150))]  # fmt: skip
+    gains_all = [
+        row(fmt="susy5", alg=a, threads=t, rate=r)
+        for a, t, r in (("lzma", 1, 40), ("lzma", 2, 70), ("zlib", 1, 100), ("zlib", 2, 150))
+    ]
     assert recommend.threads(pd.DataFrame(gains_all), "susy5", cores=2).agrees == PARTLY
 
 
@@ -270,10 +349,12 @@ def test_threads_verdict_for_a_derivation_expects_only_lzma_to_gain():
 
 SEEDS_CONFIG = {
     "formats": {"xaod": {"written": 10, "read": 10}},
-    "scans": {"compression": {"algorithm": ["lz4", "zlib"], "level": [1, 5]},
-              "access": {"branches": ["all", "sparse"], "split_level": [0, 99]}},
+    "scans": {
+        "compression": {"algorithm": ["lz4", "zlib"], "level": [1, 5]},
+        "access": {"branches": ["all", "sparse"], "split_level": [0, 99]},
+    },
     "measurement": {"window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}}},
-}  # fmt: skip
+}
 
 
 def windowed(point, seconds):
@@ -306,11 +387,12 @@ def test_a_lenient_window_rule_reaches_only_its_own_topic():
     config = load_study_config(SEEDS_CONFIG)
     short = {"fmt": "xaod", "scans": "access", "branches": "sparse"}
     rows = [
-        windowed(row(alg="lz4", level=1, rate=150, size=1.3e8), 2.0), windowed(row(rate=100), 2.0),
+        windowed(row(alg="lz4", level=1, rate=150, size=1.3e8), 2.0),
+        windowed(row(rate=100), 2.0),
         # 0.1 s loops: valid for the access topic's own rule (0.05 s), not for the study's (1 s).
         windowed(row(split=0, rate=100, **short), 0.1),
         windowed({**row(split=99, rate=300, **short), "scans": "access;compression"}, 0.1),
-    ]  # fmt: skip
+    ]
     found = {f.topic: f for f in recommend.findings(*tables(rows), config, cores=2)}
     assert "1 invalid point(s) left out" in found["compression"].measured
     assert "invalid" not in found["access"].measured and found["access"].agrees == YES
@@ -347,8 +429,13 @@ def test_findings_say_not_measured_for_a_missing_scan_and_the_markdown_states_it
     text = recommend.markdown(found, "hdd", "test")
     assert text.count("| n/a |") == 4 and "| cannot tell |" in text and "## primary xAOD" in text
     assert "Verdicts in this run: 0 yes, 0 partly, 0 no, 1 cannot tell, 4 n/a." in text
-    for rule in ("95 % confidence interval of that mean (Student's t", "paired by measuring round",
-                 "within ±5 %", "needs the interval above 1", "**cannot tell**"):  # fmt: skip
+    for rule in (
+        "95 % confidence interval of that mean (Student's t",
+        "paired by measuring round",
+        "within ±5 %",
+        "needs the interval above 1",
+        "**cannot tell**",
+    ):
         assert rule in text, rule
     assert "1σ" not in text and "#1" not in text
 
@@ -371,8 +458,10 @@ def test_the_recommendations_do_not_need_a_plotting_library():
 
 def test_rntuple_ratios_and_the_verdict_next_to_roots_claim():
     def both(alg, t_rate, r_rate, t_size, r_size, std=1.0):
-        return [row(alg=alg, rate=rate, std=std, size=size, scans="container", container=container)
-                for container, rate, size in (("ttree", t_rate, t_size), ("rntuple", r_rate, r_size))]  # fmt: skip
+        return [
+            row(alg=alg, rate=rate, std=std, size=size, scans="container", container=container)
+            for container, rate, size in (("ttree", t_rate, t_size), ("rntuple", r_rate, r_size))
+        ]
 
     rows = pd.DataFrame([*both("zlib", 100, 250, 1e8, 0.7e8), *both("zstd", 100, 300, 1e8, 0.6e8)])
     found = recommend.rntuple(rows, "xaod")
@@ -390,8 +479,14 @@ def test_rntuple_ratios_and_the_verdict_next_to_roots_claim():
 
 def test_cluster_cache_on_at_least_as_fast_as_off():
     def point(profile, cache, rate, std=1.0):
-        return row(cache=cache, rate=rate, std=std, scans="rntuple_cache", storage_profile=profile,
-                   container="rntuple")  # fmt: skip
+        return row(
+            cache=cache,
+            rate=rate,
+            std=std,
+            scans="rntuple_cache",
+            storage_profile=profile,
+            container="rntuple",
+        )
 
     rows = [point("hdd", 0, 50), point("hdd", -1, 100), point("native", 0, 200), point("native", -1, 198)]
     found = recommend.cluster_cache(pd.DataFrame(rows), "xaod")
@@ -408,8 +503,17 @@ def test_cluster_cache_on_at_least_as_fast_as_off():
 
 def test_remote_cache_next_to_seed_001():
     def point(profile, rtt, cache, rate):
-        return row(cache=cache, rate=rate, scans="remote_cache", storage_profile=profile, remote_rtt_ms_mean=rtt,
-                   container="ttree", async_prefetch=False, loop_cpu_seconds_mean=0.5, loop_seconds_mean=1.0)  # fmt: skip
+        return row(
+            cache=cache,
+            rate=rate,
+            scans="remote_cache",
+            storage_profile=profile,
+            remote_rtt_ms_mean=rtt,
+            container="ttree",
+            async_prefetch=False,
+            loop_cpu_seconds_mean=0.5,
+            loop_seconds_mean=1.0,
+        )
 
     nan = math.nan
     local = [point("native", nan, 0, 90), point("native", nan, -1, 100)]  # a slight improvement locally
@@ -442,8 +546,14 @@ def test_access_judges_branch_wise_against_class_wise_per_partial_selection():
     def point(selection, split, rate):
         return row(fmt="susy5", split=split, rate=rate, scans="access", branches=selection)
 
-    rows = [point("all", 0, 50), point("all", 99, 45), point("sparse", 0, 60), point("sparse", 99, 400),
-            point("analysis", 0, 55), point("analysis", 99, 150)]  # fmt: skip
+    rows = [
+        point("all", 0, 50),
+        point("all", 99, 45),
+        point("sparse", 0, 60),
+        point("sparse", 99, 400),
+        point("analysis", 0, 55),
+        point("analysis", 99, 150),
+    ]
     found = recommend.access(pd.DataFrame(rows), "susy5")
     assert found.agrees == YES and "sparse, AutoFlush 100 ev: split 99" in found.measured
     assert "6.67x (95 % CI" in found.measured and "(branch-wise faster: yes)" in found.measured
@@ -456,16 +566,33 @@ def test_access_judges_branch_wise_against_class_wise_per_partial_selection():
 
 def test_reading_style_judges_uproot_by_compression_and_reports_rdataframe():
     def point(style, alg, rate, threads=1, cpu=10.0, std=1.0):
-        return row(fmt="nanoaod", alg=alg, rate=rate, std=std, threads=threads, scans="reading_style",
-                   reading_style=style, branches="analysis", loop_cpu_us_per_event_mean=cpu,
-                   loop_cpu_us_per_event_std=0.1 * cpu)  # fmt: skip
+        return row(
+            fmt="nanoaod",
+            alg=alg,
+            rate=rate,
+            std=std,
+            threads=threads,
+            scans="reading_style",
+            reading_style=style,
+            branches="analysis",
+            loop_cpu_us_per_event_mean=cpu,
+            loop_cpu_us_per_event_std=0.1 * cpu,
+        )
 
-    rows = [point("getentry", "lz4", 100), point("uproot", "lz4", 500, cpu=2.0), point("rdataframe", "lz4", 90),
-            point("rdataframe", "lz4", 160, threads=2), point("getentry", "zlib", 80), point("uproot", "zlib", 100)]  # fmt: skip
+    rows = [
+        point("getentry", "lz4", 100),
+        point("uproot", "lz4", 500, cpu=2.0),
+        point("rdataframe", "lz4", 90),
+        point("rdataframe", "lz4", 160, threads=2),
+        point("getentry", "zlib", 80),
+        point("uproot", "zlib", 100),
+    ]
     found = recommend.reading_style(pd.DataFrame(rows), "nanoaod")
     assert found.agrees == YES  # 5x on LZ4, 1.25x on ZLIB ("washed out")
-    assert ("analysis, lz4-5: uproot 500.00 Hz (95 % CI 499.28-500.72, n = 10), 5.00x (95 % CI 4.96-5.04, unpaired, "
-            "n ≥ 10) GetEntry's 100.00 Hz") in found.measured  # fmt: skip
+    assert (
+        "analysis, lz4-5: uproot 500.00 Hz (95 % CI 499.28-500.72, n = 10), 5.00x (95 % CI 4.96-5.04, unpaired, "
+        "n ≥ 10) GetEntry's 100.00 Hz"
+    ) in found.measured
     assert "CPU per event 2.00 µs (95 % CI 1.86-2.14, n = 10) against 10.00 µs" in found.measured
     assert "(at least 2x: yes)" in found.measured and "(less than 2x: yes)" in found.measured
     assert "RDataFrame, 2 threads" in found.measured
@@ -477,8 +604,17 @@ def test_reading_style_judges_uproot_by_compression_and_reports_rdataframe():
 
 def test_unzip_compares_parallel_unzip_with_the_serial_read():
     def point(threads, on, rate, cpu, std=0.1):
-        return row(fmt="xaod", alg="lzma", threads=threads, rate=rate, std=std, scans="unzip", unzip=on,
-                   loop_cpu_seconds_mean=cpu, loop_cpu_seconds_std=0.01)  # fmt: skip
+        return row(
+            fmt="xaod",
+            alg="lzma",
+            threads=threads,
+            rate=rate,
+            std=std,
+            scans="unzip",
+            unzip=on,
+            loop_cpu_seconds_mean=cpu,
+            loop_cpu_seconds_std=0.01,
+        )
 
     rows = [
         point(1, False, 10, 1.0),
@@ -515,15 +651,27 @@ def test_skim_compares_zlib_with_zstd_at_the_defaults_and_per_level():
 
 def test_branch_compression_against_the_uniform_settings_per_read():
     def point(alg, level, hot, branches, rate, size, std=1.0):
-        return row(alg=alg, level=level, rate=rate, std=std, size=size, scans="branch_compression",
-                   branch_compression=hot, branches=branches)  # fmt: skip
+        return row(
+            alg=alg,
+            level=level,
+            rate=rate,
+            std=std,
+            size=size,
+            scans="branch_compression",
+            branch_compression=hot,
+            branches=branches,
+        )
 
-    rows = pd.DataFrame([
-        point("lzma", 5, "uniform", "particle", 40, 0.80e8), point("lz4", 1, "uniform", "particle", 120, 1.3e8),
-        point("lzma", 5, "largest4:lz4-1", "particle", 100, 0.95e8),  # between the two: on the front
-        point("lzma", 5, "uniform", "all", 30, 0.80e8), point("lz4", 1, "uniform", "all", 110, 1.3e8),
-        point("lzma", 5, "largest4:lz4-1", "all", 35, 1.4e8),  # larger and slower than LZ4-1: beaten
-    ])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            point("lzma", 5, "uniform", "particle", 40, 0.80e8),
+            point("lz4", 1, "uniform", "particle", 120, 1.3e8),
+            point("lzma", 5, "largest4:lz4-1", "particle", 100, 0.95e8),  # between the two: on the front
+            point("lzma", 5, "uniform", "all", 30, 0.80e8),
+            point("lz4", 1, "uniform", "all", 110, 1.3e8),
+            point("lzma", 5, "largest4:lz4-1", "all", 35, 1.4e8),  # larger and slower than LZ4-1: beaten
+        ]
+    )
     found = recommend.branch_compression(rows, "xaod")
     assert found.agrees == PARTLY
     assert "particle: lzma-5 + hot largest4:lz4-1" in found.measured
@@ -546,17 +694,40 @@ def test_float_precision_states_bytes_rate_and_precision_lost():
             rate=rate, size=size, scans="float_precision", container=container, float_precision=precision
         )
 
-    rows = pd.DataFrame([point("ttree", "full", 100, 1e8), point("ttree", "mantissa7", 104, 0.7e8),
-                         point("rntuple", "full", 150, 0.9e8), point("rntuple", "mantissa7", 160, 0.5e8)])  # fmt: skip
+    rows = pd.DataFrame(
+        [
+            point("ttree", "full", 100, 1e8),
+            point("ttree", "mantissa7", 104, 0.7e8),
+            point("rntuple", "full", 150, 0.9e8),
+            point("rntuple", "mantissa7", 160, 0.5e8),
+        ]
+    )
     lossy = {r["container"]: r["file_id"] for _, r in rows[rows["float_precision"] == "mantissa7"].iterrows()}
-    precision = pd.DataFrame([
-        {"format": "xaod", "file_id": lossy["ttree"], "variable": "Muons.pt", "max_rel_error": 0.0038,
-         "rms_rel_error": 0.0011},
-        {"format": "xaod", "file_id": lossy["ttree"], "variable": "Muons.eta", "max_rel_error": 0.0039,
-         "rms_rel_error": 0.0012},
-        {"format": "xaod", "file_id": lossy["rntuple"], "variable": "Muons.pt", "max_rel_error": 0.0050,
-         "rms_rel_error": 0.0011},  # beyond 2^-8 = 0.0039: more lost than 7 bits allow
-    ])  # fmt: skip
+    precision = pd.DataFrame(
+        [
+            {
+                "format": "xaod",
+                "file_id": lossy["ttree"],
+                "variable": "Muons.pt",
+                "max_rel_error": 0.0038,
+                "rms_rel_error": 0.0011,
+            },
+            {
+                "format": "xaod",
+                "file_id": lossy["ttree"],
+                "variable": "Muons.eta",
+                "max_rel_error": 0.0039,
+                "rms_rel_error": 0.0012,
+            },
+            {
+                "format": "xaod",
+                "file_id": lossy["rntuple"],
+                "variable": "Muons.pt",
+                "max_rel_error": 0.0050,
+                "rms_rel_error": 0.0011,
+            },  # beyond 2^-8 = 0.0039: more lost than 7 bits allow
+        ]
+    )
     found = recommend.float_precision(rows, "xaod", precision)
     assert (
         "TTree zlib-5, mantissa7: 0.70x the full file's size (30 % saved), rate 104.00 Hz" in found.measured
@@ -577,11 +748,20 @@ def test_event_size_crossover_with_its_interval():
     def study(crossover, spread=0.01):
         # CPU per event: 1000 µs for the large events, and for the small ones what puts the crossover there.
         cpu_small = 1000 * (crossover + small_bytes) / large_bytes
-        return tables([
-            row(fmt=f"eventsize_{b}", rate=1e3, scans="event_size", container="ttree", reading_style="getentry",
-                loop_cpu_us_per_event_mean=cpu, loop_cpu_us_per_event_std=spread * cpu)
-            for b, cpu in ((40, cpu_small), (400000, 1000.0))
-        ])  # fmt: skip
+        return tables(
+            [
+                row(
+                    fmt=f"eventsize_{b}",
+                    rate=1e3,
+                    scans="event_size",
+                    container="ttree",
+                    reading_style="getentry",
+                    loop_cpu_us_per_event_mean=cpu,
+                    loop_cpu_us_per_event_std=spread * cpu,
+                )
+                for b, cpu in ((40, cpu_small), (400000, 1000.0))
+            ]
+        )
 
     found = recommend.event_size(*study(1000))
     assert found.agrees == YES and "equal at 1000 B/event (95 % CI" in found.measured

@@ -170,8 +170,13 @@ def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_bu
         p.chmod(p.stat().st_mode | 0o055)
     with remote.XRootDServer(export, tmp_path / "logs") as server:
         url = f"root://127.0.0.1:{server.port}/{export}/"
-        config = {"measurement": {"monitor": "none", "storage_profiles": {"mine": {"remote_url": url}},
-                                  "min_window_seconds": 0.01}}  # fmt: skip
+        config = {
+            "measurement": {
+                "monitor": "none",
+                "storage_profiles": {"mine": {"remote_url": url}},
+                "min_window_seconds": 0.01,
+            }
+        }
         measurement = load_study_config(config)["measurement"]
         read = {
             "cache_size": -1,
@@ -180,9 +185,17 @@ def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_bu
             "branches": "all",
             "storage_profile": "mine",
         }
-        recs = measure_point(root_file=str(local), warmup_file=str(local), reader=str(build["reader"]), events=150,
-                             read=read, measurement=measurement, monitor_csv=str(tmp_path / "m.csv"),
-                             records={0: str(tmp_path / "r0.json")}, labels={})  # fmt: skip
+        recs = measure_point(
+            root_file=str(local),
+            warmup_file=str(local),
+            reader=str(build["reader"]),
+            events=150,
+            read=read,
+            measurement=measurement,
+            monitor_csv=str(tmp_path / "m.csv"),
+            records={0: str(tmp_path / "r0.json")},
+            labels={},
+        )
         (rec,) = recs
         assert rec["storage_access"] == "endpoint" and rec["remote_url"] == url
         assert rec["read_path"] == f"{url}susy5/{local.name}?remote=1"
@@ -190,11 +203,25 @@ def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_bu
         assert rec["eviction_verified"] is False and "endpoint's server" in rec["eviction_method"]
         assert not rec["flagged"], rec["flag_reasons"]
         # copy: true against a server that does not allow writing: a clear error naming the target.
-        copying = load_study_config({"measurement": {"monitor": "none", "storage_profiles": {
-            "mine": {"remote_url": url, "copy": True}}}})["measurement"]  # fmt: skip
+        copying = load_study_config(
+            {
+                "measurement": {
+                    "monitor": "none",
+                    "storage_profiles": {"mine": {"remote_url": url, "copy": True}},
+                }
+            }
+        )["measurement"]
         with pytest.raises(
             remote.RemoteEndpointError, match=r"cannot copy .* to root://127\.0\.0\.1.*remote_url"
         ):
-            measure_point(root_file=str(local), warmup_file=str(local), reader=str(build["reader"]), events=150,
-                          read=read, measurement=copying, monitor_csv=str(tmp_path / "m2.csv"),
-                          records={0: str(tmp_path / "r1.json")}, labels={})  # fmt: skip
+            measure_point(
+                root_file=str(local),
+                warmup_file=str(local),
+                reader=str(build["reader"]),
+                events=150,
+                read=read,
+                measurement=copying,
+                monitor_csv=str(tmp_path / "m2.csv"),
+                records={0: str(tmp_path / "r1.json")},
+                labels={},
+            )

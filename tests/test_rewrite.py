@@ -46,8 +46,15 @@ def test_nanoaod_rewritten_at_new_settings_with_the_same_content(build, tmp_path
     src = need(NANOAOD)
     before = file_identity(src)
     out = tmp_path / "nano.root"
-    r = rewrite_file(src, tree="Events", output=out, compression=compression, autoflush=autoflush, basket_size=0,
-                     **tools(build))  # fmt: skip
+    r = rewrite_file(
+        src,
+        tree="Events",
+        output=out,
+        compression=compression,
+        autoflush=autoflush,
+        basket_size=0,
+        **tools(build),
+    )
     ins = r["inspected"]
     assert out.exists() and no_partial(out)
     assert ins["entries"] == r["written"]["entries"] == 200
@@ -60,8 +67,10 @@ def test_nanoaod_rewritten_at_new_settings_with_the_same_content(build, tmp_path
     assert r["written"]["rewrite_wall_seconds"] > 0 and r["written"]["peak_rss_bytes"] > 0
     after = file_identity(src)
     assert (after["size_bytes"], after["mtime_ns"], after["sha256_head"]) == (
-        before["size_bytes"], before["mtime_ns"], before["sha256_head"],
-    )  # fmt: skip
+        before["size_bytes"],
+        before["mtime_ns"],
+        before["sha256_head"],
+    )
     # The reader's --checksum takes object branches only (NanoAOD's are flat): compare every branch with uproot.
     with uproot.open(src) as a, uproot.open(out) as b:
         old, new = a["Events"], b["Events"]
@@ -96,8 +105,15 @@ def test_physlite_crash_names_file_branch_class_and_signal(build, tmp_path):
     src = need(PHYSLITE)
     out = tmp_path / "physlite.root"
     try:
-        r = rewrite_file(src, tree="CollectionTree", output=out, compression=404, autoflush=50, basket_size=0,
-                         **tools(build))  # fmt: skip
+        r = rewrite_file(
+            src,
+            tree="CollectionTree",
+            output=out,
+            compression=404,
+            autoflush=50,
+            basket_size=0,
+            **tools(build),
+        )
     except RewriteError as e:
         msg = str(e)
         first = msg.splitlines()[0]
@@ -125,11 +141,26 @@ def test_diagnose_on_a_clean_file_finds_nothing(build):
 
 def test_rntuple_compression_rewrite(build, tmp_path):
     ntuple = tmp_path / "syn_rnt.root"
-    generate_file(FilePoint("xaod", "zlib", 1, 25, -1, 0, "rntuple", 65536), events=50, seed=11,
-                  writer=str(build["writer"]), reader=str(build["reader"]), output=str(ntuple), catalogue=None)  # fmt: skip
+    generate_file(
+        FilePoint("xaod", "zlib", 1, 25, -1, 0, "rntuple", 65536),
+        events=50,
+        seed=11,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(ntuple),
+        catalogue=None,
+    )
     out = tmp_path / "rnt505.root"
-    r = rewrite_file(ntuple, tree="CollectionTree", output=out, compression=505, autoflush=None, basket_size=None,
-                     container="rntuple", **tools(build))  # fmt: skip
+    r = rewrite_file(
+        ntuple,
+        tree="CollectionTree",
+        output=out,
+        compression=505,
+        autoflush=None,
+        basket_size=None,
+        container="rntuple",
+        **tools(build),
+    )
     assert r["inspected"]["entries"] == 50 and r["inspected"]["clusters"] == 2  # clusters kept
     assert {b["compression_setting"] for b in r["inspected"]["branch_list"]} == {505}
 
@@ -140,16 +171,32 @@ def test_rntuple_compression_rewrite(build, tmp_path):
 
     assert checksum(out)["content_checksum"] == checksum(ntuple)["content_checksum"]
     with pytest.raises(RewriteError, match="only the compression"):
-        rewrite_file(ntuple, tree="CollectionTree", output=out, compression=505, autoflush=10, basket_size=None,
-                     container="rntuple", **tools(build))  # fmt: skip
+        rewrite_file(
+            ntuple,
+            tree="CollectionTree",
+            output=out,
+            compression=505,
+            autoflush=10,
+            basket_size=None,
+            container="rntuple",
+            **tools(build),
+        )
 
 
 def test_physlite_rntuple_refused_with_the_reason(build, tmp_path):
     src = need(PHYSLITE_RNTUPLE)
     out = tmp_path / "r.root"
     with pytest.raises(RewriteError) as info:
-        rewrite_file(src, tree="EventData", output=out, compression=404, autoflush=None, basket_size=None,
-                     container="rntuple", **tools(build))  # fmt: skip
+        rewrite_file(
+            src,
+            tree="EventData",
+            output=out,
+            compression=404,
+            autoflush=None,
+            basket_size=None,
+            container="rntuple",
+            **tools(build),
+        )
     msg = str(info.value)
     assert str(src) in msg and "without a dictionary" in msg and "RNTupleMerger" in msg
     assert not out.exists() and no_partial(out)
@@ -158,8 +205,15 @@ def test_physlite_rntuple_refused_with_the_reason(build, tmp_path):
 def test_bad_input_is_a_clear_error(build, tmp_path):
     out = tmp_path / "x.root"
     with pytest.raises(RewriteError, match="no such file"):
-        rewrite_file(tmp_path / "missing.root", tree="Events", output=out, compression=404, autoflush=50,
-                     basket_size=0, **tools(build))  # fmt: skip
+        rewrite_file(
+            tmp_path / "missing.root",
+            tree="Events",
+            output=out,
+            compression=404,
+            autoflush=50,
+            basket_size=0,
+            **tools(build),
+        )
     src = need(NANOAOD)
     with pytest.raises(RewriteError) as info:
         rewrite_file(
@@ -179,7 +233,14 @@ def test_bad_input_is_a_clear_error(build, tmp_path):
             )
         assert str(src) in str(info.value)
     with pytest.raises(RewriteError, match="is an RNTuple"):
-        rewrite_file(need(PHYSLITE_RNTUPLE), tree="EventData", output=out, compression=404, autoflush=50,
-                     basket_size=0, **tools(build))  # fmt: skip
+        rewrite_file(
+            need(PHYSLITE_RNTUPLE),
+            tree="EventData",
+            output=out,
+            compression=404,
+            autoflush=50,
+            basket_size=0,
+            **tools(build),
+        )
     assert not out.exists() and no_partial(out)
     assert all(name.endswith(".rewrite.log") for name in os.listdir(tmp_path))  # nothing but the failure logs

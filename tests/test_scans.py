@@ -28,8 +28,13 @@ def test_a_misspelled_or_renamed_scan_stands_for_the_known_one():
 
 
 def test_the_study_says_what_it_made_of_an_unknown_scan():
-    said = notes({"compresion": {"algorithm": ["lz4", "zlib"], "level": [1, 9]},
-                  "baskets": {"basket_size": [8000, 64000]}, "compression": {"level": [1, 9]}})  # fmt: skip
+    said = notes(
+        {
+            "compresion": {"algorithm": ["lz4", "zlib"], "level": [1, 9]},
+            "baskets": {"basket_size": [8000, 64000]},
+            "compression": {"level": [1, 9]},
+        }
+    )
     assert len(said) == 2
     assert "scans.compresion varies algorithm, level: drawn and judged as the 'compression' scan" in said[0]
     assert "did you mean 'compression'?" in said[0]

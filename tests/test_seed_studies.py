@@ -46,8 +46,13 @@ def test_the_columnar_styles_read_the_same_values_as_getentry(seeds_run):
 
 def test_access_patterns_use_fewer_bytes_branch_wise(seeds_run):
     summary = pd.read_csv(seeds_run / paths.SUMMARY_TABLE)
-    access = summary[(summary["format"] == "susy5") & (summary["reading_style"] == "getentry") & (summary["threads"] == 1)
-                     & (summary["unzip"] == False) & (summary["algorithm"] == "zlib")]  # noqa: E712  # fmt: skip
+    access = summary[
+        (summary["format"] == "susy5")
+        & (summary["reading_style"] == "getentry")
+        & (summary["threads"] == 1)
+        & summary["unzip"].eq(False)
+        & (summary["algorithm"] == "zlib")
+    ]
     by = access.set_index(["branches", "split_level"])["file_bytes_read_useful_mean"]  # what ROOT used
     assert by[("sparse", 99)] < by[("analysis", 99)] < by[("all", 99)]
     # Class-wise: the whole stores. (Not for sparse on 60 events: the split-99 tree's larger header, read at the

@@ -30,9 +30,19 @@ def slurm_run(tmp_path_factory, build):
     workdir = tmp_path_factory.mktemp("slurm")
     _copy_build(build, workdir)
     # --slurm-no-account: the test cluster has no accounting; everything else comes from the profile.
-    snakemake(workdir, "--profile", str(REPO / "profiles" / "slurm"), "--slurm-no-account", "--configfile", TINY,
-              "--config", f"data_dir={workdir / 'data'}", "--slurm-keep-successful-logs",
-              "--slurm-init-seconds-before-status-checks", "5")  # fmt: skip
+    snakemake(
+        workdir,
+        "--profile",
+        str(REPO / "profiles" / "slurm"),
+        "--slurm-no-account",
+        "--configfile",
+        TINY,
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--slurm-keep-successful-logs",
+        "--slurm-init-seconds-before-status-checks",
+        "5",
+    )
     return workdir
 
 

@@ -66,9 +66,17 @@ def _study(formats: dict, scans: dict | None = None, **extra) -> dict:
 def test_a_source_takes_its_own_settings_and_entries():
     config = _study({"nano": {"source": str(NANOAOD), "read": 150, "branches": "all"}})
     assert config["formats"]["nano"]["written"] == 200
-    assert config["file_defaults"]["nano"] == {"container": "ttree", "algorithm": "zlib", "level": 1, "autoflush": 0,
-                                               "split_level": -1, "basket_size": 0, "page_size": 0,
-                                               "branch_compression": "uniform", "float_precision": "full"}  # fmt: skip
+    assert config["file_defaults"]["nano"] == {
+        "container": "ttree",
+        "algorithm": "zlib",
+        "level": 1,
+        "autoflush": 0,
+        "split_level": -1,
+        "basket_size": 0,
+        "page_size": 0,
+        "branch_compression": "uniform",
+        "float_precision": "full",
+    }
     (point,) = expand_points(config)
     assert point.file.id == "asis" and point.file.origin == "asis" and point.read.branches == "all"
 
@@ -87,18 +95,27 @@ def test_file_side_scans_of_a_source_are_rewrites_and_read_side_scans_read_it_as
     ]
     rewrite = FilePoint.from_id("lite", "rewrite_lz4-4_af100_basket0")
     assert (rewrite.origin, rewrite.compression_setting, rewrite.split_level, rewrite.id) == (
-        "rewrite", 404, -1, "rewrite_lz4-4_af100_basket0")  # fmt: skip
+        "rewrite",
+        404,
+        -1,
+        "rewrite_lz4-4_af100_basket0",
+    )
 
 
 def test_split_level_of_a_named_source_is_an_error_and_an_unnamed_one_leaves_it_out():
     formats = {"lite": {"source": str(PHYSLITE), "read": 100}, "susy5": {"written": 100, "read": 100}}
-    with pytest.raises(ConfigError, match=r"scans\.split\.split_level: format 'lite' is a source file, and split level "
-                                          r"cannot change through a copy.*calibrate"):  # fmt: skip
+    with pytest.raises(
+        ConfigError,
+        match=r"scans\.split\.split_level: format 'lite' is a source file, and split level "
+        r"cannot change through a copy.*calibrate",
+    ):
         _study(formats, {"split": {"formats": ["lite"], "split_level": [0, 99]}})
     config = _study(formats, {"split": {"split_level": [0, 99]}})
     assert {p.file.format for p in expand_points(config) if "split" in p.scans} == {"susy5"}
-    assert left_out_notes(config) == ["scan split leaves source format lite out: split level cannot change "
-                                      "through a copy (ROOT's clone keeps each branch's split level)"]  # fmt: skip
+    assert left_out_notes(config) == [
+        "scan split leaves source format lite out: split level cannot change "
+        "through a copy (ROOT's clone keeps each branch's split level)"
+    ]
 
 
 def test_an_rntuple_source_is_rewritten_at_another_compression_only():
@@ -109,38 +126,75 @@ def test_an_rntuple_source_is_rewritten_at_another_compression_only():
         _study(formats, {"clusters": {"formats": ["nt"], "autoflush": [1000]}})
     config = _study(formats, {"cache": {"cache_size": [0, -1]}, "compression": {"level": [1]}})
     assert {(p.file.id, p.file.container, p.read.cache_size) for p in expand_points(config)} == {
-        ("asis", "rntuple", 0), ("asis", "rntuple", -1), ("rewrite_zstd-1_af0_basket0", "rntuple", -1)}  # fmt: skip
+        ("asis", "rntuple", 0),
+        ("asis", "rntuple", -1),
+        ("rewrite_zstd-1_af0_basket0", "rntuple", -1),
+    }
 
 
 @pytest.mark.parametrize(
     ("formats", "scans", "message"),
     [
-        ({"nano": {"source": str(NANOAOD), "read": 100}}, {},
-         r"read_defaults\.branches = 'particle' for format 'nano'.*no ATLAS particle containers.*'all'"),
-        ({"nano": {"source": str(NANOAOD), "read": 100, "branches": "all"}}, {"b": {"branches": ["particle"]}},
-         r"scans\.b\.branches = 'particle' for format 'nano'"),
-        ({"nano": {"source": str(NANOAOD), "read": 500, "branches": "all"}}, {},
-         r"formats\.nano\.read = 500: .* has 200 entries in Events; read at most 200"),
-        ({"nano": {"source": str(NANOAOD), "written": 10, "read": 10, "branches": "all"}}, {},
-         r"formats\.nano\.written = 10: a source is read as it is"),
-        ({"xaod": {"source": str(NANOAOD), "written": 10, "read": 10}}, {}, r"'xaod' is a built-in synthetic format"),
-        ({"mine": {"written": 10, "read": 10}}, {}, r"formats\.mine: .mine. is not a built-in format.*a format of your own names one file"),
+        (
+            {"nano": {"source": str(NANOAOD), "read": 100}},
+            {},
+            r"read_defaults\.branches = 'particle' for format 'nano'.*no ATLAS particle containers.*'all'",
+        ),
+        (
+            {"nano": {"source": str(NANOAOD), "read": 100, "branches": "all"}},
+            {"b": {"branches": ["particle"]}},
+            r"scans\.b\.branches = 'particle' for format 'nano'",
+        ),
+        (
+            {"nano": {"source": str(NANOAOD), "read": 500, "branches": "all"}},
+            {},
+            r"formats\.nano\.read = 500: .* has 200 entries in Events; read at most 200",
+        ),
+        (
+            {"nano": {"source": str(NANOAOD), "written": 10, "read": 10, "branches": "all"}},
+            {},
+            r"formats\.nano\.written = 10: a source is read as it is",
+        ),
+        (
+            {"xaod": {"source": str(NANOAOD), "written": 10, "read": 10}},
+            {},
+            r"'xaod' is a built-in synthetic format",
+        ),
+        (
+            {"mine": {"written": 10, "read": 10}},
+            {},
+            r"formats\.mine: .mine. is not a built-in format.*a format of your own names one file",
+        ),
         ({"mine": {"source": str(NANOAOD), "calibrate": str(NANOAOD), "read": 10}}, {}, r"'mine' gives both"),
         ({"mine": {"calibrate": str(NANOAOD), "read": 10}}, {}, r"formats\.mine: give written"),
-        ({"mine": {"source": "/no/such/file.root", "read": 10}}, {}, r"formats\.mine\.source: /no/such/file\.root does not exist"),
+        (
+            {"mine": {"source": "/no/such/file.root", "read": 10}},
+            {},
+            r"formats\.mine\.source: /no/such/file\.root does not exist",
+        ),
         ({"Mine": {"source": str(NANOAOD), "read": 10}}, {}, r"formats: unknown key 'Mine'|Mine"),
     ],
-)  # fmt: skip
+)
 def test_invalid_own_file_configs_stop_before_any_work(formats, scans, message):
     with pytest.raises(ConfigError, match=message):
         _study(formats, scans)
 
 
 def test_a_clone_takes_the_files_compression_as_a_split_ttree():
-    config = _study({"nano_clone": {"calibrate": str(NANOAOD), "written": 1000, "read": 1000, "branches": "all"}},
-                    {"split": {"split_level": [0, 99]}})  # fmt: skip
-    assert config["file_defaults"]["nano_clone"] == {"container": "ttree", "algorithm": "zlib", "level": 1,
-                                                     "autoflush": 0, "split_level": 99, "basket_size": 32000,
-                                                     "page_size": 1048576, "branch_compression": "uniform", "float_precision": "full"}  # fmt: skip
+    config = _study(
+        {"nano_clone": {"calibrate": str(NANOAOD), "written": 1000, "read": 1000, "branches": "all"}},
+        {"split": {"split_level": [0, 99]}},
+    )
+    assert config["file_defaults"]["nano_clone"] == {
+        "container": "ttree",
+        "algorithm": "zlib",
+        "level": 1,
+        "autoflush": 0,
+        "split_level": 99,
+        "basket_size": 32000,
+        "page_size": 1048576,
+        "branch_compression": "uniform",
+        "float_precision": "full",
+    }
     assert {p.file.split_level for p in expand_points(config)} == {0, 99}
     assert {p.file.origin for p in expand_points(config)} == {"recipe"}

@@ -74,10 +74,29 @@ def test_pairing_by_round_removes_a_drift_both_points_shared():
 def test_repetitions_pair_points_by_round_key_and_fall_back_to_the_summary():
     rounds = [f"xaod@1/r{k}" for k in range(5)]
     table = pd.DataFrame(
-        [{"format": "xaod", "file_id": f, "read_id": "r", "round_key": k, "flagged": False, "event_rate_hz": v}
-         for f, scale in (("a", 1.1), ("b", 1.0)) for k, v in zip(rounds, scale * np.array([100, 70, 100, 72, 99]), strict=True)]
-        + [{"format": "xaod", "file_id": "a", "read_id": "r", "round_key": "x", "flagged": True, "event_rate_hz": 1}]
-    )  # fmt: skip
+        [
+            {
+                "format": "xaod",
+                "file_id": f,
+                "read_id": "r",
+                "round_key": k,
+                "flagged": False,
+                "event_rate_hz": v,
+            }
+            for f, scale in (("a", 1.1), ("b", 1.0))
+            for k, v in zip(rounds, scale * np.array([100, 70, 100, 72, 99]), strict=True)
+        ]
+        + [
+            {
+                "format": "xaod",
+                "file_id": "a",
+                "read_id": "r",
+                "round_key": "x",
+                "flagged": True,
+                "event_rate_hz": 1,
+            }
+        ]
+    )
     reps = Repetitions(table)
     a, b = (
         {"format": "xaod", "file_id": "a", "read_id": "r"},
@@ -86,8 +105,14 @@ def test_repetitions_pair_points_by_round_key_and_fall_back_to_the_summary():
     ratio = reps.ratio(a, b)
     assert ratio.paired and ratio.n == 5 and ratio.estimate == pytest.approx(1.1)
     assert len(reps.values(a, "event_rate_hz")) == 5  # the flagged repetition is left out
-    summary_only = {"format": "topq1", "file_id": "c", "read_id": "r", "event_rate_hz_mean": 100.0,
-                    "event_rate_hz_std": 10.0, "n": 10}  # fmt: skip
+    summary_only = {
+        "format": "topq1",
+        "file_id": "c",
+        "read_id": "r",
+        "event_rate_hz_mean": 100.0,
+        "event_rate_hz_std": 10.0,
+        "n": 10,
+    }
     fallback = reps.ratio(summary_only, {**summary_only, "file_id": "d"})
     assert not fallback.paired and fallback.estimate == 1.0 and fallback.low < 1 < fallback.high
 

@@ -18,9 +18,14 @@ def test_named_and_custom_profiles():
     assert (seek.read_bps, seek.read_iops) == (150_000_000, 50)  # a seek charged to every request
     custom = storage.resolve_profile("nfs", {"nfs": {"read_bps": 10_000_000}})
     record = custom.as_record()
-    assert {k: record[k] for k in ("storage_profile", "storage_access", "storage_read_bps", "storage_read_iops")} == {
-        "storage_profile": "nfs", "storage_access": "local", "storage_read_bps": 10_000_000, "storage_read_iops": 0,
-    }  # fmt: skip
+    assert {
+        k: record[k] for k in ("storage_profile", "storage_access", "storage_read_bps", "storage_read_iops")
+    } == {
+        "storage_profile": "nfs",
+        "storage_access": "local",
+        "storage_read_bps": 10_000_000,
+        "storage_read_iops": 0,
+    }
     # Remote profiles: read over root:// through our own server, on the unthrottled disk.
     wan = storage.resolve_profile("xrootd-wan")
     assert (wan.access, wan.rtt_ms, wan.bandwidth_bps, wan.throttled) == ("xrootd", 20.0, 100_000_000, False)
@@ -95,8 +100,12 @@ def test_a_native_group_counts_requests_without_throttling(tmp_path, throttling_
     with storage.point_group(storage.resolve_profile("native"), path) as group:
         assert not (group.dir / "blkio.throttle.read_bps_device").read_text().strip()
         disk_before = storage.disk_counters(group.device)
-        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True,
-                       preexec_fn=storage.join_group(group.procs))  # fmt: skip
+        subprocess.run(
+            ["cat", str(path)],
+            stdout=subprocess.DEVNULL,
+            check=True,
+            preexec_fn=storage.join_group(group.procs),
+        )
         assert group.counters().bytes >= 8 << 20
         assert (storage.disk_counters(group.device) - disk_before).bytes >= 8 << 20
 

@@ -16,8 +16,20 @@ CONFIG = load_study_config(
 )
 
 
-def summary_row(algorithm, level, mean, std, n=10, autoflush=None, valid=True, container="ttree", page_size=None,
-                fmt="xaod", ci95=None, **read):  # fmt: skip
+def summary_row(
+    algorithm,
+    level,
+    mean,
+    std,
+    n=10,
+    autoflush=None,
+    valid=True,
+    container="ttree",
+    page_size=None,
+    fmt="xaod",
+    ci95=None,
+    **read,
+):
     """A summary row of ``fmt`` at its file defaults and the study's read defaults, but for what is given; ``read``
     (threads, unzip, reading_style, ...) changes the read as the study's points do (its id included)."""
     files = CONFIG["file_defaults"][fmt]
@@ -32,19 +44,42 @@ def summary_row(algorithm, level, mean, std, n=10, autoflush=None, valid=True, c
     file_id = f"{container}{algorithm}-{level}_af{autoflush}_page{page_size}"
     split, basket = (-1, 0) if container == "rntuple" else (files["split_level"], files["basket_size"])
     low, high = (mean - 0.5 * std, mean + 0.5 * std) if ci95 is None else ci95
-    return {"format": fmt, "file_id": file_id, "read_id": point.id, "algorithm": algorithm, "level": level,
-            "container": container, "page_size": page_size, "autoflush": autoflush, "split_level": split,
-            "basket_size": basket, "cache_size": point.cache_size, "learn_entries": str(point.learn_entries),
-            "cluster_bunch": point.cluster_bunch, "async_prefetch": point.async_prefetch, "threads": point.threads,
-            "reading_style": point.reading_style, "unzip": point.unzip, "branches": point.branches,
-            "cache_state": "cold", "storage_profile": point.storage_profile,
-            "event_rate_hz_mean": mean, "event_rate_hz_std": std, "event_rate_hz_ci95_low": low,
-            "event_rate_hz_ci95_high": high, "n": n, "n_flagged": 10 - n,
-            "window_valid": valid, "window_invalid_reasons": "" if valid else "lasts as little as 0.50 s (< 1 s)",
-            "note_window_event_rate_hz_mean": mean * 1.1, "note_window_event_rate_hz_std": std,
-            "note_window_event_rate_hz_ci95_low": low * 1.1, "note_window_event_rate_hz_ci95_high": high * 1.1,
-            "note_window_valid": False,
-            "note_window_invalid_reasons": "holds as little as 40% of the read's I/O (< 90%)"}  # fmt: skip
+    return {
+        "format": fmt,
+        "file_id": file_id,
+        "read_id": point.id,
+        "algorithm": algorithm,
+        "level": level,
+        "container": container,
+        "page_size": page_size,
+        "autoflush": autoflush,
+        "split_level": split,
+        "basket_size": basket,
+        "cache_size": point.cache_size,
+        "learn_entries": str(point.learn_entries),
+        "cluster_bunch": point.cluster_bunch,
+        "async_prefetch": point.async_prefetch,
+        "threads": point.threads,
+        "reading_style": point.reading_style,
+        "unzip": point.unzip,
+        "branches": point.branches,
+        "cache_state": "cold",
+        "storage_profile": point.storage_profile,
+        "event_rate_hz_mean": mean,
+        "event_rate_hz_std": std,
+        "event_rate_hz_ci95_low": low,
+        "event_rate_hz_ci95_high": high,
+        "n": n,
+        "n_flagged": 10 - n,
+        "window_valid": valid,
+        "window_invalid_reasons": "" if valid else "lasts as little as 0.50 s (< 1 s)",
+        "note_window_event_rate_hz_mean": mean * 1.1,
+        "note_window_event_rate_hz_std": std,
+        "note_window_event_rate_hz_ci95_low": low * 1.1,
+        "note_window_event_rate_hz_ci95_high": high * 1.1,
+        "note_window_valid": False,
+        "note_window_invalid_reasons": "holds as little as 40% of the read's I/O (< 90%)",
+    }
 
 
 def catalogue(summary: pd.DataFrame, size: float = 1e9) -> pd.DataFrame:
@@ -54,17 +89,28 @@ def catalogue(summary: pd.DataFrame, size: float = 1e9) -> pd.DataFrame:
 
 def test_table1_has_the_compression_points_only_in_the_papers_order():
     nan = float("nan")
-    summary = pd.DataFrame([
-        summary_row("zlib", 5, 59.4, 0.7), summary_row("lz4", 1, 63.0, 1.1, ci95=(62.2, 63.8)),
-        summary_row("lzma", 9, 15.5, nan, n=1, valid=False, ci95=(nan, nan)),
-        summary_row("zlib", 5, 70.0, 1.0, autoflush=10),  # another scan's point: not in Table 1
-        summary_row("zlib", 5, 80.0, 1.0, threads=2),  # another scan's point: not in Table 1
-        summary_row("zstd", 5, 90.0, 1.0, container="rntuple", ci95=(89.3, 90.7)),  # the RNTuple beside it
-        summary_row("zstd", 5, 91.0, 1.0, container="rntuple", page_size=65536),  # page-size scan: not in Table 1
-    ])  # fmt: skip
+    summary = pd.DataFrame(
+        [
+            summary_row("zlib", 5, 59.4, 0.7),
+            summary_row("lz4", 1, 63.0, 1.1, ci95=(62.2, 63.8)),
+            summary_row("lzma", 9, 15.5, nan, n=1, valid=False, ci95=(nan, nan)),
+            summary_row("zlib", 5, 70.0, 1.0, autoflush=10),  # another scan's point: not in Table 1
+            summary_row("zlib", 5, 80.0, 1.0, threads=2),  # another scan's point: not in Table 1
+            summary_row(
+                "zstd", 5, 90.0, 1.0, container="rntuple", ci95=(89.3, 90.7)
+            ),  # the RNTuple beside it
+            summary_row(
+                "zstd", 5, 91.0, 1.0, container="rntuple", page_size=65536
+            ),  # page-size scan: not in Table 1
+        ]
+    )
     sizes = [7.03e9, 8.756e9, 5.901e9, 7.4e9, 7.03e9, 5.0e9, 5.1e9]
-    files = pd.DataFrame([{"format": "xaod", "file_id": r["file_id"], "size_bytes": s}
-                          for r, s in zip(summary.to_dict("records"), sizes, strict=True)])  # fmt: skip
+    files = pd.DataFrame(
+        [
+            {"format": "xaod", "file_id": r["file_id"], "size_bytes": s}
+            for r, s in zip(summary.to_dict("records"), sizes, strict=True)
+        ]
+    )
     files = files.drop_duplicates("file_id")
     table = compression_table(summary, files, CONFIG, "xaod")
     assert list(zip(table["container"], table["algorithm"], table["level"], strict=True)) == [
@@ -76,8 +122,13 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     assert list(table["size_bytes"]) == [8.756e9, 7.03e9, 5.901e9, 5.0e9]
     # The CSV has the mean, the 1σ spread, the 95 % interval of the mean and n of each rate.
     lz4 = table.iloc[0]
-    assert (lz4["rate_hz_mean"], lz4["rate_hz_std"], lz4["rate_hz_ci95_low"], lz4["rate_hz_ci95_high"], lz4["n"]) == (
-        63.0, 1.1, 62.2, 63.8, 10)  # fmt: skip
+    assert (
+        lz4["rate_hz_mean"],
+        lz4["rate_hz_std"],
+        lz4["rate_hz_ci95_low"],
+        lz4["rate_hz_ci95_high"],
+        lz4["n"],
+    ) == (63.0, 1.1, 62.2, 63.8, 10)
     md = to_markdown(table, "xaod")
     # Both rates: the event loop's (valid here) and the note's window (marked: it misses I/O).
     assert (
@@ -110,14 +161,16 @@ def test_table1_has_n_in_latex_for_every_row():
 def test_table1_takes_the_compression_point_at_every_read_default():
     # Beside the default read of the same file: the parallel-unzip scan's, async prefetching, RDataFrame, and for
     # the RNTuple another cluster bunch. Only the default read is a row of Table 1.
-    summary = pd.DataFrame([
-        summary_row("lzma", 5, 40.0, 1.0),
-        summary_row("lzma", 5, 52.0, 1.0, unzip=True),
-        summary_row("lzma", 5, 44.0, 1.0, async_prefetch=True),
-        summary_row("lzma", 5, 47.0, 1.0, reading_style="rdataframe"),
-        summary_row("lzma", 5, 30.0, 1.0, container="rntuple"),
-        summary_row("lzma", 5, 33.0, 1.0, container="rntuple", cluster_bunch=2),
-    ])  # fmt: skip
+    summary = pd.DataFrame(
+        [
+            summary_row("lzma", 5, 40.0, 1.0),
+            summary_row("lzma", 5, 52.0, 1.0, unzip=True),
+            summary_row("lzma", 5, 44.0, 1.0, async_prefetch=True),
+            summary_row("lzma", 5, 47.0, 1.0, reading_style="rdataframe"),
+            summary_row("lzma", 5, 30.0, 1.0, container="rntuple"),
+            summary_row("lzma", 5, 33.0, 1.0, container="rntuple", cluster_bunch=2),
+        ]
+    )
     assert len(summary[["file_id", "read_id"]].drop_duplicates()) == 6  # six points
     table = compression_table(summary, catalogue(summary), CONFIG, "xaod")
     assert list(zip(table["container"], table["algorithm"], table["rate_hz_mean"], strict=True)) == [
@@ -129,10 +182,14 @@ def test_table1_takes_the_compression_point_at_every_read_default():
 def test_table1_of_a_format_with_its_own_selection_and_an_empty_one_says_so():
     # nanoaod reads all its branches (formats.nanoaod.branches, as a flat format), not read_defaults' "particle".
     assert CONFIG["formats"]["nanoaod"]["branches"] == "all"
-    summary = pd.DataFrame([
-        summary_row("zlib", 1, 500.0, 5.0, fmt="nanoaod"),
-        summary_row("zlib", 1, 900.0, 5.0, fmt="nanoaod", branches="analysis"),  # another selection: not a row
-    ])  # fmt: skip
+    summary = pd.DataFrame(
+        [
+            summary_row("zlib", 1, 500.0, 5.0, fmt="nanoaod"),
+            summary_row(
+                "zlib", 1, 900.0, 5.0, fmt="nanoaod", branches="analysis"
+            ),  # another selection: not a row
+        ]
+    )
     table = compression_table(summary, catalogue(summary), CONFIG, "nanoaod")
     assert list(table["rate_hz_mean"]) == [500.0]
     # No point of this format at its defaults: the Markdown and LaTeX say so instead of an empty table.

@@ -20,14 +20,31 @@ BRANCHES = ["ElectronsAux.pt", "ElectronsAux.eta", "MuonsAux.pt", "AntiKt4EMTopo
 @pytest.fixture(scope="module")
 def split_file(build, tmp_path_factory):
     out = tmp_path_factory.mktemp("uproot") / "susy5_split99.root"
-    generate_file(FilePoint("susy5", "zlib", 1, -1_000_000, 99, 32000), events=600, seed=3, writer=str(build["writer"]),
-                  reader=str(build["reader"]), output=str(out), catalogue=None)  # fmt: skip
+    generate_file(
+        FilePoint("susy5", "zlib", 1, -1_000_000, 99, 32000),
+        events=600,
+        seed=3,
+        writer=str(build["writer"]),
+        reader=str(build["reader"]),
+        output=str(out),
+        catalogue=None,
+    )
     return out
 
 
 def read(path, events, branches, *extra) -> tuple[int, dict | None, str]:
-    cmd = [sys.executable, "-m", "rootparams.uproot_read", "--file", str(path), "--events", str(events),
-           "--branches", ",".join(branches), *extra]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "rootparams.uproot_read",
+        "--file",
+        str(path),
+        "--events",
+        str(events),
+        "--branches",
+        ",".join(branches),
+        *extra,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("ROOTPARAMS_JSON ")]
     return proc.returncode, json.loads(lines[0].split(" ", 1)[1]) if lines else None, proc.stderr

@@ -46,17 +46,42 @@ def test_the_schema_holds_the_grammars_patterns():
     assert defs["float_precision"]["pattern"] == FLOAT_PRECISION_PATTERN
 
 
-@pytest.mark.parametrize("value", ["uniform", "largest1:lz4-1", "largest12:zstd-9", "match:^Electrons:zlib-5",
-                                   "match:a:b:lzma-2", "largest0:lz4-1", "largest4:lz4-0", "largest4:none-1",
-                                   "largest4:lz5-1", "largest4", "biggest4:lz4-1", "match::lz4-1", "Uniform"])  # fmt: skip
+@pytest.mark.parametrize(
+    "value",
+    [
+        "uniform",
+        "largest1:lz4-1",
+        "largest12:zstd-9",
+        "match:^Electrons:zlib-5",
+        "match:a:b:lzma-2",
+        "largest0:lz4-1",
+        "largest4:lz4-0",
+        "largest4:none-1",
+        "largest4:lz5-1",
+        "largest4",
+        "biggest4:lz4-1",
+        "match::lz4-1",
+        "Uniform",
+    ],
+)
 def test_the_python_grammar_and_the_schema_pattern_accept_the_same_values(value):
     assert (re.search(BRANCH_COMPRESSION_PATTERN, value) is not None) == (
         branch_compression_problem(value) is None
     )
 
 
-@pytest.mark.parametrize(("value", "bits"), [("full", None), ("mantissa1", 1), ("mantissa22", 22), ("mantissa23", None),
-                                             ("mantissa0", None), ("mantissa07", None), ("fp16", None)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("value", "bits"),
+    [
+        ("full", None),
+        ("mantissa1", 1),
+        ("mantissa22", 22),
+        ("mantissa23", None),
+        ("mantissa0", None),
+        ("mantissa07", None),
+        ("fp16", None),
+    ],
+)
 def test_float_precision_grammar(value, bits):
     assert mantissa_bits(value) == bits
     accepted = re.search(FLOAT_PRECISION_PATTERN, value) is not None
@@ -119,8 +144,14 @@ def test_container_of_class():
     assert container_of_class("TH1F") is None and container_of_class("ROOT::Experimental::RNTuple") is None
 
 
-@pytest.mark.parametrize("name", ["cms_nanoaod_2015_ttbar_200ev.root", "atlas_physlite_run2_ttbar_100ev.root",
-                                  "atlas_physlite_rntuple_100ev.root"])  # fmt: skip
+@pytest.mark.parametrize(
+    "name",
+    [
+        "cms_nanoaod_2015_ttbar_200ev.root",
+        "atlas_physlite_run2_ttbar_100ev.root",
+        "atlas_physlite_rntuple_100ev.root",
+    ],
+)
 def test_the_cxx_reader_finds_the_same_container_on_real_files(build, name):
     """The C++ reader's has_ntuple (--resolve-selection says the container it found) and
     vocabulary.container_of_class (through sources.describe, with uproot) agree on the shared real files."""

@@ -12,12 +12,35 @@ from rootparams import paths
 
 TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
 REQUIRED_REPETITION_COLUMNS = [
-    "format", "algorithm", "level", "autoflush", "split_level", "cache_size", "learn_entries", "threads", "rep",
-    "process_start_time", "loop_start_time", "end_time", "resident_fraction_before", "event_rate_hz",
-    "note_window_event_rate_hz", "loop_read_calls", "loop_bytes_read", "loop_io_share", "loop_valid",
-    "peak_rss_bytes", "flagged", "eviction_method", "monitor", "cache_state", "storage_profile", "host",
-    "reader_process", "storage_to_root_bytes_ratio",
-]  # fmt: skip
+    "format",
+    "algorithm",
+    "level",
+    "autoflush",
+    "split_level",
+    "cache_size",
+    "learn_entries",
+    "threads",
+    "rep",
+    "process_start_time",
+    "loop_start_time",
+    "end_time",
+    "resident_fraction_before",
+    "event_rate_hz",
+    "note_window_event_rate_hz",
+    "loop_read_calls",
+    "loop_bytes_read",
+    "loop_io_share",
+    "loop_valid",
+    "peak_rss_bytes",
+    "flagged",
+    "eviction_method",
+    "monitor",
+    "cache_state",
+    "storage_profile",
+    "host",
+    "reader_process",
+    "storage_to_root_bytes_ratio",
+]
 
 
 @pytest.fixture(scope="module")
@@ -28,9 +51,17 @@ def tiny_run(workdir, build):
 
 
 def test_every_stage_produced_its_output(tiny_run):
-    for path in (paths.PROVENANCE, paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.MONITOR_TABLE,
-                 paths.SUMMARY_TABLE, paths.RUN_SUMMARY, paths.table1("xaod", "csv"), paths.table1("xaod", "md"),
-                 paths.table1("xaod", "tex")):  # fmt: skip
+    for path in (
+        paths.PROVENANCE,
+        paths.FILES_TABLE,
+        paths.REPETITIONS_TABLE,
+        paths.MONITOR_TABLE,
+        paths.SUMMARY_TABLE,
+        paths.RUN_SUMMARY,
+        paths.table1("xaod", "csv"),
+        paths.table1("xaod", "md"),
+        paths.table1("xaod", "tex"),
+    ):
         assert (tiny_run / path).stat().st_size > 0, path
     root_files = list((tiny_run / "data" / "files" / "xaod").glob("*.root"))
     assert len(root_files) == 1
@@ -85,15 +116,34 @@ def test_summary_and_provenance(tiny_run):
     summary = pd.read_csv(tiny_run / paths.SUMMARY_TABLE)
     assert len(summary) == 1 and summary.iloc[0]["n"] + summary.iloc[0]["n_flagged"] == 1
     provenance = json.loads((tiny_run / paths.PROVENANCE).read_text())
-    for key in ("cpu_model", "logical_cores", "memory_bytes", "storage", "kernel", "root_version", "python",
-                "snakemake", "dool", "config_hash"):  # fmt: skip
+    for key in (
+        "cpu_model",
+        "logical_cores",
+        "memory_bytes",
+        "storage",
+        "kernel",
+        "root_version",
+        "python",
+        "snakemake",
+        "dool",
+        "config_hash",
+    ):
         assert key in provenance, key
     assert provenance["root_version"] == "6.40.00"
 
 
 def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
     first = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
-    snakemake(tiny_run, "--configfile", TINY, "--config", f"data_dir={tiny_run / 'data'}", "repetitions=2", "--cores", "2")  # fmt: skip
+    snakemake(
+        tiny_run,
+        "--configfile",
+        TINY,
+        "--config",
+        f"data_dir={tiny_run / 'data'}",
+        "repetitions=2",
+        "--cores",
+        "2",
+    )
     again = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
     assert again["loop_start_time"] == first["loop_start_time"]  # repetition 0 was not redone
     reps = pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)

@@ -32,10 +32,31 @@ from rootparams.vocabulary import (
 )
 
 POINT_KEYS = [
-    "format", "file_id", "read_id", "origin", "container", "algorithm", "level", "autoflush", "split_level",
-    "basket_size", "page_size", "branch_compression", "float_precision", "cache_size", "learn_entries", "cluster_bunch", "async_prefetch", "threads", "reading_style", "unzip", "branches", "cache_state",
-    "storage_profile", "read_mode",
-]  # fmt: skip
+    "format",
+    "file_id",
+    "read_id",
+    "origin",
+    "container",
+    "algorithm",
+    "level",
+    "autoflush",
+    "split_level",
+    "basket_size",
+    "page_size",
+    "branch_compression",
+    "float_precision",
+    "cache_size",
+    "learn_entries",
+    "cluster_bunch",
+    "async_prefetch",
+    "threads",
+    "reading_style",
+    "unzip",
+    "branches",
+    "cache_state",
+    "storage_profile",
+    "read_mode",
+]
 # read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or
 # "objects+baskets" (branches of classes without a dictionary, in a user's real file, read basket by basket:
 # the same I/O and decompression, without building emulated objects; docs/measurement.md).
@@ -43,34 +64,89 @@ POINT_KEYS = [
 # (docs/measurement.md): process, open, loop (the timed event loop, all N entries: the headline rate) and
 # note_window (from the 2nd entry, the note's window); mon_* are dool's samples over the loop span.
 SUMMARY_METRICS = [
-    "event_rate_hz", "note_window_event_rate_hz",
-    "loop_seconds", "note_window_seconds", "open_seconds", "first_entry_seconds", "process_seconds",
-    "loop_cpu_seconds", "reader_cpu_seconds",
-    "loop_read_calls", "loop_bytes_read", "loop_bytes_per_call", "loop_disk_seconds", "loop_unzip_seconds",
-    "loop_unzip_input_bytes", "loop_unzip_output_bytes", "loop_storage_read_bytes", "loop_disk_completed_read_bytes",
-    "loop_rntuple_nPageRead", "loop_rntuple_nClusterLoaded",
-    "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed", "note_window_mb_per_s_compressed",
-    "note_window_read_calls", "note_window_bytes_read", "note_window_disk_seconds", "note_window_unzip_seconds",
-    "open_bytes_read", "open_read_calls", "open_disk_seconds",
-    "process_bytes_read", "process_read_calls", "process_storage_read_bytes",
-    "loop_io_share", "loop_storage_share", "note_window_io_share", "note_window_storage_share",
-    "storage_requests", "storage_request_bytes", "storage_bytes_per_request", "storage_to_root_bytes_ratio",
-    "disk_read_bytes_others", "cache_size_used", "cache_efficiency",
-    "peak_rss_bytes", "rss_increase_bytes", "vm_peak_bytes", "cpu_busy_during", "cpu_steal_during",
-    "harness_total_seconds", "memory_probe_before_seconds", "memory_probe_after_seconds", "memory_probe_slowdown",
-    "mon_cpu_usr_pct_mean", "mon_cpu_sys_pct_mean", "mon_cpu_idle_pct_mean", "mon_cpu_wait_pct_mean",
-    "mon_cpu_steal_pct_mean", "mon_disk_read_bytes", "mon_disk_read_bytes_per_s_mean", "mon_io_read_ops",
-    "mon_net_recv_bytes", "mon_mem_used_bytes_max", "mon_page_in_per_s_mean", "mon_vm_major_faults_per_s_mean",
+    "event_rate_hz",
+    "note_window_event_rate_hz",
+    "loop_seconds",
+    "note_window_seconds",
+    "open_seconds",
+    "first_entry_seconds",
+    "process_seconds",
+    "loop_cpu_seconds",
+    "reader_cpu_seconds",
+    "loop_read_calls",
+    "loop_bytes_read",
+    "loop_bytes_per_call",
+    "loop_disk_seconds",
+    "loop_unzip_seconds",
+    "loop_unzip_input_bytes",
+    "loop_unzip_output_bytes",
+    "loop_storage_read_bytes",
+    "loop_disk_completed_read_bytes",
+    "loop_rntuple_nPageRead",
+    "loop_rntuple_nClusterLoaded",
+    "loop_mb_per_s_compressed",
+    "loop_mb_per_s_uncompressed",
+    "note_window_mb_per_s_compressed",
+    "note_window_read_calls",
+    "note_window_bytes_read",
+    "note_window_disk_seconds",
+    "note_window_unzip_seconds",
+    "open_bytes_read",
+    "open_read_calls",
+    "open_disk_seconds",
+    "process_bytes_read",
+    "process_read_calls",
+    "process_storage_read_bytes",
+    "loop_io_share",
+    "loop_storage_share",
+    "note_window_io_share",
+    "note_window_storage_share",
+    "storage_requests",
+    "storage_request_bytes",
+    "storage_bytes_per_request",
+    "storage_to_root_bytes_ratio",
+    "disk_read_bytes_others",
+    "cache_size_used",
+    "cache_efficiency",
+    "peak_rss_bytes",
+    "rss_increase_bytes",
+    "vm_peak_bytes",
+    "cpu_busy_during",
+    "cpu_steal_during",
+    "harness_total_seconds",
+    "memory_probe_before_seconds",
+    "memory_probe_after_seconds",
+    "memory_probe_slowdown",
+    "mon_cpu_usr_pct_mean",
+    "mon_cpu_sys_pct_mean",
+    "mon_cpu_idle_pct_mean",
+    "mon_cpu_wait_pct_mean",
+    "mon_cpu_steal_pct_mean",
+    "mon_disk_read_bytes",
+    "mon_disk_read_bytes_per_s_mean",
+    "mon_io_read_ops",
+    "mon_net_recv_bytes",
+    "mon_mem_used_bytes_max",
+    "mon_page_in_per_s_mean",
+    "mon_vm_major_faults_per_s_mean",
     "mon_process_disk_read_bytes",
     # Remote profiles (read span): the added RTT, what the server read from storage, what crossed loopback
     # (twice the payload through the proxy: server to proxy, proxy to reader), and dool's lo samples.
-    "remote_rtt_ms", "server_storage_read_bytes", "read_net_lo_bytes", "mon_net_lo_recv_bytes",
+    "remote_rtt_ms",
+    "server_storage_read_bytes",
+    "read_net_lo_bytes",
+    "mon_net_lo_recv_bytes",
     # Access patterns and reading styles (loop span): the CPU one event costs the reader (all its threads),
     # the variables a selection names and how many of them were read through a whole object (class-wise),
     # the compressed bytes of what the selection reads, and the bytes ROOT used of what it fetched (process
     # span: TFile's count, without the gaps a TTreeCache read spans between the selected baskets).
-    "events_read", "file_bytes_read_useful", "loop_cpu_us_per_event", "selected_variables", "variables_classwise", "selected_zip_bytes",
-]  # fmt: skip
+    "events_read",
+    "file_bytes_read_useful",
+    "loop_cpu_us_per_event",
+    "selected_variables",
+    "variables_classwise",
+    "selected_zip_bytes",
+]
 
 
 class OverlapError(UserError):
@@ -99,8 +175,17 @@ def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
     return files
 
 
-FLOAT_PRECISION_COLUMNS = ["format", "file_id", "collection", "variable", "mantissa_bits", "values",
-                           "max_rel_error", "rms_rel_error", "max_abs_error"]  # fmt: skip
+FLOAT_PRECISION_COLUMNS = [
+    "format",
+    "file_id",
+    "collection",
+    "variable",
+    "mantissa_bits",
+    "values",
+    "max_rel_error",
+    "rms_rel_error",
+    "max_abs_error",
+]
 
 
 def float_precision_table(paths: Iterable[str | Path]) -> pd.DataFrame:
@@ -179,19 +264,31 @@ def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
 # over threads); the rate of the whole read, open and loop (the process span: what a job pays for a read).
 DERIVED_METRICS = {
     "loop_cpu_us_per_event": lambda f: 1e6 * f["loop_cpu_seconds"] / f["events_read"],
-    "loop_cpu_outside_unzip_us_per_event": lambda f: 1e6 * (f["loop_cpu_seconds"] - f["loop_unzip_seconds"])
-    / f["events_read"],
-    "unzip_mb_per_s": lambda f: f["loop_unzip_output_bytes"] / f["loop_unzip_seconds"].where(f["loop_unzip_seconds"] > 0) / 1e6,
+    "loop_cpu_outside_unzip_us_per_event": lambda f: (
+        1e6 * (f["loop_cpu_seconds"] - f["loop_unzip_seconds"]) / f["events_read"]
+    ),
+    "unzip_mb_per_s": lambda f: (
+        f["loop_unzip_output_bytes"] / f["loop_unzip_seconds"].where(f["loop_unzip_seconds"] > 0) / 1e6
+    ),
     "process_event_rate_hz": lambda f: f["events_read"] / f["process_seconds"],
-}  # fmt: skip
+}
 # Metrics with a standard error and a 95 % interval of the mean in summary.csv (<metric>_sem, <metric>_ci95_low,
 # <metric>_ci95_high; Student's t, rootparams.stats): the rates, times and memory a user reads or a figure draws.
 INTERVAL_METRICS = [
-    "event_rate_hz", "note_window_event_rate_hz", "process_event_rate_hz", "loop_seconds", "process_seconds",
-    "loop_mb_per_s_compressed", "loop_mb_per_s_uncompressed", "loop_cpu_us_per_event",
-    "loop_cpu_outside_unzip_us_per_event", "unzip_mb_per_s", "loop_read_calls", "rss_increase_bytes",
+    "event_rate_hz",
+    "note_window_event_rate_hz",
+    "process_event_rate_hz",
+    "loop_seconds",
+    "process_seconds",
+    "loop_mb_per_s_compressed",
+    "loop_mb_per_s_uncompressed",
+    "loop_cpu_us_per_event",
+    "loop_cpu_outside_unzip_us_per_event",
+    "unzip_mb_per_s",
+    "loop_read_calls",
+    "rss_increase_bytes",
     "peak_rss_bytes",
-]  # fmt: skip
+]
 
 
 def derive_metrics(repetitions: pd.DataFrame) -> pd.DataFrame:
@@ -377,8 +474,16 @@ def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) ->
     n, and the file size's ratio; ``valid`` where both points are. Only settings measured in both containers,
     each at its format's other defaults."""
     keys = ["format", "algorithm", "level", "storage_profile"]
-    columns = [*keys, "rate_ratio", "rate_ratio_low", "rate_ratio_high", "rate_ratio_n", "rate_ratio_paired",
-               "size_ratio", "valid"]  # fmt: skip
+    columns = [
+        *keys,
+        "rate_ratio",
+        "rate_ratio_low",
+        "rate_ratio_high",
+        "rate_ratio_n",
+        "rate_ratio_paired",
+        "size_ratio",
+        "valid",
+    ]
     t = d[d["container"] == TTREE]
     r = d[d["container"] == RNTUPLE]
     both = r.merge(t, on=keys, suffixes=("_rntuple", "_ttree"))
@@ -391,9 +496,18 @@ def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) ->
         tt = {k.removesuffix("_ttree"): v for k, v in pair.items() if not k.endswith("_rntuple")}
         ratio = repetitions.ratio(rn, tt)
         valid = bool(valid_points(pd.DataFrame([rn, tt])).all())
-        rows.append({**{k: pair[k] for k in keys}, "rate_ratio": ratio.estimate, "rate_ratio_low": ratio.low,
-                     "rate_ratio_high": ratio.high, "rate_ratio_n": ratio.n, "rate_ratio_paired": ratio.paired,
-                     "size_ratio": rn["size_bytes"] / tt["size_bytes"], "valid": valid})  # fmt: skip
+        rows.append(
+            {
+                **{k: pair[k] for k in keys},
+                "rate_ratio": ratio.estimate,
+                "rate_ratio_low": ratio.low,
+                "rate_ratio_high": ratio.high,
+                "rate_ratio_n": ratio.n,
+                "rate_ratio_paired": ratio.paired,
+                "size_ratio": rn["size_bytes"] / tt["size_bytes"],
+                "valid": valid,
+            }
+        )
     return pd.DataFrame(rows, columns=columns)
 
 
@@ -436,17 +550,42 @@ def job_table(blocks: list[dict]) -> pd.DataFrame:
         for b in blocks
         if "job_start_time" in b
     ]
-    columns = ["block", "points", "job_start_time", "job_end_time", "job_wall_seconds", "measured_repetitions",
-               "measured_loop_seconds", "sentinel_reads", "rounds"]  # fmt: skip
+    columns = [
+        "block",
+        "points",
+        "job_start_time",
+        "job_end_time",
+        "job_wall_seconds",
+        "measured_repetitions",
+        "measured_loop_seconds",
+        "sentinel_reads",
+        "rounds",
+    ]
     return pd.DataFrame(rows, columns=columns)
 
 
 SENTINEL_COLUMNS = [
-    "block", "process_start_time", "end_time", "format", "file_id", "read_id", "storage_profile", "flagged",
-    "flag_reasons", "event_rate_hz", "process_event_rate_hz", "loop_seconds", "loop_cpu_seconds",
-    "loop_unzip_seconds", "loop_cpu_outside_unzip_us_per_event", "memory_probe_before_seconds",
-    "memory_probe_after_seconds", "cpu_steal_during", "cpu_busy_during", "record_path",
-]  # fmt: skip
+    "block",
+    "process_start_time",
+    "end_time",
+    "format",
+    "file_id",
+    "read_id",
+    "storage_profile",
+    "flagged",
+    "flag_reasons",
+    "event_rate_hz",
+    "process_event_rate_hz",
+    "loop_seconds",
+    "loop_cpu_seconds",
+    "loop_unzip_seconds",
+    "loop_cpu_outside_unzip_us_per_event",
+    "memory_probe_before_seconds",
+    "memory_probe_after_seconds",
+    "cpu_steal_during",
+    "cpu_busy_during",
+    "record_path",
+]
 
 
 def sentinel_table(sentinel: pd.DataFrame) -> pd.DataFrame:

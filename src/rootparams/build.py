@@ -24,16 +24,32 @@ from rootparams.errors import UserError
 # rootparams-read's translation units, linked into one executable: read_collection_tree.cxx holds main (the CLI
 # and the fork server), each other unit has a header of its own (READER_HEADERS).
 READER_UNITS = (
-    "read_collection_tree.cxx", "read_common.cxx", "read_counters.cxx", "read_selection.cxx", "read_ttree.cxx",
-    "read_ntuple.cxx", "read_rdataframe.cxx", "read_checksum.cxx",
-)  # fmt: skip
+    "read_collection_tree.cxx",
+    "read_common.cxx",
+    "read_counters.cxx",
+    "read_selection.cxx",
+    "read_ttree.cxx",
+    "read_ntuple.cxx",
+    "read_rdataframe.cxx",
+    "read_checksum.cxx",
+)
 READER_HEADERS = (
-    "read_common.h", "read_counters.h", "read_selection.h", "read_ttree.h", "read_ntuple.h", "read_rdataframe.h",
+    "read_common.h",
+    "read_counters.h",
+    "read_selection.h",
+    "read_ttree.h",
+    "read_ntuple.h",
+    "read_rdataframe.h",
     "read_checksum.h",
-)  # fmt: skip
+)
 CXX_SOURCES = (
-    "EventModel.h", "common.h", "write_collection_tree.cxx", "rewrite_tree.cxx", *READER_UNITS, *READER_HEADERS,
-)  # fmt: skip
+    "EventModel.h",
+    "common.h",
+    "write_collection_tree.cxx",
+    "rewrite_tree.cxx",
+    *READER_UNITS,
+    *READER_HEADERS,
+)
 LIBRARY_NAME = "libRootparamsEventModel"
 
 
@@ -89,17 +105,32 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         shutil.copy(source_dir() / name, include_dir / name)
     lib = _aclic_event_model(include_dir / "EventModel.h", lib_dir)
     common = [
-        "-O2", "-std=c++17", "-pthread", f"-I{rootsys}/include", f"-I{include_dir}",
+        "-O2",
+        "-std=c++17",
+        "-pthread",
+        f"-I{rootsys}/include",
+        f"-I{include_dir}",
         "-Wno-cpp",  # the wheel warns when the standard differs from its own; we match it (C++17)
-    ]  # fmt: skip
+    ]
     links = [
         "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
-        f"-L{lib_dir}", f"-l:{lib.name}",  # by name, so the executables find it through their rpath
-        f"-L{rootsys}/lib", "-lCore", "-lRIO", "-lTree", "-lTreePlayer", "-lROOTNTuple", "-lMathCore", "-lImt", "-lThread",
-        "-lROOTDataFrame", "-lROOTVecOps",  # --reading-style rdataframe (read_rdataframe.cxx)
-        f"-Wl,-rpath,{rootsys}/lib", "-Wl,-rpath,$ORIGIN/../lib",
+        f"-L{lib_dir}",
+        f"-l:{lib.name}",  # by name, so the executables find it through their rpath
+        f"-L{rootsys}/lib",
+        "-lCore",
+        "-lRIO",
+        "-lTree",
+        "-lTreePlayer",
+        "-lROOTNTuple",
+        "-lMathCore",
+        "-lImt",
+        "-lThread",
+        "-lROOTDataFrame",
+        "-lROOTVecOps",  # --reading-style rdataframe (read_rdataframe.cxx)
+        f"-Wl,-rpath,{rootsys}/lib",
+        "-Wl,-rpath,$ORIGIN/../lib",
         "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
-    ]  # fmt: skip
+    ]
     # The writer and the rewriter are one source each, compiled and linked in one step; the reader's units are
     # compiled to objects and linked after. All compilations are independent: they run side by side, one per
     # available core, the slowest first (RDataFrame's unit, then the writer), so that none starts last.

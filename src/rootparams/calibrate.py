@@ -47,25 +47,64 @@ NS = "xAODlike::"
 
 # Element class of a real DataVector -> the writer's interface class (its element count is all it holds).
 INTERFACES = {
-    "Electron": "ElectronContainer_v1", "Photon": "PhotonContainer_v1", "Muon": "MuonContainer_v1",
-    "TauJet": "TauJetContainer_v1", "Jet": "JetContainer_v1", "TrackParticle": "TrackParticleContainer_v1",
-    "CaloCluster": "CaloClusterContainer_v1", "TruthParticle": "TruthParticleContainer_v1",
-    "Vertex": "VertexContainer_v1", "TruthVertex": "TruthVertexContainer_v1", "BTagging": "BTaggingContainer_v1",
-    "MissingETContainer": "MissingETContainer_v1", "EventInfo": "EventInfo_v1", "TrigDecision": "TrigDecision_v1",
-}  # fmt: skip
+    "Electron": "ElectronContainer_v1",
+    "Photon": "PhotonContainer_v1",
+    "Muon": "MuonContainer_v1",
+    "TauJet": "TauJetContainer_v1",
+    "Jet": "JetContainer_v1",
+    "TrackParticle": "TrackParticleContainer_v1",
+    "CaloCluster": "CaloClusterContainer_v1",
+    "TruthParticle": "TruthParticleContainer_v1",
+    "Vertex": "VertexContainer_v1",
+    "TruthVertex": "TruthVertexContainer_v1",
+    "BTagging": "BTaggingContainer_v1",
+    "MissingETContainer": "MissingETContainer_v1",
+    "EventInfo": "EventInfo_v1",
+    "TrigDecision": "TrigDecision_v1",
+}
 
 # Normalized element type -> (vector attribute type, leaf type) of the recipe.
 SCALAR_TYPES = {
-    "float": "float", "double": "double", "int8_t": "int8", "char": "int8", "uint8_t": "uint8",
-    "unsignedchar": "uint8", "int16_t": "int16", "short": "int16", "uint16_t": "uint16", "unsignedshort": "uint16",
-    "int32_t": "int", "int": "int", "uint32_t": "uint32", "unsignedint": "uint32", "int64_t": "int64",
-    "Long64_t": "int64", "long": "int64", "uint64_t": "uint64", "ULong64_t": "uint64", "unsignedlong": "uint64",
-    "bool": "bool", "Bool_t": "bool", "Float_t": "float", "Int_t": "int", "UInt_t": "uint32",
-    "Char_t": "int8", "UChar_t": "uint8", "Short_t": "int16", "UShort_t": "uint16", "Double_t": "double",
-}  # fmt: skip
-NESTED_TYPES = {"float": "vfloat", "double": "vdouble", "int": "vint", "uint32": "vuint32",
-                # no 64-bit nested kind in the writer: doubles holding the integers have the same 8 bytes
-                "uint64": "vdouble", "int64": "vdouble"}  # fmt: skip
+    "float": "float",
+    "double": "double",
+    "int8_t": "int8",
+    "char": "int8",
+    "uint8_t": "uint8",
+    "unsignedchar": "uint8",
+    "int16_t": "int16",
+    "short": "int16",
+    "uint16_t": "uint16",
+    "unsignedshort": "uint16",
+    "int32_t": "int",
+    "int": "int",
+    "uint32_t": "uint32",
+    "unsignedint": "uint32",
+    "int64_t": "int64",
+    "Long64_t": "int64",
+    "long": "int64",
+    "uint64_t": "uint64",
+    "ULong64_t": "uint64",
+    "unsignedlong": "uint64",
+    "bool": "bool",
+    "Bool_t": "bool",
+    "Float_t": "float",
+    "Int_t": "int",
+    "UInt_t": "uint32",
+    "Char_t": "int8",
+    "UChar_t": "uint8",
+    "Short_t": "int16",
+    "UShort_t": "uint16",
+    "Double_t": "double",
+}
+NESTED_TYPES = {
+    "float": "vfloat",
+    "double": "vdouble",
+    "int": "vint",
+    "uint32": "vuint32",
+    # no 64-bit nested kind in the writer: doubles holding the integers have the same 8 bytes
+    "uint64": "vdouble",
+    "int64": "vdouble",
+}
 MANTISSA = {"float": 23, "double": 52}
 
 
@@ -407,8 +446,11 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
         if typ is None:
             return opaque(cont, attr, branch, entries, branch.typename)
         inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
-        lines = [f"dyn {cont} {attr} {typ} " + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
-                 f"inner {cont} {attr} " + " ".join(empirical(inner, 64))]  # fmt: skip
+        lines = [
+            f"dyn {cont} {attr} {typ} "
+            + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
+            f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
+        ]
         return Column(attr, lines, counts)
     typ = "uint8" if leaf == "bool" else leaf
     dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)

@@ -83,8 +83,10 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
         elif fmt in PAPER_FILE_DEFAULTS:  # a built-in format this study leaves out
             config["file_defaults"][fmt] = {**PAPER_FILE_DEFAULTS[fmt], **settings}
         else:
-            problems.append(f"file_defaults.{fmt}: not a format of this study; its formats are "
-                            f"{', '.join(sorted(config['formats']))}")  # fmt: skip
+            problems.append(
+                f"file_defaults.{fmt}: not a format of this study; its formats are "
+                f"{', '.join(sorted(config['formats']))}"
+            )
     for fmt in config["formats"]:
         config["file_defaults"].setdefault(fmt, format_file_defaults(config, fmt))
     for settings in config["file_defaults"].values():  # every format alike, unless a study says otherwise
@@ -99,8 +101,15 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
 
 EVENT_SIZE_SCAN = "event_size"
 # The event-size formats' settings (a flat tree: the split level means nothing): the paper's ZLIB-5, 10 MB clusters.
-EVENTSIZE_FILE_DEFAULTS = {"container": TTREE, "algorithm": "zlib", "level": 5, "autoflush": -10_000_000,
-                           "split_level": 99, "basket_size": 32000, "page_size": 1048576}  # fmt: skip
+EVENTSIZE_FILE_DEFAULTS = {
+    "container": TTREE,
+    "algorithm": "zlib",
+    "level": 5,
+    "autoflush": -10_000_000,
+    "split_level": 99,
+    "basket_size": 32000,
+    "page_size": 1048576,
+}
 
 
 def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
@@ -110,8 +119,10 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
     if not study:
         return
     if EVENT_SIZE_SCAN not in config["scans"]:
-        yield (f"event_size is given but scans.{EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
-               "event sizes, e.g. scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}")  # fmt: skip
+        yield (
+            f"event_size is given but scans.{EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
+            "event sizes, e.g. scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}"
+        )
     for size in study["event_bytes"]:
         name = eventsize_name(size)
         events = eventsize_events(size, study["volume_bytes"])
@@ -172,21 +183,28 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
                 continue
         if is_builtin(fmt):
             if made_from or "tree" in entry:
-                yield (f"{where}: {fmt!r} is a built-in synthetic format and is not made from a file; give a format "
-                       f"of your own another name (e.g. my{fmt}) for {made_from[0] if made_from else 'tree'}")  # fmt: skip
+                yield (
+                    f"{where}: {fmt!r} is a built-in synthetic format and is not made from a file; give a format "
+                    f"of your own another name (e.g. my{fmt}) for {made_from[0] if made_from else 'tree'}"
+                )
             if "written" not in entry:
                 yield f"{where}: give written (events per file) as well as read"
             continue
         if len(made_from) != 1:
             close = _closest(fmt, list(KNOWN_FORMATS))
-            yield (f"{where}: {fmt!r} is not a built-in format ({', '.join(map(repr, KNOWN_FORMATS))}"
-                   + (f"; did you mean {close!r}?" if close else "") + "), and a format of your own names one file, "
-                   "with either source (measured as it is and rewritten by ROOT) or calibrate (a synthetic clone of "
-                   "its profile)" + (f"; {fmt!r} gives both" if made_from else ""))  # fmt: skip
+            yield (
+                f"{where}: {fmt!r} is not a built-in format ({', '.join(map(repr, KNOWN_FORMATS))}"
+                + (f"; did you mean {close!r}?" if close else "")
+                + "), and a format of your own names one file, "
+                "with either source (measured as it is and rewritten by ROOT) or calibrate (a synthetic clone of "
+                "its profile)" + (f"; {fmt!r} gives both" if made_from else "")
+            )
             continue
         if made_from == ["source"] and "written" in entry:
-            yield (f"{where}.written = {entry['written']}: a source is read as it is, it has the events it has; "
-                   "remove written (read says how many are read)")  # fmt: skip
+            yield (
+                f"{where}.written = {entry['written']}: a source is read as it is, it has the events it has; "
+                "remove written (read says how many are read)"
+            )
         if made_from == ["calibrate"] and "written" not in entry:
             yield f"{where}: give written (events per file of the clone) as well as read"
         try:
@@ -195,13 +213,17 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
             yield f"{where}.{made_from[0]}: {error}"
             continue
         if made_from == ["calibrate"] and found.container != TTREE:
-            yield (f"{where}.calibrate: {found.path} holds {found.tree} as an RNTuple; calibrate reads TTrees only "
-                   "(measure the RNTuple as it is with source:, or calibrate on the same data stored as a TTree)")  # fmt: skip
+            yield (
+                f"{where}.calibrate: {found.path} holds {found.tree} as an RNTuple; calibrate reads TTrees only "
+                "(measure the RNTuple as it is with source:, or calibrate on the same data stored as a TTree)"
+            )
         if made_from == ["source"]:
             entry["written"] = found.entries  # the files of a source hold its entries
             if entry["read"] > found.entries:
-                yield (f"{where}.read = {entry['read']}: {found.path} has {found.entries} entries in {found.tree}; "
-                       f"read at most {found.entries}")  # fmt: skip
+                yield (
+                    f"{where}.read = {entry['read']}: {found.path} has {found.entries} entries in {found.tree}; "
+                    f"read at most {found.entries}"
+                )
 
 
 def _schema_errors(config: dict[str, Any]) -> list[jsonschema.ValidationError]:
@@ -378,15 +400,17 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
         others = sorted(containers - {container})
         for key in fixed:
             if key in scan and others:
-                counterpart = {"split_level": "RNTuple has no split level (every field is stored column-wise)",
-                               "basket_size": "its counterpart is page_size",
-                               "branch_compression": "ROOT 6.40's RNTuple has one compression per file, "
-                                                     "RNTupleWriteOptions::SetCompression",
-                               "learn_entries": "the RNTuple cluster cache does not learn",
-                               "async_prefetch": "the RNTuple cluster cache always reads ahead in a thread",
-                               "unzip": "RNTuple decompresses pages in its own tasks under implicit MT",
-                               "page_size": "its TTree counterpart is basket_size",
-                               "cluster_bunch": "the TTreeCache's counterpart is cache_size"}[key]  # fmt: skip
+                counterpart = {
+                    "split_level": "RNTuple has no split level (every field is stored column-wise)",
+                    "basket_size": "its counterpart is page_size",
+                    "branch_compression": "ROOT 6.40's RNTuple has one compression per file, "
+                    "RNTupleWriteOptions::SetCompression",
+                    "learn_entries": "the RNTuple cluster cache does not learn",
+                    "async_prefetch": "the RNTuple cluster cache always reads ahead in a thread",
+                    "unzip": "RNTuple decompresses pages in its own tasks under implicit MT",
+                    "page_size": "its TTree counterpart is basket_size",
+                    "cluster_bunch": "the TTreeCache's counterpart is cache_size",
+                }[key]
                 yield (
                     f"scans.{name}.{key} is a {container} setting, but the scan's points are also stored as "
                     f"{', '.join(others)} ({counterpart}); give the scan container: [{container}], or make a "
@@ -418,9 +442,11 @@ def _source_scan_problems(config: dict[str, Any], name: str, scan: Mapping[str, 
             continue
         container = config["file_defaults"][fmt]["container"]
         for key in unrewritable(container, list(scan)):
-            yield (f"scans.{name}.{key}: format {fmt!r} is a source file, and {why_not(container, key)}; "
-                   f"remove {fmt} from the scan's formats, or scan a calibrated clone of the file "
-                   f"(formats: {{{fmt}_clone: {{calibrate: <the file>, written: N, read: N}}}})")  # fmt: skip
+            yield (
+                f"scans.{name}.{key}: format {fmt!r} is a source file, and {why_not(container, key)}; "
+                f"remove {fmt} from the scan's formats, or scan a calibrated clone of the file "
+                f"(formats: {{{fmt}_clone: {{calibrate: <the file>, written: N, read: N}}}})"
+            )
 
 
 def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
@@ -439,14 +465,19 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
             if default == "particle"
             else []
         )
-        uses += [f"scans.{n}.branches" for n, scan in config["scans"].items()
-                 if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan, n)]  # fmt: skip
+        uses += [
+            f"scans.{n}.branches"
+            for n, scan in config["scans"].items()
+            if "particle" in scan.get("branches", []) and fmt in scan_formats(config, scan, n)
+        ]
         if uses:
             what = f"{found.path} ({found.tree})" if found is not None else "the flat built-in format"
-            yield (f"{', '.join(uses)} = 'particle' for format {fmt!r}: {what} has no ATLAS "
-                   "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "
-                   "'all', 'regex:<pattern on top-level names>' (e.g. 'regex:^(Muon|Electron|Jet)_') and "
-                   f"'list:<name>,<name>'; give the format branches: all")  # fmt: skip
+            yield (
+                f"{', '.join(uses)} = 'particle' for format {fmt!r}: {what} has no ATLAS "
+                "particle containers (DataVector<xAOD::...> interface objects); selections that work on it are "
+                "'all', 'regex:<pattern on top-level names>' (e.g. 'regex:^(Muon|Electron|Jet)_') and "
+                f"'list:<name>,<name>'; give the format branches: all"
+            )
 
 
 COLUMNAR_STYLES = ("rdataframe", "uproot")
@@ -473,15 +504,19 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
         read, container = point.read, point.file.container
         why = []
         if read.reading_style in COLUMNAR_STYLES and read.branches == "particle":
-            why.append(f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
-                       "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,...")  # fmt: skip
+            why.append(
+                f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
+                "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,..."
+            )
         if read.reading_style in COLUMNAR_STYLES and container != TTREE:
             why.append(
                 f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]"
             )
         if read.reading_style == "uproot" and _access(read.storage_profile, custom) not in ("local", None):
-            why.append(f"reading_style uproot reads local files only (storage profile {read.storage_profile!r} "
-                       "reads over root://, which needs XRootD's Python bindings); use a local profile")  # fmt: skip
+            why.append(
+                f"reading_style uproot reads local files only (storage profile {read.storage_profile!r} "
+                "reads over root://, which needs XRootD's Python bindings); use a local profile"
+            )
         if read.unzip and read.cache_size == 0:
             why.append("unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off")
         for text in why:
@@ -533,13 +568,17 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
         for scan_name in entry.get("scans", []):
             if scan_name not in config["scans"]:
                 close = _closest(scan_name, list(config["scans"]))
-                yield (f"formats.{fmt}.scans contains {scan_name!r}, which is not a scan of this study; its scans are "
-                       f"{', '.join(sorted(config['scans'])) or '(none)'}"
-                       + (f"; did you mean {close!r}?" if close else ""))  # fmt: skip
+                yield (
+                    f"formats.{fmt}.scans contains {scan_name!r}, which is not a scan of this study; its scans are "
+                    f"{', '.join(sorted(config['scans'])) or '(none)'}"
+                    + (f"; did you mean {close!r}?" if close else "")
+                )
     for name in config["measurement"]["window_by_scan"]:
         if name not in config["scans"]:
-            yield (f"measurement.window_by_scan.{name}: not a scan of this study; its scans are "
-                   f"{', '.join(sorted(config['scans'])) or '(none)'}")  # fmt: skip
+            yield (
+                f"measurement.window_by_scan.{name}: not a scan of this study; its scans are "
+                f"{', '.join(sorted(config['scans'])) or '(none)'}"
+            )
     yield from _selection_problems(config)
     yield from _reading_problems(config)
     known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
@@ -552,8 +591,10 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
     cost_profile = config["cost"].get("storage_profile")
     used = sorted({profile for _, profile in used_storage_profiles(config)})
     if cost_profile is not None and cost_profile not in used:
-        yield (f"cost.storage_profile = {cost_profile!r}: no point of this study reads on it, so the cost model would "
-               f"have no rate; the study's profiles are {', '.join(map(repr, used))} (or null for read_defaults.storage_profile)")  # fmt: skip
+        yield (
+            f"cost.storage_profile = {cost_profile!r}: no point of this study reads on it, so the cost model would "
+            f"have no rate; the study's profiles are {', '.join(map(repr, used))} (or null for read_defaults.storage_profile)"
+        )
     data_dir = config["data_dir"]
     if any(part == ".." for part in re.split(r"[/\\]", data_dir)):
         yield f"data_dir = {data_dir!r}: must not contain '..'; give an absolute path or one below the workflow directory"
@@ -591,9 +632,9 @@ def without_throttling(config: dict[str, Any], reason: str) -> dict[str, Any]:
         out["read_defaults"]["storage_profile"] = "native"
     for scan in out["scans"].values():
         if "storage_profile" in scan:
-            scan["storage_profile"] = list(dict.fromkeys(
-                "native" if p in throttled else p for p in scan["storage_profile"]
-            ))  # fmt: skip
+            scan["storage_profile"] = list(
+                dict.fromkeys("native" if p in throttled else p for p in scan["storage_profile"])
+            )
     if out["cost"].get("storage_profile") in throttled:
         out["cost"]["storage_profile"] = "native"
     out["measurement"]["storage_note"] = f"throttled profiles fell back to native: {reason}"

@@ -108,8 +108,15 @@ from rootparams.stats import (
 from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED
 
 GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
-FILE_COLUMNS = ["format", "file_id", "size_bytes", "events", "root_write_seconds", "root_write_cpu_seconds",
-                "write_threads"]  # fmt: skip
+FILE_COLUMNS = [
+    "format",
+    "file_id",
+    "size_bytes",
+    "events",
+    "root_write_seconds",
+    "root_write_cpu_seconds",
+    "write_threads",
+]
 # Written next to every cost so that a table read alone says what it assumed.
 PRICE_KEYS = ("currency", "disk_per_tb_year", "cpu_per_core_hour", "lifetime_years", "copies")
 # How sure the decision is (the docstring): the bootstrap's replicates, and a fixed seed so that the same tables
@@ -340,10 +347,28 @@ def pareto(
     return out
 
 
-PARETO_COLUMNS = [*GROUP_KEYS, "setting", "algorithm", "on_front", "dominated_by", "dominated_by_rate_ratio",
-                  "dominated_by_rate_ratio_low", "dominated_by_rate_ratio_high", "bytes_per_event", "event_rate_hz",
-                  "event_rate_hz_ci95_low", "event_rate_hz_ci95_high", "event_rate_hz_std", "n", "rounds",
-                  "write_core_us_per_event", "lossy", "valid", "file_id", "read_id"]  # fmt: skip
+PARETO_COLUMNS = [
+    *GROUP_KEYS,
+    "setting",
+    "algorithm",
+    "on_front",
+    "dominated_by",
+    "dominated_by_rate_ratio",
+    "dominated_by_rate_ratio_low",
+    "dominated_by_rate_ratio_high",
+    "bytes_per_event",
+    "event_rate_hz",
+    "event_rate_hz_ci95_low",
+    "event_rate_hz_ci95_high",
+    "event_rate_hz_std",
+    "n",
+    "rounds",
+    "write_core_us_per_event",
+    "lossy",
+    "valid",
+    "file_id",
+    "read_id",
+]
 
 
 def pareto_table(rows: pd.DataFrame) -> pd.DataFrame:
@@ -593,11 +618,36 @@ def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, .
     return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, index], fixed_draws
 
 
-RANKING_COLUMNS = ["format", "reads_per_file", "rank", "setting", "container", "total_cost", "total_cost_ci95_low",
-                   "total_cost_ci95_high", "extra_over_best", "p_cheapest", "p_best_cheaper", "tied_with_best",
-                   "storage_cost", "write_cost", "write_cost_ci95_low", "write_cost_ci95_high", "read_cost",
-                   "read_cost_ci95_low", "read_cost_ci95_high", "read_seconds_per_event", "bytes_per_event", "n",
-                   "rounds", "write_n", "write_noise", "interval_covers", "file_id", "read_id"]  # fmt: skip
+RANKING_COLUMNS = [
+    "format",
+    "reads_per_file",
+    "rank",
+    "setting",
+    "container",
+    "total_cost",
+    "total_cost_ci95_low",
+    "total_cost_ci95_high",
+    "extra_over_best",
+    "p_cheapest",
+    "p_best_cheaper",
+    "tied_with_best",
+    "storage_cost",
+    "write_cost",
+    "write_cost_ci95_low",
+    "write_cost_ci95_high",
+    "read_cost",
+    "read_cost_ci95_low",
+    "read_cost_ci95_high",
+    "read_seconds_per_event",
+    "bytes_per_event",
+    "n",
+    "rounds",
+    "write_n",
+    "write_noise",
+    "interval_covers",
+    "file_id",
+    "read_id",
+]
 
 
 def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
@@ -614,28 +664,70 @@ def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
             best_total = verdict.total[verdict.best]
             for rank, i in enumerate(verdict.order, start=1):
                 c = group.iloc[i]
-                out.append({"format": fmt, "reads_per_file": reads, "rank": rank, "setting": c["setting"],
-                            "container": c["container"], "total_cost": verdict.total[i],
-                            "total_cost_ci95_low": verdict.low[i], "total_cost_ci95_high": verdict.high[i],
-                            "extra_over_best": verdict.total[i] / best_total - 1.0 if best_total > 0 else np.nan,
-                            "p_cheapest": verdict.p_cheapest[i], "p_best_cheaper": verdict.p_best_cheaper[i],
-                            "tied_with_best": bool(verdict.tied[i]), "storage_cost": c["storage_cost"],
-                            "write_cost": c["write_cost"], "write_cost_ci95_low": c["write_cost_ci95_low"],
-                            "write_cost_ci95_high": c["write_cost_ci95_high"], "read_cost": c["read_cost"],
-                            "read_cost_ci95_low": c["read_cost_ci95_low"], "read_cost_ci95_high": c["read_cost_ci95_high"],
-                            "read_seconds_per_event": c["read_seconds_per_event"],
-                            "bytes_per_event": c["bytes_per_event"], "n": c["n"], "rounds": c["rounds"],
-                            "write_n": c["write_n"], "write_noise": c["write_noise"],
-                            "interval_covers": INTERVAL_COVERS, "file_id": c["file_id"],
-                            "read_id": c["read_id"]})  # fmt: skip
+                out.append(
+                    {
+                        "format": fmt,
+                        "reads_per_file": reads,
+                        "rank": rank,
+                        "setting": c["setting"],
+                        "container": c["container"],
+                        "total_cost": verdict.total[i],
+                        "total_cost_ci95_low": verdict.low[i],
+                        "total_cost_ci95_high": verdict.high[i],
+                        "extra_over_best": verdict.total[i] / best_total - 1.0 if best_total > 0 else np.nan,
+                        "p_cheapest": verdict.p_cheapest[i],
+                        "p_best_cheaper": verdict.p_best_cheaper[i],
+                        "tied_with_best": bool(verdict.tied[i]),
+                        "storage_cost": c["storage_cost"],
+                        "write_cost": c["write_cost"],
+                        "write_cost_ci95_low": c["write_cost_ci95_low"],
+                        "write_cost_ci95_high": c["write_cost_ci95_high"],
+                        "read_cost": c["read_cost"],
+                        "read_cost_ci95_low": c["read_cost_ci95_low"],
+                        "read_cost_ci95_high": c["read_cost_ci95_high"],
+                        "read_seconds_per_event": c["read_seconds_per_event"],
+                        "bytes_per_event": c["bytes_per_event"],
+                        "n": c["n"],
+                        "rounds": c["rounds"],
+                        "write_n": c["write_n"],
+                        "write_noise": c["write_noise"],
+                        "interval_covers": INTERVAL_COVERS,
+                        "file_id": c["file_id"],
+                        "read_id": c["read_id"],
+                    }
+                )
     return pd.DataFrame(out, columns=RANKING_COLUMNS)
 
 
-CHOICE_COLUMNS = ["format", "reads_per_file", "choice", "tie", "setting", "p_cheapest", "tied_settings",
-                  "tied_p_cheapest", "total_cost", "total_cost_ci95_low", "total_cost_ci95_high", "n", "rounds",
-                  "container", "storage_cost", "write_cost", "read_cost_total", "bytes_per_event",
-                  "read_seconds_per_event", "file_id", "read_id", "candidates", "runner_up", "runner_up_extra",
-                  "runner_up_p_best_cheaper", "interval_covers", "write_noise"]  # fmt: skip
+CHOICE_COLUMNS = [
+    "format",
+    "reads_per_file",
+    "choice",
+    "tie",
+    "setting",
+    "p_cheapest",
+    "tied_settings",
+    "tied_p_cheapest",
+    "total_cost",
+    "total_cost_ci95_low",
+    "total_cost_ci95_high",
+    "n",
+    "rounds",
+    "container",
+    "storage_cost",
+    "write_cost",
+    "read_cost_total",
+    "bytes_per_event",
+    "read_seconds_per_event",
+    "file_id",
+    "read_id",
+    "candidates",
+    "runner_up",
+    "runner_up_extra",
+    "runner_up_p_best_cheaper",
+    "interval_covers",
+    "write_noise",
+]
 TIED_SEPARATOR = "; "  # setting labels hold commas, never semicolons
 
 
@@ -652,22 +744,39 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
         tied = group[group["tied_with_best"].map(_true)]
         tie = len(tied) > 1
         names = list(tied["setting"])
-        row = {"format": fmt, "reads_per_file": reads,
-               "choice": f"{' or '.join(names)}: equal within the uncertainty" if tie else best["setting"],
-               "tie": tie, "setting": best["setting"], "p_cheapest": best["p_cheapest"],
-               "tied_settings": TIED_SEPARATOR.join(names),
-               "tied_p_cheapest": TIED_SEPARATOR.join(f"{p:.4f}" for p in tied["p_cheapest"]),
-               "total_cost": best["total_cost"], "total_cost_ci95_low": best["total_cost_ci95_low"],
-               "total_cost_ci95_high": best["total_cost_ci95_high"], "n": best["n"], "rounds": best["rounds"],
-               "container": best["container"], "storage_cost": best["storage_cost"], "write_cost": best["write_cost"],
-               "read_cost_total": reads * best["read_cost"], "bytes_per_event": best["bytes_per_event"],
-               "read_seconds_per_event": best["read_seconds_per_event"], "file_id": best["file_id"],
-               "read_id": best["read_id"], "candidates": len(group), "interval_covers": best["interval_covers"],
-               "write_noise": best["write_noise"]}  # fmt: skip
+        row = {
+            "format": fmt,
+            "reads_per_file": reads,
+            "choice": f"{' or '.join(names)}: equal within the uncertainty" if tie else best["setting"],
+            "tie": tie,
+            "setting": best["setting"],
+            "p_cheapest": best["p_cheapest"],
+            "tied_settings": TIED_SEPARATOR.join(names),
+            "tied_p_cheapest": TIED_SEPARATOR.join(f"{p:.4f}" for p in tied["p_cheapest"]),
+            "total_cost": best["total_cost"],
+            "total_cost_ci95_low": best["total_cost_ci95_low"],
+            "total_cost_ci95_high": best["total_cost_ci95_high"],
+            "n": best["n"],
+            "rounds": best["rounds"],
+            "container": best["container"],
+            "storage_cost": best["storage_cost"],
+            "write_cost": best["write_cost"],
+            "read_cost_total": reads * best["read_cost"],
+            "bytes_per_event": best["bytes_per_event"],
+            "read_seconds_per_event": best["read_seconds_per_event"],
+            "file_id": best["file_id"],
+            "read_id": best["read_id"],
+            "candidates": len(group),
+            "interval_covers": best["interval_covers"],
+            "write_noise": best["write_noise"],
+        }
         if len(group) > 1:
             second = group.iloc[1]
-            row |= {"runner_up": second["setting"], "runner_up_extra": second["extra_over_best"],
-                    "runner_up_p_best_cheaper": second["p_best_cheaper"]}  # fmt: skip
+            row |= {
+                "runner_up": second["setting"],
+                "runner_up_extra": second["extra_over_best"],
+                "runner_up_p_best_cheaper": second["p_best_cheaper"],
+            }
         out.append(row)
     return pd.DataFrame(out, columns=CHOICE_COLUMNS)
 
@@ -702,8 +811,14 @@ def _sure_stretch(
     return first, last
 
 
-CROSSOVER_COLUMNS = ["format", "from_reads", "to_reads", "setting", "surely_cheapest_from",
-                     "surely_cheapest_to"]  # fmt: skip
+CROSSOVER_COLUMNS = [
+    "format",
+    "from_reads",
+    "to_reads",
+    "setting",
+    "surely_cheapest_from",
+    "surely_cheapest_to",
+]
 
 
 def crossovers(
@@ -740,8 +855,16 @@ def crossovers(
             sure = (math.nan, math.nan)
             if draws is not None:
                 sure = _sure_stretch(fixed, slope, draws, current, n, end, fixed_draws)
-            rows.append({"format": fmt, "from_reads": n, "to_reads": end, "setting": labels[current],
-                         "surely_cheapest_from": sure[0], "surely_cheapest_to": sure[1]})  # fmt: skip
+            rows.append(
+                {
+                    "format": fmt,
+                    "from_reads": n,
+                    "to_reads": end,
+                    "setting": labels[current],
+                    "surely_cheapest_from": sure[0],
+                    "surely_cheapest_to": sure[1],
+                }
+            )
             if math.isinf(end):
                 break
             # Among lines meeting there, the one with the smallest slope stays cheapest beyond.
@@ -751,10 +874,32 @@ def crossovers(
     return pd.DataFrame(rows, columns=CROSSOVER_COLUMNS)
 
 
-COST_COLUMNS = ["format", "setting", "container", "algorithm", "storage_profile", "branches", "bytes_per_event",
-                "read_seconds_per_event", "n", "rounds", "event_rate_hz", "threads", "write_core_us_per_event",
-                "write_n", "write_noise", "storage_cost", "write_cost", "write_cost_ci95_low", "write_cost_ci95_high",
-                "read_cost", "read_cost_ci95_low", "read_cost_ci95_high", "file_id", "read_id"]  # fmt: skip
+COST_COLUMNS = [
+    "format",
+    "setting",
+    "container",
+    "algorithm",
+    "storage_profile",
+    "branches",
+    "bytes_per_event",
+    "read_seconds_per_event",
+    "n",
+    "rounds",
+    "event_rate_hz",
+    "threads",
+    "write_core_us_per_event",
+    "write_n",
+    "write_noise",
+    "storage_cost",
+    "write_cost",
+    "write_cost_ci95_low",
+    "write_cost_ci95_high",
+    "read_cost",
+    "read_cost_ci95_low",
+    "read_cost_ci95_high",
+    "file_id",
+    "read_id",
+]
 
 
 def cost_table(model: CostModel, config: Mapping[str, Any]) -> pd.DataFrame:
@@ -878,8 +1023,11 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
     ]
     for fmt in format_order(choice["format"]):
         for _, r in choice[choice["format"] == fmt].iterrows():
-            runner = (f"{r['runner_up']} (+{100 * r['runner_up_extra']:.1f} %)"
-                      if isinstance(r.get("runner_up"), str) else "(only candidate)")  # fmt: skip
+            runner = (
+                f"{r['runner_up']} (+{100 * r['runner_up_extra']:.1f} %)"
+                if isinstance(r.get("runner_up"), str)
+                else "(only candidate)"
+            )
             total = money_interval(r["total_cost"], r["total_cost_ci95_low"], r["total_cost_ci95_high"], cur)
             lines.append(
                 f"| {format_title(fmt)} | {r['reads_per_file']} | {_choice_text(r)} | {total} | "
@@ -898,14 +1046,25 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
         stretches = envelope[envelope["format"] == fmt]
         text = "; ".join(_stretch_text(s) for s in stretches.to_dict("records"))
         lines.append(f"- {format_title(fmt)}: {text}")
-    lines += ["", f"The Pareto fronts on `{price['storage_profile']}` (size, rate, write cost; a point leaves a front "
-              "only when a point on it is not larger, not costlier to write, has a rate at most "
-              f"{100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely lower, and is better in one; "
-              "`tables/pareto_front.csv`, `figures/fig30_pareto_<format>.png`):", ""]  # fmt: skip
+    lines += [
+        "",
+        f"The Pareto fronts on `{price['storage_profile']}` (size, rate, write cost; a point leaves a front "
+        "only when a point on it is not larger, not costlier to write, has a rate at most "
+        f"{100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely lower, and is better in one; "
+        "`tables/pareto_front.csv`, `figures/fig30_pareto_<format>.png`):",
+        "",
+    ]
     on = front[front["on_front"].map(_true) & (front["storage_profile"] == price["storage_profile"])]
     for (fmt, container, branches), g in on.groupby(["format", "container", "branches"], sort=False):
-        total = int(((front["format"] == fmt) & (front["container"] == container) & (front["branches"] == branches)
-                     & (front["storage_profile"] == price["storage_profile"]) & front["valid"].map(_true)).sum())  # fmt: skip
+        total = int(
+            (
+                (front["format"] == fmt)
+                & (front["container"] == container)
+                & (front["branches"] == branches)
+                & (front["storage_profile"] == price["storage_profile"])
+                & front["valid"].map(_true)
+            ).sum()
+        )
         names = ", ".join(g.sort_values("bytes_per_event")["setting"])
         lines.append(
             f"- {format_title(fmt)}, {container}, {branches}: {len(g)} of {total} valid points: {names}"

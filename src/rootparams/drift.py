@@ -41,10 +41,14 @@ class Drift:
     def text(self) -> str:
         if self.reads < 3:
             return f"the drift sentinel was read {self.reads} time(s): too few to tell the host's drift"
-        trend = (f"{100 * self.trend.slope:+.1f} % per hour (95 % CI {100 * self.trend.low:+.1f} to "
-                 f"{100 * self.trend.high:+.1f})")  # fmt: skip
-        return (f"{self.subject}: {self.reads} reads over {self.hours:.2f} h ({self.flagged} flagged, left out): "
-                f"{self.rate.text('Hz', 0)}, σ/mean {self.rel_spread:.1%}; trend {trend}")  # fmt: skip
+        trend = (
+            f"{100 * self.trend.slope:+.1f} % per hour (95 % CI {100 * self.trend.low:+.1f} to "
+            f"{100 * self.trend.high:+.1f})"
+        )
+        return (
+            f"{self.subject}: {self.reads} reads over {self.hours:.2f} h ({self.flagged} flagged, left out): "
+            f"{self.rate.text('Hz', 0)}, σ/mean {self.rel_spread:.1%}; trend {trend}"
+        )
 
 
 def analyse(sentinel: pd.DataFrame) -> Drift | None:
@@ -77,8 +81,14 @@ def draw(sentinel: pd.DataFrame, jobs: pd.DataFrame | None = None) -> plt.Figure
     fig.suptitle(title, fontsize=11)
     drift = analyse(sentinel)
     if drift is None or sentinel.empty:
-        ax.text(0.5, 0.5, "No sentinel reads in this study (measurement.sentinel.every_seconds: 0).",
-                ha="center", va="center", transform=ax.transAxes)  # fmt: skip
+        ax.text(
+            0.5,
+            0.5,
+            "No sentinel reads in this study (measurement.sentinel.every_seconds: 0).",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
         return fig
     start = sentinel["process_start_time"].min()
     flagged = sentinel["flagged"].map(lambda v: str(v).lower() in ("true", "1"))
@@ -86,27 +96,55 @@ def draw(sentinel: pd.DataFrame, jobs: pd.DataFrame | None = None) -> plt.Figure
     if jobs is not None and len(jobs):
         for i, job in enumerate(jobs.sort_values("job_start_time").itertuples()):
             for axis in (ax, probe):
-                axis.axvspan((job.job_start_time - start) / 3600, (job.job_end_time - start) / 3600,
-                             color="0.93" if i % 2 else "0.88", zorder=0)  # fmt: skip
-            ax.text((job.job_start_time - start) / 3600, 1.0, f" {job.block}", transform=ax.get_xaxis_transform(),
-                    fontsize=7, va="top", color="0.3")  # fmt: skip
+                axis.axvspan(
+                    (job.job_start_time - start) / 3600,
+                    (job.job_end_time - start) / 3600,
+                    color="0.93" if i % 2 else "0.88",
+                    zorder=0,
+                )
+            ax.text(
+                (job.job_start_time - start) / 3600,
+                1.0,
+                f" {job.block}",
+                transform=ax.get_xaxis_transform(),
+                fontsize=7,
+                va="top",
+                color="0.3",
+            )
     ax.plot(hours[~flagged], sentinel["event_rate_hz"][~flagged], "o", color="C0", markersize=4, label="read")
-    ax.plot(hours[flagged], sentinel["event_rate_hz"][flagged], "x", color="C3", markersize=5,
-            label="flagged (left out)")  # fmt: skip
+    ax.plot(
+        hours[flagged],
+        sentinel["event_rate_hz"][flagged],
+        "x",
+        color="C3",
+        markersize=5,
+        label="flagged (left out)",
+    )
     mean = drift.rate.mean
     ax.axhline(mean, color="0.4", linewidth=0.8, linestyle="--", label=f"mean {mean:.0f} Hz")
     if drift.trend.slope == drift.trend.slope:
         h = hours[~flagged]
         center = h.mean()
-        ax.plot([h.min(), h.max()], [mean * (1 + drift.trend.slope * (x - center)) for x in (h.min(), h.max())],
-                color="C1", linewidth=1.2, label=f"trend {100 * drift.trend.slope:+.1f} %/h")  # fmt: skip
+        ax.plot(
+            [h.min(), h.max()],
+            [mean * (1 + drift.trend.slope * (x - center)) for x in (h.min(), h.max())],
+            color="C1",
+            linewidth=1.2,
+            label=f"trend {100 * drift.trend.slope:+.1f} %/h",
+        )
     ax.set_ylabel("Event rate [Hz]")
     ax.legend(fontsize=7, loc="lower left")
     for when, marker in (("before", "v"), ("after", "^")):
         column = f"memory_probe_{when}_seconds"
         if column in sentinel:
-            probe.plot(hours, 1e3 * sentinel[column], marker, markersize=3, linestyle="none",
-                       label=f"memory probe {when} the read")  # fmt: skip
+            probe.plot(
+                hours,
+                1e3 * sentinel[column],
+                marker,
+                markersize=3,
+                linestyle="none",
+                label=f"memory probe {when} the read",
+            )
     probe.set_ylabel("Memory probe [ms]")
     probe.set_xlabel("Hours since the sentinel's first read")
     probe.legend(fontsize=6)

@@ -126,12 +126,27 @@ def _errorbar(ax, x, y, bars, bars_are, valid=None, color=None, label=None) -> N
         elif runs[-1]:
             runs.append([])
     for k, run in enumerate(r for r in runs if r):
-        ax.plot(x[run], y[run], marker="o", markersize=4.5, color=color, linewidth=1.2,
-                label=label if k == 0 else None)  # fmt: skip
+        ax.plot(
+            x[run],
+            y[run],
+            marker="o",
+            markersize=4.5,
+            color=color,
+            linewidth=1.2,
+            label=label if k == 0 else None,
+        )
     if not valid.any():  # the legend still names the series
         ax.plot([], [], marker="o", markersize=4.5, color=color, linewidth=1.2, label=label)
-    ax.plot(x[~valid], y[~valid], marker="o", markersize=5, color=color, markerfacecolor="white",
-            markeredgewidth=1.2, linestyle="none")  # fmt: skip
+    ax.plot(
+        x[~valid],
+        y[~valid],
+        marker="o",
+        markersize=5,
+        color=color,
+        markerfacecolor="white",
+        markeredgewidth=1.2,
+        linestyle="none",
+    )
 
 
 def _finish_axis(ax, panel, xs, order, categories, xlabel, ylabel, logy) -> None:
@@ -148,9 +163,17 @@ def _finish_axis(ax, panel, xs, order, categories, xlabel, ylabel, logy) -> None
 
 
 def _lines_by_algorithm(
-    data: pd.DataFrame, title: str, x: str, y: str, yerr: str | None, xlabel: str, ylabel: str,
-    categories: tuple[list, Callable] | None = None, scale: float = 1.0, logy: bool = False,
-) -> plt.Figure:  # fmt: skip
+    data: pd.DataFrame,
+    title: str,
+    x: str,
+    y: str,
+    yerr: str | None,
+    xlabel: str,
+    ylabel: str,
+    categories: tuple[list, Callable] | None = None,
+    scale: float = 1.0,
+    logy: bool = False,
+) -> plt.Figure:
     """One panel per format, one line per algorithm; ``categories`` = (order, label) for a categorical x."""
     formats = _formats(data)
     fig, axes = _panels(len(formats), title)
@@ -169,8 +192,17 @@ def _lines_by_algorithm(
                 _note_bars(fig, bars_are)
             # Hollow where it is not valid, as every other point.
             face = color if valid_points(panel.loc[[i]]).iloc[0] else "white"
-            ax.plot([pos], [row[y] * scale], marker="*", markersize=12, markerfacecolor=face, markeredgecolor=color,
-                    markeredgewidth=1.2, linestyle="none", label="the real file as it is")  # fmt: skip
+            ax.plot(
+                [pos],
+                [row[y] * scale],
+                marker="*",
+                markersize=12,
+                markerfacecolor=face,
+                markeredgecolor=color,
+                markeredgewidth=1.2,
+                linestyle="none",
+                label="the real file as it is",
+            )
         ticks = panel.loc[panel["algorithm"] != UNCOMPRESSED, x]
         panel = panel[~asis]
         for alg in [a for a in ALGORITHMS if a in set(panel["algorithm"])]:
@@ -184,8 +216,13 @@ def _lines_by_algorithm(
                 # Uncompressed has no level: a horizontal reference across the panel, its bar a band; dotted and
                 # said so where the point is not valid.
                 value, is_valid = line[y].iloc[0] * scale, bool(valid_points(line).iloc[0])
-                ax.axhline(value, color=style["color"], linestyle="--" if is_valid else ":", linewidth=1,
-                           label=style["label"] + ("" if is_valid else " (not valid)"))  # fmt: skip
+                ax.axhline(
+                    value,
+                    color=style["color"],
+                    linestyle="--" if is_valid else ":",
+                    linewidth=1,
+                    label=style["label"] + ("" if is_valid else " (not valid)"),
+                )
                 if bars is not None:
                     ax.axhspan(
                         value - bars[0, 0], value + bars[1, 0], color=style["color"], alpha=0.12, linewidth=0
@@ -208,10 +245,21 @@ def _lines_by_algorithm(
 
 
 def _lines_by(
-    data: pd.DataFrame, title: str, panel_key: str, panel_order: list, hue: str, x: str, y: str, yerr: str | None,
-    xlabel: str, ylabel: str, categories: tuple[Callable, Callable] | None, scale: float = 1.0,
-    logy: bool = False, hue_label: Callable = str,
-) -> plt.Figure:  # fmt: skip
+    data: pd.DataFrame,
+    title: str,
+    panel_key: str,
+    panel_order: list,
+    hue: str,
+    x: str,
+    y: str,
+    yerr: str | None,
+    xlabel: str,
+    ylabel: str,
+    categories: tuple[Callable, Callable] | None,
+    scale: float = 1.0,
+    logy: bool = False,
+    hue_label: Callable = str,
+) -> plt.Figure:
     """Like _lines_by_algorithm for another hue (learn entries, storage profile); panels by ``panel_key``."""
     panels = (
         panel_order(data[panel_key])
@@ -233,8 +281,16 @@ def _lines_by(
             line["_pos"] = line[x].map({v: j for j, v in enumerate(order)}) if categories else line[x]
             line = line.sort_values("_pos")
             bars, bars_are = _bars(line, y, yerr, scale)
-            _errorbar(ax, line["_pos"], line[y] * scale, bars, bars_are, valid_points(line), color=colors[value],
-                      label=hue_label(value))  # fmt: skip
+            _errorbar(
+                ax,
+                line["_pos"],
+                line[y] * scale,
+                bars,
+                bars_are,
+                valid_points(line),
+                color=colors[value],
+                label=hue_label(value),
+            )
         _finish_axis(ax, key, panel[x], order, categories, xlabel, ylabel, logy and (panel[y] > 0).any())
         ax.legend(fontsize=8)
     fig.tight_layout()
@@ -243,8 +299,13 @@ def _lines_by(
 
 RATE = ("event_rate_hz_mean", "event_rate_hz_std", "Event rate [Hz]")
 # Figures of a file setting, where a user's file as it is is drawn at its own setting beside its rewrites.
-AS_IS_FIGURES = ("fig01_rate_vs_compression", "fig02_size_vs_compression", "fig03_rate_vs_autoflush",
-                 "fig04_size_vs_autoflush", "fig05_memory_vs_autoflush")  # fmt: skip
+AS_IS_FIGURES = (
+    "fig01_rate_vs_compression",
+    "fig02_size_vs_compression",
+    "fig03_rate_vs_autoflush",
+    "fig04_size_vs_autoflush",
+    "fig05_memory_vs_autoflush",
+)
 AF_X = (autoflush_order, autoflush_label)
 CACHE_X = (cache_order, cache_label)
 SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
@@ -259,19 +320,35 @@ def _by_algorithm(title, x, y, yerr, xlabel, ylabel, categories=None, scale=1.0)
 
 
 _fig01 = _by_algorithm("Fig. 1: event rate vs compression", "level", *RATE[:2], "Compression level", RATE[2])
-_fig02 = _by_algorithm("Fig. 2: file size vs compression", "level", *SIZE_MB, "Compression level",
-                       "File size [MB]", scale=1e-6)  # fmt: skip
+_fig02 = _by_algorithm(
+    "Fig. 2: file size vs compression", "level", *SIZE_MB, "Compression level", "File size [MB]", scale=1e-6
+)
 _fig03 = _by_algorithm("Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X)
-_fig04 = _by_algorithm("Fig. 4: file size vs AutoFlush", "autoflush", *SIZE_MB, "AutoFlush", "File size [MB]",
-                       AF_X, scale=1e-6)  # fmt: skip
-_fig05 = _by_algorithm("Fig. 5: memory vs AutoFlush (the reader's peak RSS above its RSS after the open)", "autoflush",
-                       "rss_increase_bytes_mean", "rss_increase_bytes_std", "AutoFlush", "Peak RSS increase [MB]",
-                       AF_X, scale=1e-6)  # fmt: skip
+_fig04 = _by_algorithm(
+    "Fig. 4: file size vs AutoFlush", "autoflush", *SIZE_MB, "AutoFlush", "File size [MB]", AF_X, scale=1e-6
+)
+_fig05 = _by_algorithm(
+    "Fig. 5: memory vs AutoFlush (the reader's peak RSS above its RSS after the open)",
+    "autoflush",
+    "rss_increase_bytes_mean",
+    "rss_increase_bytes_std",
+    "AutoFlush",
+    "Peak RSS increase [MB]",
+    AF_X,
+    scale=1e-6,
+)
 _fig06 = _by_algorithm(
     "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
 )
-_fig07 = _by_algorithm("Fig. 7: file size vs split level", "split_level", *SIZE_MB, "Split level",
-                       "File size [MB]", SPLIT_X, scale=1e-6)  # fmt: skip
+_fig07 = _by_algorithm(
+    "Fig. 7: file size vs split level",
+    "split_level",
+    *SIZE_MB,
+    "Split level",
+    "File size [MB]",
+    SPLIT_X,
+    scale=1e-6,
+)
 
 
 def _learn_label(value: str) -> str:
@@ -279,19 +356,43 @@ def _learn_label(value: str) -> str:
 
 
 def _fig08(d, ctx):
-    return _lines_by(d, "Fig. 8: event rate vs TTreeCache size", "format", format_order, "learn_entries",
-                     "cache_size", *RATE[:2], "TTreeCache size", RATE[2], CACHE_X, hue_label=_learn_label)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 8: event rate vs TTreeCache size",
+        "format",
+        format_order,
+        "learn_entries",
+        "cache_size",
+        *RATE[:2],
+        "TTreeCache size",
+        RATE[2],
+        CACHE_X,
+        hue_label=_learn_label,
+    )
 
 
 def _fig09(d, ctx):
-    return _lines_by(d, "Fig. 9: read calls vs TTreeCache size", "format", format_order, "learn_entries",
-                     "cache_size", "loop_read_calls_mean", "loop_read_calls_std", "TTreeCache size", "Read calls in the event loop",
-                     CACHE_X, logy=True, hue_label=_learn_label)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 9: read calls vs TTreeCache size",
+        "format",
+        format_order,
+        "learn_entries",
+        "cache_size",
+        "loop_read_calls_mean",
+        "loop_read_calls_std",
+        "TTreeCache size",
+        "Read calls in the event loop",
+        CACHE_X,
+        logy=True,
+        hue_label=_learn_label,
+    )
 
 
 def _fig10(d, ctx):
-    fig = _lines_by_algorithm(d, "Fig. 10: event rate vs implicit-MT threads", "threads", *RATE[:2],
-                              "Implicit-MT threads", RATE[2])  # fmt: skip
+    fig = _lines_by_algorithm(
+        d, "Fig. 10: event rate vs implicit-MT threads", "threads", *RATE[:2], "Implicit-MT threads", RATE[2]
+    )
     cores = ctx.get("cores")
     for ax in fig.axes:
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
@@ -315,15 +416,35 @@ def _setting_order(values) -> list[str]:
 
 def _fig11(d, ctx):
     d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
-    return _lines_by(d, "Fig. 11 (beyond the paper): xAOD event rate vs compression per storage profile",
-                     "format", format_order, "storage_profile", "setting", *RATE[:2], "Compression (algorithm-level)",
-                     RATE[2], (_setting_order, str), hue_label=lambda p: f"storage: {p}")  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 11 (beyond the paper): xAOD event rate vs compression per storage profile",
+        "format",
+        format_order,
+        "storage_profile",
+        "setting",
+        *RATE[:2],
+        "Compression (algorithm-level)",
+        RATE[2],
+        (_setting_order, str),
+        hue_label=lambda p: f"storage: {p}",
+    )
 
 
 def _fig12(d, ctx):
-    return _lines_by(d, "Fig. 12 (beyond the paper): xAOD event rate vs TTreeCache size per storage profile",
-                     "format", format_order, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
-                     CACHE_X, hue_label=lambda p: f"storage: {p}")  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 12 (beyond the paper): xAOD event rate vs TTreeCache size per storage profile",
+        "format",
+        format_order,
+        "storage_profile",
+        "cache_size",
+        *RATE[:2],
+        "TTreeCache size",
+        RATE[2],
+        CACHE_X,
+        hue_label=lambda p: f"storage: {p}",
+    )
 
 
 def _container_setting(d: pd.DataFrame) -> pd.DataFrame:
@@ -331,15 +452,35 @@ def _container_setting(d: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fig13(d, ctx):
-    return _lines_by(_container_setting(d), "Fig. 13 (beyond the paper): event rate, TTree and RNTuple (the same events)",
-                     "format", format_order, "container", "setting", *RATE[:2], "Compression (algorithm-level)",
-                     RATE[2], (_setting_order, str))  # fmt: skip
+    return _lines_by(
+        _container_setting(d),
+        "Fig. 13 (beyond the paper): event rate, TTree and RNTuple (the same events)",
+        "format",
+        format_order,
+        "container",
+        "setting",
+        *RATE[:2],
+        "Compression (algorithm-level)",
+        RATE[2],
+        (_setting_order, str),
+    )
 
 
 def _fig14(d, ctx):
-    return _lines_by(_container_setting(d), "Fig. 14 (beyond the paper): file size, TTree and RNTuple (the same events)",
-                     "format", format_order, "container", "setting", "size_bytes", None, "Compression (algorithm-level)",
-                     "File size [MB]", (_setting_order, str), scale=1e-6)  # fmt: skip
+    return _lines_by(
+        _container_setting(d),
+        "Fig. 14 (beyond the paper): file size, TTree and RNTuple (the same events)",
+        "format",
+        format_order,
+        "container",
+        "setting",
+        "size_bytes",
+        None,
+        "Compression (algorithm-level)",
+        "File size [MB]",
+        (_setting_order, str),
+        scale=1e-6,
+    )
 
 
 def _fig15(d, ctx):
@@ -349,22 +490,48 @@ def _fig15(d, ctx):
     if ratios.empty:
         return _empty("Fig. 15: RNTuple / TTree", "No setting measured in both containers.")
     nan = float("nan")
-    long = pd.concat([
-        ratios.assign(what="event rate", ratio=ratios["rate_ratio"], ratio_ci95_low=ratios["rate_ratio_low"],
-                      ratio_ci95_high=ratios["rate_ratio_high"]),
-        # A file's size depends on no timed read: its ratio is exact, and valid whatever the reads were.
-        ratios.assign(what="file size", ratio=ratios["size_ratio"], ratio_ci95_low=nan, ratio_ci95_high=nan,
-                      valid=True),
-    ])  # fmt: skip
-    fig = _lines_by(_container_setting(long), "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size",
-                    "format", format_order, "what", "setting", "ratio", None, "Compression (algorithm-level)",
-                    "RNTuple / TTree", (_setting_order, str))  # fmt: skip
+    long = pd.concat(
+        [
+            ratios.assign(
+                what="event rate",
+                ratio=ratios["rate_ratio"],
+                ratio_ci95_low=ratios["rate_ratio_low"],
+                ratio_ci95_high=ratios["rate_ratio_high"],
+            ),
+            # A file's size depends on no timed read: its ratio is exact, and valid whatever the reads were.
+            ratios.assign(
+                what="file size",
+                ratio=ratios["size_ratio"],
+                ratio_ci95_low=nan,
+                ratio_ci95_high=nan,
+                valid=True,
+            ),
+        ]
+    )
+    fig = _lines_by(
+        _container_setting(long),
+        "Fig. 15 (beyond the paper): RNTuple / TTree, event rate and file size",
+        "format",
+        format_order,
+        "what",
+        "setting",
+        "ratio",
+        None,
+        "Compression (algorithm-level)",
+        "RNTuple / TTree",
+        (_setting_order, str),
+    )
     for ax in fig.axes:
         ax.axhline(1.0, color="0.5", linewidth=0.8, linestyle=":")
     paired = int(ratios["rate_ratio_paired"].astype(bool).sum())
-    setattr(fig, _BAR_NOTES, [
-        f"error bars: 95 % interval of the rate ratio ({paired} of {len(ratios)} paired by round, the others "
-        "unpaired); a ratio is hollow where either point is not valid; file size ratios are exact"])  # fmt: skip
+    setattr(
+        fig,
+        _BAR_NOTES,
+        [
+            f"error bars: 95 % interval of the rate ratio ({paired} of {len(ratios)} paired by round, the others "
+            "unpaired); a ratio is hollow where either point is not valid; file size ratios are exact"
+        ],
+    )
     return fig
 
 
@@ -379,24 +546,52 @@ def _series(d: pd.DataFrame, *extra: str) -> pd.DataFrame:
 
 
 def _fig16(d, ctx):
-    return _lines_by(_series(d), "Fig. 16 (beyond the paper): event rate vs cluster size (TTree AutoFlush, RNTuple "
-                     "clusters)", "format", format_order, "series", "autoflush", *RATE[:2],
-                     "Cluster size (AutoFlush)", RATE[2], AF_X)  # fmt: skip
+    return _lines_by(
+        _series(d),
+        "Fig. 16 (beyond the paper): event rate vs cluster size (TTree AutoFlush, RNTuple clusters)",
+        "format",
+        format_order,
+        "series",
+        "autoflush",
+        *RATE[:2],
+        "Cluster size (AutoFlush)",
+        RATE[2],
+        AF_X,
+    )
 
 
 def _fig17(d, ctx):
     pages = (lambda v: sorted(set(int(x) for x in v)), lambda v: f"{int(v) / 1024:g} kB")
-    return _lines_by(_series(d), "Fig. 17 (beyond the paper): RNTuple event rate vs largest page size", "format",
-                     format_order, "series", "page_size", *RATE[:2], "Largest page (uncompressed)",
-                     RATE[2], pages)  # fmt: skip
+    return _lines_by(
+        _series(d),
+        "Fig. 17 (beyond the paper): RNTuple event rate vs largest page size",
+        "format",
+        format_order,
+        "series",
+        "page_size",
+        *RATE[:2],
+        "Largest page (uncompressed)",
+        RATE[2],
+        pages,
+    )
 
 
 def _fig18(d, ctx):
     d = _series(d, "storage_profile")
     on_off = (cache_order, lambda v: "off" if int(v) == 0 else "on (TTree: -1)")
-    return _lines_by(d, "Fig. 18 (beyond the paper): RNTuple cluster cache (and TTreeCache) off and on per storage",
-                     "format", format_order, "series", "cache_size", *RATE[:2], "Cluster cache / TTreeCache",
-                     RATE[2], on_off, logy=True)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 18 (beyond the paper): RNTuple cluster cache (and TTreeCache) off and on per storage",
+        "format",
+        format_order,
+        "series",
+        "cache_size",
+        *RATE[:2],
+        "Cluster cache / TTreeCache",
+        RATE[2],
+        on_off,
+        logy=True,
+    )
 
 
 def _storage_rtt(d: pd.DataFrame) -> pd.DataFrame:
@@ -412,18 +607,39 @@ def _storage_rtt(d: pd.DataFrame) -> pd.DataFrame:
 
 
 def _fig19(d, ctx):
-    return _lines_by(d, "Fig. 19 (beyond the paper): event rate vs TTreeCache size, local and over XRootD with added latency",
-                     "format", format_order, "storage_profile", "cache_size", *RATE[:2], "TTreeCache size", RATE[2],
-                     CACHE_X, logy=True, hue_label=lambda p: f"storage: {p}")  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 19 (beyond the paper): event rate vs TTreeCache size, local and over XRootD with added latency",
+        "format",
+        format_order,
+        "storage_profile",
+        "cache_size",
+        *RATE[:2],
+        "TTreeCache size",
+        RATE[2],
+        CACHE_X,
+        logy=True,
+        hue_label=lambda p: f"storage: {p}",
+    )
 
 
 def _fig20(d, ctx):
     d, order = _storage_rtt(d[d["container"] == TTREE] if "container" in d else d)
     cache = {0: "TTreeCache off", -1: "TTreeCache -1 (ROOT's default sizing)"}
     d = d.assign(cache=d["cache_size"].map(lambda v: cache.get(int(v), f"TTreeCache {cache_label(int(v))}")))
-    return _lines_by(d, "Fig. 20 (beyond the paper): event rate vs round-trip time, TTreeCache off and on",
-                     "format", format_order, "cache", "storage", *RATE[:2], "Storage (added round-trip time)",
-                     RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 20 (beyond the paper): event rate vs round-trip time, TTreeCache off and on",
+        "format",
+        format_order,
+        "cache",
+        "storage",
+        *RATE[:2],
+        "Storage (added round-trip time)",
+        RATE[2],
+        (lambda v: [o for o in order if o in set(v)], str),
+        logy=True,
+    )
 
 
 def _prefetch_series(container: str, async_prefetch: bool, cache_size: int) -> str:
@@ -435,11 +651,23 @@ def _prefetch_series(container: str, async_prefetch: bool, cache_size: int) -> s
 
 def _fig21(d, ctx):
     d, order = _storage_rtt(d)
-    series = [_prefetch_series(c, bool(a), int(s))
-              for c, a, s in zip(d["container"], d["async_prefetch"].fillna(False), d["cache_size"], strict=True)]  # fmt: skip
-    return _lines_by(d.assign(series=series), "Fig. 21 (beyond the paper): async prefetching and the RNTuple cluster cache by storage",
-                     "format", format_order, "series", "storage", *RATE[:2], "Storage (added round-trip time)",
-                     RATE[2], (lambda v: [o for o in order if o in set(v)], str), logy=True)  # fmt: skip
+    series = [
+        _prefetch_series(c, bool(a), int(s))
+        for c, a, s in zip(d["container"], d["async_prefetch"].fillna(False), d["cache_size"], strict=True)
+    ]
+    return _lines_by(
+        d.assign(series=series),
+        "Fig. 21 (beyond the paper): async prefetching and the RNTuple cluster cache by storage",
+        "format",
+        format_order,
+        "series",
+        "storage",
+        *RATE[:2],
+        "Storage (added round-trip time)",
+        RATE[2],
+        (lambda v: [o for o in order if o in set(v)], str),
+        logy=True,
+    )
 
 
 # ---- The seeds' related studies (issue #16; docs/measurement.md, "The seeds' studies") -------------------------
@@ -449,15 +677,31 @@ SELECTION_X = (selection_order, selection_label)
 def _layout_series(d: pd.DataFrame) -> pd.DataFrame:
     """Access patterns: one line per on-disk layout, split level (branch-wise at >= 1, class-wise at 0) and
     cluster size."""
-    label = ["split " + str(int(s)) + (" (class-wise)" if int(s) == 0 else " (branch-wise)") + ", AutoFlush "
-             + autoflush_label(int(a)) for s, a in zip(d["split_level"], d["autoflush"], strict=True)]  # fmt: skip
+    label = [
+        "split "
+        + str(int(s))
+        + (" (class-wise)" if int(s) == 0 else " (branch-wise)")
+        + ", AutoFlush "
+        + autoflush_label(int(a))
+        for s, a in zip(d["split_level"], d["autoflush"], strict=True)
+    ]
     return d.assign(series=label)
 
 
 def _fig22(d, ctx):
-    return _lines_by(_layout_series(d), "Fig. 22 (access-pattern study): event rate vs access pattern, split level and "
-                     "cluster size", "format", format_order, "series", "branches", *RATE[:2], "Branches read",
-                     RATE[2], SELECTION_X, logy=True)  # fmt: skip
+    return _lines_by(
+        _layout_series(d),
+        "Fig. 22 (access-pattern study): event rate vs access pattern, split level and cluster size",
+        "format",
+        format_order,
+        "series",
+        "branches",
+        *RATE[:2],
+        "Branches read",
+        RATE[2],
+        SELECTION_X,
+        logy=True,
+    )
 
 
 def _scaled(d: pd.DataFrame, metric: str, name: str, factor) -> pd.DataFrame:
@@ -473,9 +717,20 @@ def _scaled(d: pd.DataFrame, metric: str, name: str, factor) -> pd.DataFrame:
 
 def _fig23(d, ctx):
     d = _scaled(_layout_series(d), "loop_bytes_read", "bytes_per_event", 1 / d["events_read_mean"])
-    return _lines_by(d, "Fig. 23 (access-pattern study): compressed bytes read per event vs access pattern", "format",
-                     format_order, "series", "branches", "bytes_per_event", "bytes_per_event_std",
-                     "Branches read", "Bytes read per event (loop)", SELECTION_X, logy=True)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 23 (access-pattern study): compressed bytes read per event vs access pattern",
+        "format",
+        format_order,
+        "series",
+        "branches",
+        "bytes_per_event",
+        "bytes_per_event_std",
+        "Branches read",
+        "Bytes read per event (loop)",
+        SELECTION_X,
+        logy=True,
+    )
 
 
 def _style_series(d: pd.DataFrame) -> pd.DataFrame:
@@ -494,33 +749,66 @@ def _style_order(values) -> list[str]:
 
 
 def _fig24(d, ctx):
-    return _lines_by(_style_series(d), "Fig. 24 (reading-style study): event rate by reading style", "format",
-                     format_order, "selection", "style", *RATE[:2], "Reading style", RATE[2],
-                     (_style_order, str), logy=True)  # fmt: skip
+    return _lines_by(
+        _style_series(d),
+        "Fig. 24 (reading-style study): event rate by reading style",
+        "format",
+        format_order,
+        "selection",
+        "style",
+        *RATE[:2],
+        "Reading style",
+        RATE[2],
+        (_style_order, str),
+        logy=True,
+    )
 
 
 def _fig25(d, ctx):
-    return _lines_by(_style_series(d), "Fig. 25 (reading-style study): reader CPU per event by reading style (all "
-                     "threads, loop span)", "format", format_order, "selection", "style", "loop_cpu_us_per_event_mean",
-                     "loop_cpu_us_per_event_std", "Reading style", "CPU per event [µs]", (_style_order, str),
-                     logy=True)  # fmt: skip
+    return _lines_by(
+        _style_series(d),
+        "Fig. 25 (reading-style study): reader CPU per event by reading style (all threads, loop span)",
+        "format",
+        format_order,
+        "selection",
+        "style",
+        "loop_cpu_us_per_event_mean",
+        "loop_cpu_us_per_event_std",
+        "Reading style",
+        "CPU per event [µs]",
+        (_style_order, str),
+        logy=True,
+    )
 
 
 def _event_size_rows(d: pd.DataFrame) -> pd.DataFrame:
     """The event-size formats with their uncompressed event size (from the format's name) and a line per
     container and reading style; one panel."""
     size = d["format"].map(eventsize_written_bytes)  # what an event holds (36 B for eventsize_40)
-    series = [f"{CONTAINER_LABELS.get(c, c)}, {reading_style_label(s, t)}"
-              for c, s, t in zip(d["container"], d["reading_style"], d["threads"], strict=True)]  # fmt: skip
+    series = [
+        f"{CONTAINER_LABELS.get(c, c)}, {reading_style_label(s, t)}"
+        for c, s, t in zip(d["container"], d["reading_style"], d["threads"], strict=True)
+    ]
     return d.assign(event_bytes=size, series=series, panel="the same volume at every event size")
 
 
 def _fig26(d, ctx):
     d = _event_size_rows(d)
     d = _scaled(d, "event_rate_hz", "mb_s", d["event_bytes"] / 1e6)
-    fig = _lines_by(d, "Fig. 26 (event-size study): uncompressed throughput vs event size at a fixed volume", "panel",
-                    ["the same volume at every event size"], "series", "event_bytes", "mb_s", "mb_s_std",
-                    "Uncompressed bytes per event", "Throughput [MB/s, uncompressed]", None, logy=True)  # fmt: skip
+    fig = _lines_by(
+        d,
+        "Fig. 26 (event-size study): uncompressed throughput vs event size at a fixed volume",
+        "panel",
+        ["the same volume at every event size"],
+        "series",
+        "event_bytes",
+        "mb_s",
+        "mb_s_std",
+        "Uncompressed bytes per event",
+        "Throughput [MB/s, uncompressed]",
+        None,
+        logy=True,
+    )
     for ax in fig.axes:
         ax.set_xscale("log")
     return fig
@@ -528,38 +816,75 @@ def _fig26(d, ctx):
 
 def _fig27(d, ctx):
     d = _event_size_rows(d)
-    fig = _lines_by(d, "Fig. 27 (event-size study): reader CPU per event vs event size (the per-event overhead)", "panel",
-                    ["the same volume at every event size"], "series", "event_bytes", "loop_cpu_us_per_event_mean",
-                    "loop_cpu_us_per_event_std", "Uncompressed bytes per event", "CPU per event [µs]", None,
-                    logy=True)  # fmt: skip
+    fig = _lines_by(
+        d,
+        "Fig. 27 (event-size study): reader CPU per event vs event size (the per-event overhead)",
+        "panel",
+        ["the same volume at every event size"],
+        "series",
+        "event_bytes",
+        "loop_cpu_us_per_event_mean",
+        "loop_cpu_us_per_event_std",
+        "Uncompressed bytes per event",
+        "CPU per event [µs]",
+        None,
+        logy=True,
+    )
     for ax in fig.axes:
         ax.set_xscale("log")
     return fig
 
 
 def _fig28(d, ctx):
-    label = [f"{a}-{int(lv)}, parallel unzip {'on' if u else 'off'}"
-             for a, lv, u in zip(d["algorithm"], d["level"], d["unzip"].fillna(False).astype(bool), strict=True)]  # fmt: skip
-    fig = _lines_by(d.assign(series=label), "Fig. 28 (parallel-unzip study): parallel unzip (TTreeCacheUnzip) and implicit MT",
-                    "format", format_order, "series", "threads", *RATE[:2], "Implicit-MT threads", RATE[2],
-                    (lambda v: sorted(set(int(x) for x in v)), str))  # fmt: skip
+    label = [
+        f"{a}-{int(lv)}, parallel unzip {'on' if u else 'off'}"
+        for a, lv, u in zip(d["algorithm"], d["level"], d["unzip"].fillna(False).astype(bool), strict=True)
+    ]
+    fig = _lines_by(
+        d.assign(series=label),
+        "Fig. 28 (parallel-unzip study): parallel unzip (TTreeCacheUnzip) and implicit MT",
+        "format",
+        format_order,
+        "series",
+        "threads",
+        *RATE[:2],
+        "Implicit-MT threads",
+        RATE[2],
+        (lambda v: sorted(set(int(x) for x in v)), str),
+    )
     return fig
 
 
 def _fig29(d, ctx):
     d = d.assign(setting=d["algorithm"] + "-" + d["level"].astype(str))
-    return _lines_by(d, "Fig. 29: compression ratio with mostly empty collections (skimmed) and full events",
-                     "algorithm", ALGORITHMS, "format", "level", "compression_ratio", None,
-                     "Compression level", "Compression ratio (uncompressed / compressed)",
-                     (lambda v: sorted(set(int(x) for x in v)), str),
-                     hue_label=format_title)  # fmt: skip
+    return _lines_by(
+        d,
+        "Fig. 29: compression ratio with mostly empty collections (skimmed) and full events",
+        "algorithm",
+        ALGORITHMS,
+        "format",
+        "level",
+        "compression_ratio",
+        None,
+        "Compression level",
+        "Compression ratio (uncompressed / compressed)",
+        (lambda v: sorted(set(int(x) for x in v)), str),
+        hue_label=format_title,
+    )
 
 
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
-CONTAINER_FIGURES = ("fig13_rate_ttree_vs_rntuple", "fig14_size_ttree_vs_rntuple", "fig15_rntuple_over_ttree",
-                     "fig16_rate_vs_cluster_size", "fig17_rntuple_rate_vs_page_size", "fig18_cluster_cache_by_storage",
-                     "fig21_prefetch_by_latency", "fig26_throughput_vs_event_size",
-                     "fig27_cpu_per_event_vs_event_size")  # fmt: skip
+CONTAINER_FIGURES = (
+    "fig13_rate_ttree_vs_rntuple",
+    "fig14_size_ttree_vs_rntuple",
+    "fig15_rntuple_over_ttree",
+    "fig16_rate_vs_cluster_size",
+    "fig17_rntuple_rate_vs_page_size",
+    "fig18_cluster_cache_by_storage",
+    "fig21_prefetch_by_latency",
+    "fig26_throughput_vs_event_size",
+    "fig27_cpu_per_event_vs_event_size",
+)
 
 FIGURES = [
     Figure(
@@ -693,8 +1018,10 @@ def _footer(fig: plt.Figure, data: pd.DataFrame, measurement: dict | None, scans
         required = (
             f", at least {int(data['n_required'].max())} of them unflagged" if "n_required" in data else ""
         )
-        validity += (f"; valid: every timed loop lasts at least {rule['min_window_seconds']:g} s and holds at least "
-                     f"{rule['min_window_io_share']:.0%} of its read's I/O{own}{required}")  # fmt: skip
+        validity += (
+            f"; valid: every timed loop lasts at least {rule['min_window_seconds']:g} s and holds at least "
+            f"{rule['min_window_io_share']:.0%} of its read's I/O{own}{required}"
+        )
     # Wrapped to the figure's width (about 19 characters an inch at 7 pt), so that it does not widen the image.
     width = max(int(fig.get_figwidth() * 19), 80)
     return "\n".join(
@@ -736,10 +1063,20 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     write = rows["write_core_us_per_event"]
     wmax = float(write.max()) if write.notna().any() else 1.0
     for ax, ((container, profile, branches), g) in zip(axes[0], groups, strict=True):
-        left_out = everything[~valid & (everything["container"] == container)
-                              & (everything["storage_profile"] == profile) & (everything["branches"] == branches)]  # fmt: skip
-        ax.scatter(left_out["bytes_per_event"] / 1e3, left_out["event_rate_hz"], marker="x", s=18, color="0.75",
-                   linewidth=0.8)  # fmt: skip
+        left_out = everything[
+            ~valid
+            & (everything["container"] == container)
+            & (everything["storage_profile"] == profile)
+            & (everything["branches"] == branches)
+        ]
+        ax.scatter(
+            left_out["bytes_per_event"] / 1e3,
+            left_out["event_rate_hz"],
+            marker="x",
+            s=18,
+            color="0.75",
+            linewidth=0.8,
+        )
         on = g["on_front"].map(lambda v: str(v).lower() == "true")
         area = 15 + 250 * (g["write_core_us_per_event"].fillna(0) / wmax)
         kb = g["bytes_per_event"] / 1e3
@@ -754,18 +1091,32 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
         line = g[on].sort_values("bytes_per_event")
         ax.plot(line["bytes_per_event"] / 1e3, line["event_rate_hz"], color="black", linewidth=0.8, zorder=2)
         for x, y, label, is_on in zip(kb, rate, g["setting"], on, strict=True):
-            ax.annotate(label, (x, y), xytext=(3, 3), textcoords="offset points", fontsize=5.5,
-                        color="black" if is_on else "0.5")  # fmt: skip
-        ax.set_title(f"{CONTAINER_LABELS.get(container, container)}, {profile}, {selection_label(branches)}",
-                     fontsize=9)  # fmt: skip
+            ax.annotate(
+                label,
+                (x, y),
+                xytext=(3, 3),
+                textcoords="offset points",
+                fontsize=5.5,
+                color="black" if is_on else "0.5",
+            )
+        ax.set_title(
+            f"{CONTAINER_LABELS.get(container, container)}, {profile}, {selection_label(branches)}",
+            fontsize=9,
+        )
         ax.set_xlabel("File size per event [kB]")
         ax.set_ylabel("Event rate [Hz]")
-    fig.text(0.01, -0.01, "filled and joined: the front; grey: surely beaten by a point of the front (not larger, not "
-             f"costlier to write, a rate at most {100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely "
-             "lower, better in one)\na point whose rate may be more than that faster stays on the front; "
-             f"x: not valid, left out ({int((~valid).sum())}); marker area: ROOT's write time per event (largest "
-             f"{wmax:.0f} core-µs, one measurement per file)\nerror bars: 95 % interval of the mean rate",
-             fontsize=7, color="0.3", va="top")  # fmt: skip
+    fig.text(
+        0.01,
+        -0.01,
+        "filled and joined: the front; grey: surely beaten by a point of the front (not larger, not "
+        f"costlier to write, a rate at most {100 * PARETO_RATE_MARGIN:g} % lower with 95 % confidence and not surely "
+        "lower, better in one)\na point whose rate may be more than that faster stays on the front; "
+        f"x: not valid, left out ({int((~valid).sum())}); marker area: ROOT's write time per event (largest "
+        f"{wmax:.0f} core-µs, one measurement per file)\nerror bars: 95 % interval of the mean rate",
+        fontsize=7,
+        color="0.3",
+        va="top",
+    )
     return fig
 
 
@@ -775,9 +1126,11 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
     candidates thin and grey; at each cost.reads_per_file (dotted) whether the choice is sure or a tie
     (cost_choice.csv)."""
     sns.set_theme(style="whitegrid", context="paper")
-    title = (f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
-             f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "
-             f"{price['copies']}, CPU {price['cpu_per_core_hour']:g} {price['currency']}/core-hour)")  # fmt: skip
+    title = (
+        f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
+        f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "
+        f"{price['copies']}, CPU {price['cpu_per_core_hour']:g} {price['currency']}/core-hour)"
+    )
     if parts.empty:
         return _empty(
             title, "No valid point on the cost's storage profile and default selection in this run."
@@ -799,24 +1152,43 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
             (line,) = ax.plot(reads, cost, linewidth=1.8, label=row["setting"])
             if bands:
                 # Disk and write are exact: the total's interval is the read's, times the reads.
-                ax.fill_between(reads, fixed + reads * row["read_cost_ci95_low"],
-                                fixed + reads * row["read_cost_ci95_high"], color=line.get_color(), alpha=0.2,
-                                linewidth=0)  # fmt: skip
+                ax.fill_between(
+                    reads,
+                    fixed + reads * row["read_cost_ci95_low"],
+                    fixed + reads * row["read_cost_ci95_high"],
+                    color=line.get_color(),
+                    alpha=0.2,
+                    linewidth=0,
+                )
         for _, c in choice[choice["format"] == fmt].iterrows():
             n = max(c["reads_per_file"], 1)
             ax.axvline(n, color="0.5", linestyle=":", linewidth=0.8)
             if "tie" in c:
-                ax.text(n, 0.98, " tie" if str(c["tie"]).lower() == "true" else " sure", fontsize=6, color="0.3",
-                        va="top", transform=ax.get_xaxis_transform())  # fmt: skip
+                ax.text(
+                    n,
+                    0.98,
+                    " tie" if str(c["tie"]).lower() == "true" else " sure",
+                    fontsize=6,
+                    color="0.3",
+                    va="top",
+                    transform=ax.get_xaxis_transform(),
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_title(format_title(fmt))
         ax.set_xlabel("Reads per file")
         ax.set_ylabel(f"Cost per million events [{price['currency']}]")
         ax.legend(fontsize=6, title="lowest mean somewhere", title_fontsize=6)
-    fig.text(0.01, -0.01, "thick: the lowest mean total somewhere from 1 to 10^4 reads; band: its 95 % interval (the "
-             "reads, a bootstrap over rounds;\ndisk and write exact, the write one measurement); grey: the other "
-             f"candidates ({len(parts)} in all: valid points, lossless unless cost.lossy);\ndotted: cost.reads_per_file, "
-             "'sure' where one setting is the cheapest in 95 % of the resamples, 'tie' where several are equal\nwithin "
-             "the uncertainty (cost_choice.csv)", fontsize=7, color="0.3", va="top")  # fmt: skip
+    fig.text(
+        0.01,
+        -0.01,
+        "thick: the lowest mean total somewhere from 1 to 10^4 reads; band: its 95 % interval (the "
+        "reads, a bootstrap over rounds;\ndisk and write exact, the write one measurement); grey: the other "
+        f"candidates ({len(parts)} in all: valid points, lossless unless cost.lossy);\ndotted: cost.reads_per_file, "
+        "'sure' where one setting is the cheapest in 95 % of the resamples, 'tie' where several are equal\nwithin "
+        "the uncertainty (cost_choice.csv)",
+        fontsize=7,
+        color="0.3",
+        va="top",
+    )
     return fig

@@ -23,8 +23,14 @@ from rootparams.formats import EVENTSIZE_PREFIX, event_size_bytes
 from rootparams.grid import file_points, format_kind
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
-BYTES_PER_EVENT_ZLIB5 = {"xaod": 1.00e6, "topq1": 191e3, "susy5": 65e3, "truth3": 5.6e3, "nanoaod": 1.9e3,
-                         "susy5_skim": 9e3}  # fmt: skip
+BYTES_PER_EVENT_ZLIB5 = {
+    "xaod": 1.00e6,
+    "topq1": 191e3,
+    "susy5": 65e3,
+    "truth3": 5.6e3,
+    "nanoaod": 1.9e3,
+    "susy5_skim": 9e3,
+}
 # The event-size formats' full-precision floats barely compress: this share of their uncompressed bytes.
 EVENTSIZE_ZLIB5_SHARE = 0.92
 # File size relative to ZLIB-5, measured on these generators (xAOD and TRUTH3 agree within ~10 %); one factor

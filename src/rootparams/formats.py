@@ -133,8 +133,24 @@ def kinematics() -> dict[str, tuple]:
 # xAOD stores track-summary counts), and one slot in 16 for a nested vector where the container has one:
 # per-vertex vectors of jets (track moments for each primary vertex), per-track vectors of vertices and
 # b-tagging. Other containers hold a scalar there: a track or a cluster has no per-vertex quantities.
-_KINDS = ("full", "full", "trunc", "sparse", "full", "u8", "count", "int", "full", "sparse", "full", "flag",
-          "nested", "full", "trunc", "full")  # fmt: skip
+_KINDS = (
+    "full",
+    "full",
+    "trunc",
+    "sparse",
+    "full",
+    "u8",
+    "count",
+    "int",
+    "full",
+    "sparse",
+    "full",
+    "flag",
+    "nested",
+    "full",
+    "trunc",
+    "full",
+)
 
 
 def dyn_attributes(
@@ -186,33 +202,63 @@ def dyn_attributes(
 
 
 def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCommon") -> Collection:
-    attrs = {**kinematics(), "charge": ("choice", -1, 1), "author": ("choice", 1, 16),
-             "OQ": ("const", 1446), "quality": ("int", 0, 3),
-             "f1": FRACTION, "f3": trunc(7, ("exp", 0.02)), "weta2": trunc(15, ("gaus", 0.01, 0.002)),
-             "Reta": trunc(15, ("gaus", 0.95, 0.03)), "Rphi": trunc(15, ("gaus", 0.9, 0.05)),
-             "Eratio": FRACTION, "Rhad": sparse(0.3, 0.0, ("gaus", 0.0, 0.02)), "DeltaE": sparse(0.5, 0.0, ("exp", 200.0)),
-             "topoetcone20": ("gaus", 500.0, 2000.0), "ptcone20": sparse(0.6, 0.0, ("exp", 2000.0)),
-             "ptvarcone30": sparse(0.6, 0.0, ("exp", 2000.0)),
-             "trackParticleLink": ("link", "InDetTrackParticles"), "caloClusterLink": ("link", "egammaClusters")}  # fmt: skip
+    attrs = {
+        **kinematics(),
+        "charge": ("choice", -1, 1),
+        "author": ("choice", 1, 16),
+        "OQ": ("const", 1446),
+        "quality": ("int", 0, 3),
+        "f1": FRACTION,
+        "f3": trunc(7, ("exp", 0.02)),
+        "weta2": trunc(15, ("gaus", 0.01, 0.002)),
+        "Reta": trunc(15, ("gaus", 0.95, 0.03)),
+        "Rphi": trunc(15, ("gaus", 0.9, 0.05)),
+        "Eratio": FRACTION,
+        "Rhad": sparse(0.3, 0.0, ("gaus", 0.0, 0.02)),
+        "DeltaE": sparse(0.5, 0.0, ("exp", 200.0)),
+        "topoetcone20": ("gaus", 500.0, 2000.0),
+        "ptcone20": sparse(0.6, 0.0, ("exp", 2000.0)),
+        "ptvarcone30": sparse(0.6, 0.0, ("exp", 2000.0)),
+        "trackParticleLink": ("link", "InDetTrackParticles"),
+        "caloClusterLink": ("link", "egammaClusters"),
+    }
     dyn, inner = dyn_attributes(f"{stem}{name}Var", n_dyn, 1000.0)
-    dyn += [("ambiguityType", "uint8", "int", 0, 3), ("truthParticleLink", "link", "TruthParticles"),
-            ("DFCommonElectronsLHLoose", "uint8", "int", 0, 1), ("truthType", "int", "choice", 2, 2, 2, 4, 17),
-            ("truthOrigin", "int", "choice", 10, 10, 12, 13, 0)]  # fmt: skip
+    dyn += [
+        ("ambiguityType", "uint8", "int", 0, 3),
+        ("truthParticleLink", "link", "TruthParticles"),
+        ("DFCommonElectronsLHLoose", "uint8", "int", 0, 1),
+        ("truthType", "int", "choice", 2, 2, 2, 4, 17),
+        ("truthOrigin", "int", "choice", 10, 10, 12, 13, 0),
+    ]
     return Collection(name, interface, "ParticleAuxContainer_v1", mult, attrs, inner, dyn)
 
 
 def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Collection:
-    attrs = {"d0": ("gaus", 0.0, 0.05), "z0": ("gaus", 0.0, 45.0), "phi": PHI, "theta": ("uniform", 0.2, 2.9),
-             "qOverP": ("gaus", 0.0, 0.0005), "vx": ("const", -0.5), "vy": ("const", -0.5),
-             "vz": ("const", 0.0), "chiSquared": ("exp", 20.0), "numberDoF": grid(1.0, ("uniform", 5, 40)),
-             "definingParametersCovMatrix": ("exp", 0.001), "numberOfPixelHits": ("int", 2, 6),
-             "numberOfSCTHits": ("int", 6, 10), "numberOfTRTHits": ("int", 0, 40),
-             "numberOfPixelHoles": sparse(0.9, 0, ("int", 1, 2)), "numberOfSCTHoles": sparse(0.9, 0, ("int", 1, 2)),
-             "numberOfInnermostPixelLayerHits": ("choice", 0, 1, 1, 1, 2),
-             "numberOfPixelSharedHits": sparse(0.9, 0, ("int", 1, 3)), "expectInnermostPixelLayerHit": sparse(0.95, 1, ("const", 0)),
-             "particleHypothesis": ("const", 2),
-             "trackFitter": ("const", 1), "patternRecoInfo": ("choice", 1, 2, 4, 8),
-             "vertexLink": ("link", "PrimaryVertices")}  # fmt: skip
+    attrs = {
+        "d0": ("gaus", 0.0, 0.05),
+        "z0": ("gaus", 0.0, 45.0),
+        "phi": PHI,
+        "theta": ("uniform", 0.2, 2.9),
+        "qOverP": ("gaus", 0.0, 0.0005),
+        "vx": ("const", -0.5),
+        "vy": ("const", -0.5),
+        "vz": ("const", 0.0),
+        "chiSquared": ("exp", 20.0),
+        "numberDoF": grid(1.0, ("uniform", 5, 40)),
+        "definingParametersCovMatrix": ("exp", 0.001),
+        "numberOfPixelHits": ("int", 2, 6),
+        "numberOfSCTHits": ("int", 6, 10),
+        "numberOfTRTHits": ("int", 0, 40),
+        "numberOfPixelHoles": sparse(0.9, 0, ("int", 1, 2)),
+        "numberOfSCTHoles": sparse(0.9, 0, ("int", 1, 2)),
+        "numberOfInnermostPixelLayerHits": ("choice", 0, 1, 1, 1, 2),
+        "numberOfPixelSharedHits": sparse(0.9, 0, ("int", 1, 3)),
+        "expectInnermostPixelLayerHit": sparse(0.95, 1, ("const", 0)),
+        "particleHypothesis": ("const", 2),
+        "trackFitter": ("const", 1),
+        "patternRecoInfo": ("choice", 1, 2, 4, 8),
+        "vertexLink": ("link", "PrimaryVertices"),
+    }
     dyn, inner = dyn_attributes(f"{name}Summary", n_dyn, 1.0)
     inner["definingParametersCovMatrix"] = ("fixed", 15)
     dyn += [
@@ -232,14 +278,24 @@ def clusters(
         k: PHI for k in ("rawPhi", "calPhi", "altPhi")
     }
     attrs |= {k: ("const", 0.0) for k in ("rawM", "calM", "altM")}  # topo-clusters are massless
-    attrs |= {"eta0": grid(0.025, ETA), "phi0": grid(0.0245437, PHI),  # seed cell centres on the cell grid
-              "time": trunc(15, ("gaus", 0.0, 2.0)), "secondR": ("exp", 500.0), "centerLambda": ("exp", 300.0),
-              "centerMag": ("gaus", 2500.0, 800.0), "isolation": trunc(7, FRACTION), "engFracEM": FRACTION,
-              # which calorimeter samplings hold cells of the cluster: a pattern that varies from cluster to cluster;
-              # the clustering algorithm (topo-420, sliding window) is one per container
-              "samplingPattern": ("bits", 0.15), "clusterSize": size,
-              # energy and position per sampling, stored for the samplings of the pattern only
-              "e_sampl": ("exp", 3000.0), "eta_sampl": trunc(15, ETA), "phi_sampl": trunc(15, PHI)}  # fmt: skip
+    attrs |= {
+        "eta0": grid(0.025, ETA),
+        "phi0": grid(0.0245437, PHI),  # seed cell centres on the cell grid
+        "time": trunc(15, ("gaus", 0.0, 2.0)),
+        "secondR": ("exp", 500.0),
+        "centerLambda": ("exp", 300.0),
+        "centerMag": ("gaus", 2500.0, 800.0),
+        "isolation": trunc(7, FRACTION),
+        "engFracEM": FRACTION,
+        # which calorimeter samplings hold cells of the cluster: a pattern that varies from cluster to cluster;
+        # the clustering algorithm (topo-420, sliding window) is one per container
+        "samplingPattern": ("bits", 0.15),
+        "clusterSize": size,
+        # energy and position per sampling, stored for the samplings of the pattern only
+        "e_sampl": ("exp", 3000.0),
+        "eta_sampl": trunc(15, ETA),
+        "phi_sampl": trunc(15, PHI),
+    }
     inner = {k: ("poisson", samplings) for k in ("e_sampl", "eta_sampl", "phi_sampl")}
     dyn, more = dyn_attributes("CaloMoment", n_dyn, 10.0)
     return Collection(
@@ -256,23 +312,44 @@ ENERGY_PER_SAMPLING = cycle(*(sparse(1 - f, 0.0, ("exp", 3000.0)) for f in _SAMP
 
 def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Collection:
     attrs = kinematics() | {
-        "JetConstitScaleMomentum_pt": PT, "JetEMScaleMomentum_pt": PT, "JetConstitScaleMomentum_eta": ETA,
-        "JetEMScaleMomentum_eta": ETA, "JetConstitScaleMomentum_phi": PHI, "JetEMScaleMomentum_phi": PHI,
-        "JetConstitScaleMomentum_m": MASS, "JetEMScaleMomentum_m": MASS,
-        "Jvt": FRACTION, "JvtRpt": trunc(15, FRACTION), "EMFrac": FRACTION, "HECFrac": sparse(0.5, 0.0, FRACTION),
-        "Width": ("exp", 0.1), "Timing": trunc(15, ("gaus", 0.0, 3.0)), "LArQuality": sparse(0.7, 0.0, FRACTION),
-        "NegativeE": sparse(0.8, 0.0, ("exp", 300.0)), "ActiveArea": grid(0.001, ("gaus", 0.5, 0.05)),
+        "JetConstitScaleMomentum_pt": PT,
+        "JetEMScaleMomentum_pt": PT,
+        "JetConstitScaleMomentum_eta": ETA,
+        "JetEMScaleMomentum_eta": ETA,
+        "JetConstitScaleMomentum_phi": PHI,
+        "JetEMScaleMomentum_phi": PHI,
+        "JetConstitScaleMomentum_m": MASS,
+        "JetEMScaleMomentum_m": MASS,
+        "Jvt": FRACTION,
+        "JvtRpt": trunc(15, FRACTION),
+        "EMFrac": FRACTION,
+        "HECFrac": sparse(0.5, 0.0, FRACTION),
+        "Width": ("exp", 0.1),
+        "Timing": trunc(15, ("gaus", 0.0, 3.0)),
+        "LArQuality": sparse(0.7, 0.0, FRACTION),
+        "NegativeE": sparse(0.8, 0.0, ("exp", 300.0)),
+        "ActiveArea": grid(0.001, ("gaus", 0.5, 0.05)),
         "Charge": trunc(7, ("gaus", 0.0, 0.3)),
-        "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5, 15), "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
-        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21), "SumPtTrkPt500": vertex_moment(("exp", 5000.0)),
-        "TrackWidthPt1000": vertex_moment(("exp", 0.1), -1.0, 0.6), "EnergyPerSampling": ENERGY_PER_SAMPLING,
-        "NumTrkPt500": vertex_moment(("int", 1, 30)), "NumTrkPt1000": vertex_moment(("int", 1, 20), 0, 0.6),
-        "constituentLinks": ("link", "CaloCalTopoClusters"), "GhostTrack": ("link", "InDetTrackParticles"),
-    }  # fmt: skip
-    inner = {"SumPtTrkPt500": ("poisson", vertices), "TrackWidthPt1000": ("poisson", vertices),
-             "EnergyPerSampling": ("fixed", 28), "NumTrkPt500": ("poisson", vertices),
-             "NumTrkPt1000": ("poisson", vertices), "constituentLinks": ("poisson", constituents),
-             "GhostTrack": ("poisson", 8)}  # fmt: skip
+        "ConeTruthLabelID": ("choice", 0, 0, 0, 4, 5, 15),
+        "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 4, 5),
+        "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21),
+        "SumPtTrkPt500": vertex_moment(("exp", 5000.0)),
+        "TrackWidthPt1000": vertex_moment(("exp", 0.1), -1.0, 0.6),
+        "EnergyPerSampling": ENERGY_PER_SAMPLING,
+        "NumTrkPt500": vertex_moment(("int", 1, 30)),
+        "NumTrkPt1000": vertex_moment(("int", 1, 20), 0, 0.6),
+        "constituentLinks": ("link", "CaloCalTopoClusters"),
+        "GhostTrack": ("link", "InDetTrackParticles"),
+    }
+    inner = {
+        "SumPtTrkPt500": ("poisson", vertices),
+        "TrackWidthPt1000": ("poisson", vertices),
+        "EnergyPerSampling": ("fixed", 28),
+        "NumTrkPt500": ("poisson", vertices),
+        "NumTrkPt1000": ("poisson", vertices),
+        "constituentLinks": ("poisson", constituents),
+        "GhostTrack": ("poisson", 8),
+    }
     dyn, more = dyn_attributes("JetAttribute", n_dyn, 1.0, vertices, link="TruthParticles", nested="vertex")
     return Collection(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner | more, dyn)
 
@@ -285,24 +362,47 @@ def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Collection:
     def c(dist: tuple) -> tuple:
         return copies(copy, k, dist)
 
-    attrs = {"px": c(("gaus", 0.0, 8000.0)), "py": c(("gaus", 0.0, 8000.0)), "pz": c(("gaus", 0.0, 40000.0)), "e": c(("exp", 40000.0)),
-             "m": c(("choice", 0, 0, 0, 0.511, 105.66, 139.57, 139.57, 139.57, 493.68, 938.27)),
-             "pdgId": c(("choice", 22, 22, 22, 211, -211, 211, -211, 321, -321, 2212, -2212, 11, -11, 13, 130, 310, 2112)),
-             "status": runs(0.5, ("choice", 1, 1, 1, 2, 2, 1, 1, 1, 62, 71)), "barcode": walk(0, ("int", 1, 3)),
-             "prodVtxLink": ("link", "TruthVertices"), "decayVtxLink": ("link", "TruthVertices")}  # fmt: skip
-    dyn = [("polarizationTheta", "float", *sparse(0.97, 0.0, FRACTION)), ("polarizationPhi", "float", *sparse(0.97, 0.0, PHI)),
-           ("classifierParticleType", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 17, 2, 6)))),
-           ("classifierParticleOrigin", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 10, 12, 25)))),
-           ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12)))]  # fmt: skip
+    attrs = {
+        "px": c(("gaus", 0.0, 8000.0)),
+        "py": c(("gaus", 0.0, 8000.0)),
+        "pz": c(("gaus", 0.0, 40000.0)),
+        "e": c(("exp", 40000.0)),
+        "m": c(("choice", 0, 0, 0, 0.511, 105.66, 139.57, 139.57, 139.57, 493.68, 938.27)),
+        "pdgId": c(
+            ("choice", 22, 22, 22, 211, -211, 211, -211, 321, -321, 2212, -2212, 11, -11, 13, 130, 310, 2112)
+        ),
+        "status": runs(0.5, ("choice", 1, 1, 1, 2, 2, 1, 1, 1, 62, 71)),
+        "barcode": walk(0, ("int", 1, 3)),
+        "prodVtxLink": ("link", "TruthVertices"),
+        "decayVtxLink": ("link", "TruthVertices"),
+    }
+    dyn = [
+        ("polarizationTheta", "float", *sparse(0.97, 0.0, FRACTION)),
+        ("polarizationPhi", "float", *sparse(0.97, 0.0, PHI)),
+        ("classifierParticleType", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 17, 2, 6)))),
+        ("classifierParticleOrigin", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 10, 12, 25)))),
+        ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12))),
+    ]
     return Collection(name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, dyn=dyn)
 
 
 def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -> Collection:
-    attrs = {"x": ("gaus", -0.5, 0.01), "y": ("gaus", -0.5, 0.01), "z": ("gaus", 0.0, 45.0), "chiSquared": ("exp", 30.0),
-             "numberDoF": grid(1.0, ("uniform", 1, 100)), "covariance": ("exp", 0.001), "trackWeights": trunc(7, FRACTION),
-             "vertexType": ("choice", 1, 3, 3, 3), "trackParticleLinks": ("link", "InDetTrackParticles")}  # fmt: skip
-    inner = {"covariance": ("fixed", 6), "trackWeights": ("poisson", tracks_per_vertex),
-             "trackParticleLinks": ("poisson", tracks_per_vertex)}  # fmt: skip
+    attrs = {
+        "x": ("gaus", -0.5, 0.01),
+        "y": ("gaus", -0.5, 0.01),
+        "z": ("gaus", 0.0, 45.0),
+        "chiSquared": ("exp", 30.0),
+        "numberDoF": grid(1.0, ("uniform", 1, 100)),
+        "covariance": ("exp", 0.001),
+        "trackWeights": trunc(7, FRACTION),
+        "vertexType": ("choice", 1, 3, 3, 3),
+        "trackParticleLinks": ("link", "InDetTrackParticles"),
+    }
+    inner = {
+        "covariance": ("fixed", 6),
+        "trackWeights": ("poisson", tracks_per_vertex),
+        "trackParticleLinks": ("poisson", tracks_per_vertex),
+    }
     dyn, more = dyn_attributes(f"{name}Decor", n_dyn, 1.0, tracks_per_vertex, nested="track")
     return Collection(name, "VertexContainer_v1", "VertexAuxContainer_v1", mult, attrs, inner | more, dyn)
 
@@ -313,8 +413,12 @@ def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") ->
         k: ("either", 0.6, *per_event(("gaus", 0.0, s)), "gaus", 0.0, d)
         for k, s, d in (("x", 0.01, 20.0), ("y", 0.01, 20.0), ("z", 45.0, 200.0), ("t", 0.2, 1.0))
     }
-    attrs |= {"id": sparse(0.9, 0, pick(1, 2)), "barcode": walk(0, ("int", -3, -1)),
-              "incomingParticleLinks": ("link", particles), "outgoingParticleLinks": ("link", particles)}  # fmt: skip
+    attrs |= {
+        "id": sparse(0.9, 0, pick(1, 2)),
+        "barcode": walk(0, ("int", -3, -1)),
+        "incomingParticleLinks": ("link", particles),
+        "outgoingParticleLinks": ("link", particles),
+    }
     inner = {"incomingParticleLinks": ("fixed", 1), "outgoingParticleLinks": ("poisson", 2)}
     return Collection(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
 
@@ -323,12 +427,34 @@ def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") ->
 # PHYSLITE does, whose truth collections hold ~3.9 kB/event): each collection holds one kind of particle, so
 # pdgId, status and classification take a few values per collection; charged leptons carry dressed kinematics
 # and isolation; parent and child links join the collections to the boson decay chains.
-JET_RECO_MEMBERS = ("JetConstitScaleMomentum_pt", "JetConstitScaleMomentum_eta", "JetConstitScaleMomentum_phi",
-                    "JetConstitScaleMomentum_m", "JetEMScaleMomentum_pt", "JetEMScaleMomentum_eta",
-                    "JetEMScaleMomentum_phi", "JetEMScaleMomentum_m", "Jvt", "JvtRpt", "EMFrac", "HECFrac", "Width",
-                    "Timing", "LArQuality", "NegativeE", "ActiveArea", "Charge")  # fmt: skip
-JET_NESTED_MEMBERS = ("SumPtTrkPt500", "TrackWidthPt1000", "EnergyPerSampling", "NumTrkPt500", "NumTrkPt1000",
-                      "GhostTrack")  # fmt: skip
+JET_RECO_MEMBERS = (
+    "JetConstitScaleMomentum_pt",
+    "JetConstitScaleMomentum_eta",
+    "JetConstitScaleMomentum_phi",
+    "JetConstitScaleMomentum_m",
+    "JetEMScaleMomentum_pt",
+    "JetEMScaleMomentum_eta",
+    "JetEMScaleMomentum_phi",
+    "JetEMScaleMomentum_m",
+    "Jvt",
+    "JvtRpt",
+    "EMFrac",
+    "HECFrac",
+    "Width",
+    "Timing",
+    "LArQuality",
+    "NegativeE",
+    "ActiveArea",
+    "Charge",
+)
+JET_NESTED_MEMBERS = (
+    "SumPtTrkPt500",
+    "TrackWidthPt1000",
+    "EnergyPerSampling",
+    "NumTrkPt500",
+    "NumTrkPt1000",
+    "GhostTrack",
+)
 
 
 def truth_collection(
@@ -342,12 +468,26 @@ def truth_collection(
     extra: tuple = (),
 ) -> Collection:
     chain = "TruthBosonsWithDecayParticles"
-    attrs = {"px": ("gaus", 0.0, 30000.0), "py": ("gaus", 0.0, 30000.0), "pz": ("gaus", 0.0, 90000.0),
-             "e": ("exp", 100000.0), "m": mass, "pdgId": pdg, "status": status, "barcode": ("int", 1, 20000),
-             "prodVtxLink": ("link", "TruthBosonsWithDecayVertices"), "decayVtxLink": ("link", "TruthBosonsWithDecayVertices")}  # fmt: skip
-    dyn = [("classifierParticleType", "uint32", *ctype), ("classifierParticleOrigin", "uint32", *corigin),
-           ("classifierParticleOutCome", "uint32", *sparse(0.8, 1, pick(2, 3, 12))),
-           ("parentLinks", "vlink", chain), ("childLinks", "vlink", chain), *extra]  # fmt: skip
+    attrs = {
+        "px": ("gaus", 0.0, 30000.0),
+        "py": ("gaus", 0.0, 30000.0),
+        "pz": ("gaus", 0.0, 90000.0),
+        "e": ("exp", 100000.0),
+        "m": mass,
+        "pdgId": pdg,
+        "status": status,
+        "barcode": ("int", 1, 20000),
+        "prodVtxLink": ("link", "TruthBosonsWithDecayVertices"),
+        "decayVtxLink": ("link", "TruthBosonsWithDecayVertices"),
+    }
+    dyn = [
+        ("classifierParticleType", "uint32", *ctype),
+        ("classifierParticleOrigin", "uint32", *corigin),
+        ("classifierParticleOutCome", "uint32", *sparse(0.8, 1, pick(2, 3, 12))),
+        ("parentLinks", "vlink", chain),
+        ("childLinks", "vlink", chain),
+        *extra,
+    ]
     inner = {"parentLinks": ("fixed", 1), "childLinks": ("poisson", 1.0)}
     return Collection(
         name, "TruthParticleContainer_v1", "TruthParticleAuxContainer_v1", mult, attrs, inner, dyn
@@ -361,22 +501,34 @@ def isolation(*names: str) -> tuple:
 
 def dressed() -> tuple:
     """Dressed kinematics of a charged lepton (the lepton plus the photons around it) and its isolation."""
-    return (("e_dressed", "float", "exp", 100000.0), ("pt_dressed", "float", "exp", 40000.0),
-            ("eta_dressed", "float", *ETA), ("phi_dressed", "float", *PHI),
-            ("nPhotons_dressed", "int", *sparse(0.97, 0, ("const", 1))), *isolation("ptcone30", "etcone20"))  # fmt: skip
+    return (
+        ("e_dressed", "float", "exp", 100000.0),
+        ("pt_dressed", "float", "exp", 40000.0),
+        ("eta_dressed", "float", *ETA),
+        ("phi_dressed", "float", *PHI),
+        ("nPhotons_dressed", "int", *sparse(0.97, 0, ("const", 1))),
+        *isolation("ptcone30", "etcone20"),
+    )
 
 
 def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Collection:
     """Truth jets: kinematics, flavour labels and constituent links; the reco-only members of the jet aux store
     are left at zero, the per-vertex and per-sampling vectors empty."""
     attrs = kinematics() | {k: ("const", 0.0) for k in JET_RECO_MEMBERS}
-    attrs |= {"ConeTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4, 15), "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4),
-              "PartonTruthLabelID": ("choice", 21, 21, 1, 2, 3, 4, 5, -1),
-              # into the full truth record, which TRUTH3 does not keep: the key of TruthParticles, indices all over it
-              "constituentLinks": ("link", "TruthParticles", "int", 0, 1500)}  # fmt: skip
+    attrs |= {
+        "ConeTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4, 15),
+        "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4),
+        "PartonTruthLabelID": ("choice", 21, 21, 1, 2, 3, 4, 5, -1),
+        # into the full truth record, which TRUTH3 does not keep: the key of TruthParticles, indices all over it
+        "constituentLinks": ("link", "TruthParticles", "int", 0, 1500),
+    }
     inner = {k: ("fixed", 0) for k in JET_NESTED_MEMBERS} | {"constituentLinks": ("poisson", constituents)}
-    dyn = [("TrueFlavor", "int", "choice", 21, 21, 1, 2, 3, 4, 5), ("GhostBHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
-           ("GhostCHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))), *extra]  # fmt: skip
+    dyn = [
+        ("TrueFlavor", "int", "choice", 21, 21, 1, 2, 3, 4, 5),
+        ("GhostBHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
+        ("GhostCHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
+        *extra,
+    ]
     return Collection(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
 
 
@@ -384,41 +536,147 @@ def truth3() -> list[Collection]:
     lepton_type, photon_type = ("choice", 4, 4, 4, 4, 4, 4, 4, 3, 3, 2), ("choice", 16, 15, 15, 14)
     return [
         event_info(217),
-        truth_collection("TruthElectrons", ("poisson", 3.6), ("choice", 11, -11), ("const", 1), ("choice", 0.511, 0.511, 0.511, 0.51),
-                         lepton_type, ("choice", 6, 6, 6, 6, 6, 6, 10, 25, 26, 23), dressed()),
-        truth_collection("TruthMuons", ("poisson", 1.0), ("choice", 13, -13), ("const", 1), ("choice", 105.66, 105.66, 105.7),
-                         ("choice", 6, 6, 6, 5, 7), ("choice", 10, 10, 25, 26, 9), dressed()),
-        truth_collection("TruthPhotons", ("poisson", 5.0), ("const", 22), ("const", 1), sparse(0.5, 0.0, ("gaus", 0.0, 0.001)),
-                         photon_type, ("choice", 26, 26, 31, 31, 25, 40, 42, 37), isolation("ptcone20", "etcone20", "etcone40")),
-        truth_collection("TruthTaus", ("poisson", 0.55), ("choice", 15, -15), ("const", 2), ("const", 1776.86), ("choice", 10, 10, 9),
-                         ("choice", 10, 10, 25), (("pt_vis", "float", "exp", 30000.0), ("eta_vis", "float", *ETA), ("phi_vis", "float", *PHI),
-                                                   ("m_vis", "float", "exp", 800.0), ("IsHadronicTau", "uint8", "choice", 1, 1, 0),
-                                                   ("numCharged", "int", "choice", 1, 1, 1, 3), ("numNeutral", "int", "choice", 0, 0, 1, 2))),
-        truth_collection("TruthNeutrinos", ("poisson", 3.1), ("choice", 12, -12, 14, -14, 16, -16), ("const", 1), ("const", 0.0),
-                         ("choice", 0, 0, 12), ("choice", 12, 12, 9, 25, 26)),
-        truth_collection("TruthTop", ("poisson", 4.0), ("choice", 6, -6), ("choice", 22, 62), ("gaus", 172500.0, 1300.0),
-                         ("const", 21), ("const", 0)),
-        truth_collection("TruthBoson", ("poisson", 3.5), ("choice", 24, -24, 24, -24, 23, 25), ("choice", 22, 52, 62), ("gaus", 80400.0, 2000.0),
-                         ("const", 21), ("const", 0)),
-        truth_collection("TruthBottom", ("poisson", 4.4), ("choice", 5, -5), ("choice", 23, 71), ("const", 4950.0), ("const", 21), ("const", 0)),
-        truth_collection("TruthBosonsWithDecayParticles", ("poisson", 7.8), ("choice", 24, -24, 11, -11, 12, -12, 13, -13, 1, -1, 2, -2, 3, 4, 22),
-                         ("choice", 22, 52, 23, 23, 1, 1), ("choice", 80400.0, 0.511, 0.0, 0.0, 105.66, 330.0), ("choice", 21, 21, 4, 6, 14), ("choice", 0, 0, 12)),
+        truth_collection(
+            "TruthElectrons",
+            ("poisson", 3.6),
+            ("choice", 11, -11),
+            ("const", 1),
+            ("choice", 0.511, 0.511, 0.511, 0.51),
+            lepton_type,
+            ("choice", 6, 6, 6, 6, 6, 6, 10, 25, 26, 23),
+            dressed(),
+        ),
+        truth_collection(
+            "TruthMuons",
+            ("poisson", 1.0),
+            ("choice", 13, -13),
+            ("const", 1),
+            ("choice", 105.66, 105.66, 105.7),
+            ("choice", 6, 6, 6, 5, 7),
+            ("choice", 10, 10, 25, 26, 9),
+            dressed(),
+        ),
+        truth_collection(
+            "TruthPhotons",
+            ("poisson", 5.0),
+            ("const", 22),
+            ("const", 1),
+            sparse(0.5, 0.0, ("gaus", 0.0, 0.001)),
+            photon_type,
+            ("choice", 26, 26, 31, 31, 25, 40, 42, 37),
+            isolation("ptcone20", "etcone20", "etcone40"),
+        ),
+        truth_collection(
+            "TruthTaus",
+            ("poisson", 0.55),
+            ("choice", 15, -15),
+            ("const", 2),
+            ("const", 1776.86),
+            ("choice", 10, 10, 9),
+            ("choice", 10, 10, 25),
+            (
+                ("pt_vis", "float", "exp", 30000.0),
+                ("eta_vis", "float", *ETA),
+                ("phi_vis", "float", *PHI),
+                ("m_vis", "float", "exp", 800.0),
+                ("IsHadronicTau", "uint8", "choice", 1, 1, 0),
+                ("numCharged", "int", "choice", 1, 1, 1, 3),
+                ("numNeutral", "int", "choice", 0, 0, 1, 2),
+            ),
+        ),
+        truth_collection(
+            "TruthNeutrinos",
+            ("poisson", 3.1),
+            ("choice", 12, -12, 14, -14, 16, -16),
+            ("const", 1),
+            ("const", 0.0),
+            ("choice", 0, 0, 12),
+            ("choice", 12, 12, 9, 25, 26),
+        ),
+        truth_collection(
+            "TruthTop",
+            ("poisson", 4.0),
+            ("choice", 6, -6),
+            ("choice", 22, 62),
+            ("gaus", 172500.0, 1300.0),
+            ("const", 21),
+            ("const", 0),
+        ),
+        truth_collection(
+            "TruthBoson",
+            ("poisson", 3.5),
+            ("choice", 24, -24, 24, -24, 23, 25),
+            ("choice", 22, 52, 62),
+            ("gaus", 80400.0, 2000.0),
+            ("const", 21),
+            ("const", 0),
+        ),
+        truth_collection(
+            "TruthBottom",
+            ("poisson", 4.4),
+            ("choice", 5, -5),
+            ("choice", 23, 71),
+            ("const", 4950.0),
+            ("const", 21),
+            ("const", 0),
+        ),
+        truth_collection(
+            "TruthBosonsWithDecayParticles",
+            ("poisson", 7.8),
+            ("choice", 24, -24, 11, -11, 12, -12, 13, -13, 1, -1, 2, -2, 3, 4, 22),
+            ("choice", 22, 52, 23, 23, 1, 1),
+            ("choice", 80400.0, 0.511, 0.0, 0.0, 105.66, 330.0),
+            ("choice", 21, 21, 4, 6, 14),
+            ("choice", 0, 0, 12),
+        ),
         truth_vertices("TruthBosonsWithDecayVertices", ("poisson", 7.0), "TruthBosonsWithDecayParticles"),
         truth_vertices("TruthPrimaryVertices", ("fixed", 1), "TruthBosonsWithDecayParticles"),
         truth_jets("AntiKt4TruthDressedWZJets", ("gaus", 10.8, 3), 24),
-        truth_jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3.5, 1.5), 64,
-                   tuple((k, "float", *FRACTION) for k in ("Tau1_wta", "Tau2_wta", "Tau3_wta", "D2", "ECF1", "ECF2", "ECF3", "Split12", "Split23", "Qw"))),
+        truth_jets(
+            "AntiKt10TruthTrimmedPtFrac5SmallR20Jets",
+            ("gaus", 3.5, 1.5),
+            64,
+            tuple(
+                (k, "float", *FRACTION)
+                for k in (
+                    "Tau1_wta",
+                    "Tau2_wta",
+                    "Tau3_wta",
+                    "D2",
+                    "ECF1",
+                    "ECF2",
+                    "ECF3",
+                    "Split12",
+                    "Split23",
+                    "Qw",
+                )
+            ),
+        ),
         met("MET_Truth", 4),
-    ]  # fmt: skip
+    ]
 
 
 def event_info(weights: int) -> Collection:
-    attrs = {"runNumber": ("const", 284500), "mcChannelNumber": ("const", 410470), "eventNumber": ("seq",),
-             "mcEventNumber": ("seq",), "lumiBlock": ("int", 1, 800), "bcid": ("int", 1, 3564), "eventTypeBitmask": ("const", 1),
-             "averageInteractionsPerCrossing": grid(0.5, ("gaus", 34.0, 10.0)), "actualInteractionsPerCrossing": grid(1.0, ("gaus", 34.0, 10.0)),
-             "mcEventWeights": ("gaus", 1.0, 0.05)}  # fmt: skip
-    return Collection("EventInfo", "EventInfo_v1", "EventInfoAuxContainer_v1", ("fixed", 1), attrs,
-                     {"mcEventWeights": ("fixed", weights)})  # fmt: skip
+    attrs = {
+        "runNumber": ("const", 284500),
+        "mcChannelNumber": ("const", 410470),
+        "eventNumber": ("seq",),
+        "mcEventNumber": ("seq",),
+        "lumiBlock": ("int", 1, 800),
+        "bcid": ("int", 1, 3564),
+        "eventTypeBitmask": ("const", 1),
+        "averageInteractionsPerCrossing": grid(0.5, ("gaus", 34.0, 10.0)),
+        "actualInteractionsPerCrossing": grid(1.0, ("gaus", 34.0, 10.0)),
+        "mcEventWeights": ("gaus", 1.0, 0.05),
+    }
+    return Collection(
+        "EventInfo",
+        "EventInfo_v1",
+        "EventInfoAuxContainer_v1",
+        ("fixed", 1),
+        attrs,
+        {"mcEventWeights": ("fixed", weights)},
+    )
 
 
 def trigger(words: int, navigation: int = 0) -> Collection:
@@ -431,8 +689,14 @@ def trigger(words: int, navigation: int = 0) -> Collection:
         # the hashed type of a feature, a packed sub-type index) and the feature's begin/end indices into the
         # holders, which increase through the event.
         menu = [_key(f"HLT_TE_{k}") for k in range(48)]
-        record = (pick(*menu[:8], *menu), ("int", 0, 3), pick(*(_key(f"HLTNav_{k}") for k in range(11))),
-                  ("int", 0, 15), walk(0, ("int", 1, 3)), walk(2, ("int", 1, 3)))  # fmt: skip
+        record = (
+            pick(*menu[:8], *menu),
+            ("int", 0, 3),
+            pick(*(_key(f"HLTNav_{k}") for k in range(11))),
+            ("int", 0, 15),
+            walk(0, ("int", 1, 3)),
+            walk(2, ("int", 1, 3)),
+        )
         dyn = [("serializedNavigation", "vuint32", *cycle(*record))]
         inner["serializedNavigation"] = ("gaus", navigation, navigation / 4)
     return Collection(
@@ -441,9 +705,18 @@ def trigger(words: int, navigation: int = 0) -> Collection:
 
 
 def met(name: str, terms: int = 9) -> Collection:
-    return Collection(name, "MissingETContainer_v1", "MissingETAuxContainer_v1", ("fixed", terms),
-                     {"mpx": ("gaus", 0.0, 30000.0), "mpy": ("gaus", 0.0, 30000.0), "sumet": ("exp", 400000.0),
-                      "source": ("seq",)})  # fmt: skip
+    return Collection(
+        name,
+        "MissingETContainer_v1",
+        "MissingETAuxContainer_v1",
+        ("fixed", terms),
+        {
+            "mpx": ("gaus", 0.0, 30000.0),
+            "mpy": ("gaus", 0.0, 30000.0),
+            "sumet": ("exp", 400000.0),
+            "source": ("seq",),
+        },
+    )
 
 
 def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6) -> Collection:
@@ -460,10 +733,15 @@ def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6)
             "IP3D_pb",
         )
     }
-    attrs |= {"SV1_masssvx": sparse(0.7, -1.0, ("exp", 2000.0)), "SV1_efracsvx": sparse(0.7, -1.0, FRACTION),
-              "JetFitter_mass": sparse(0.6, -1.0, ("exp", 2000.0)), "JetFitter_efracSV": sparse(0.6, -1.0, FRACTION),
-              "SV1_NGTinSvx": sparse(0.7, -1, ("int", 2, 8)), "JetFitter_nVTX": sparse(0.6, -1, ("int", 1, 3)),
-              "BTagTrackToJetAssociator": ("link", "InDetTrackParticles")}  # fmt: skip
+    attrs |= {
+        "SV1_masssvx": sparse(0.7, -1.0, ("exp", 2000.0)),
+        "SV1_efracsvx": sparse(0.7, -1.0, FRACTION),
+        "JetFitter_mass": sparse(0.6, -1.0, ("exp", 2000.0)),
+        "JetFitter_efracSV": sparse(0.6, -1.0, FRACTION),
+        "SV1_NGTinSvx": sparse(0.7, -1, ("int", 2, 8)),
+        "JetFitter_nVTX": sparse(0.6, -1, ("int", 1, 3)),
+        "BTagTrackToJetAssociator": ("link", "InDetTrackParticles"),
+    }
     dyn, inner = dyn_attributes(f"{name}Tagger", n_dyn, 1.0, tracks_per_jet, nested="track")
     per_track = [
         (f"{tagger}_{var}OfTracks", "vfloat", *dist)
@@ -514,59 +792,97 @@ def recipe(fmt: str) -> list[Collection]:
     """The containers of one event of format ``fmt``."""
     if fmt == "xaod":
         return [
-            event_info(250), trigger(64, navigation=105000),
-            tracks("InDetTrackParticles", ("gaus", 900, 250), 80), tracks("GSFTrackParticles", ("poisson", 13), 30),
-            tracks("CombinedMuonTrackParticles", ("poisson", 3), 25), tracks("ExtrapolatedMuonTrackParticles", ("poisson", 3), 25),
-            tracks("MuonSpectrometerTrackParticles", ("poisson", 4), 25), tracks("InDetForwardTrackParticles", ("gaus", 60, 20), 25),
-            tracks("HLT_xAOD__TrackParticleContainer_InDetTrigTrackingxAODCnv_Bjet_IDTrig", ("gaus", 120, 40), 30),
-            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60), clusters("egammaClusters", ("poisson", 8), 4, 16, SW),
-            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10, SW), clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
-            truth_particles("TruthParticles", ("gaus", 1800, 650)), truth_vertices("TruthVertices", ("gaus", 700, 250)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 35, 12), vertices("GSFConversionVertices", ("poisson", 3), 2, 8),
+            event_info(250),
+            trigger(64, navigation=105000),
+            tracks("InDetTrackParticles", ("gaus", 900, 250), 80),
+            tracks("GSFTrackParticles", ("poisson", 13), 30),
+            tracks("CombinedMuonTrackParticles", ("poisson", 3), 25),
+            tracks("ExtrapolatedMuonTrackParticles", ("poisson", 3), 25),
+            tracks("MuonSpectrometerTrackParticles", ("poisson", 4), 25),
+            tracks("InDetForwardTrackParticles", ("gaus", 60, 20), 25),
+            tracks(
+                "HLT_xAOD__TrackParticleContainer_InDetTrigTrackingxAODCnv_Bjet_IDTrig", ("gaus", 120, 40), 30
+            ),
+            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60),
+            clusters("egammaClusters", ("poisson", 8), 4, 16, SW),
+            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10, SW),
+            clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
+            truth_particles("TruthParticles", ("gaus", 1800, 650)),
+            truth_vertices("TruthVertices", ("gaus", 700, 250)),
+            vertices("PrimaryVertices", ("gaus", 24, 7), 35, 12),
+            vertices("GSFConversionVertices", ("poisson", 3), 2, 8),
             vertices("BTagging_AntiKt4EMTopoSecVtx", ("gaus", 25, 6), 3, 8),
-            jets("AntiKt4EMTopoJets", ("gaus", 25, 6), 95, 12), jets("AntiKt4LCTopoJets", ("gaus", 25, 6), 95, 12),
-            jets("AntiKt4EMPFlowJets", ("gaus", 25, 6), 95, 20), jets("AntiKt10LCTopoJets", ("gaus", 8, 3), 70, 60),
-            jets("AntiKt4TruthJets", ("gaus", 20, 5), 30, 15, 0), jets("AntiKt4TruthWZJets", ("gaus", 18, 5), 30, 15, 0),
+            jets("AntiKt4EMTopoJets", ("gaus", 25, 6), 95, 12),
+            jets("AntiKt4LCTopoJets", ("gaus", 25, 6), 95, 12),
+            jets("AntiKt4EMPFlowJets", ("gaus", 25, 6), 95, 20),
+            jets("AntiKt10LCTopoJets", ("gaus", 8, 3), 70, 60),
+            jets("AntiKt4TruthJets", ("gaus", 20, 5), 30, 15, 0),
+            jets("AntiKt4TruthWZJets", ("gaus", 18, 5), 30, 15, 0),
             jets("HLT_xAOD__JetContainer_a4tcemsubjesFS", ("gaus", 40, 10), 25, 0, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 25, 6), 100, 12), btagging("BTagging_AntiKt4EMPFlow", ("gaus", 25, 6), 100, 12),
-            egamma("Electrons", _interface("e"), ("gaus", 3, 1.5), 120), egamma("ForwardElectrons", _interface("e"), ("poisson", 2), 40),
-            egamma("Photons", _interface("g"), ("gaus", 4, 2), 100), egamma("Muons", _interface("mu"), ("gaus", 3, 1.5), 100),
+            btagging("BTagging_AntiKt4EMTopo", ("gaus", 25, 6), 100, 12),
+            btagging("BTagging_AntiKt4EMPFlow", ("gaus", 25, 6), 100, 12),
+            egamma("Electrons", _interface("e"), ("gaus", 3, 1.5), 120),
+            egamma("ForwardElectrons", _interface("e"), ("poisson", 2), 40),
+            egamma("Photons", _interface("g"), ("gaus", 4, 2), 100),
+            egamma("Muons", _interface("mu"), ("gaus", 3, 1.5), 100),
             egamma("TauJets", _interface("tau"), ("gaus", 4, 2), 120),
-            egamma("HLT_xAOD__ElectronContainer_egamma_Electrons", _interface("e"), ("poisson", 3), 30, "HLT"),
+            egamma(
+                "HLT_xAOD__ElectronContainer_egamma_Electrons", _interface("e"), ("poisson", 3), 30, "HLT"
+            ),
             egamma("HLT_xAOD__PhotonContainer_egamma_Photons", _interface("g"), ("poisson", 3), 30, "HLT"),
             egamma("HLT_xAOD__MuonContainer_MuonEFInfo", _interface("mu"), ("poisson", 2), 30, "HLT"),
-            met("MET_Reference_AntiKt4EMTopo"), met("MET_Reference_AntiKt4EMPFlow"), met("MET_Core_AntiKt4EMTopo", 12),
-            met("MET_Truth", 6), met("MET_Track", 2),
-        ]  # fmt: skip
+            met("MET_Reference_AntiKt4EMTopo"),
+            met("MET_Reference_AntiKt4EMPFlow"),
+            met("MET_Core_AntiKt4EMTopo", 12),
+            met("MET_Truth", 6),
+            met("MET_Track", 2),
+        ]
     if fmt == "topq1":
         return [
-            event_info(250), trigger(32),
-            tracks("InDetTrackParticles", ("gaus", 340, 100), 50), tracks("GSFTrackParticles", ("poisson", 13), 30),
+            event_info(250),
+            trigger(32),
+            tracks("InDetTrackParticles", ("gaus", 340, 100), 50),
+            tracks("GSFTrackParticles", ("poisson", 13), 30),
             tracks("CombinedMuonTrackParticles", ("poisson", 2), 20),
-            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20), clusters("egammaClusters", ("poisson", 6), 4, 16, SW),
-            truth_particles("TruthParticles", ("gaus", 400, 120)), truth_vertices("TruthVertices", ("gaus", 150, 45)),
+            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20),
+            clusters("egammaClusters", ("poisson", 6), 4, 16, SW),
+            truth_particles("TruthParticles", ("gaus", 400, 120)),
+            truth_vertices("TruthVertices", ("gaus", 150, 45)),
             vertices("PrimaryVertices", ("gaus", 24, 7), 6, 8),
-            jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 100, 10), jets("AntiKt4EMPFlowJets", ("gaus", 14, 4), 100, 10),
+            jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 100, 10),
+            jets("AntiKt4EMPFlowJets", ("gaus", 14, 4), 100, 10),
             jets("AntiKt10LCTopoTrimmedPtFrac5SmallR20Jets", ("gaus", 4, 2), 80, 30),
-            jets("AntiKt4TruthJets", ("gaus", 12, 4), 30, 10, 0), jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3, 1), 30, 20, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 14, 4), 80, 10), btagging("BTagging_AntiKt4EMPFlow", ("gaus", 14, 4), 80, 10),
-            egamma("Electrons", _interface("e"), ("gaus", 2, 1), 100), egamma("Photons", _interface("g"), ("gaus", 2, 1), 80),
-            egamma("Muons", _interface("mu"), ("gaus", 2, 1), 100), egamma("TauJets", _interface("tau"), ("gaus", 2, 1), 60),
-            met("MET_Reference_AntiKt4EMTopo"), met("MET_Truth", 6),
-        ]  # fmt: skip
+            jets("AntiKt4TruthJets", ("gaus", 12, 4), 30, 10, 0),
+            jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3, 1), 30, 20, 0),
+            btagging("BTagging_AntiKt4EMTopo", ("gaus", 14, 4), 80, 10),
+            btagging("BTagging_AntiKt4EMPFlow", ("gaus", 14, 4), 80, 10),
+            egamma("Electrons", _interface("e"), ("gaus", 2, 1), 100),
+            egamma("Photons", _interface("g"), ("gaus", 2, 1), 80),
+            egamma("Muons", _interface("mu"), ("gaus", 2, 1), 100),
+            egamma("TauJets", _interface("tau"), ("gaus", 2, 1), 60),
+            met("MET_Reference_AntiKt4EMTopo"),
+            met("MET_Truth", 6),
+        ]
     if fmt == "susy5":
         return [
-            event_info(250), trigger(16),
-            tracks("InDetTrackParticles", ("gaus", 170, 50), 45), tracks("GSFTrackParticles", ("poisson", 8), 20),
+            event_info(250),
+            trigger(16),
+            tracks("InDetTrackParticles", ("gaus", 170, 50), 45),
+            tracks("GSFTrackParticles", ("poisson", 8), 20),
             clusters("egammaClusters", ("poisson", 4), 4, 8, SW),
-            truth_particles("TruthParticles", ("gaus", 150, 40)), truth_vertices("TruthVertices", ("gaus", 50, 15)),
+            truth_particles("TruthParticles", ("gaus", 150, 40)),
+            truth_vertices("TruthVertices", ("gaus", 50, 15)),
             vertices("PrimaryVertices", ("gaus", 24, 7), 2, 4),
-            jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 70, 0), jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 70, 0),
+            jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 70, 0),
+            jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 70, 0),
             btagging("BTagging_AntiKt4EMTopo", ("gaus", 10, 3), 60, 6),
-            egamma("Electrons", _interface("e"), ("gaus", 1.5, 1), 80), egamma("Photons", _interface("g"), ("gaus", 1.5, 1), 60),
-            egamma("Muons", _interface("mu"), ("gaus", 1.5, 1), 80), egamma("TauJets", _interface("tau"), ("gaus", 1.5, 1), 60),
-            met("MET_Reference_AntiKt4EMTopo"), met("MET_Truth", 6),
-        ]  # fmt: skip
+            egamma("Electrons", _interface("e"), ("gaus", 1.5, 1), 80),
+            egamma("Photons", _interface("g"), ("gaus", 1.5, 1), 60),
+            egamma("Muons", _interface("mu"), ("gaus", 1.5, 1), 80),
+            egamma("TauJets", _interface("tau"), ("gaus", 1.5, 1), 60),
+            met("MET_Reference_AntiKt4EMTopo"),
+            met("MET_Truth", 6),
+        ]
     if fmt == "truth3":
         return truth3()
     raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
@@ -576,9 +892,14 @@ def skimmed(containers: list[Collection], share: float = SKIM_EMPTY_SHARE) -> li
     """The same containers with every physics container empty in ``share`` of the events (writer multiplicity
     ``empty``): a skim that keeps the event record (EventInfo, trigger, MET) and drops most objects."""
     kept = ("EventInfo", "TrigDecision", "MET_")
-    return [c if c.name.startswith(kept) else Collection(c.name, c.interface, c.aux, ("empty", share, *c.multiplicity),
-                                                         c.attrs, c.inner, c.dyn)
-            for c in containers]  # fmt: skip
+    return [
+        c
+        if c.name.startswith(kept)
+        else Collection(
+            c.name, c.interface, c.aux, ("empty", share, *c.multiplicity), c.attrs, c.inner, c.dyn
+        )
+        for c in containers
+    ]
 
 
 def eventsize_name(event_bytes: int) -> str:

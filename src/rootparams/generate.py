@@ -70,8 +70,15 @@ def scratch_file(
     point = paper_file_point(fmt, **settings)
     out = Path(scratch) / f"{fmt}_{point.id}_{events}ev_seed{seed}.root"
     if not out.exists():
-        generate_file(point, events=events, seed=seed, writer=tools.writer, reader=tools.reader, output=str(out),
-                      catalogue=None)  # fmt: skip
+        generate_file(
+            point,
+            events=events,
+            seed=seed,
+            writer=tools.writer,
+            reader=tools.reader,
+            output=str(out),
+            catalogue=None,
+        )
     return out
 
 
@@ -105,13 +112,27 @@ def generate_file(
     def write(path: Path, n: int, extra: list[str]) -> dict[str, Any]:
         return run_tool(
             [
-                writer, "--recipe", recipe_path, "--output", str(path), "--events", str(n),
-                "--compression", str(point.compression_setting), "--autoflush", str(point.autoflush),
-                *container_args(point), "--seed", str(seed),
-                "--threads", str(threads), *(["--content", content] if content else []), *extra,
+                writer,
+                "--recipe",
+                recipe_path,
+                "--output",
+                str(path),
+                "--events",
+                str(n),
+                "--compression",
+                str(point.compression_setting),
+                "--autoflush",
+                str(point.autoflush),
+                *container_args(point),
+                "--seed",
+                str(seed),
+                "--threads",
+                str(threads),
+                *(["--content", content] if content else []),
+                *extra,
             ],
             f"writing {output}",
-        )  # fmt: skip
+        )
 
     try:
         hot_args, ranked_on = [], None
@@ -216,21 +237,44 @@ FLOAT_PRECISION_LOSS = "float_precision_loss"
 
 # What a catalogue entry says of the writing: the writer's (or the rewriter's) report, absent (None) for a source
 # file measured as it is, which this study did not write.
-WRITE_FIELDS = ("seed", "write_start_time", "write_end_time", "write_wall_seconds", "write_cpu_seconds",
-                "content_source", "generate_seconds", "root_write_seconds", "root_write_cpu_seconds", "peak_rss_bytes",
-                "write_threads", "float_values_truncated", "float_precision_loss", "hot_branches",
-                "hot_branches_ranked_on")  # fmt: skip
+WRITE_FIELDS = (
+    "seed",
+    "write_start_time",
+    "write_end_time",
+    "write_wall_seconds",
+    "write_cpu_seconds",
+    "content_source",
+    "generate_seconds",
+    "root_write_seconds",
+    "root_write_cpu_seconds",
+    "peak_rss_bytes",
+    "write_threads",
+    "float_values_truncated",
+    "float_precision_loss",
+    "hot_branches",
+    "hot_branches_ranked_on",
+)
 
 
 def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
     """The start of every catalogue entry, also of a rewrite ROOT refused: the file and the grid point's settings
     as requested (the same names and meanings as in repetitions.csv and summary.csv, so that joins on them are
     right). split_level -1 and basket_size 0: an RNTuple's (or kept by a rewrite); page_size 0: a TTree's."""
-    return {"format": point.format, "file_id": point.id, "origin": point.origin, "path": output,
-            "container": point.container, "algorithm": point.algorithm, "level": point.level,
-            "autoflush": point.autoflush, "split_level": point.split_level, "basket_size": point.basket_size,
-            "page_size": point.page_size, "branch_compression": point.branch_compression,
-            "float_precision": point.float_precision}  # fmt: skip
+    return {
+        "format": point.format,
+        "file_id": point.id,
+        "origin": point.origin,
+        "path": output,
+        "container": point.container,
+        "algorithm": point.algorithm,
+        "level": point.level,
+        "autoflush": point.autoflush,
+        "split_level": point.split_level,
+        "basket_size": point.basket_size,
+        "page_size": point.page_size,
+        "branch_compression": point.branch_compression,
+        "float_precision": point.float_precision,
+    }
 
 
 def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
@@ -337,10 +381,18 @@ def rewrite_point(
     identity = file_identity(source)  # also for a refused rewrite, which returns none
     ttree = point.container == TTREE
     try:
-        result = rewrite_file(source, tree=tree, output=output, compression=point.compression_setting,
-                              autoflush=point.autoflush if ttree else None,
-                              basket_size=point.basket_size if ttree else None, rewriter=rewriter, reader=reader,
-                              container=point.container, log_path=log_path)  # fmt: skip
+        result = rewrite_file(
+            source,
+            tree=tree,
+            output=output,
+            compression=point.compression_setting,
+            autoflush=point.autoflush if ttree else None,
+            basket_size=point.basket_size if ttree else None,
+            rewriter=rewriter,
+            reader=reader,
+            container=point.container,
+            log_path=log_path,
+        )
     except RewriteError as error:
         if on_failure == "fail":
             raise
@@ -358,13 +410,23 @@ def rewrite_point(
         write_json_atomic(catalogue, entry)
         return entry
     w = result["written"]
-    written = {"seed": None, "write_start_time": w["rewrite_start_time"], "write_end_time": w["rewrite_end_time"],
-               "write_wall_seconds": w["rewrite_wall_seconds"], "write_cpu_seconds": w["rewrite_cpu_seconds"],
-               "content_source": f"rewrite of {source}", "generate_seconds": 0.0,
-               "root_write_seconds": w["rewrite_wall_seconds"], "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
-               "peak_rss_bytes": w["peak_rss_bytes"],
-               "write_threads": 1}  # fmt: skip
-    entry = {**catalogue_entry(point, written, result["inspected"], output), **_source_fields(identity),
-             "refused": None}  # fmt: skip
+    written = {
+        "seed": None,
+        "write_start_time": w["rewrite_start_time"],
+        "write_end_time": w["rewrite_end_time"],
+        "write_wall_seconds": w["rewrite_wall_seconds"],
+        "write_cpu_seconds": w["rewrite_cpu_seconds"],
+        "content_source": f"rewrite of {source}",
+        "generate_seconds": 0.0,
+        "root_write_seconds": w["rewrite_wall_seconds"],
+        "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
+        "peak_rss_bytes": w["peak_rss_bytes"],
+        "write_threads": 1,
+    }
+    entry = {
+        **catalogue_entry(point, written, result["inspected"], output),
+        **_source_fields(identity),
+        "refused": None,
+    }
     write_json_atomic(catalogue, entry)
     return entry

@@ -120,8 +120,15 @@ class FilePoint:
                 "the 'asis' point's settings are its source file's: look it up among the study's points"
             )
         if m := re.fullmatch(_REWRITE_ID_FIELDS, file_id):
-            return cls(format, m["algorithm"], int(m["level"]), int(m["autoflush"]), -1, int(m["basket_size"]),
-                       origin="rewrite")  # fmt: skip
+            return cls(
+                format,
+                m["algorithm"],
+                int(m["level"]),
+                int(m["autoflush"]),
+                -1,
+                int(m["basket_size"]),
+                origin="rewrite",
+            )
         m = re.fullmatch(_FILE_ID_FIELDS, file_id)
         if not m or m["algorithm"] not in ALGORITHM_CODES:
             raise ValueError(
@@ -137,10 +144,17 @@ class FilePoint:
             )
         hot = f"largest{g['hot_n']}:{g['hot_alg']}-{g['hot_level']}" if "hot_n" in g else UNIFORM
         return cls(
-            format, g["algorithm"], int(g["level"]), int(g["autoflush"]), int(g.get("split_level", -1)),
-            int(g.get("basket_size", 0)), g.get("container", TTREE), int(g.get("page_size", 0)),
-            branch_compression=hot, float_precision=precision,
-        )  # fmt: skip
+            format,
+            g["algorithm"],
+            int(g["level"]),
+            int(g["autoflush"]),
+            int(g.get("split_level", -1)),
+            int(g.get("basket_size", 0)),
+            g.get("container", TTREE),
+            int(g.get("page_size", 0)),
+            branch_compression=hot,
+            float_precision=precision,
+        )
 
 
 def branch_compression_token(value: str) -> str:
@@ -221,8 +235,15 @@ class ReadPoint:
         itself: their reads keep the fixed values of those settings, so that a scan crossing them with the
         reading style measures each style once."""
         if self.reading_style == "uproot":
-            self = replace(self, cache_size=-1, learn_entries="default", cluster_bunch=1, async_prefetch=False,
-                           unzip=False, threads=1)  # fmt: skip
+            self = replace(
+                self,
+                cache_size=-1,
+                learn_entries="default",
+                cluster_bunch=1,
+                async_prefetch=False,
+                unzip=False,
+                threads=1,
+            )
         elif self.reading_style == "rdataframe":  # RDataFrame sizes and fills the TTreeCache itself
             self = replace(self, cache_size=-1, learn_entries="default", async_prefetch=False, unzip=False)
         return replace(self, **fixed_settings(container, READ_KEYS))

@@ -59,16 +59,24 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
     sns.set_theme(style="whitegrid", context="paper")
     hosts = list(dict.fromkeys(data["host"]))
     formats = format_order(data["format"])
-    fig, axes = plt.subplots(len(formats), len(hosts), figsize=(4.2 * len(hosts), 3.4 * len(formats)),
-                             squeeze=False, sharey="row")  # fmt: skip
+    fig, axes = plt.subplots(
+        len(formats), len(hosts), figsize=(4.2 * len(hosts), 3.4 * len(formats)), squeeze=False, sharey="row"
+    )
     for i, fmt in enumerate(formats):
         for j, host in enumerate(hosts):
             ax = axes[i][j]
             panel = data[(data["format"] == fmt) & (data["host"] == host)]
             for alg in [a for a in COMPRESSING_ALGORITHMS if a in set(panel["algorithm"])]:
                 line = panel[panel["algorithm"] == alg].sort_values("level")
-                ax.errorbar(line["level"], line["event_rate_hz_mean"], yerr=line["event_rate_hz_std"].fillna(0),
-                            marker="o", capsize=3, color=ALGORITHM_COLORS[alg], label=ALGORITHM_LABELS[alg])  # fmt: skip
+                ax.errorbar(
+                    line["level"],
+                    line["event_rate_hz_mean"],
+                    yerr=line["event_rate_hz_std"].fillna(0),
+                    marker="o",
+                    capsize=3,
+                    color=ALGORITHM_COLORS[alg],
+                    label=ALGORITHM_LABELS[alg],
+                )
             ax.set_title(f"{format_title(fmt)} on {host}")
             ax.set_xlabel("Compression level")
             ax.set_ylabel("Event rate [Hz]")

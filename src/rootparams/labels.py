@@ -10,8 +10,14 @@ from rootparams.storage import PROFILES
 from rootparams.vocabulary import RNTUPLE, TTREE
 
 FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
-FORMAT_TITLES = {"xaod": "primary xAOD", "topq1": "TOPQ1", "susy5": "SUSY5", "susy5_skim": "SUSY5, skimmed",
-                 "truth3": "TRUTH3", "nanoaod": "NanoAOD-like (flat)"}  # fmt: skip
+FORMAT_TITLES = {
+    "xaod": "primary xAOD",
+    "topq1": "TOPQ1",
+    "susy5": "SUSY5",
+    "susy5_skim": "SUSY5, skimmed",
+    "truth3": "TRUTH3",
+    "nanoaod": "NanoAOD-like (flat)",
+}
 
 
 def format_order(values) -> list[str]:

@@ -102,8 +102,19 @@ def uproot_command(
 ) -> list[str]:
     """One uproot read (rootparams.uproot_read) in a Python process of its own: the same interpreter as the
     harness, so the same uproot, awkward and numpy."""
-    cmd = [sys.executable, "-m", "rootparams.uproot_read", "--file", path, "--events", str(events),
-           "--tree", read.get("tree") or "CollectionTree", "--branches", columns]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "-m",
+        "rootparams.uproot_read",
+        "--file",
+        path,
+        "--events",
+        str(events),
+        "--tree",
+        read.get("tree") or "CollectionTree",
+        "--branches",
+        columns,
+    ]
     if disk_device:
         cmd += ["--disk-device", disk_device]
     return cmd
@@ -150,8 +161,16 @@ def host_fingerprint() -> dict[str, str]:
 
 # Measurement settings that do not change how a read is made, only how it is judged or scheduled: a change of
 # these keeps the repetitions already taken.
-JUDGING_KEYS = ("min_window_io_share", "min_window_seconds", "window_by_scan", "min_repetitions", "makeup_rounds",
-                "sentinel", "order", "host_lock")  # fmt: skip
+JUDGING_KEYS = (
+    "min_window_io_share",
+    "min_window_seconds",
+    "window_by_scan",
+    "min_repetitions",
+    "makeup_rounds",
+    "sentinel",
+    "order",
+    "host_lock",
+)
 
 
 def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
@@ -503,8 +522,10 @@ def schedule(
     reps = sorted({rep for p in points for rep in p.records})
     if order == "sequential":
         return [[(i, rep) for rep in sorted(p.records)] for i, p in enumerate(points)]
-    return [[(i, rep) for i in round_order(len(points), block, k, seed) if rep in points[i].records]
-            for k, rep in enumerate(reps)]  # fmt: skip
+    return [
+        [(i, rep) for i in round_order(len(points), block, k, seed) if rep in points[i].records]
+        for k, rep in enumerate(reps)
+    ]
 
 
 def measure_block(
@@ -594,8 +615,9 @@ def measure_block(
         server = None
         if measurement["reader_process"] == "fork":
             server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
-        instrument = Instrument(reader, server, mon, messages_dir,
-                                probe_loads=measurement.get("memory_probe_loads", 0))  # fmt: skip
+        instrument = Instrument(
+            reader, server, mon, messages_dir, probe_loads=measurement.get("memory_probe_loads", 0)
+        )
         for _ in range(3):  # the block's reference for the memory probe (a busy start only makes it lenient)
             instrument.memory_probe()
         if mon:
@@ -651,8 +673,15 @@ def measure_block(
                 if not record["flagged"] or attempt == measurement["attempts"]:
                     break
                 discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
-            return {**p.labels, "rep": rep, **record, **common, **slot, "attempt": attempt,
-                    "discarded_attempts": " | ".join(discarded)}  # fmt: skip
+            return {
+                **p.labels,
+                "rep": rep,
+                **record,
+                **common,
+                **slot,
+                "attempt": attempt,
+                "discarded_attempts": " | ".join(discarded),
+            }
 
         last_sentinel = [-math.inf]
 
@@ -673,8 +702,14 @@ def measure_block(
         def run_round(k: int, slots: list[tuple[int, int]], makeup: bool = False) -> None:
             key = None if measurement.get("order") == "sequential" else f"{block}@{job_start:.0f}/r{k}"
             slots = [(i, rep) for i, rep in slots if i not in failed]
-            result.schedule.append({"round": k, "round_key": key, "makeup": makeup,
-                                    "order": [points[i].name + f" rep{rep}" for i, rep in slots]})  # fmt: skip
+            result.schedule.append(
+                {
+                    "round": k,
+                    "round_key": key,
+                    "makeup": makeup,
+                    "order": [points[i].name + f" rep{rep}" for i, rep in slots],
+                }
+            )
             if slots and cold and measurement["eviction"] == "system":
                 _drop_caches_and_warm_up(instrument, where[slots[0][0]], points[slots[0][0]], mon)
             for position, (i, rep) in enumerate(slots):
@@ -699,8 +734,10 @@ def measure_block(
             total = sum(len(s) for s in todo)
             elapsed = time.time() - block_start
             left = elapsed / max(len(taken), 1) * max(total - len(taken), 0)
-            say(f"block {block}: round {k + 1}{' (make-up)' if makeup else f' of {len(rounds)}'} done, "
-                f"{len(taken)} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left")  # fmt: skip
+            say(
+                f"block {block}: round {k + 1}{' (make-up)' if makeup else f' of {len(rounds)}'} done, "
+                f"{len(taken)} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left"
+            )
 
         block_start = time.time()
         read_sentinel(force=True)
@@ -732,12 +769,16 @@ def measure_block(
                 write_json_atomic(points[i].records[rep], taken[(i, rep)])
             for path, record in sentinel_taken.items():
                 write_json_atomic(path, attach_monitor(record, samples))
-        say(f"block {block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
-            f"{time.time() - block_start:.0f} s")  # fmt: skip
+        say(
+            f"block {block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
+            f"{time.time() - block_start:.0f} s"
+        )
     for i in range(len(points)):
         mine = {rep: r for (j, rep), r in taken.items() if j == i}
-        merged = {**{rep: {**r, "reused": True} for rep, r in kept[i].items()},
-                  **{rep: {**r, "reused": False} for rep, r in mine.items()}}  # fmt: skip
+        merged = {
+            **{rep: {**r, "reused": True} for rep, r in kept[i].items()},
+            **{rep: {**r, "reused": False} for rep, r in mine.items()},
+        }
         result.records[i] = [merged[rep] for rep in sorted(merged)]
     result.sentinel_records = sorted(sentinel_taken)
     if failed:
@@ -806,8 +847,9 @@ def measure_point(
     point = PlannedPoint(root_file, events, read, labels, records, warmup_file, remote_logs)
     csv = monitor_csv if not callable(monitor_csv) else monitor_csv(min(records))
     try:
-        result = measure_block(block="point", points=[point], reader=reader, measurement=measurement,
-                               monitor_csv=csv, say=say)  # fmt: skip
+        result = measure_block(
+            block="point", points=[point], reader=reader, measurement=measurement, monitor_csv=csv, say=say
+        )
     except PointFailed as error:
         raise error.__cause__ or error from None
     return result.records[0]

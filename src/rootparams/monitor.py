@@ -33,8 +33,19 @@ from rootparams.native import die_with_parent
 # Options both tools understand: epoch time stamps, and the paper's metric groups.
 # The network: every interface but loopback ("total", the tools' default) and loopback on its own, where a read
 # through our own XRootD server travels (docs/measurement.md, "Remote reads").
-MONITOR_ARGS = ["--epoch", "--cpu", "--disk", "--net", "-N", "total,lo", "--io", "--mem", "--vm", "--page",
-                "--noupdate"]  # fmt: skip
+MONITOR_ARGS = [
+    "--epoch",
+    "--cpu",
+    "--disk",
+    "--net",
+    "-N",
+    "total,lo",
+    "--io",
+    "--mem",
+    "--vm",
+    "--page",
+    "--noupdate",
+]
 TOOL_ARGS = {"dool": ["--bytes"], "dstat": []}
 # Columns that dool writes in bits unless --bytes was given.
 BYTE_RATE_COLUMNS = (
@@ -125,10 +136,17 @@ def parse_monitor_csv(text: str, source: str = "<monitor csv>") -> MonitorSample
     cmdline = next((" ".join(row) for row in lines[:6] if row and row[0].strip().lower() == "cmdline:"), "")
     bits_to_bytes = 1 / 8 if tool == "dool" and "--bytes" not in cmdline else 1.0
     header_index = next(
-        (i for i, row in enumerate(lines) if row and row[0].strip().lower() == "epoch" and i + 1 < len(lines)
-         and lines[i + 1] and lines[i + 1][0].strip().lower() == "epoch"),
+        (
+            i
+            for i, row in enumerate(lines)
+            if row
+            and row[0].strip().lower() == "epoch"
+            and i + 1 < len(lines)
+            and lines[i + 1]
+            and lines[i + 1][0].strip().lower() == "epoch"
+        ),
         None,
-    )  # fmt: skip
+    )
     if header_index is None:
         raise MonitorCSVError(
             f"{source}: no header rows found (expected a row of groups and a row of columns, both starting "

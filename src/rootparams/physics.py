@@ -115,8 +115,17 @@ def _group_check(name: str, subject: str, values: Mapping[Any, pd.Series], margi
     n = min((len(v) for v in values.values()), default=0)
     means = ", ".join(f"{k}: {Interval.of(values[k]).text(unit)}" for k in keys)
     detail = f"{means}; furthest pair {worst[0]}/{worst[1]} {worst[2].text()}"
-    return Check(name, subject, _from_equivalence(statement), statement, margin, resolvable,
-                 worst[2].estimate, n, detail)  # fmt: skip
+    return Check(
+        name,
+        subject,
+        _from_equivalence(statement),
+        statement,
+        margin,
+        resolvable,
+        worst[2].estimate,
+        n,
+        detail,
+    )
 
 
 def level_check(values_by_level: Mapping[int, pd.Series], subject: str, algorithm: str) -> list[Check]:
@@ -129,8 +138,15 @@ def level_check(values_by_level: Mapping[int, pd.Series], subject: str, algorith
             continue
         values = {f"{algorithm}-{lv}": values_by_level[lv] for lv in group}
         name = f"{subject} {algorithm} levels {'/'.join(map(str, group))}"
-        out.append(_group_check("CPU outside decompression does not depend on the level", name, values,
-                                LEVEL_MARGIN, "µs/event"))  # fmt: skip
+        out.append(
+            _group_check(
+                "CPU outside decompression does not depend on the level",
+                name,
+                values,
+                LEVEL_MARGIN,
+                "µs/event",
+            )
+        )
     return out
 
 
@@ -146,8 +162,15 @@ def decompression_check(
             continue
         values = {f"{algorithm}-{lv}": values_by_level[lv] for lv in group}
         name = f"{subject} {algorithm} levels {'/'.join(map(str, group))}"
-        out.append(_group_check("decompression speed does not depend on the level (the note)", name, values,
-                                DECOMPRESSION_MARGIN, "MB/s"))  # fmt: skip
+        out.append(
+            _group_check(
+                "decompression speed does not depend on the level (the note)",
+                name,
+                values,
+                DECOMPRESSION_MARGIN,
+                "MB/s",
+            )
+        )
     return out
 
 
@@ -189,12 +212,30 @@ def bandwidth_check(
         statement = {HOLDS: "at least B / bandwidth", VIOLATED: "faster than the bandwidth allows"}.get(
             verdict, CANNOT_TELL
         )
-        return Check("a read of B bytes takes at least B / bandwidth", subject, verdict, statement,
-                     BANDWIDTH_MARGIN, math.nan, interval.mean, interval.n, detail)  # fmt: skip
+        return Check(
+            "a read of B bytes takes at least B / bandwidth",
+            subject,
+            verdict,
+            statement,
+            BANDWIDTH_MARGIN,
+            math.nan,
+            interval.mean,
+            interval.n,
+            detail,
+        )
     ratio = Ratio(interval.mean, interval.low, interval.high, interval.n, False)
     statement = ratio.equivalence(BANDWIDTH_MARGIN)
-    return Check("an I/O-bound read of B bytes takes B / bandwidth", subject, _from_equivalence(statement),
-                 statement, BANDWIDTH_MARGIN, ratio.resolvable_margin, interval.mean, interval.n, detail)  # fmt: skip
+    return Check(
+        "an I/O-bound read of B bytes takes B / bandwidth",
+        subject,
+        _from_equivalence(statement),
+        statement,
+        BANDWIDTH_MARGIN,
+        ratio.resolvable_margin,
+        interval.mean,
+        interval.n,
+        detail,
+    )
 
 
 def repeat_check(first: Sequence[float], second: Sequence[float], subject: str = "") -> Check:
@@ -204,8 +245,17 @@ def repeat_check(first: Sequence[float], second: Sequence[float], subject: str =
     ratio = ratio_unpaired(b, a)
     statement = ratio.equivalence(REPEAT_MARGIN)
     detail = f"first {a.text('Hz')}, then {b.text('Hz')}: second / first {ratio.text()}"
-    return Check("the same point measured twice gives the same rate", subject, _from_equivalence(statement),
-                 statement, REPEAT_MARGIN, ratio.resolvable_margin, ratio.estimate, min(a.n, b.n), detail)  # fmt: skip
+    return Check(
+        "the same point measured twice gives the same rate",
+        subject,
+        _from_equivalence(statement),
+        statement,
+        REPEAT_MARGIN,
+        ratio.resolvable_margin,
+        ratio.estimate,
+        min(a.n, b.n),
+        detail,
+    )
 
 
 CHECK_COLUMNS = [
@@ -233,8 +283,10 @@ def markdown(checks: Iterable[Check]) -> str:
     for c in checks:
         resolvable = f"±{c.resolvable:.1%}" if c.resolvable == c.resolvable else "-"
         statement = f" ({c.statement})" if c.statement != c.verdict else ""
-        lines.append(f"| {c.check} | {c.subject} | **{c.verdict}**{statement} | ±{c.margin:.0%} | "
-                     f"{resolvable} | {c.n} | {c.detail} |")  # fmt: skip
+        lines.append(
+            f"| {c.check} | {c.subject} | **{c.verdict}**{statement} | ±{c.margin:.0%} | "
+            f"{resolvable} | {c.n} | {c.detail} |"
+        )
     return "\n".join(lines)
 
 
@@ -265,8 +317,12 @@ def study_checks(
         profile = resolve_profile(str(row.get("storage_profile", "native")), custom)
         if not profile.read_bps or profile.access != "local":
             continue
-        mine = repetitions[(repetitions["format"] == row["format"]) & (repetitions["file_id"] == row["file_id"])
-                           & (repetitions["read_id"] == row["read_id"]) & ~repetitions["flagged"].astype(bool)]  # fmt: skip
+        mine = repetitions[
+            (repetitions["format"] == row["format"])
+            & (repetitions["file_id"] == row["file_id"])
+            & (repetitions["read_id"] == row["read_id"])
+            & ~repetitions["flagged"].astype(bool)
+        ]
         subject = f"{row['format']} {row['file_id']} {row['read_id']}"
         checks.append(bandwidth_check(mine.to_dict("records"), profile.read_bps, subject, mode="floor"))
     if len(sentinel) >= 6:
@@ -276,8 +332,13 @@ def study_checks(
             subject = (
                 f"drift sentinel ({good['format'].iloc[0]} {good['file_id'].iloc[0]}), first and last third"
             )
-            checks.append(repeat_check(good["event_rate_hz"].iloc[:third].tolist(),
-                                       good["event_rate_hz"].iloc[-third:].tolist(), subject))  # fmt: skip
+            checks.append(
+                repeat_check(
+                    good["event_rate_hz"].iloc[:third].tolist(),
+                    good["event_rate_hz"].iloc[-third:].tolist(),
+                    subject,
+                )
+            )
     return checks
 
 
@@ -315,12 +376,22 @@ def measure(
     Returns, per key of ``files``, every record (with its round_key)."""
     keys = list(files)
     points = [
-        PlannedPoint(str(files[key]), events, {**read, **(read_of or {}).get(key, {})}, {"point": str(key)},
-                     {rep: str(Path(scratch) / f"point{i}" / f"rep{rep}.json") for rep in range(repetitions)})
+        PlannedPoint(
+            str(files[key]),
+            events,
+            {**read, **(read_of or {}).get(key, {})},
+            {"point": str(key)},
+            {rep: str(Path(scratch) / f"point{i}" / f"rep{rep}.json") for rep in range(repetitions)},
+        )
         for i, key in enumerate(keys)
-    ]  # fmt: skip
-    result = measure_block(block=block, points=points, reader=reader, measurement=dict(measurement),
-                           monitor_csv=str(Path(scratch) / "monitor.csv"))  # fmt: skip
+    ]
+    result = measure_block(
+        block=block,
+        points=points,
+        reader=reader,
+        measurement=dict(measurement),
+        monitor_csv=str(Path(scratch) / "monitor.csv"),
+    )
     return dict(zip(keys, result.records, strict=True))
 
 

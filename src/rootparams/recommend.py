@@ -71,8 +71,12 @@ YES, NO, PARTLY, NOT_APPLICABLE = "yes", "no", "partly", "n/a"
 VERDICTS = (YES, PARTLY, NO, CANNOT_TELL, NOT_APPLICABLE)
 # What the comparisons read from repetitions.csv (workflow/scripts/recommendations.py loads only these).
 REPETITION_METRICS = [
-    "event_rate_hz", "loop_seconds", "loop_cpu_seconds", "loop_cpu_us_per_event", "rss_increase_bytes",
-]  # fmt: skip
+    "event_rate_hz",
+    "loop_seconds",
+    "loop_cpu_seconds",
+    "loop_cpu_us_per_event",
+    "rss_increase_bytes",
+]
 
 # Section 3.1 of the paper (seed 000), one entry per topic.
 PAPER = {
@@ -86,40 +90,60 @@ PAPER = {
     "(primary xAOD: ~25% for all three; derivations: only LZMA gains).",
 }
 # Beyond the paper: what ROOT's own publications claim for RNTuple (issue #13 quotes the headline).
-PAPER["rntuple"] = ("RNTuple (ROOT's RNTuple papers and blog): files 10-50 % smaller than TTree and reading several "
-                    "times faster.")  # fmt: skip
-PAPER["cluster_cache"] = ("ROOT's default: the cluster cache on (a background thread reads whole clusters with "
-                          "vector reads); off reads page by page.")  # fmt: skip
+PAPER["rntuple"] = (
+    "RNTuple (ROOT's RNTuple papers and blog): files 10-50 % smaller than TTree and reading several "
+    "times faster."
+)
+PAPER["cluster_cache"] = (
+    "ROOT's default: the cluster cache on (a background thread reads whole clusters with "
+    "vector reads); off reads page by page."
+)
 # Seed 001 (ATLAS CHEP, "I/O performance optimization in as-deployed environments", Figure 5), for the remote scan.
-PAPER["remote_cache"] = ("Seed 001: the TTreeCache \"gives a slight improvement for locally read data, it is crucial for "
-                         "remotely accessed data\" (XRootD).")  # fmt: skip
+PAPER["remote_cache"] = (
+    'Seed 001: the TTreeCache "gives a slight improvement for locally read data, it is crucial for '
+    'remotely accessed data" (XRootD).'
+)
 # The seeds' related studies (issue #16), quoted from ../shared/seeds/: 001 line 91 (access), 002 line 119 and 003
 # lines 23-24 (reading styles), 003 lines 21 and 28 (event size), 003 line 32 (parallel unzip); the skim claim from
 # root-project/root#21753 and ROOT 6.40's release notes.
-PAPER["access"] = ("Seed 001: branch-wise reading \"increases reading speed when only a small subset of variables of "
-                   "the accessed container is actually used\"; the effect is \"quite large\" for full xAODs, \"a lot "
-                   "less\" for DxAODs (no numbers).")  # fmt: skip
-PAPER["reading_style"] = ("Seeds 002, 003: bulk reading is \"an order of magnitude faster than GetEntry, especially with "
-                          "LZ4\" (002), \"up to 10x\" in events/s, and the difference is \"almost entirely washed out by "
-                          "deflate (ZLIB)\" (003). RDataFrame and uproot are not in the seeds: uproot (columnar, like "
-                          "bulk I/O) is judged, RDataFrame (per event, through TTreeReader) reported.")  # fmt: skip
-PAPER["event_size"] = ("Seed 003 (400 MB at 40 B to 4 MB per event): \"decompression time is roughly consistent across "
-                       "event size, other CPU costs come to dominate as the event size decreases\"; overheads \"first "
-                       "become measurable\" below one kilobyte per event.")  # fmt: skip
-PAPER["unzip"] = ("Seed 003: \"Parallel unzipping takes 52% - 58% processing time of serial unzipping\", for \"8% - 13% "
-                  "more CPU cycles\" (4-core desktop).")  # fmt: skip
-PAPER["skim"] = ("ROOT 6.40 (PR root-project/root#21753, release notes): TTree \"branches of type ROOT::RVec where many "
-                 "(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD\" (no "
-                 "numbers given); Snapshot's TTree default went back to ZLIB-1.")  # fmt: skip
+PAPER["access"] = (
+    'Seed 001: branch-wise reading "increases reading speed when only a small subset of variables of '
+    'the accessed container is actually used"; the effect is "quite large" for full xAODs, "a lot '
+    'less" for DxAODs (no numbers).'
+)
+PAPER["reading_style"] = (
+    'Seeds 002, 003: bulk reading is "an order of magnitude faster than GetEntry, especially with '
+    'LZ4" (002), "up to 10x" in events/s, and the difference is "almost entirely washed out by '
+    'deflate (ZLIB)" (003). RDataFrame and uproot are not in the seeds: uproot (columnar, like '
+    "bulk I/O) is judged, RDataFrame (per event, through TTreeReader) reported."
+)
+PAPER["event_size"] = (
+    'Seed 003 (400 MB at 40 B to 4 MB per event): "decompression time is roughly consistent across '
+    'event size, other CPU costs come to dominate as the event size decreases"; overheads "first '
+    'become measurable" below one kilobyte per event.'
+)
+PAPER["unzip"] = (
+    'Seed 003: "Parallel unzipping takes 52% - 58% processing time of serial unzipping", for "8% - 13% '
+    'more CPU cycles" (4-core desktop).'
+)
+PAPER["skim"] = (
+    'ROOT 6.40 (PR root-project/root#21753, release notes): TTree "branches of type ROOT::RVec where many '
+    '(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD" (no '
+    "numbers given); Snapshot's TTree default went back to ZLIB-1."
+)
 # Issue #17, from the note's conclusion (seed 000, section 3).
-PAPER["branch_compression"] = ("Seed 000, section 3: \"Further studies with branch specific settings ... should be done for "
-                               "the largest N (e.g. 10) branches, which could lead to further compression and reading "
-                               "speed improvements.\" Judged: the hot branches fast and the rest small beats the uniform "
-                               "settings (no uniform point is both smaller and faster).")  # fmt: skip
-PAPER["float_precision"] = ("ATLAS float compression (shared/notes/formats.md): an optional mantissa truncation (7 or 15 bits "
-                            "kept) for some DAOD_PHYS variables; RNTuple stores truncated floats in fewer bits. Judged: "
-                            "every lossy file smaller than the full one, and no variable loses more than half a unit in "
-                            "the last kept mantissa bit (relative error <= 2^-(N+1)).")  # fmt: skip
+PAPER["branch_compression"] = (
+    'Seed 000, section 3: "Further studies with branch specific settings ... should be done for '
+    "the largest N (e.g. 10) branches, which could lead to further compression and reading "
+    'speed improvements." Judged: the hot branches fast and the rest small beats the uniform '
+    "settings (no uniform point is both smaller and faster)."
+)
+PAPER["float_precision"] = (
+    "ATLAS float compression (shared/notes/formats.md): an optional mantissa truncation (7 or 15 bits "
+    "kept) for some DAOD_PHYS variables; RNTuple stores truncated floats in fewer bits. Judged: "
+    "every lossy file smaller than the full one, and no variable loses more than half a unit in "
+    "the last kept mantissa bit (relative error <= 2^-(N+1))."
+)
 # Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (seeds 002, 003): judged as
 # at least this factor for LZ4 and uncompressed files, and less than it for ZLIB ("washed out").
 BULK_GAIN = 2.0

@@ -544,8 +544,12 @@ def copy_to(path: str | Path, url: str) -> None:
             "xrdcp is not installed (needed for remote_url with copy: true): tools/install-remote"
         )
     target = url.split("?", 1)[0]
-    proc = subprocess.run([xrdcp, "--nopbar", "--force", "--path", str(path), target], capture_output=True,
-                          text=True, timeout=3600)  # fmt: skip
+    proc = subprocess.run(
+        [xrdcp, "--nopbar", "--force", "--path", str(path), target],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     if proc.returncode != 0:
         raise RemoteEndpointError(
             f"cannot copy {path} to {target}: xrdcp exited with {proc.returncode}: "

@@ -142,8 +142,12 @@ def physics_markdown(checks: list | None) -> list[str]:
     """The run summary's last section: the instrument's physics checks on this run's own reads."""
     lines = ["", "## The physics checks of this run", ""]
     if not checks:
-        return [*lines, "No check applied to this study's points (no compression scan with two levels of an "
-                "algorithm, no throttled storage, no drift sentinel).", ""]  # fmt: skip
+        return [
+            *lines,
+            "No check applied to this study's points (no compression scan with two levels of an "
+            "algorithm, no throttled storage, no drift sentinel).",
+            "",
+        ]
     counts = physics.summarize_checks(checks)
     lines += [
         "Each is judged on this run's reads with 95 % intervals (paired by round where the points were measured in "
@@ -173,8 +177,13 @@ def own_files_markdown(files: pd.DataFrame) -> list[str]:
     the reason: a refusal is a result of the study, not a gap in it."""
     if "origin" not in files or not (files["origin"] != "recipe").any():
         return []
-    lines = ["", "## Your own files", "", "| format | file | entries | size | compression | identity |",
-             "|---|---|---|---|---|---|"]  # fmt: skip
+    lines = [
+        "",
+        "## Your own files",
+        "",
+        "| format | file | entries | size | compression | identity |",
+        "|---|---|---|---|---|---|",
+    ]
     for _, f in files[files["origin"] == "asis"].iterrows():
         lines.append(
             f"| {f['format']} | {f['path']} | {int(f['events'])} | {f['size_bytes'] / 1e6:.2f} MB "

@@ -56,8 +56,15 @@ class RewriteError(UserError):
     (e.g. "SIGSEGV"), ``culprits`` lists the branches found at fault (branch, class, has_dictionary, signal_name),
     ``log_path`` holds ROOT's output."""
 
-    def __init__(self, message: str, *, signal_name: str | None = None, culprits: list[dict] | None = None,
-                 log_path: str | None = None, diagnosis: dict | None = None):  # fmt: skip
+    def __init__(
+        self,
+        message: str,
+        *,
+        signal_name: str | None = None,
+        culprits: list[dict] | None = None,
+        log_path: str | None = None,
+        diagnosis: dict | None = None,
+    ):
         super().__init__(message)
         self.signal_name = signal_name
         self.culprits = culprits or []
@@ -90,8 +97,13 @@ def _settings_text(container: str, compression: int, autoflush: int | None, bask
 
 
 def _run(cmd: list[str], timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                          preexec_fn=lambda: die_with_parent(signal.SIGKILL))  # fmt: skip
+    return subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=lambda: die_with_parent(signal.SIGKILL),
+    )
 
 
 def crash_signal(returncode: int, stderr: str) -> str | None:
@@ -156,8 +168,17 @@ def rewrite_file(
     before = file_identity(src)
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(f".{out.name}.partial")
-    cmd = [rewriter, "--input", str(src), "--tree", tree, "--output", str(partial),
-           "--compression", str(compression)]  # fmt: skip
+    cmd = [
+        rewriter,
+        "--input",
+        str(src),
+        "--tree",
+        tree,
+        "--output",
+        str(partial),
+        "--compression",
+        str(compression),
+    ]
     if container == RNTUPLE:
         cmd += ["--container", RNTUPLE]
     else:
@@ -186,16 +207,19 @@ def rewrite_file(
         if check.returncode != 0 or inspected is None:
             _write_log(log, inspect_cmd, check.returncode, check.stdout, check.stderr)
             reason = _tool_message(check.stderr) or f"exit code {check.returncode}"
-            raise RewriteError(f"{what}: reading the new file back failed: {reason} (log: {log})",
-                               log_path=str(log))  # fmt: skip
+            raise RewriteError(
+                f"{what}: reading the new file back failed: {reason} (log: {log})", log_path=str(log)
+            )
         os.replace(partial, out)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     after = file_identity(src)
     if (after["size_bytes"], after["mtime_ns"], after["sha256_head"]) != (
-        before["size_bytes"], before["mtime_ns"], before["sha256_head"],
-    ):  # fmt: skip
+        before["size_bytes"],
+        before["mtime_ns"],
+        before["sha256_head"],
+    ):
         raise RewriteError(
             f"{what}: the source file changed while it was rewritten (before {before}, after {after})"
         )
@@ -231,12 +255,29 @@ def _write_log(log: Path, cmd: list[str], code: int | None, stdout: str, stderr:
             f.write(f"--- stderr (last lines, 'no dictionary' warnings left out)\n{_tail(stderr)}\n\n")
 
 
-def diagnose(source: str | Path, *, tree: str, compression: int, rewriter: str,
-             timeout: float = DIAGNOSE_TIMEOUT_SECONDS, max_failures: int = 10) -> dict:  # fmt: skip
+def diagnose(
+    source: str | Path,
+    *,
+    tree: str,
+    compression: int,
+    rewriter: str,
+    timeout: float = DIAGNOSE_TIMEOUT_SECONDS,
+    max_failures: int = 10,
+) -> dict:
     """``rootparams-rewrite --diagnose``: which top-level branches crash when rewritten alone (TTree), or which
     class fields have no dictionary (RNTuple). The tool's JSON; raises RewriteError if the diagnosis fails."""
-    cmd = [rewriter, "--input", str(source), "--tree", tree, "--diagnose", "--compression", str(compression),
-           "--max-failures", str(max_failures)]  # fmt: skip
+    cmd = [
+        rewriter,
+        "--input",
+        str(source),
+        "--tree",
+        tree,
+        "--diagnose",
+        "--compression",
+        str(compression),
+        "--max-failures",
+        str(max_failures),
+    ]
     try:
         proc = _run(cmd, timeout)
     except subprocess.TimeoutExpired:
@@ -244,8 +285,10 @@ def diagnose(source: str | Path, *, tree: str, compression: int, rewriter: str,
     result = json_result(proc.stdout.splitlines())
     if proc.returncode != 0 or result is None:
         sig = crash_signal(proc.returncode, proc.stderr)
-        raise RewriteError(f"diagnosing {source} failed ({sig or f'exit code {proc.returncode}'}): "
-                           f"{_tool_message(proc.stderr)}")  # fmt: skip
+        raise RewriteError(
+            f"diagnosing {source} failed ({sig or f'exit code {proc.returncode}'}): "
+            f"{_tool_message(proc.stderr)}"
+        )
     return result
 
 
@@ -255,28 +298,50 @@ def _culprit_text(c: dict) -> str:
     return f"{c['branch']} (class {c['class'] or '(none)'}, {dictionary}{sig})"
 
 
-def _crash_error(what: str, sig: str, src: Path, tree: str, compression: int, container: str, rewriter: str,
-                 diagnose_timeout: float, log: Path) -> RewriteError:  # fmt: skip
+def _crash_error(
+    what: str,
+    sig: str,
+    src: Path,
+    tree: str,
+    compression: int,
+    container: str,
+    rewriter: str,
+    diagnose_timeout: float,
+    log: Path,
+) -> RewriteError:
     head = f"ROOT crashed ({sig}) {what}."
     try:
         d = diagnose(src, tree=tree, compression=compression, rewriter=rewriter, timeout=diagnose_timeout)
     except RewriteError as e:
-        return RewriteError(f"{head}\nThe diagnosis found nothing: {e}\n{WHAT_TO_DO}\nROOT's output: {log}",
-                            signal_name=sig, log_path=str(log))  # fmt: skip
+        return RewriteError(
+            f"{head}\nThe diagnosis found nothing: {e}\n{WHAT_TO_DO}\nROOT's output: {log}",
+            signal_name=sig,
+            log_path=str(log),
+        )
     culprits = d.get("crashed") or d.get("no_dictionary") or []
     if d.get("crashed"):
         n = d["crashed_count"]
-        scope = (f"at least {n} of {d['top_level_branches']} top-level branches (stopped after {d['branches_tested']})"
-                 if d.get("stopped_early") else f"{n} of {d['top_level_branches']} top-level branches")  # fmt: skip
+        scope = (
+            f"at least {n} of {d['top_level_branches']} top-level branches (stopped after {d['branches_tested']})"
+            if d.get("stopped_early")
+            else f"{n} of {d['top_level_branches']} top-level branches"
+        )
         found = f"Rewritten alone, {scope} crash too: " + "; ".join(_culprit_text(c) for c in culprits) + "."
     elif d.get("no_dictionary"):
-        found = (f"{d['no_dictionary_count']} of its {d['top_level_branches']} top-level fields are classes without "
-                 "a dictionary: " + "; ".join(_culprit_text(c) for c in culprits) + ".")  # fmt: skip
+        found = (
+            f"{d['no_dictionary_count']} of its {d['top_level_branches']} top-level fields are classes without "
+            "a dictionary: " + "; ".join(_culprit_text(c) for c in culprits) + "."
+        )
     else:
-        found = (f"No top-level branch crashes when rewritten alone ({d['branches_tested']} tested): the crash "
-                 "comes from branches together, not from one of them.")  # fmt: skip
+        found = (
+            f"No top-level branch crashes when rewritten alone ({d['branches_tested']} tested): the crash "
+            "comes from branches together, not from one of them."
+        )
     seconds = d.get("diagnose_wall_seconds", 0.0)
     return RewriteError(
         f"{head}\n{found} (diagnosis: {seconds:.1f} s)\n{WHAT_TO_DO}\nROOT's output: {log}",
-        signal_name=sig, culprits=culprits, log_path=str(log), diagnosis=d,
-    )  # fmt: skip
+        signal_name=sig,
+        culprits=culprits,
+        log_path=str(log),
+        diagnosis=d,
+    )

@@ -15,11 +15,31 @@ from typing import Any
 
 # Scans with figures, tables or findings of their own, by name (figures.FIGURES, recommend's topics, decision).
 KNOWN = (
-    "compression", "autoflush", "split", "cache", "cache_learn", "threads", "storage_compression", "storage_cache",
-    "container", "container_storage", "rntuple_cluster", "rntuple_page", "rntuple_cache", "remote_cache",
-    "remote_prefetch", "remote_rntuple", "access", "reading_style", "event_size", "unzip", "skim",
-    "branch_compression", "branch_compression_uniform", "float_precision",
-)  # fmt: skip
+    "compression",
+    "autoflush",
+    "split",
+    "cache",
+    "cache_learn",
+    "threads",
+    "storage_compression",
+    "storage_cache",
+    "container",
+    "container_storage",
+    "rntuple_cluster",
+    "rntuple_page",
+    "rntuple_cache",
+    "remote_cache",
+    "remote_prefetch",
+    "remote_rntuple",
+    "access",
+    "reading_style",
+    "event_size",
+    "unzip",
+    "skim",
+    "branch_compression",
+    "branch_compression_uniform",
+    "float_precision",
+)
 
 # The known scans a scan of another name can stand for, by what they vary: (must all vary, may vary besides).
 # A setting given one value only moves the scan's points and varies nothing. Scans whose settings overlap

@@ -64,8 +64,10 @@ def describe(path: str, tree: str | None = None) -> SourceFile:
     p = Path(path)
     if not p.is_file():
         where = "does not exist" if not p.exists() else "is not a regular file"
-        raise SourceError(f"{path} {where} (a format's source must be a ROOT file; relative paths are taken "
-                          f"from the workflow directory, {os.getcwd()})")  # fmt: skip
+        raise SourceError(
+            f"{path} {where} (a format's source must be a ROOT file; relative paths are taken "
+            f"from the workflow directory, {os.getcwd()})"
+        )
     st = p.stat()
     return _describe(str(p.resolve()), tree, st.st_size, st.st_mtime_ns)
 
@@ -93,8 +95,10 @@ def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFi
                 if not candidates
                 else ("holds " + ", ".join(f"{k} ({v})" for k, v in candidates.items()))
             )
-            raise SourceError(f"{path} has no TTree or RNTuple named {name!r}; it {what}. Give one of them as the "
-                              "format's tree")  # fmt: skip
+            raise SourceError(
+                f"{path} has no TTree or RNTuple named {name!r}; it {what}. Give one of them as the "
+                "format's tree"
+            )
         obj = file[name]
         if candidates[name] == RNTUPLE:
             fields = [r for i, r in enumerate(obj.field_records) if r.parent_field_id == i]
@@ -116,8 +120,10 @@ def _event_data_name(path: str, candidates: dict[str, str]) -> str:
     if known:
         return known[0]
     listed = ", ".join(f"{k} ({v})" for k, v in candidates.items()) or "none"
-    raise SourceError(f"{path}: cannot tell which tree holds the events; it has {listed}. Name it with the "
-                      "format's 'tree' key")  # fmt: skip
+    raise SourceError(
+        f"{path}: cannot tell which tree holds the events; it has {listed}. Name it with the "
+        "format's 'tree' key"
+    )
 
 
 def file_settings(source: SourceFile) -> dict:
@@ -125,5 +131,12 @@ def file_settings(source: SourceFile) -> dict:
     basket size 0 mean "as in the file" (a rewrite keeps every branch's split level and, with basket size 0,
     its basket size); page size 0 likewise for an RNTuple."""
     algorithm, level = source.algorithm_level
-    return {"container": source.container, "algorithm": algorithm, "level": level, "autoflush": source.autoflush,
-            "split_level": -1, "basket_size": 0, "page_size": 0}  # fmt: skip
+    return {
+        "container": source.container,
+        "algorithm": algorithm,
+        "level": level,
+        "autoflush": source.autoflush,
+        "split_level": -1,
+        "basket_size": 0,
+        "page_size": 0,
+    }

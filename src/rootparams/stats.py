@@ -101,8 +101,10 @@ class Interval:
             return f"{self.mean:.{d}f}{unit} (n = 1, no interval)"
         if math.isnan(self.half_width):
             return f"{self.mean:.{d}f}{unit} (n = {self.n}, no spread known: no interval)"
-        return (f"{self.mean:.{d}f}{unit} ({100 * self.confidence:.0f} % CI {self.low:.{d}f}-{self.high:.{d}f}, "
-                f"n = {self.n})")  # fmt: skip
+        return (
+            f"{self.mean:.{d}f}{unit} ({100 * self.confidence:.0f} % CI {self.low:.{d}f}-{self.high:.{d}f}, "
+            f"n = {self.n})"
+        )
 
 
 def _digits(value: float, width: float) -> int:
@@ -155,8 +157,10 @@ class Ratio:
         if math.isnan(self.low):
             return f"{self.estimate:.{digits}f}x (no interval: n = {self.n})"
         how = f"{self.n} paired rounds" if self.paired else f"unpaired, n ≥ {self.n}"
-        return (f"{self.estimate:.{digits}f}x ({100 * self.confidence:.0f} % CI {self.low:.{digits}f}-"
-                f"{self.high:.{digits}f}, {how})")  # fmt: skip
+        return (
+            f"{self.estimate:.{digits}f}x ({100 * self.confidence:.0f} % CI {self.low:.{digits}f}-"
+            f"{self.high:.{digits}f}, {how})"
+        )
 
 
 def ratio_paired(a: Sequence[float], b: Sequence[float], confidence: float = CONFIDENCE) -> Ratio:

@@ -108,9 +108,13 @@ def resolve_profile(name: str, custom: dict[str, dict] | None = None) -> Storage
         if "remote_url" in c:
             return StorageProfile(name, remote_url=c["remote_url"], copy=bool(c.get("copy", False)))
         remote = "rtt_ms" in c or "bandwidth_bps" in c
-        return StorageProfile(name, c.get("read_bps"), c.get("read_iops"),
-                              rtt_ms=float(c.get("rtt_ms", 0.0)) if remote else None,
-                              bandwidth_bps=c.get("bandwidth_bps"))  # fmt: skip
+        return StorageProfile(
+            name,
+            c.get("read_bps"),
+            c.get("read_iops"),
+            rtt_ms=float(c.get("rtt_ms", 0.0)) if remote else None,
+            bandwidth_bps=c.get("bandwidth_bps"),
+        )
     raise StorageProfileError(
         f"unknown storage profile {name!r}; valid are {', '.join(map(repr, [*PROFILES, *(custom or {})]))}"
     )

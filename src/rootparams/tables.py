@@ -158,8 +158,10 @@ def _marked(r, prefix: str, valid: bool) -> str:
 def _invalid_notes(table: pd.DataFrame) -> list[str]:
     notes = []
     for r in table.itertuples():
-        for what, valid, reasons in (("event loop", r.rate_valid, r.rate_invalid_reasons),
-                                     ("note's window", r.note_window_valid, r.note_window_invalid_reasons)):  # fmt: skip
+        for what, valid, reasons in (
+            ("event loop", r.rate_valid, r.rate_invalid_reasons),
+            ("note's window", r.note_window_valid, r.note_window_invalid_reasons),
+        ):
             if not valid:
                 notes.append(
                     f"{DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}"
@@ -168,14 +170,18 @@ def _invalid_notes(table: pd.DataFrame) -> list[str]:
 
 
 def _conditions(table: pd.DataFrame) -> str:
-    return (f"{', '.join(sorted(set(table['cache_state'].astype(str))))} reads, storage "
-            f"{profile_list(table['storage_profile'])}")  # fmt: skip
+    return (
+        f"{', '.join(sorted(set(table['cache_state'].astype(str))))} reads, storage "
+        f"{profile_list(table['storage_profile'])}"
+    )
 
 
 def to_markdown(table: pd.DataFrame, fmt: str) -> str:
     if table.empty:
-        return (f"Table 1 ({fmt}): {EMPTY} (Table 1 takes the compression scan's points at the format's default "
-                "file and read settings).\n")  # fmt: skip
+        return (
+            f"Table 1 ({fmt}): {EMPTY} (Table 1 takes the compression scan's points at the format's default "
+            "file and read settings).\n"
+        )
     lines = [
         f"Table 1 ({fmt}): file size and event rate per compression setting over the unflagged repetitions "
         f"({_conditions(table)}). Event rates: {RATE_LEGEND}. Event loop: all events from the first entry "

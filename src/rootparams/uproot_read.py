@@ -110,8 +110,10 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     process_start = Snapshot(disk_device=disk_device, at=PROCESS_START)
     process_start.cpu = PROCESS_START_CPU
     if "://" in path:
-        raise UsageError(f"{path}: uproot reads local files only here (root:// needs XRootD's Python bindings, "
-                         "which the project does not install); use a local storage profile")  # fmt: skip
+        raise UsageError(
+            f"{path}: uproot reads local files only here (root:// needs XRootD's Python bindings, "
+            "which the project does not install); use a local storage profile"
+        )
     # Imported here, inside the process span: their import is this reader's start-up (the module docstring).
     import awkward as ak
     import numpy as np
@@ -129,12 +131,16 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
         raise UsageError(f"{path}: no tree or RNTuple {tree_name!r}; it has {', '.join(found) or 'none'}")
     tree = file[tree_name]
     if not isinstance(tree, uproot.TTree):
-        raise UsageError(f"{path}: {tree_name} is a {type(tree).__name__}; this reader reads TTrees (uproot "
-                         f"{uproot.__version__}'s RNTuple reading is not measured here)")  # fmt: skip
+        raise UsageError(
+            f"{path}: {tree_name} is a {type(tree).__name__}; this reader reads TTrees (uproot "
+            f"{uproot.__version__}'s RNTuple reading is not measured here)"
+        )
     missing = [b for b in branches if b not in tree]
     if missing:
-        raise UsageError(f"{path}: branch(es) {', '.join(missing)} not in {tree_name} (e.g. "
-                         f"{', '.join(list(tree.keys())[:5])}, ...)")  # fmt: skip
+        raise UsageError(
+            f"{path}: branch(es) {', '.join(missing)} not in {tree_name} (e.g. "
+            f"{', '.join(list(tree.keys())[:5])}, ...)"
+        )
     if tree.num_entries < events:
         raise DamagedError(f"{path}: has {tree.num_entries} entries, but {events} were requested")
     zip_bytes = int(sum(tree[b].compressed_bytes for b in branches))
@@ -142,8 +148,9 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     values_sum = 0.0
     loop_start = Snapshot(source, disk_device)
     try:
-        for arrays in tree.iterate(branches, entry_stop=events, step_size=f"{STEP_BYTES // 1_000_000} MB",
-                                   library="ak", how=dict):  # fmt: skip
+        for arrays in tree.iterate(
+            branches, entry_stop=events, step_size=f"{STEP_BYTES // 1_000_000} MB", library="ak", how=dict
+        ):
             for array in arrays.values():
                 flat = ak.flatten(array, axis=None)
                 values_sum += float(np.sum(ak.to_numpy(flat), dtype=np.float64))
@@ -172,28 +179,34 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
         "end_time": end.epoch,
         "first_entry_seconds": math.nan,
     }
-    for name, a in (("process", process_start), ("open", process_start), ("loop", loop_start),
-                    ("note_window", loop_start)):  # fmt: skip
+    for name, a in (
+        ("process", process_start),
+        ("open", process_start),
+        ("loop", loop_start),
+        ("note_window", loop_start),
+    ):
         _span(out, name, a, end if name != "open" else loop_start)
     loop_seconds = out["loop_seconds"]
     process_bytes = out["process_bytes_read"]
     process_storage = out["process_storage_read_bytes"]
-    out.update({
-        "event_rate_hz": events / loop_seconds,
-        "note_window_event_rate_hz": events / loop_seconds,
-        "loop_mb_per_s_compressed": out["loop_bytes_read"] / 1e6 / loop_seconds,
-        "note_window_mb_per_s_compressed": out["loop_bytes_read"] / 1e6 / loop_seconds,
-        "loop_io_share": _ratio(out["loop_bytes_read"], process_bytes),
-        "note_window_io_share": _ratio(out["loop_bytes_read"], process_bytes),
-        "loop_storage_share": _ratio(out["loop_storage_read_bytes"], process_storage),
-        "note_window_storage_share": _ratio(out["loop_storage_read_bytes"], process_storage),
-        "loop_bytes_per_call": _ratio(out["loop_bytes_read"], out["loop_read_calls"]),
-        "rss_baseline_bytes": rss_baseline,
-        "peak_rss_bytes": _status_bytes("VmHWM"),
-        "rss_increase_bytes": _status_bytes("VmHWM") - rss_baseline,
-        "vm_peak_bytes": _status_bytes("VmPeak"),
-        "pid": os.getpid(),
-    })  # fmt: skip
+    out.update(
+        {
+            "event_rate_hz": events / loop_seconds,
+            "note_window_event_rate_hz": events / loop_seconds,
+            "loop_mb_per_s_compressed": out["loop_bytes_read"] / 1e6 / loop_seconds,
+            "note_window_mb_per_s_compressed": out["loop_bytes_read"] / 1e6 / loop_seconds,
+            "loop_io_share": _ratio(out["loop_bytes_read"], process_bytes),
+            "note_window_io_share": _ratio(out["loop_bytes_read"], process_bytes),
+            "loop_storage_share": _ratio(out["loop_storage_read_bytes"], process_storage),
+            "note_window_storage_share": _ratio(out["loop_storage_read_bytes"], process_storage),
+            "loop_bytes_per_call": _ratio(out["loop_bytes_read"], out["loop_read_calls"]),
+            "rss_baseline_bytes": rss_baseline,
+            "peak_rss_bytes": _status_bytes("VmHWM"),
+            "rss_increase_bytes": _status_bytes("VmHWM") - rss_baseline,
+            "vm_peak_bytes": _status_bytes("VmPeak"),
+            "pid": os.getpid(),
+        }
+    )
     return out
 
 

@@ -66,17 +66,28 @@ READ_KEYS = (
 # point of the other container keeps: a scan that varies one over points of the other container is an error,
 # and no two points differ only in a setting that changes nothing.
 CONTAINER_ONLY = {
-    TTREE: {"split_level": -1, "basket_size": 0, "branch_compression": UNIFORM, "learn_entries": "default",
-            "async_prefetch": False, "unzip": False},
+    TTREE: {
+        "split_level": -1,
+        "basket_size": 0,
+        "branch_compression": UNIFORM,
+        "learn_entries": "default",
+        "async_prefetch": False,
+        "unzip": False,
+    },
     RNTUPLE: {"page_size": 0, "cluster_bunch": 1},
-}  # fmt: skip
+}
 
 
 def fixed_settings(container: str, keys: Iterable[str]) -> dict[str, Any]:
     """The settings among ``keys`` that a point stored as ``container`` lacks, at their fixed values."""
     keys = set(keys)
-    return {key: value for owner, fixed in CONTAINER_ONLY.items() if owner != container
-            for key, value in fixed.items() if key in keys}  # fmt: skip
+    return {
+        key: value
+        for owner, fixed in CONTAINER_ONLY.items()
+        if owner != container
+        for key, value in fixed.items()
+        if key in keys
+    }
 
 
 # The file settings a rewrite of a user's file can change, per container (rootparams.rewrite). Split level
@@ -101,8 +112,10 @@ def unrewritable(container: str, varied: Iterable[str]) -> list[str]:
 def why_not(container: str, key: str) -> str:
     """Why a source stored as ``container`` cannot be rewritten at another ``key``."""
     if container == RNTUPLE and key in REWRITABLE[TTREE]:
-        return (f"{key} cannot change in an RNTuple source (ROOT's RNTupleMerger rewrites its compression only, "
-                "keeping its clusters and pages)")  # fmt: skip
+        return (
+            f"{key} cannot change in an RNTuple source (ROOT's RNTupleMerger rewrites its compression only, "
+            "keeping its clusters and pages)"
+        )
     return WHY_NOT_REWRITABLE[key]
 
 
@@ -189,9 +202,11 @@ def branch_compression_problem(value: str) -> str | None:
         return None
     m = _PER_BRANCH_RE.fullmatch(str(value))
     if not m:
-        return (f"branch_compression {value!r}: must be '{UNIFORM}', 'largest<N>:<algorithm>-<level>' (e.g. "
-                "'largest4:lz4-1') or 'match:<regex>:<algorithm>-<level>' (e.g. 'match:^Electrons:lz4-1'), "
-                f"algorithm one of {', '.join(COMPRESSING_ALGORITHMS)}, level 1-9")  # fmt: skip
+        return (
+            f"branch_compression {value!r}: must be '{UNIFORM}', 'largest<N>:<algorithm>-<level>' (e.g. "
+            "'largest4:lz4-1') or 'match:<regex>:<algorithm>-<level>' (e.g. 'match:^Electrons:lz4-1'), "
+            f"algorithm one of {', '.join(COMPRESSING_ALGORITHMS)}, level 1-9"
+        )
     if m["regex"] is not None:
         try:
             re.compile(m["regex"])
@@ -234,8 +249,10 @@ def _paper_file_defaults() -> dict[str, dict[str, Any]]:
     """The paper's file settings per built-in format (file_defaults), then those every format shares."""
     per_format = schema()["properties"]["file_defaults"]["default"]
     shared = _later_file_key_defaults()
-    return {fmt: {**settings, **{k: v for k, v in shared.items() if k not in settings}}
-            for fmt, settings in per_format.items()}  # fmt: skip
+    return {
+        fmt: {**settings, **{k: v for k, v in shared.items() if k not in settings}}
+        for fmt, settings in per_format.items()
+    }
 
 
 def _later_file_key_defaults() -> dict[str, Any]:

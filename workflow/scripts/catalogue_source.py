@@ -5,8 +5,13 @@ from rootparams.snakescript import run_logged
 
 
 def main(smk):
-    catalogue_source(smk.params.point, source=smk.input.source, tree=smk.params.tree, reader=smk.input.reader,
-                     catalogue=smk.output.catalogue)  # fmt: skip
+    catalogue_source(
+        smk.params.point,
+        source=smk.input.source,
+        tree=smk.params.tree,
+        reader=smk.input.reader,
+        catalogue=smk.output.catalogue,
+    )
 
 
 run_logged(snakemake, main)

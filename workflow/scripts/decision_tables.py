@@ -29,7 +29,9 @@ def main(smk):
     ranking = cost_ranking(model, prices(config)["reads_per_file"])
     ranking.to_csv(smk.output.ranking, index=False)
     cheapest(ranking).to_csv(smk.output.choice, index=False)
-    crossovers(model.parts, read_draws=model.read_draws, write_draws=model.write_draws).to_csv(smk.output.crossovers, index=False)
+    crossovers(model.parts, read_draws=model.read_draws, write_draws=model.write_draws).to_csv(
+        smk.output.crossovers, index=False
+    )
 
 
 run_logged(snakemake, main)

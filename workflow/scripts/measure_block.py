@@ -19,8 +19,14 @@ def main(smk, say):
             # A rewrite ROOT could not make (rewrite_failures: record): no file to read, nothing measured; the
             # refusal is the point's result (run summary and report).
             say(f"{entry['file'].id} {entry['read'].id}: not measured: {why}")
-            refused.append({"format": entry["file"].format, "file_id": entry["file"].id,
-                            "read_id": entry["read"].id, "refused": why})  # fmt: skip
+            refused.append(
+                {
+                    "format": entry["file"].format,
+                    "file_id": entry["file"].id,
+                    "read_id": entry["read"].id,
+                    "refused": why,
+                }
+            )
             continue
         points.append(plan_point(entry, measurement, smk.params.repetitions))
     sentinel = None
@@ -56,10 +62,15 @@ def main(smk, say):
         {
             "block": block,
             "points": [
-                {"format": p.labels["format"], "file_id": p.labels["file_id"], "read_id": p.labels["read_id"],
-                 "records": [p.records[r["rep"]] for r in recs]}
+                {
+                    "format": p.labels["format"],
+                    "file_id": p.labels["file_id"],
+                    "read_id": p.labels["read_id"],
+                    "records": [p.records[r["rep"]] for r in recs],
+                }
                 for p, recs in zip(points, result.records, strict=True)
-            ] + [{**r, "records": []} for r in refused],
+            ]
+            + [{**r, "records": []} for r in refused],
             "sentinel_records": result.sentinel_records,
             "schedule": result.schedule,
             "reused": sum(1 for recs in result.records for r in recs if r["reused"]),
@@ -70,7 +81,7 @@ def main(smk, say):
             "measured_loop_seconds": result.measured_loop_seconds,
             "measured_repetitions": result.measured_repetitions,
         },
-    )  # fmt: skip
+    )
 
 
 run_logged(snakemake, main)

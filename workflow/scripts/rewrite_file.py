@@ -5,10 +5,18 @@ from rootparams.snakescript import run_logged
 
 
 def main(smk, say):
-    rewrite_point(smk.params.point, source=smk.input.source, tree=smk.params.tree, rewriter=smk.input.rewriter,
-                  reader=smk.input.reader, output=smk.output.root, catalogue=smk.output.catalogue,
-                  on_failure=smk.params.on_failure, say=say,
-                  log_path=f"{smk.log[0]}.root.log")  # fmt: skip
+    rewrite_point(
+        smk.params.point,
+        source=smk.input.source,
+        tree=smk.params.tree,
+        rewriter=smk.input.rewriter,
+        reader=smk.input.reader,
+        output=smk.output.root,
+        catalogue=smk.output.catalogue,
+        on_failure=smk.params.on_failure,
+        say=say,
+        log_path=f"{smk.log[0]}.root.log",
+    )
 
 
 run_logged(snakemake, main)

@@ -14,8 +14,9 @@ from rootparams.snakescript import run_logged
 def main(smk):
     summary = pd.read_csv(smk.input.summary)
     sentinel = pd.read_csv(smk.input.sentinel)
-    checks = physics.study_checks(summary, pd.read_csv(smk.input.repetitions), pd.read_csv(smk.input.points),
-                                  sentinel, smk.params.study)  # fmt: skip
+    checks = physics.study_checks(
+        summary, pd.read_csv(smk.input.repetitions), pd.read_csv(smk.input.points), sentinel, smk.params.study
+    )
     physics.table(checks).to_csv(smk.output.checks, index=False)
     text = run_summary_markdown(
         summary,
