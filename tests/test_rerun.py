@@ -36,9 +36,19 @@ def _study(workdir: Path, scans: dict, storage_profiles: dict) -> Path:
 
 
 def _run(workdir: Path, config: Path) -> dict[str, int]:
-    """Runs the study; returns how many jobs of each rule ran (Snakemake's "rule X:" / "localrule X:" lines)."""
+    """Runs the study up to its summary (the figures and the decision only follow it); returns how many jobs of
+    each rule ran (Snakemake's "rule X:" / "localrule X:" lines)."""
+    from rootparams import paths
+
     proc = snakemake(
-        workdir, "--configfile", str(config), "--config", f"data_dir={workdir / 'data'}", "--cores", "2"
+        workdir,
+        paths.SUMMARY_TABLE,
+        "--configfile",
+        str(config),
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--cores",
+        "2",
     )
     jobs: dict[str, int] = {}
     for rule in re.findall(r"^(?:local)?rule (\w+):$", proc.stderr + proc.stdout, flags=re.M):

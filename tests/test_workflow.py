@@ -174,6 +174,8 @@ def test_bad_config_stops_before_any_job(tmp_path):
     assert proc.returncode != 0
     assert "did you mean 'repetitions'" in out
     assert "scans.c.level[0] = 12: must be from 1 to 9" in out
+    # The message alone: no Snakemake traceback into the workflow's own files after it.
+    assert "common.smk" not in out and "Traceback" not in out
     assert not (tmp_path / "results").exists()  # nothing ran
 
 

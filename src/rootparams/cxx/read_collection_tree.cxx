@@ -121,6 +121,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <sys/prctl.h>
@@ -133,10 +134,37 @@ namespace rootparams::read {
 
 namespace {
 
+// Every option the reader knows: a misspelt or renamed one stops the read, rather than silently measuring
+// the default it would have changed.
+void check_options(const std::map<std::string, std::string> &args)
+{
+   static const std::set<std::string> known = {
+      "async-prefetch", "branches",      "cache-size",        "cgroup-procs", "checksum", "cluster-bunch",
+      "columns",        "container",     "disk-device",       "events",       "file",     "inspect",
+      "learn-entries",  "no-perfstats",  "probe",             "reading-style", "resolve-selection",
+      "serve",          "stderr",        "threads",           "tree",         "unzip"};
+   static const std::map<std::string, std::string> renamed = {{"reader", "reading-style"}};
+   for (const auto &[key, value] : args) {
+      if (known.count(key))
+         continue;
+      auto it = renamed.find(key);
+      std::string message = "unknown option --" + key;
+      if (it != renamed.end())
+         message += ": it is now called --" + it->second;
+      else {
+         message += "; the options are";
+         for (const auto &k : known)
+            message += " --" + k;
+      }
+      fail(message);
+   }
+}
+
 // A timed read of either container (--container ttree, the default, or rntuple), by TTree::GetEntry or, for a
 // TTree, --reading-style rdataframe.
 int timed_read_any(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
+   check_options(args);
    if (args.count("disk-device")) {
       g_disk_device = args.at("disk-device");
       if (g_disk_device.find(':') == std::string::npos || disk_completed_read_bytes() < 0)
@@ -390,6 +418,7 @@ int main(int argc, char **argv)
       gEnv->SetValue("TTreeCache.Prefill", 1);
       gEnv->SetValue("TFile.AsyncPrefetching", 0);
       auto args = parse_args(argc, argv);
+      check_options(args);
       if (args.count("serve"))
          return serve();
       if (args.count("checksum"))
