@@ -68,12 +68,17 @@ def snakemake(
     return proc
 
 
-def run_study(tmp_path_factory, build: dict[str, Path], config: str, name: str) -> Path:
-    """The whole workflow of ``config`` in a fresh directory, with the session's C++ build (not compiled again)."""
+def run_study(
+    tmp_path_factory, build: dict[str, Path], config: str, name: str, targets: tuple[str, ...] = ()
+) -> Path:
+    """The workflow of ``config`` in a fresh directory, with the session's C++ build (not compiled again): the
+    whole of it, or what ``targets`` (paths under the working directory) need."""
     from rootparams import paths
 
     require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
     workdir = tmp_path_factory.mktemp(name)
     shutil.copytree(build["info"].parent, workdir / paths.BUILD)
-    snakemake(workdir, "--configfile", config, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    snakemake(
+        workdir, *targets, "--configfile", config, "--config", f"data_dir={workdir / 'data'}", "--cores", "2"
+    )
     return workdir

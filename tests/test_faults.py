@@ -45,9 +45,15 @@ def workflow_dir(tmp_path, build, config=TWO_POINTS):
     return tmp_path
 
 
+# The faults are in writing and measuring: the runs stop at the summary table (the figures and the decision
+# only follow from it, and are run whole by test_full_dag).
+TARGET = paths.SUMMARY_TABLE
+
+
 def run(workdir, *args, check=True):
     return snakemake(
         workdir,
+        TARGET,
         "--configfile",
         str(workdir / "study.yaml"),
         "--config",
@@ -68,6 +74,7 @@ def background(workdir):
         str(REPO / "Snakefile"),
         "-d",
         str(workdir),
+        TARGET,
         "--configfile",
         str(workdir / "study.yaml"),
         "--config",
@@ -190,7 +197,7 @@ def test_a_kill_9_of_snakemake_takes_its_measuring_job_and_monitor_with_it(build
     """kill -9 of the Snakemake process alone (not its process group: that is what a user's `kill -9 <pid>`
     does) during a timed read: the measuring job, its reader server, the reader and dool must not outlive it,
     or they would finish the point unattended and overlap the reads of a restarted workflow."""
-    workdir = workflow_dir(tmp_path, build, TWO_POINTS.replace("repetitions: 2", "repetitions: 30"))
+    workdir = workflow_dir(tmp_path, build, TWO_POINTS.replace("repetitions: 2", "repetitions: 10"))
     run(workdir, "--until", "generate_file")
     proc = background(workdir)
     reps = workdir / "results" / "repetitions"
@@ -213,7 +220,7 @@ def test_a_kill_9_of_snakemake_takes_its_measuring_job_and_monitor_with_it(build
     # The restart finds nothing running, resumes, and keeps the repetitions taken before the kill.
     run(workdir, "--unlock")
     run(workdir)
-    assert len(pd.read_csv(workdir / paths.REPETITIONS_TABLE)) == 60
+    assert len(pd.read_csv(workdir / paths.REPETITIONS_TABLE)) == 20
 
 
 def our_processes(workdir: Path) -> dict[int, str]:

@@ -15,7 +15,15 @@ TINY_SEEDS = str(REPO / "tests" / "configs" / "tiny_seeds.yaml")
 
 @pytest.fixture(scope="module")
 def seeds_run(tmp_path_factory, build):
-    return run_study(tmp_path_factory, build, TINY_SEEDS, "seeds")
+    # The seeds' outputs and what they follow from (test_full_dag draws the note's figures).
+    targets = (
+        paths.SUMMARY_TABLE,
+        paths.REPETITIONS_TABLE,
+        paths.POINTS_TABLE,
+        paths.RECOMMENDATIONS,
+        *(paths.figure(name, ext) for name in SEED_FIGURES for ext in ("png", "pdf")),
+    )
+    return run_study(tmp_path_factory, build, TINY_SEEDS, "seeds", targets)
 
 
 def test_every_study_is_measured(seeds_run):
