@@ -123,7 +123,7 @@ def test_physlite_crash_names_file_branch_class_and_signal(build, tmp_path):
         c = e.culprits[0]
         assert c["branch"] in msg and c["class"] in msg and c["signal_name"] in msg
         assert not c["has_dictionary"] and "no dictionary" in msg
-        assert "rootparams.calibrate" in msg and "read-side" in msg
+        assert "rootparams calibrate" in msg and "read-side" in msg
         assert e.log_path and Path(e.log_path).exists() and str(e.log_path) in msg
         assert not out.exists() and no_partial(out)
         return

@@ -1,6 +1,6 @@
 """Clone the profile of a real ROOT file into a synthetic recipe.
 
-    python -m rootparams.calibrate FILE [--tree NAME] [--output RECIPE] [--events N]
+    rootparams calibrate FILE [--tree NAME] [--output RECIPE] [--events N]   (or python -m rootparams.calibrate)
 
 reads a real TTree with uproot and writes the writer's recipe text (the language of
 write_collection_tree.cxx, as ``formats.recipe_text`` writes it for the built-in formats) that reproduces,
@@ -572,10 +572,8 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m rootparams.calibrate", description=__doc__.split("\n")[0]
-    )
+def main(argv: list[str] | None = None, prog: str = "python -m rootparams.calibrate") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("file", help="a real ROOT file")
     parser.add_argument("--tree", default=None, help="the TTree (default: the one obvious event tree)")
     parser.add_argument("--output", default=None, help="where to write the recipe (default: stdout)")
@@ -584,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = recipe_from_file(args.file, args.tree, args.events)
     except CalibrationError as e:
-        print(f"rootparams.calibrate: error: {e}", file=sys.stderr)
+        print(f"{prog}: error: {e}", file=sys.stderr)
         return 2
     if args.output:
         Path(args.output).write_text(text)

@@ -3,7 +3,7 @@
 Run the same study on several machines (each writes its own results/ directory; every record carries its
 host fingerprint), then
 
-    python -m rootparams.hosts results-hostA results-hostB ... --out results-hosts
+    rootparams hosts results-hostA results-hostB ... --out results-hosts   (or python -m rootparams.hosts)
 
 draws the event rate against the compression settings with one column per host and one row per format
 (hosts_rate_vs_compression.{png,pdf}), and writes hosts_summary.csv: every point measured on every host,
@@ -106,8 +106,8 @@ def ratios(data: pd.DataFrame) -> pd.DataFrame:
     return out.assign(rate_ratio_to_first_host=out["event_rate_hz_mean"] / out["first_host_rate_hz"])
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None, prog: str = "python -m rootparams.hosts") -> None:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n")[0])
     parser.add_argument("results", nargs="+", type=Path, help="results/ directories of finished runs")
     parser.add_argument("--out", type=Path, default=Path("results-hosts"))
     args = parser.parse_args(argv)

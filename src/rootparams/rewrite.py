@@ -46,7 +46,7 @@ _BREAK_SIGNALS = {
 
 WHAT_TO_DO = (
     "What you can do instead: read-side scans (TTreeCache, learning entries, threads, branch selection) work on "
-    "the file as it is; for file-side scans, `python -m rootparams.calibrate FILE` clones the file's profile "
+    "the file as it is; for file-side scans, `rootparams calibrate FILE` clones the file's profile "
     "(branches, sizes, compression ratios) into a synthetic format on which every file-side scan runs."
 )
 

@@ -1,0 +1,103 @@
+"""The ``rootparams`` command: the study and the tools around it, each with its own ``--help``.
+
+    rootparams study [snakemake options]    the study of config/config.yaml (or --configfile yours), then its report
+    rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
+    rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
+
+``./run study`` is ``rootparams study`` after setting up the environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rootparams import calibrate, hosts
+
+# The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+# Every Snakemake start loads every installed executor plugin; the HTCondor bindings then warn that HTCondor is
+# not configured, also on machines that never use it. The warning is kept where the HTCondor profile is asked for.
+CONDOR_WARNING = "ignore:Neither the environment variable CONDOR_CONFIG:UserWarning"
+
+
+def snakemake_env(args: list[str]) -> dict[str, str]:
+    """The environment of a Snakemake run: the HTCondor bindings' warning filtered out unless ``args`` use the
+    HTCondor profile or executor."""
+    env = dict(os.environ)
+    if not any("htcondor" in a for a in args):
+        env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), CONDOR_WARNING) if w)
+    return env
+
+
+def study(argv: list[str]) -> int:
+    """Runs the workflow (``snakemake --cores 4`` and the given options, with the workflow's own profile), then
+    writes the HTML report. Options after ``study`` go to Snakemake as they are."""
+    if argv and argv[0] in ("-h", "--help"):
+        print(
+            "usage: rootparams study [snakemake options]\n\n"
+            "Runs the study of config/config.yaml (or --configfile yours) with Snakemake on 4 cores and the\n"
+            "workflow's profile (profiles/default; --profile profiles/slurm or profiles/htcondor for a cluster),\n"
+            "then writes results/report.html. It runs in the checkout the command was installed from (results/\n"
+            "beside its Snakefile), or in -d DIR. Every other option is Snakemake's: -n (a dry run: the jobs and\n"
+            "the disk the study needs), --cores N, --configfile FILE, --config key=value.\n\n"
+            "Outputs: results/recommendations.md (the decision), results/run_summary.md (the machine, the noise,\n"
+            "the physics checks), results/tables/ and results/figures/."
+        )
+        return 0
+    snakefile = CHECKOUT / "Snakefile"
+    if not snakefile.exists():
+        print(
+            f"rootparams study: error: no workflow beside the package ({snakefile} does not exist); the study runs "
+            "from a checkout of the repository, installed with ./run (or pip install -e .)",
+            file=sys.stderr,
+        )
+        return 2
+    env = snakemake_env(argv)
+    run = [sys.executable, "-m", "snakemake", "-s", str(snakefile)]
+    code = subprocess.run([*run, "--cores", "4", *argv], cwd=CHECKOUT, env=env).returncode
+    if code != 0 or any(a in ("-n", "--dry-run", "--dryrun") for a in argv):
+        return code
+    code = subprocess.run([*run, "--report", "results/report.html", *argv], cwd=CHECKOUT, env=env).returncode
+    if code == 0:
+        print(
+            "rootparams: done. Tables: results/tables/, run summary: results/run_summary.md, "
+            "report: results/report.html"
+        )
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="rootparams",
+        description="How should ROOT files be written? The ATLAS note's study of ROOT file parameters, "
+        "reproduced on your machine, and the tools around it.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser(
+        "study", help="run the study (Snakemake underneath), then its HTML report", add_help=False
+    )
+    commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
+    commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0 if argv else 2
+    command, rest = argv[0], argv[1:]
+    if command == "study":
+        return study(rest)
+    if command == "calibrate":
+        return calibrate.main(rest, prog="rootparams calibrate")
+    if command == "hosts":
+        hosts.main(rest, prog="rootparams hosts")
+        return 0
+    parser.error(f"unknown command {command!r}: choose from study, calibrate, hosts")
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
