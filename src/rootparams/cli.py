@@ -22,7 +22,14 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 # Every Snakemake start loads every installed executor plugin; the HTCondor bindings then warn that HTCondor is
 # not configured, also on machines that never use it. The warning is kept where the HTCondor profile is asked for.
-CONDOR_WARNING = "ignore:Neither the environment variable CONDOR_CONFIG:UserWarning"
+# (htcondor2, which the plugin imports, and the older htcondor say it in other words.)
+CONDOR_WARNING = ",".join(
+    f"ignore:{start}:UserWarning"
+    for start in (
+        "The environment variable CONDOR_CONFIG is unset",
+        "Neither the environment variable CONDOR_CONFIG",
+    )
+)
 
 
 def snakemake_env(args: list[str]) -> dict[str, str]:
