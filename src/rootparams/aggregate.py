@@ -24,39 +24,18 @@ from rootparams.generate import FLOAT_PRECISION_LOSS
 from rootparams.monitor import parse_monitor_csv
 from rootparams.stats import Interval
 from rootparams.vocabulary import (
+    FILE_KEYS,
     LATER_FILE_KEY_DEFAULTS,
+    READ_KEYS,
     RNTUPLE,
     TTREE,
     WINDOW_RULE_DEFAULTS,
     required_repetitions,
 )
 
-POINT_KEYS = [
-    "format",
-    "file_id",
-    "read_id",
-    "origin",
-    "container",
-    "algorithm",
-    "level",
-    "autoflush",
-    "split_level",
-    "basket_size",
-    "page_size",
-    "branch_compression",
-    "float_precision",
-    "cache_size",
-    "learn_entries",
-    "cluster_bunch",
-    "async_prefetch",
-    "threads",
-    "reading_style",
-    "unzip",
-    "branches",
-    "cache_state",
-    "storage_profile",
-    "read_mode",
-]
+# A point's identity and every setting it was written and read at (the vocabulary's keys), then what the
+# harness and the reader add: the page cache's state and how the reader read.
+POINT_KEYS = ["format", "file_id", "read_id", "origin", *FILE_KEYS, *READ_KEYS, "cache_state", "read_mode"]
 # read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or
 # "objects+baskets" (branches of classes without a dictionary, in a user's real file, read basket by basket:
 # the same I/O and decompression, without building emulated objects; docs/measurement.md).
