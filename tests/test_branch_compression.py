@@ -156,6 +156,7 @@ def susy5_files(build, tmp_path_factory):
             output=str(tmp / f"{point.id}.root"),
             catalogue=None,
             content=str(tmp / "content.root"),
+            threads=2,  # LZMA-5 is compression-bound: ROOT's implicit MT compresses a cluster's baskets in parallel
             **tools,
         )
         out[name]["path"] = tmp / f"{point.id}.root"
