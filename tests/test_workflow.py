@@ -136,6 +136,7 @@ def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
     first = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
     snakemake(
         tiny_run,
+        paths.REPETITIONS_TABLE,  # what is checked here; the figures would follow from it
         "--configfile",
         TINY,
         "--config",
