@@ -41,24 +41,27 @@ KNOWN = (
     "float_precision",
 )
 
-# The known scans a scan of another name can stand for, by what they vary: (must all vary, may vary besides).
-# A setting given one value only moves the scan's points and varies nothing. Scans whose settings overlap
-# another's (rntuple_cluster is an autoflush of RNTuples, the storage and remote scans vary a profile as well as
-# another setting) are matched by name only.
-SIGNATURES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "compression": (frozenset({"level"}), frozenset({"algorithm"})),
-    "autoflush": (frozenset({"autoflush"}), frozenset({"algorithm", "level"})),
-    "split": (frozenset({"split_level"}), frozenset()),
-    "cache": (frozenset({"cache_size"}), frozenset()),
-    "cache_learn": (frozenset({"learn_entries"}), frozenset({"cache_size"})),
-    "threads": (frozenset({"threads"}), frozenset({"algorithm", "level"})),
-    "container": (frozenset({"container"}), frozenset({"algorithm", "level"})),
-    "access": (frozenset({"branches"}), frozenset({"split_level"})),
-    "reading_style": (frozenset({"reading_style"}), frozenset({"algorithm", "level", "threads"})),
-    "unzip": (frozenset({"unzip"}), frozenset({"threads"})),
+# The known scans a scan of another name can stand for, by what they vary: one or more (must all vary, may vary
+# besides). A setting given one value only moves the scan's points and varies nothing. Scans whose settings
+# overlap another's (rntuple_cluster is an autoflush of RNTuples, the storage and remote scans vary a profile as
+# well as another setting) are matched by name only.
+Signature = tuple[frozenset[str], frozenset[str]]
+SIGNATURES: dict[str, tuple[Signature, ...]] = {
+    # A compression scan may also vary the algorithm alone (one level for every algorithm).
+    "compression": (
+        (frozenset({"level"}), frozenset({"algorithm"})),
+        (frozenset({"algorithm"}), frozenset({"level"})),
+    ),
+    "autoflush": ((frozenset({"autoflush"}), frozenset({"algorithm", "level"})),),
+    "split": ((frozenset({"split_level"}), frozenset()),),
+    "cache": ((frozenset({"cache_size"}), frozenset()),),
+    "cache_learn": ((frozenset({"learn_entries"}), frozenset({"cache_size"})),),
+    "threads": ((frozenset({"threads"}), frozenset({"algorithm", "level"})),),
+    "container": ((frozenset({"container"}), frozenset({"algorithm", "level"})),),
+    "access": ((frozenset({"branches"}), frozenset({"split_level"})),),
+    "reading_style": ((frozenset({"reading_style"}), frozenset({"algorithm", "level", "threads"})),),
+    "unzip": ((frozenset({"unzip"}), frozenset({"threads"})),),
 }
-# A compression scan may vary the algorithm alone (one level for every algorithm).
-ALTERNATIVES = {"compression": (frozenset({"algorithm"}), frozenset({"level"}))}
 
 # Keys of a scan that say where it applies, not what it varies.
 NOT_SETTINGS = ("formats",)
@@ -73,9 +76,8 @@ def varied(scan: Mapping[str, Any]) -> set[str]:
     }
 
 
-def _matches(keys: set[str], signature: tuple[frozenset[str], frozenset[str]]) -> bool:
-    must, may = signature
-    return must <= keys and keys <= must | may
+def _matches(keys: set[str], signatures: tuple[Signature, ...]) -> bool:
+    return any(must <= keys and keys <= must | may for must, may in signatures)
 
 
 def kind_of(name: str, scan: Mapping[str, Any]) -> str | None:
@@ -84,11 +86,7 @@ def kind_of(name: str, scan: Mapping[str, Any]) -> str | None:
     if name in KNOWN:
         return name
     keys = varied(scan)
-    kinds = [
-        kind
-        for kind, signature in SIGNATURES.items()
-        if _matches(keys, signature) or (kind in ALTERNATIVES and _matches(keys, ALTERNATIVES[kind]))
-    ]
+    kinds = [kind for kind, signatures in SIGNATURES.items() if _matches(keys, signatures)]
     return kinds[0] if len(kinds) == 1 else None
 
 
@@ -127,4 +125,6 @@ def notes(scans: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 
 def _signature_text() -> str:
-    return "; ".join(f"{kind}: {' and '.join(sorted(must))}" for kind, (must, _) in SIGNATURES.items())
+    return "; ".join(
+        f"{kind}: {' and '.join(sorted(signatures[0][0]))}" for kind, signatures in SIGNATURES.items()
+    )
