@@ -10,7 +10,7 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, require, run_study, snakemake
 
 from rootparams import paths
 
@@ -64,12 +64,7 @@ def slurm_run(tmp_path_factory, build):
 
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory, build):
-    workdir = tmp_path_factory.mktemp("local")
-    _copy_build(build, workdir)
-    snakemake(
-        workdir, *TARGETS, "--configfile", TINY, "--config", f"data_dir={workdir / 'data'}", "--cores", "2"
-    )
-    return workdir
+    return run_study(tmp_path_factory, build, TINY, "local", tuple(TARGETS))
 
 
 def test_the_jobs_ran_under_slurm(slurm_run):
