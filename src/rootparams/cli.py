@@ -1,6 +1,7 @@
 """The ``rootparams`` command: the study and the tools around it, each with its own ``--help``.
 
     rootparams study [snakemake options]    the study of config/config.yaml (or --configfile yours), then its report
+    rootparams advise FILE [options]        how to write this file for this storage: measured, with its uncertainty
     rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
     rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
 
@@ -10,12 +11,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from rootparams import calibrate, hosts
+from rootparams import advise, calibrate, hosts
 
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -30,6 +32,9 @@ CONDOR_WARNING = ",".join(
         "Neither the environment variable CONDOR_CONFIG",
     )
 )
+
+
+COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts")
 
 
 def snakemake_env(args: list[str]) -> dict[str, str]:
@@ -89,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser(
         "study", help="run the study (Snakemake underneath), then its HTML report", add_help=False
     )
+    commands.add_parser(
+        "advise", help="how to write this file, for this storage: measured, with its uncertainty", add_help=False
+    )
     commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
     commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
     if not argv or argv[0] in ("-h", "--help"):
@@ -97,12 +105,16 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "study":
         return study(rest)
+    if command == "advise":
+        return advise.main(rest, prog="rootparams advise", env=snakemake_env(rest))
     if command == "calibrate":
         return calibrate.main(rest, prog="rootparams calibrate")
     if command == "hosts":
         hosts.main(rest, prog="rootparams hosts")
         return 0
-    parser.error(f"unknown command {command!r}: choose from study, calibrate, hosts")
+    close = difflib.get_close_matches(command, COMMANDS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    parser.error(f"unknown command {command!r}{hint}: choose from {', '.join(COMMANDS)}")
     return 2
 
 
