@@ -262,7 +262,7 @@ class ReadStorage:
     only), the disk holding the file, and for a remote profile the XRootD server (and proxy) that serves it."""
 
     profile: storage.StorageProfile
-    group: storage.BlkioGroup | None
+    group: storage.IoGroup | None
     device: str | None
     endpoint: remote.Endpoint | None = None
     fresh: bool = True  # no read has gone through it yet (a remote profile's warm-up is still to come)
@@ -282,7 +282,7 @@ class StorageSet:
 
     def __init__(self, stack: ExitStack, lifeline: Lifeline, measurement: dict[str, Any], logs_dir: Path):
         self.stack, self.lifeline, self.measurement, self.logs_dir = stack, lifeline, measurement, logs_dir
-        self._groups: dict[tuple[str, str | None], storage.BlkioGroup | None] = {}
+        self._groups: dict[tuple[str, str | None], storage.IoGroup | None] = {}
         self._endpoints: dict[tuple[str, str], remote.Endpoint] = {}
         self._copied: set[str] = set()
         self._contexts: dict[tuple[str, str], ReadStorage] = {}
