@@ -2,6 +2,7 @@
 
     rootparams study [snakemake options]    the study of config/config.yaml (or --configfile yours), then its report
     rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
+    rootparams inspect FILE|URL [options]   what a ROOT file is: its event data, compression, bytes per branch and kind
     rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
 
 ``./run study`` is ``rootparams study`` after setting up the environment.
@@ -15,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rootparams import calibrate, hosts
+from rootparams import calibrate, hosts, inspection
 
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -90,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
         "study", help="run the study (Snakemake underneath), then its HTML report", add_help=False
     )
     commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
+    commands.add_parser(
+        "inspect",
+        help="what a ROOT file is: TTree or RNTuple, clusters, compression, bytes per branch and kind",
+        add_help=False,
+    )
     commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
@@ -99,10 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         return study(rest)
     if command == "calibrate":
         return calibrate.main(rest, prog="rootparams calibrate")
+    if command == "inspect":
+        return inspection.main(rest, prog="rootparams inspect")
     if command == "hosts":
         hosts.main(rest, prog="rootparams hosts")
         return 0
-    parser.error(f"unknown command {command!r}: choose from study, calibrate, hosts")
+    parser.error(f"unknown command {command!r}: choose from study, calibrate, inspect, hosts")
     return 2
 
 
