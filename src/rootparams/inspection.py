@@ -41,6 +41,7 @@ import os
 import re
 import sys
 import tempfile
+import textwrap
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
@@ -617,7 +618,7 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
             f"{holding} branches keep baskets inside the TTree object (never written as baskets of their own): "
             f"{human(inspection.in_tree_object)} uncompressed, stored in the tree's own key "
             f"({human(inspection.tree_key_bytes)} on disk with the tree's metadata); ROOT counts them in no "
-            "branch's bytes, nor do the tables here"
+            "branch's bytes; the tables give them a column of their own (in tree object)"
         )
     counted = sum(n.unit.zip_bytes for n in nodes)
     if counted != compressed:
@@ -919,9 +920,9 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
     )
     if stored + cols.zero_pages < compressed:
         inspection.notes.append(
-            f"same-page merging: pages with the same content are stored once for several columns; counted once "
-            f"per column, as here and in RNTupleInspector, they make {human(compressed - cols.zero_pages)}, "
-            f"stored once {human(stored)}"
+            "same-page merging: pages with the same content are stored once for several columns; "
+            "RNTupleInspector and the tables here count them once per column; stored once, the pages take "
+            f"{human(stored)}"
         )
     if cols.zero_pages:
         deferred = sum(1 for r in ntuple.column_records if r.first_element_index)
@@ -1058,7 +1059,10 @@ def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
         (ins.count(2).split()[1], f"{ins.top_level:,} top-level, {ins.everything:,} in all"),
     ]
     out += [f"  {label:<12} {value}" for label, value in facts]
-    out += [f"  note: {note}" for note in ins.notes]
+    out += [
+        textwrap.fill(note, 114, initial_indent="  note: ", subsequent_indent="        ")
+        for note in ins.notes
+    ]
 
     embedded = ins.in_tree_object > 0
     grouping = "flat (NanoAOD-like) files" if ins.layout == FLAT else "xAOD files"
@@ -1237,7 +1241,11 @@ def main(argv: list[str] | None = None, prog: str = "python -m rootparams.inspec
     except UserError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
-    sys.stdout.write(csv_text(ins) if args.csv else json_text(ins) if args.json else text(ins, args.top))
+    try:
+        sys.stdout.write(csv_text(ins) if args.csv else json_text(ins) if args.json else text(ins, args.top))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
