@@ -7,9 +7,9 @@ For each file: ``rootparams.calibrate.recipe_from_file``, then the writer at the
 AutoFlush, the most common basket size and split level 99 (TTree; it has no effect on NanoAOD's leaf lists),
 with as many events as the real file (``--events-factor`` more). Bytes are the tree's branch bytes
 (TBranch::GetZipBytes/GetTotBytes over every data-holding branch, as benchmarks/compare_physlite.py counts
-them; the file's metadata trees are not part of the clone). Kinds: compare_physlite's for xAOD files; for flat
-files float arrays, integer arrays, bool/flags (bool scalars and arrays) and scalars (other leaves, counters
-included). Prints one Markdown table per file; docs/formats.md ("Cloning a real file's profile") holds it.
+them; the file's metadata trees are not part of the clone). Kinds: rootparams.contentkinds's, the xAOD kinds for
+xAOD files; for flat files float arrays, integer arrays, bool/flags (bool scalars and arrays) and scalars (other
+leaves, counters included). Prints one Markdown table per file; docs/formats.md ("Cloning a real file's profile") holds it.
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from pathlib import Path
 import ROOT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare_physlite import Unit, classify, units_of
+from compare_physlite import units_of
 
 from rootparams.build import ensure_built
 from rootparams.calibrate import open_tree, recipe_from_file
+from rootparams.contentkinds import FLAT_KINDS, Unit, classify, flat_kind
 from rootparams.native import run_tool
 
 SIZE_TARGET, RATIO_TARGET = 0.15, 0.25
-FLAT_KINDS = ("float arrays", "integer arrays", "bool/flags", "scalars")
 
 
 def settings(path: Path, tree: str) -> dict:
@@ -46,15 +46,6 @@ def settings(path: Path, tree: str) -> dict:
     }
     f.Close()
     return out
-
-
-def flat_kind(unit: Unit) -> str:
-    t = unit.type
-    if t in ("Bool_t", "bool"):
-        return "bool/flags"
-    if not unit.array:
-        return "scalars"
-    return "float arrays" if t in ("Float_t", "Double_t") else "integer arrays"
 
 
 def measure(path: Path, tree: str, flat: bool) -> tuple[int, list[Unit]]:

@@ -3,6 +3,7 @@
     rootparams study [snakemake options]    the study of config/config.yaml (or --configfile yours), then its report
     rootparams advise FILE [options]        how to write this file for this storage: measured, with its uncertainty
     rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
+    rootparams inspect FILE|URL [options]   what a ROOT file is: its event data, compression, bytes per branch and kind
     rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
 
 ``./run study`` is ``rootparams study`` after setting up the environment.
@@ -17,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from rootparams import advise, calibrate, hosts
+from rootparams import advise, calibrate, hosts, inspection
 
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -98,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         "advise", help="how to write this file, for this storage: measured, with its uncertainty", add_help=False
     )
     commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
+    commands.add_parser(
+        "inspect",
+        help="what a ROOT file is: TTree or RNTuple, clusters, compression, bytes per branch and kind",
+        add_help=False,
+    )
     commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
@@ -109,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         return advise.main(rest, prog="rootparams advise", env=snakemake_env(rest))
     if command == "calibrate":
         return calibrate.main(rest, prog="rootparams calibrate")
+    if command == "inspect":
+        return inspection.main(rest, prog="rootparams inspect")
     if command == "hosts":
         hosts.main(rest, prog="rootparams hosts")
         return 0
