@@ -37,7 +37,7 @@ from typing import Any
 
 import yaml
 
-from rootparams import bottleneck, paths, sources
+from rootparams import bottleneck, inspection, paths, sources
 from rootparams.errors import UserError
 from rootparams.vocabulary import RNTUPLE, decode
 
@@ -140,13 +140,35 @@ def human_bytes(n: float) -> str:
 
 @dataclass
 class FileFacts:
-    """What the plan needs to know of the file, beyond sources.describe: its bytes."""
+    """What the plan needs to know of the file: sources.describe's description and rootparams.inspection's bytes
+    (per content kind too)."""
 
     source: sources.SourceFile
-    size_bytes: int
-    zip_bytes: float  # the event data's compressed bytes
-    tot_bytes: float  # and uncompressed
-    branches: int  # top-level branches or fields
+    inspection: inspection.Inspection
+
+    @property
+    def size_bytes(self) -> int:
+        return self.inspection.file_size
+
+    @property
+    def zip_bytes(self) -> float:
+        """The event data's compressed bytes; baskets kept inside the TTree object (small files written without
+        AutoFlush, as the CMS NanoAOD sample) are in the tree's key."""
+        ins = self.inspection
+        return float(ins.compressed + (ins.tree_key_bytes if ins.in_tree_object else 0))
+
+    @property
+    def tot_bytes(self) -> float:
+        return float(self.inspection.uncompressed + self.inspection.in_tree_object)
+
+    @property
+    def branches(self) -> int:
+        return self.inspection.top_level
+
+    @property
+    def flat(self) -> bool:
+        """A flat ntuple (NanoAOD-like leaf-list arrays): its clone is written as a TTree only."""
+        return self.inspection.layout == inspection.FLAT
 
     @property
     def ratio(self) -> float:
@@ -157,62 +179,28 @@ class FileFacts:
         algorithm, level = s.algorithm_level
         kind = "RNTuple" if s.container == RNTUPLE else "TTree"
         af = "" if s.container == RNTUPLE else f", AutoFlush {s.autoflush}"
+        unit = "fields" if s.container == RNTUPLE else "branches"
+        # Baskets kept inside the TTree object are compressed with its metadata: their own ratio is not known.
+        ratio = "ratio not known" if self.inspection.in_tree_object else f"ratio {self.ratio:.2f}"
         return (
             f"{kind} {s.tree}, {s.entries} entries, {algorithm.upper()}-{level}{af}, {human_bytes(self.size_bytes)} "
-            f"({human_bytes(self.zip_bytes / s.entries)}/event compressed, ratio {self.ratio:.2f})"
+            f"({human_bytes(self.zip_bytes / s.entries)}/event compressed, {ratio}, "
+            f"{self.branches} top-level {unit})"
+        )
+
+    def kinds_text(self, top: int = 4) -> str:
+        """The largest content kinds, with their share of the compressed bytes and their ratio."""
+        ins = self.inspection
+        kinds = sorted(ins.kinds, key=lambda k: k.compressed, reverse=True)[:top]
+        return "; ".join(
+            f"{k.kind} {100 * k.compressed / ins.compressed:.0f} % (ratio {k.uncompressed / k.compressed:.1f})"
+            for k in kinds
+            if k.compressed
         )
 
 
 def file_facts(path: str) -> FileFacts:
-    """The file's description and its event data's compressed and uncompressed bytes (uproot)."""
-    import uproot  # here: the command's --help does not pay for it
-
-    source = sources.describe(path)
-    with uproot.open(source.path) as f:
-        obj = f[source.tree]
-        if source.container == RNTUPLE:
-            zip_bytes, tot_bytes = _rntuple_bytes(obj)
-            branches = sum(1 for i, r in enumerate(obj.field_records) if r.parent_field_id == i)
-        else:
-            branches = len(obj.branches)
-            zip_bytes, tot_bytes = float(obj.compressed_bytes), float(obj.uncompressed_bytes)
-            if any(b.embedded_baskets for b in obj.itervalues(recursive=True)):
-                # Baskets never flushed to their own keys live inside the TTree's key (small files written
-                # without AutoFlush, as the CMS NanoAOD sample): the key's bytes count them.
-                key = f.key(source.tree)
-                zip_bytes += key.fNbytes - key.fKeylen
-                tot_bytes += key.fObjlen
-    return FileFacts(source, Path(source.path).stat().st_size, zip_bytes, tot_bytes, branches)
-
-
-def _rntuple_bytes(ntuple) -> tuple[float, float]:
-    """An RNTuple's page bytes on disk, and the same pages' unpacked bytes (elements x element size)."""
-    zipped = unzipped = 0.0
-    columns = ntuple.column_records
-    for cluster in ntuple.page_link_list:
-        for column_id, pages in enumerate(cluster):
-            try:
-                bits = _COLUMN_BITS.get(int(columns[column_id].type), 32)
-            except (IndexError, AttributeError):
-                bits = 32
-            for page in pages.pages:
-                zipped += page.locator.num_bytes
-                unzipped += abs(page.num_elements) * bits / 8
-    if not zipped:  # an uproot that lays the pages out otherwise: the file's size stands for them
-        return float("nan"), float("nan")
-    return zipped, unzipped
-
-
-# RNTuple column types (ROOT's ENTupleColumnType, the on-disk numbers) and their unpacked element sizes in bits;
-# other types count 32 bits, which is right for most of ATLAS's float and integer columns.
-_COLUMN_BITS = {
-    0x01: 64, 0x02: 32, 0x03: 64, 0x04: 32, 0x05: 8, 0x06: 1, 0x07: 8,
-    0x08: 64, 0x09: 32, 0x0A: 16, 0x0B: 8,
-    0x0C: 64, 0x0D: 32, 0x0E: 16, 0x0F: 8,
-    0x10: 64, 0x11: 32, 0x12: 16,
-    0x13: 64, 0x14: 32, 0x15: 16, 0x16: 64, 0x17: 32, 0x18: 16,
-    0x19: 64, 0x1A: 32, 0x1B: 16, 0x1C: 64, 0x1D: 32,
-}  # fmt: skip
+    return FileFacts(sources.describe(path), inspection.inspect_file(path))
 
 
 @dataclass
@@ -244,7 +232,9 @@ class Plan:
     def points(self) -> list[tuple[str, str, int, int | None]]:
         """The file settings of the scanned format: (container, algorithm, level, autoflush or None)."""
         out = [("ttree", a, lv, None) for a in ALGORITHMS for lv in self.levels]
-        if self.approach == "clone" or self.facts.source.container == RNTUPLE:
+        if self.facts.flat and self.facts.source.container != RNTUPLE:
+            pass  # a flat ntuple's RNTuple (collections of records) is built neither by our writer nor by a rewrite
+        elif self.approach == "clone" or self.facts.source.container == RNTUPLE:
             out += [("rntuple", a, 5, None) for a in ("lz4", "zlib", "zstd")]
         if self.facts.source.container == RNTUPLE and self.approach == "rewrite":
             out = [p for p in out if p[0] == "rntuple"]  # an RNTuple can be rewritten at another compression only
@@ -310,7 +300,11 @@ class Plan:
 
     def text(self) -> str:
         s = self.facts.source
-        lines = [f"rootparams advise: {self.file}", f"  the file:  {self.facts.text()}"]
+        lines = [
+            f"rootparams advise: {self.file}",
+            f"  the file:  {self.facts.text()}",
+            f"  content:   {self.facts.kinds_text()} (rootparams inspect FILE: every branch)",
+        ]
         where = (
             f"{self.storage} (your XRootD server: files are copied there with xrdcp; eviction is the server's "
             "business and is not verified)"
@@ -627,7 +621,12 @@ def _label(row) -> str:
 
 def answer_text(plan: Plan, a: Answer) -> str:
     s = plan.facts.source
-    lines = [f"# How to write {Path(plan.file).name}", "", f"The file: {plan.facts.text()}.", ""]
+    lines = [
+        f"# How to write {Path(plan.file).name}",
+        "",
+        f"The file: {plan.facts.text()}. Its largest content kinds: {plan.facts.kinds_text()}.",
+        "",
+    ]
     if a.as_is:
         r = a.as_is
         valid = "" if r["valid"] else f" (not a valid timed window: {r['invalid_reasons']}; drawn hollow)"

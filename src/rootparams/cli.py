@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from rootparams import advise, calibrate, hosts, inspection
 
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -36,6 +36,8 @@ CONDOR_WARNING = ",".join(
 
 
 COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts")
+# The commands that are a module's main(argv, prog), by module.
+TOOLS = {"advise": "advise", "inspect": "inspection", "calibrate": "calibrate", "hosts": "hosts"}
 
 
 def snakemake_env(args: list[str]) -> dict[str, str]:
@@ -111,15 +113,11 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "study":
         return study(rest)
-    if command == "advise":
-        return advise.main(rest, prog="rootparams advise", env=snakemake_env(rest))
-    if command == "calibrate":
-        return calibrate.main(rest, prog="rootparams calibrate")
-    if command == "inspect":
-        return inspection.main(rest, prog="rootparams inspect")
-    if command == "hosts":
-        hosts.main(rest, prog="rootparams hosts")
-        return 0
+    if command in TOOLS:
+        # The command's module only: `rootparams inspect` does not pay for matplotlib, nor --help for anything.
+        tool = importlib.import_module(f"rootparams.{TOOLS[command]}")
+        extra = {"env": snakemake_env(rest)} if command == "advise" else {}
+        return tool.main(rest, prog=f"rootparams {command}", **extra) or 0
     close = difflib.get_close_matches(command, COMMANDS, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     parser.error(f"unknown command {command!r}{hint}: choose from {', '.join(COMMANDS)}")
