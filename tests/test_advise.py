@@ -46,7 +46,9 @@ def test_the_plan_fits_the_budget_and_its_config_is_valid(path, tmp_path):
     config = load_study_config(plan.config(), source=str(path))  # validated as any study's config
     assert set(config["formats"]) == {plan.name, plan.made}
     assert config["formats"][plan.name]["source"] == str(path.resolve())
-    assert {"compression", "container", "cache"} <= set(config["scans"])
+    # TTree against RNTuple, except for a flat ntuple (its RNTuple is built neither by our writer nor a rewrite).
+    assert {"compression", "cache"} <= set(config["scans"])
+    assert ("container" in config["scans"]) == (not plan.facts.flat)
     assert config["read_defaults"]["storage_profile"] == "native"
     assert "estimate" in plan.text() and "budget 20 min" in plan.text()
 
@@ -112,20 +114,22 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
     shutil.copytree(build["info"].parent, out / "results" / "build")
     run = subprocess.run(
         [sys.executable, "-m", "rootparams.cli", "advise", str(NANOAOD), "--out", str(out), "--repetitions", "2",
-         "--clone-size", "3MB", "--budget", "10m"],
+         "--clone-size", "3MB", "--budget", "2m"],
         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=1500,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     text = run.stdout
     assert "estimate:" in text and "about" in text and "left" in text  # the plan, then progress with an ETA
-    assert "## The decision" in text and ("cheapest in" in text or "cannot tell" in text)
+    # A decision, a tie, or (on a busy machine, every repetition flagged) no decision, said as such.
+    assert "## The decision" in text
+    assert "cheapest in" in text or "cannot tell" in text or "No decision: no setting had enough valid" in text
     assert "What limits its reads:" in text
     page = (out / "advise.html").read_text()
     assert "<h2>The decision" in page and "data:image/png;base64," in page
     # A rerun resumes: nothing left to do, the same answer.
     again = subprocess.run(
         [sys.executable, "-m", "rootparams.cli", "advise", str(NANOAOD), "--out", str(out), "--repetitions", "2",
-         "--clone-size", "3MB", "--budget", "10m"],
+         "--clone-size", "3MB", "--budget", "2m"],
         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=600,
     )  # fmt: skip
     assert again.returncode == 0 and "already there" in again.stdout

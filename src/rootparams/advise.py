@@ -631,8 +631,7 @@ def answer_text(plan: Plan, a: Answer) -> str:
         r = a.as_is
         valid = "" if r["valid"] else f" (not a valid timed window: {r['invalid_reasons']}; drawn hollow)"
         lines += [
-            f"As it is, on {'your XRootD storage' if plan.remote else 'the storage given'}: "
-            f"{r['rate']:.0f} events/s (95 % CI {r['rate_low']:.0f}-{r['rate_high']:.0f}, n = {r['n']}){valid}.",
+            f"As it is, on {'your XRootD storage' if plan.remote else 'the storage given'}: {_rate_text(r)}{valid}.",
             f"What limits its reads: {r['bottleneck']}.",
         ]
         b = a.bottlenecks.get("as it is")
@@ -666,7 +665,7 @@ def answer_text(plan: Plan, a: Answer) -> str:
     for r in sorted(a.rates, key=lambda r: (r["format"] != plan.name, -(r["rate"] or 0))):
         lines.append(
             f"| {r['setting']} | {r['bytes_per_event'] / 1e3:.2f} | {r['compression_ratio']:.2f} | "
-            f"{r['rate']:.0f} ({r['rate_low']:.0f}-{r['rate_high']:.0f}) | {r['n']} | "
+            f"{_rate_text(r, short=True)} | {r['n']} | "
             f"{'yes' if r['valid'] else 'no'} | {r['write_mb_per_s']:.1f} | {r['bottleneck']} |"
         )
     lines += [
@@ -682,6 +681,14 @@ def answer_text(plan: Plan, a: Answer) -> str:
             "ranking of settings is the answer for the file."
         )
     return "\n".join(lines) + "\n"
+
+
+def _rate_text(r: dict[str, Any], short: bool = False) -> str:
+    if not r["n"] or r["rate"] != r["rate"]:
+        return "no usable repetition" if short else "no usable repetition (every one flagged: see the run summary)"
+    if short:
+        return f"{r['rate']:.0f} ({r['rate_low']:.0f}-{r['rate_high']:.0f})"
+    return f"{r['rate']:.0f} events/s (95 % CI {r['rate_low']:.0f}-{r['rate_high']:.0f}, n = {r['n']})"
 
 
 def write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
