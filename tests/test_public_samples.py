@@ -54,7 +54,8 @@ def no_download(monkeypatch):
 def test_a_public_sample_resolves_to_the_file_in_a_seeded_cache(tmp_path, no_download):
     cache = tmp_path / "cache"
     assert sorted(seed_public_sample_cache(SHARED_DATA, cache)) == sorted(OFFLINE_MIRROR_NAMES.values())
-    assert seed_public_sample_cache(SHARED_DATA, cache) == []  # the cache has them now: nothing is copied again
+    # The cache has them now: nothing is copied again.
+    assert seed_public_sample_cache(SHARED_DATA, cache) == []
     path = resolve_path(PHYSLITE, cache_dir=cache)
     assert path == str(cache / "uproot-issue-123b.root")
     assert Path(path).read_bytes() == (SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root").read_bytes()
@@ -90,7 +91,9 @@ def test_a_sample_missing_from_the_cache_says_it_needs_the_internet_once_or_a_co
     message = str(info.value)
     assert message.startswith(f"{PHYSLITE}: uproot-issue-123b.root is not in scikit-hep-testdata's cache")
     assert "ConnectionError" in message
-    assert f"needs the internet once, or a copy of the file in {cache} named uproot-issue-123b.root" in message
+    assert (
+        f"needs the internet once, or a copy of the file in {cache} named uproot-issue-123b.root" in message
+    )
 
 
 def test_a_config_error_names_the_format_key_and_the_file(home, no_download):
@@ -102,5 +105,7 @@ def test_a_config_error_names_the_format_key_and_the_file(home, no_download):
 
 
 def test_an_unknown_name_suggests_the_close_one(tmp_path):
-    with pytest.raises(SourceError, match=r"has no file 'uproot-issue-123.root'.*did you mean skhep_testdata:"):
+    with pytest.raises(
+        SourceError, match=r"has no file 'uproot-issue-123.root'.*did you mean skhep_testdata:"
+    ):
         resolve_path("skhep_testdata:uproot-issue-123.root", cache_dir=tmp_path)
