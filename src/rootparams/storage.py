@@ -1,6 +1,6 @@
 """Storage profiles: make the data disk behave like another medium for the timed read only.
 
-The development VMs read "cold" files at ~1.5 GB/s because their host caches the disk; the paper's testbed
+The 2-core virtual machines this was developed on read "cold" files at ~1.5 GB/s because their host caches the disk; the paper's testbed
 was a 5400 rpm HDD (~150 MB/s, 10-50 IOPS). A profile limits read bandwidth and IOPS on the device that
 holds the file through the kernel's block I/O controller: a cgroup v1 blkio throttle
 (``blkio.throttle.read_bps_device`` and ``read_iops_device``) or, on hosts with the unified cgroup v2 hierarchy
@@ -109,16 +109,16 @@ class StorageProfile:
 
 
 # What a cgroup v1 blkio throttle can emulate (docs/measurement.md, "Storage profiles"): a read bandwidth, and a
-# limit on block requests per second. The throttle counts every request (bio), also the pieces of one
-# contiguous read that the kernel's read-ahead splits into several; a real disk streams those without seeking.
-# So the paper's testbed (seed 000: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS) comes in two
-# emulations: "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek
-# charged to every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd"
-# is a SATA SSD, "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
-# The xrootd profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a
-# toxiproxy that adds half the round-trip time each way and limits the bandwidth (three networks: a LAN,
-# a WAN link, a far site); custom ones are {rtt_ms: ..., bandwidth_bps: ...}. Listed fast to slow, the xrootd
-# ones by their added round-trip time: figures order the profiles so (labels.STORAGE_ORDER).
+# limit on block requests per second. The throttle counts every request (bio), also the pieces of one contiguous
+# read that the kernel's read-ahead splits into several; a real disk streams those without seeking. So the paper's
+# testbed (the ATLAS note: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS) comes in two emulations:
+# "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek charged to
+# every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd" is a SATA SSD,
+# "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config. The xrootd
+# profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a toxiproxy that
+# adds half the round-trip time each way and limits the bandwidth (three networks: a LAN, a WAN link, a far site);
+# custom ones are {rtt_ms: ..., bandwidth_bps: ...}. Listed fast to slow, the xrootd ones by their added
+# round-trip time: figures order the profiles so (labels.STORAGE_ORDER).
 PROFILES = {
     "native": StorageProfile("native"),
     "ssd": StorageProfile("ssd", read_bps=500_000_000, read_iops=20_000),
