@@ -740,7 +740,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "a calibrated clone when the file is small or ROOT cannot rewrite it), and prints the decision with its "
         "uncertainty. Runs the study's workflow underneath: rerun the same command to resume.",
     )
-    p.add_argument("file", help="a ROOT file with a TTree or an RNTuple (a local path)")
+    p.add_argument(
+        "file",
+        help="a ROOT file with a TTree or an RNTuple: a local path, or skhep_testdata:<name> for a public sample "
+        "(e.g. skhep_testdata:uproot-issue-123b.root, an ATLAS PHYSLITE file)",
+    )
     p.add_argument(
         "--storage",
         help="where the files are written and read: a directory on the storage you want the answer for (default: "
@@ -775,6 +779,7 @@ def main(argv: list[str] | None = None, prog: str = "rootparams advise", env: di
                 f"{args.file}: advise reads the file from a local path (copy it with xrdcp first); the storage "
                 "to answer for can be remote: --storage root://host//dir/"
             )
+        args.file = sources.resolve_path(args.file)  # skhep_testdata:<name>, a public sample, as a local file
         out = Path(args.out or Path("advise") / format_name(args.file)).resolve()
         out.mkdir(parents=True, exist_ok=True)
         plan = make_plan(
