@@ -62,10 +62,10 @@ WRITE_MB_PER_S = {
     ("lzma", 1): 14, ("lzma", 5): 6, ("lzma", 9): 4,
     ("none", 0): 80,
 }  # fmt: skip
-# A calibrated clone's files are each generated from its recipe (the same events every time): ~11 us per top-level
-# branch and event (the PHYSLITE sample's clone, 1503 branches: 154 s for 9248 events on a 2-core virtual machine),
-# far more than ROOT's own writing of them.
-GENERATE_SECONDS_PER_BRANCH_EVENT = 11e-6
+# A calibrated clone's files are each generated from its recipe (the same events every time), at a cost per
+# top-level branch and event that depends on the layout (a 2-core virtual machine: the PHYSLITE sample's clone,
+# 1503 branches of xAOD objects, 154 s for 9248 events; the CMS NanoAOD sample's, 947 flat arrays, 0.45 s for 1612).
+GENERATE_SECONDS_PER_BRANCH_EVENT = {inspection.XAOD: 11e-6, inspection.FLAT: 0.3e-6}
 # One repetition beyond its timed loop: eviction and its check, the reader's start and open, the monitor, the
 # record (the default study: 1260 repetitions in 74 min of measuring, loops of 1.5-3 s).
 REPETITION_OVERHEAD_SECONDS = 1.7
@@ -351,7 +351,8 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
         speed = WRITE_MB_PER_S.get((algorithm, level), WRITE_MB_PER_S.get((algorithm, 5), 20))
         write += events * tot_per_event / 1e6 / speed
     if plan.approach == "clone":  # every file's events generated from the recipe
-        write += len(plan.points()) * events * plan.facts.branches * GENERATE_SECONDS_PER_BRANCH_EVENT
+        per_branch_event = GENERATE_SECONDS_PER_BRANCH_EVENT[plan.facts.inspection.layout]
+        write += len(plan.points()) * events * plan.facts.branches * per_branch_event
     # A local disk reads ~150 MB/s of compressed bytes at these event sizes (decompression and deserialisation
     # included); the file as it is is read too (at the same pace per byte).
     loop_per_file = events * zip_per_event / 150e6
