@@ -521,7 +521,8 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
             done_weight += weights.get(rule, 3.0)
             elapsed = time.monotonic() - start
             fraction = min(0.99, done_weight / total) if total else 0
-            left = elapsed * (1 - fraction) / fraction if fraction > 0.02 else plan.estimate_seconds - elapsed
+            # The plan's estimate of what is left, until a quarter of the work is done; then the run's own pace.
+            left = elapsed * (1 - fraction) / fraction if fraction > 0.25 else total - done_weight
             print(
                 f"advise: [{finished}/{sum(jobs.values())}] {rule} done; {minutes(elapsed)} elapsed, "
                 f"about {minutes(left)} left",
