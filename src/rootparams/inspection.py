@@ -50,7 +50,7 @@ from pathlib import Path
 from rootparams.calibrate import SCALAR_TYPES, is_flat, normalize
 from rootparams.contentkinds import FLAT_KINDS, KINDS, Unit, classify, flat_kind, needs_elements
 from rootparams.errors import UserError
-from rootparams.sources import EVENT_DATA_NAMES
+from rootparams.sources import EVENT_DATA_NAMES, resolve_path
 from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, container_of_class, decode
 
 # uproot, awkward and ROOT take a second or more to import: the functions that read a file import them.
@@ -1237,7 +1237,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m rootparams.inspec
     output.add_argument("--json", action="store_true", help="everything, as JSON")
     args = parser.parse_args(argv)
     try:
-        ins = inspect_file(args.file, args.tree, args.all_branches)
+        ins = inspect_file(resolve_path(args.file), args.tree, args.all_branches)  # skhep_testdata:<name> too
     except UserError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
