@@ -1,6 +1,7 @@
 """rootparams advise: the plan fitted to a budget, the configuration it runs, the classification of reads, and
 one whole answer for a real file (a small clone, 2 repetitions: the chain, not the numbers)."""
 
+import json
 import math
 import os
 import shutil
@@ -133,3 +134,15 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
         capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=600,
     )  # fmt: skip
     assert again.returncode == 0 and "already there" in again.stdout
+
+
+def test_a_rerun_resumes_the_plan_it_made(tmp_path):
+    first = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    (tmp_path / "plan.json").write_text(
+        json.dumps({"asked": first.asked, "tier": advise.TIERS[-1][0], "repetitions": 4, "made": "earlier"})
+    )
+    again = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    assert (again.tier, again.repetitions) == (advise.TIERS[-1][0], 4)  # the plan of then, not a new one
+    assert any("resuming the plan made on earlier" in n for n in again.notes)
+    other = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=600, out=tmp_path)  # another budget
+    assert not any("resuming" in n for n in other.notes)

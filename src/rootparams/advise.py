@@ -220,6 +220,7 @@ class Plan:
     budget_seconds: float
     estimate: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    asked: dict[str, Any] = field(default_factory=dict)  # the command's options the plan was made for
 
     @property
     def estimate_seconds(self) -> float:
@@ -424,21 +425,43 @@ def make_plan(
         plan.estimate = _estimate(plan, build_present)
         return plan
 
+    # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
+    # the build there, would be smaller and could choose a larger plan: the study would start over).
+    asked = {"file": str(Path(file).resolve()), "storage": storage, "budget_seconds": budget_seconds,
+             "approach": approach, "repetitions": repetitions, "clone_bytes": clone_bytes}  # fmt: skip
+    previous = _previous_choice(out)
+    if previous and previous.get("asked") == asked:
+        tier = next((t for t in TIERS if t[0] == previous["tier"]), None)
+        if tier is not None:
+            plan = plan_of(tier, int(previous["repetitions"]))
+            plan.asked = asked
+            notes.append(f"resuming the plan made on {previous.get('made', 'an earlier run')} in {out}")
+            return plan
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
     options = [repetitions] if repetitions else list(range(MAX_REPETITIONS, MIN_REPETITIONS - 1, -1))
     fitting = [p for p in (plan_of(t, options[0]) for t in TIERS) if p.estimate_seconds <= budget_seconds]
     if fitting:
+        fitting[-1].asked = asked
         return fitting[-1]
     for reps in options[1:]:
         plan = plan_of(TIERS[0], reps)
         if plan.estimate_seconds <= budget_seconds:
+            plan.asked = asked
             return plan
     plan = plan_of(TIERS[0], options[-1])
+    plan.asked = asked
     notes.append(
         f"even the smallest plan ({TIERS[0][0]}, {plan.repetitions} repetitions) is estimated at "
         f"{minutes(plan.estimate_seconds)}, beyond the budget: raise --budget, or let it run longer"
     )
     return plan
+
+
+def _previous_choice(out: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads((out / "plan.json").read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _autoflush_values(s: sources.SourceFile) -> list[int]:
@@ -804,7 +827,15 @@ def main(argv: list[str] | None = None, prog: str = "rootparams advise", env: di
         "# Written by rootparams advise: the study of one file. Rerun the same advise command to resume.\n"
         + yaml.safe_dump(plan.config(), sort_keys=False)
     )
-    (out / "plan.json").write_text(json.dumps({"estimate_seconds": plan.estimate, "text": plan.text()}, indent=2))
+    previous = _previous_choice(out)
+    made = previous["made"] if previous and previous.get("asked") == plan.asked else time.strftime("%Y-%m-%d %H:%M")
+    (out / "plan.json").write_text(
+        json.dumps(
+            {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "made": made,
+             "estimate_seconds": plan.estimate, "text": plan.text()},
+            indent=2,
+        )
+    )  # fmt: skip
     if args.dry_run:
         print(f"advise: dry run; the study's configuration is {config_path}")
         return 0
