@@ -384,6 +384,9 @@ def make_plan(
     s = facts.source
     name = format_name(file)
     notes: list[str] = []
+    # The command's options the plan answers (a rerun with the same ones resumes it).
+    asked = {"file": str(Path(file).resolve()), "storage": storage, "budget_seconds": budget_seconds,
+             "approach": approach, "repetitions": repetitions, "clone_bytes": clone_bytes}  # fmt: skip
     if approach == "auto":
         approach = "rewrite" if facts.size_bytes >= REWRITE_MIN_BYTES else "clone"
         if approach == "clone":
@@ -427,8 +430,6 @@ def make_plan(
 
     # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
     # the build there, would be smaller and could choose a larger plan: the study would start over).
-    asked = {"file": str(Path(file).resolve()), "storage": storage, "budget_seconds": budget_seconds,
-             "approach": approach, "repetitions": repetitions, "clone_bytes": clone_bytes}  # fmt: skip
     previous = _previous_choice(out)
     if previous and previous.get("asked") == asked:
         tier = next((t for t in TIERS if t[0] == previous["tier"]), None)
