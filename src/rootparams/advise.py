@@ -518,7 +518,7 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
     estimate of the time left; its whole output goes to ``<out>/advise.log``."""
     snakemake = [
         sys.executable, "-m", "snakemake", "-s", str(CHECKOUT / "Snakefile"), "-d", str(plan.out),
-        "--configfile", str(config_path), "--cores", str(cores), "--rerun-incomplete",
+        "--configfile", str(config_path), "--cores", str(cores), "--rerun-incomplete", "--keep-going",
     ]  # fmt: skip
     jobs = planned_jobs(plan.out, snakemake, env)
     if not jobs:
