@@ -133,6 +133,17 @@ def point_root_file(fmt, file_id):
     return paths.root_file(DATA_DIR, fmt, file_id)
 
 
+def file_selections(wildcards):
+    # The branch selections the study reads a file with, in a fixed order.
+    return sorted(
+        {
+            p.read.branches
+            for p in POINTS
+            if (p.file.format, p.file.id) == (wildcards.format, wildcards.file_id)
+        }
+    )
+
+
 def source_file(wildcards):
     return source_of(STUDY, wildcards.format).path
 
