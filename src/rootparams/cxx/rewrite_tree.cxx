@@ -34,7 +34,8 @@
 // The source's records are found among those ROOT registered when it opened the source (by class and
 // checksum) and marked for writing in the new file's class index, as ROOT marks the records of a file opened
 // for update. After the file is closed it is opened again and its StreamerInfo list compared with the
-// source's: streamer_infos_missing names any record of the source (class and checksum) the new file lacks.
+// source's: streamer_infos_missing names any record of the source (class and checksum) the new file lacks,
+// STL collections aside (ROOT needs no record to read a vector<float>, and writes one only where it must).
 // The I/O customization rules stored beside the records (listOfRules) are not copied: ROOT does not register
 // rules read from a file, and a reader with the experiment's dictionaries brings its own.
 //
@@ -69,6 +70,7 @@
 #include <TBranch.h>
 #include <TBranchElement.h>
 #include <TClass.h>
+#include <TClassEdit.h>
 #include <TError.h>
 #include <TFile.h>
 #include <TKey.h>
@@ -290,9 +292,11 @@ std::vector<std::string> missing_streamer_infos(const std::set<InfoRecord> &sour
    std::set<std::pair<std::string, unsigned>> have;
    for (const auto &record : info_records(written.get()))
       have.emplace(record.name, record.checksum);
+   // STL collections (vector<int>, vector<vector<float> >, ...) are left out: ROOT knows their layout without
+   // a record, and writes theirs only where it needs one (it does not write those of an older file's spelling).
    std::vector<std::string> missing;
    for (const auto &record : source)
-      if (!have.count({record.name, record.checksum}))
+      if (!have.count({record.name, record.checksum}) && TClassEdit::IsSTLCont(record.name) == ROOT::kNotSTL)
          missing.push_back(record.text());
    return missing;
 }
