@@ -612,6 +612,15 @@ def with_status(
             "; ".join(x for x in (f"{st}: {why}", e) if x)
             for st, why, e in zip(out.loc[bad, "status"], out.loc[bad, "failure"], earlier, strict=True)
         ]
+        # Neither span of a point not measured is valid (Table 1 marks both of its rates).
+        for span in ("window", "note_window"):
+            if f"{span}_valid" in out:
+                out[f"{span}_valid"] = out[f"{span}_valid"].astype(object)
+                out.loc[bad, f"{span}_valid"] = False
+                out.loc[bad, f"{span}_invalid_reasons"] = [
+                    f"{st}: {why}"
+                    for st, why in zip(out.loc[bad, "status"], out.loc[bad, "failure"], strict=True)
+                ]
     return out.sort_values(POINT_ID, ignore_index=True)
 
 

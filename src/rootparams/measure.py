@@ -808,13 +808,27 @@ def measure_block(
             + "\n  ".join(result.failures),
             damaged,
         )
-    result.failed = dict(sorted(failed.items()))
+    result.failed = {i: failure_reason(why) for i, why in sorted(failed.items())}
     if failed:
         say(
             f"block {block}: {len(failed)} point(s) could not be read and are recorded as failed, with the "
             "reader's reason:\n  " + "\n  ".join(result.failures)
         )
     return result
+
+
+def failure_reason(text: str, limit: int = 800) -> str:
+    """Why a point could not be read, in one line for the tables: what failed and the reader's own error, without
+    ROOT's warnings (a file without dictionaries gives hundreds) or the list of what the file holds, which the
+    block's log keeps."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "no reason given"
+    mine = [line.split("error: ", 1)[1] for line in lines if line.startswith("rootparams-read: error:")]
+    fatal = [line for line in lines if line.startswith(("Error in", "Fatal", "*** Break"))]
+    detail = mine[-1] if mine else fatal[-1] if fatal else lines[-1] if len(lines) > 1 else ""
+    detail = detail.split(" Available: ", 1)[0].split(" Top-level branches: ", 1)[0]
+    return f"{lines[0]} {detail}".strip()[:limit]
 
 
 def _tag(p: PlannedPoint) -> str:

@@ -177,7 +177,8 @@ def failed_points_markdown(rows: pd.DataFrame, file_ids: dict) -> list[str]:
     for i, row in rows.iterrows():
         reason = " ".join(str(row.get("failure", "")).split()).replace("|", "\\|")
         lines.append(
-            f"| {row['format']} | {row['file_id']} ({file_ids.get(i, '')}) | {row['read_id']} | "
+            f"| {row['format']} | {row['file_id']} ({file_ids.get(i, '')}) | {row['read_id']} "
+            f"({row.get('branches', '')}) | "
             f"**{row['status']}** | {int(row['n']) + int(row['n_flagged'])} | {reason} |"
         )
     return lines
