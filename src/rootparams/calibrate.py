@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rootparams import streamed
 from rootparams.errors import UserError
 from rootparams.sources import EVENT_DATA_NAMES
 from rootparams.vocabulary import RNTUPLE, TTREE, container_of_class
@@ -310,9 +311,11 @@ def normalize(typename: str) -> str:
 @dataclass
 class Column:
     attr: str
-    lines: list[str]  # dyn line(s) without the size line
+    lines: list[str]  # dyn (or member) line(s) without the size line
     counts: np.ndarray | None  # per-event element counts (None: a scalar)
     note: str = ""
+    member: bool = False  # stored inside its container's aux record (an unsplit store's member)
+    record: list[str] = field(default_factory=list)  # the attribute's own branch as a record: its segments
 
 
 @dataclass
@@ -321,6 +324,8 @@ class Cont:
     interface: str = "-"
     aux: str = "-"
     columns: list[Column] = field(default_factory=list)
+    records: dict[str, list[str]] = field(default_factory=dict)  # "interface"/"aux" -> record segments
+    counts: np.ndarray | None = None  # element counts the interface's framing holds
 
 
 def interface_of(classname: str) -> str:
@@ -335,18 +340,26 @@ def read(branch, events):
         return branch.array(library="ak", entry_stop=events)
 
 
+def opaque_column(cont: str, attr: str, per_event: np.ndarray, ratio: float, why: str, member=False) -> Column:
+    """A uint8 attribute of ``per_event`` bytes whose share of zero bytes gives compression ratio ``ratio``."""
+    word = "member" if member else "dyn"
+    dyn = f"{word} {cont} {attr} uint8 " + " ".join(opaque_values(ratio))
+    note = f"# opaque: {why}"
+    return Column(attr, [note, dyn], np.asarray(per_event, dtype=np.int64), note=note, member=member)
+
+
 def opaque(cont: str, attr: str, branch, entries: int, why: str) -> Column:
     tot, zipped = branch.uncompressed_bytes, branch.compressed_bytes
     per_event = max(0, round(tot / max(entries, 1)) - 14)
-    dyn = f"dyn {cont} {attr} uint8 " + " ".join(opaque_values(tot / max(zipped, 1)))
-    col = Column(attr, [dyn], np.full(entries, per_event), note=f"# opaque: {why}")
-    col.lines.insert(0, col.note)
-    return col
+    return opaque_column(cont, attr, np.full(entries, per_event), tot / max(zipped, 1), why)
 
 
-def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[list[str], np.ndarray]:
-    """dyn lines of a link attribute: a constant key (the writer hashes the target name) and the index drawn
-    from a fit of the real indices (invalid links, index 0xFFFFFFFF, as the sparse default)."""
+def link_column(cont: str, attr: str, arr, nested: bool, target: str, word: str = "dyn") -> tuple[list[str], np.ndarray]:
+    """dyn lines of a link attribute. Keys: a hashed key per target container, repeating from link to link; a
+    null link (a target thinned away or never set) has key 0 and a fixed index (0xFFFFFFFF, or 0). When the real
+    keys are one non-zero value the writer's hash of the target stands for it; otherwise a ``keys`` line gives
+    their distribution (null links included) and the null links' index. Indices: the element's own position, a
+    walk increasing along a vector, or a fit of the real indices (of the non-null links)."""
     import awkward as ak
 
     fields = ak.fields(arr)
@@ -354,37 +367,47 @@ def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[l
     xf = next(f for f in fields if f.endswith("m_persIndex"))
     idx = arr[xf]
     flat = ak.to_numpy(ak.flatten(idx, axis=None)).astype(np.float64)
+    keys = ak.to_numpy(ak.flatten(arr[kf], axis=None)).astype(np.float64)
     counts = ak.to_numpy(ak.num(idx, axis=1))
     typ = "vlink" if nested else "link"
-    if not len(flat):
-        return [f"dyn {cont} {attr} {typ} {target} const 0"], counts
-    ok = flat[flat < 2**31]
-    invalid = 1 - len(ok) / len(flat)
-    if nested:
-        diffs = ak.to_numpy(ak.flatten(idx[..., 1:] - idx[..., :-1], axis=None)).astype(np.int64)
-        increasing = len(diffs) and np.mean((diffs > 0) & (diffs < 2**31)) > 0.8
-    else:
-        local = ak.to_numpy(ak.flatten(ak.local_index(idx, axis=1), axis=None))
-        increasing = False
-        if len(ok) and np.mean(flat == local) > 0.9:
-            return [f"dyn {cont} {attr} {typ} {target} linear 0 1 const 0"], counts
     inner = (
         [f"inner {cont} {attr} " + " ".join(empirical(ak.to_numpy(ak.flatten(ak.num(idx, axis=2))), 64))]
         if nested
         else []
     )
+    if not len(flat):
+        return [f"{word} {cont} {attr} {typ} {target} const 0", *inner], counts
+    null = keys == 0
+    key_lines = []
+    if null.any() or len(np.unique(keys)) > 1:
+        # the index of a null link: 0xFFFFFFFF (never set) or 0 (its target thinned away), the more common
+        null_index = 0 if null.any() and np.mean(flat[null] == 0) > 0.5 else 4294967295
+        runs = float(np.mean(keys[1:] == keys[:-1])) if len(keys) > 1 else 0.0
+        key_lines = [f"keys {cont} {attr} {null_index} " + " ".join(fit_values(keys, "uint32", runs))]
+    ok_mask = ~null & (flat < 2**31)
+    ok = flat[ok_mask]
+    invalid = 1 - len(ok) / max(1, int((~null).sum())) if (~null).any() else 0.0
+    if nested:
+        valid_idx = idx[arr[kf] != 0]
+        diffs = ak.to_numpy(ak.flatten(valid_idx[..., 1:] - valid_idx[..., :-1], axis=None)).astype(np.int64)
+        increasing = len(diffs) and np.mean((diffs > 0) & (diffs < 2**31)) > 0.8
+    else:
+        local = ak.to_numpy(ak.flatten(ak.local_index(idx, axis=1), axis=None))
+        increasing = False
+        if len(ok) and np.mean(flat[~null] == local[~null]) > 0.9:
+            return [f"{word} {cont} {attr} {typ} {target} linear 0 1 const 0", *inner, *key_lines], counts
     if increasing:
-        first = ak.to_numpy(ak.flatten(idx[ak.num(idx, axis=-1) > 0][..., 0], axis=None)).astype(np.float64)
+        firsts = valid_idx[ak.num(valid_idx, axis=-1) > 0][..., 0]
+        first = ak.to_numpy(ak.flatten(firsts, axis=None)).astype(np.float64)
         steps = diffs[(diffs > 0) & (diffs < 2**31)].astype(np.float64)
         step = fit_values(steps, "int")
         # walk a D: a + D for the first link of a vector, then the previous index + D (a: the median first index)
         body = ["walk", num(np.median(first[first < 2**31]) if len(first) else 0), *step]
     else:
-        body = fit_values(ok, "int")
+        body = fit_values(ok, "int") if len(ok) else ["const", "0"]
     if invalid >= 0.01:
         body = ["sparse", f"{invalid:.3f}", "4294967295", *body]
-    del kf  # the key is constant per target in real files; the writer's is hash32(target)
-    return [f"dyn {cont} {attr} {typ} {target} " + " ".join(body), *inner], counts
+    return [f"{word} {cont} {attr} {typ} {target} " + " ".join(body), *inner, *key_lines], counts
 
 
 def per_position(arr, kind: str) -> list[str] | None:
@@ -409,6 +432,46 @@ def per_position(arr, kind: str) -> list[str] | None:
     return out
 
 
+LINK_TYPE = re.compile(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?")
+
+
+def column_from_array(cont: str, attr: str, t: str, arr, fallback, member: bool = False) -> Column:
+    """The recipe lines of one attribute of normalized type ``t`` whose values (per event) are ``arr``;
+    ``fallback(why)`` gives the opaque column when the values cannot be modelled."""
+    import awkward as ak
+
+    word = "member" if member else "dyn"
+    link = LINK_TYPE.fullmatch(t)
+    if link:
+        try:
+            lines, counts = link_column(cont, attr, arr, t.startswith("vector<vector<"), link.group(2), word)
+            return Column(attr, lines, counts, member=member)
+        except Exception as e:
+            return fallback(f"{t} links unreadable ({type(e).__name__})")
+    m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
+    if not m or m.group(2) not in SCALAR_TYPES:
+        return fallback(t)
+    leaf = SCALAR_TYPES[m.group(2)]
+    nested = bool(m.group(1))
+    counts = ak.to_numpy(ak.num(arr, axis=1))
+    flat = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
+    runs = run_share(arr)
+    if nested:
+        typ = NESTED_TYPES.get(leaf)
+        if typ is None:
+            return fallback(t)
+        inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
+        lines = [
+            f"{word} {cont} {attr} {typ} "
+            + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
+            f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
+        ]
+        return Column(attr, lines, counts, member=member)
+    typ = "uint8" if leaf == "bool" else leaf
+    dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)
+    return Column(attr, [f"{word} {cont} {attr} {typ} " + " ".join(dist)], counts, member=member)
+
+
 def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | str:
     """The recipe lines of one branch holding per-element values, or a scalar line (str)."""
     import awkward as ak
@@ -420,104 +483,276 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
         x = ak.to_numpy(read(branch, events)).astype(np.float64)
         leaf = SCALAR_TYPES[t]
         return f"scalar {branch.name} {leaf} " + " ".join(fit_values(x, leaf))
-    link = re.fullmatch(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?", t)
     try:
         arr = read(branch, events)
     except Exception as e:
         return opaque(cont, attr, branch, entries, f"{branch.typename} unreadable ({type(e).__name__})")
-    if link:
+    col = column_from_array(cont, attr, t, arr, lambda why: opaque(cont, attr, branch, entries, why))
+    if LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
+        # An unsplit vector of vectors of links: each link framed object-wise as the real file frames it.
+        element = link_framing(branch, events)
+        if element is not None:
+            col.record = [f"body:{attr}:{element}"]
+    return col
+
+
+def link_framing(branch, events) -> str | None:
+    """The framing before each link of an unsplit vector<vector<ElementLink>> branch (hex), from its bytes."""
+    for entry in streamed.raw_entries(branch, events)[:50]:
         try:
-            lines, counts = link_column(cont, attr, arr, t.startswith("vector<vector<"), link.group(2))
-            return Column(attr, lines, counts)
-        except Exception as e:
-            return opaque(
-                cont, attr, branch, entries, f"{branch.typename} links unreadable ({type(e).__name__})"
-            )
-    m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
-    if not m or m.group(2) not in SCALAR_TYPES:
-        return opaque(cont, attr, branch, entries, branch.typename)
-    leaf = SCALAR_TYPES[m.group(2)]
-    nested = bool(m.group(1))
-    counts = ak.to_numpy(ak.num(arr, axis=1))
-    flat = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
-    runs = run_share(arr)
-    if nested:
-        typ = NESTED_TYPES.get(leaf)
-        if typ is None:
-            return opaque(cont, attr, branch, entries, branch.typename)
-        inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
-        lines = [
-            f"dyn {cont} {attr} {typ} "
-            + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
-            f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
-        ]
-        return Column(attr, lines, counts)
-    typ = "uint8" if leaf == "bool" else leaf
-    dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)
-    return Column(attr, [f"dyn {cont} {attr} {typ} " + " ".join(dist)], counts)
+            member, _ = streamed.decode_member(entry, 0, len(entry), branch.name, branch.typename, None)
+        except (streamed.Undecodable, ValueError):
+            return None
+        if member.element:
+            return member.element
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Objects: interface objects, aux stores and other objects, from their streamed bytes
+
+
+def member_array(m: streamed.Member):
+    """The values of a decoded member as uproot would give them (an awkward array per event)."""
+    import awkward as ak
+
+    def ints(x) -> np.ndarray:
+        return np.asarray(x, dtype=np.int64)
+
+    def native(chunks: list[np.ndarray], dtype) -> np.ndarray:
+        flat = np.concatenate(chunks) if chunks else np.zeros(0, dtype)
+        return flat.astype(flat.dtype.newbyteorder("="))
+
+    if m.shape == "vector":
+        return ak.unflatten(native(m.values, np.float32), ints([len(v) for v in m.values]))
+    if m.shape == "nested":
+        rows = [r for event in m.values for r in event]
+        inner = ak.unflatten(native(rows, np.float32), ints([len(r) for r in rows]))
+        return ak.unflatten(inner, ints([len(event) for event in m.values]))
+    lengths = [v[0] for v in m.values]
+    links = ak.zip(
+        {"m_persKey": native([v[1] for v in m.values], np.uint32), "m_persIndex": native([v[2] for v in m.values], np.uint32)}
+    )
+    if m.shape == "links":
+        return ak.unflatten(links, ints([int(n[0]) for n in lengths]))
+    inner = ak.unflatten(links, ints(np.concatenate(lengths)) if lengths else ints([]))
+    return ak.unflatten(inner, ints([len(n) for n in lengths]))
+
+
+def zlib_ratio(chunks: list[bytes]) -> float:
+    data = b"".join(chunks)
+    return len(data) / max(1, len(zlib.compress(data, 5))) if data else 1.0
+
+
+def member_column(cont: str, m: streamed.Member) -> tuple[Column, str]:
+    """An aux store's decoded member as a ``member`` attribute, and its record segment."""
+    if m.shape == "opaque" or (m.shape == "scalar" and m.leaf not in LEAF_OK):
+        chunks = [v.tobytes() for v in m.values]
+        if m.shape == "opaque":  # its own byte count, version and element count (4 bytes), then the bytes
+            sizes = [max(0, len(c) - 4) for c in chunks]
+            col = opaque_column(cont, m.name, sizes, zlib_ratio(chunks), m.typename, member=True)
+            return col, f"vector:{m.name}:{m.version}"
+        col = opaque_column(cont, m.name, [len(c) for c in chunks], zlib_ratio(chunks), m.typename, member=True)
+        return col, f"raw:{m.name}"
+    if m.shape == "scalar":
+        x = np.concatenate(m.values).astype(np.float64)
+        line = f"member {cont} {m.name} {m.leaf} " + " ".join(fit_values(x, m.leaf))
+        col = Column(m.name, [line, f"size {cont} {m.name} fixed 1"], None, member=True)
+        return col, f"raw:{m.name}"
+    t = normalize(m.typename)
+    col = column_from_array(
+        cont,
+        m.name,
+        t,
+        member_array(m),
+        lambda why: opaque_column(
+            cont, m.name, [max(0, s - 10) for s in m.sizes], 4.0, why, member=True
+        ),
+        member=True,
+    )
+    if "# opaque" in col.note:
+        return col, f"vector:{m.name}:{m.version}"
+    segment = f"vector:{m.name}:{m.version}"
+    return col, segment + (f":{m.element}" if m.element else "")
+
+
+LEAF_OK = {"float", "double", "int8", "uint8", "int16", "uint16", "int", "uint32", "int64", "uint64"}
+
+
+def object_record(c: Cont, part: str, lay: streamed.Layout) -> bool:
+    """Record segments for an object branch of container ``c`` from its layout; its members become ``member``
+    attributes of ``c``. False when the entries are not framed (the writer's own class stands for them)."""
+    if not lay.framed:
+        return False
+    segments = [f"h:{lay.header}"] if lay.header else []
+    if lay.head_bytes:  # a base class holding data of its own: opaque bytes of the same sizes
+        col = opaque_column(
+            c.name, f"{part}_base", [len(h) for h in lay.head_bytes], zlib_ratio(lay.head_bytes),
+            "base-class data", member=True,
+        )
+        c.columns.append(col)
+        segments.append(f"raw:{col.attr}")
+    for m in lay.members:
+        col, segment = member_column(c.name, m)
+        c.columns.append(col)
+        segments.append(segment)
+    if lay.counts is not None:
+        segments.append("count")
+        if part == "interface":
+            c.counts = lay.counts
+        if lay.words:
+            arr = member_array(streamed.Member("words", "vector<unsigned int>", "vector", "uint32", values=lay.words))
+            col = column_from_array(c.name, f"{part}_words", "vector<unsignedint>", arr, None, member=True)
+            c.columns.append(col)
+            segments.append(f"raw:{col.attr}")
+    if lay.rest:
+        col = opaque_column(
+            c.name, f"{part}_rest", [len(r) for r in lay.rest], zlib_ratio(lay.rest), "undecoded bytes", member=True
+        )
+        c.columns.append(col)
+        segments.append(f"raw:{col.attr}")
+    c.records[part] = segments
+    return True
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Basket sizes
+
+
+def basket_size(branch) -> int:
+    """The basket size that makes a clone of ``branch`` fill its baskets as the real file did: the first
+    basket's entries, its key and its offsets reach it at that basket's last entry and not before (ROOT writes
+    a basket when its buffer, with the next entry's room, reaches the size). A branch of one basket: at least
+    its whole content (and the file's own setting for it)."""
+    n = branch.num_baskets
+    if n == 0:
+        return int(branch.member("fBasketSize"))
+    start, stop = branch.basket_entry_start_stop(0)
+    k = max(1, int(stop - start))
+    objlen = int(branch.basket_uncompressed_bytes(0))
+    keylen = int(branch.basket_key(0).fKeylen)
+    entry = objlen / k
+    if n == 1:
+        return int(max(branch.member("fBasketSize"), keylen + objlen + 4 * k + 2 * entry + 512))
+    return int(max(16, keylen + objlen + 4 * k - entry / 2))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The tree
+
+
+def leaves(branch):
+    """``branch`` and the branches below it that hold bytes of their own, with the own-bytes parents."""
+    out = []
+    for sub in branch.branches:
+        if sub.branches:
+            out += leaves(sub)
+            if sub.num_baskets:
+                out.append(sub)
+        else:
+            out.append(sub)
+    return out
 
 
 def xaod_recipe(tree, name: str, events) -> list[str]:
     entries = min(tree.num_entries, events or tree.num_entries)
+    streamers = tree.file.streamers
     conts: dict[str, Cont] = {}
     scalars: list[str] = []
+    baskets: dict[str, int] = {}
 
     def cont(c: str) -> Cont:
         return conts.setdefault(c, Cont(c))
+
+    def add(c: Cont, col: Column | str, branch, attr: str, as_scalar: str) -> None:
+        if isinstance(col, str):
+            scalars.append(col.replace(f"scalar {branch.name} ", f"scalar {as_scalar} ", 1))
+            baskets.setdefault(as_scalar, basket_size(branch))
+        else:
+            c.columns.append(col)
+            baskets.setdefault(f"{c.name}AuxDyn.{attr}", basket_size(branch))
 
     for b in tree.branches:
         n = b.name
         m = re.fullmatch(r"(.+?)Aux(Dyn)?\.(.*)", n)
         if m and m.group(2):  # <C>AuxDyn.<attr>
-            col = column_of(m.group(1), m.group(3), b, entries, events)
-        elif m:  # <C>Aux. static store: its members (split) become attributes
+            c = cont(m.group(1))
+            add(c, column_of(m.group(1), m.group(3), b, entries, events), b, m.group(3), n)
+        elif m:  # <C>Aux. static store
             c = cont(m.group(1))
             c.aux = NS + "AuxContainerBase"
-            for sub in b.branches:
+            if not b.branches:  # unsplit: its members, framed as the real file frames them, in a record
+                lay = streamed.layout(streamed.raw_entries(b, events), b.typename, streamers)
+                object_record(c, "aux", lay)
+                baskets[f"{c.name}Aux."] = basket_size(b)
+                continue
+            for sub in b.branches:  # split: members become attributes, the base-class part the aux record
                 attr = sub.name.rsplit(".", 1)[-1]
                 if "::" in sub.name.split(".", 1)[-1]:
-                    continue  # the base-class part (xAOD::AuxInfoBase): no data
-                col = column_of(m.group(1), attr, sub, entries, events)
-                if isinstance(col, str):
-                    col = col.replace(f"scalar {sub.name} ", f"scalar {m.group(1)}AuxDyn.{attr} ", 1)
-                    scalars.append(col)
-                else:
-                    c.columns.append(col)
-            continue
-        else:  # interface object (possibly split: its members become attributes)
+                    if sub.num_baskets and not sub.branches:
+                        lay = streamed.layout(streamed.raw_entries(sub, events), attr, streamers)
+                        if object_record(c, "aux", lay):
+                            baskets[f"{c.name}Aux."] = basket_size(sub)
+                    continue
+                add(c, column_of(m.group(1), attr, sub, entries, events), sub, attr, f"{m.group(1)}AuxDyn.{attr}")
+        else:  # an interface object (possibly split: its data-holding sub-branches become attributes)
             c = cont(n)
             c.interface = interface_of(b.typename)
-            for sub in b.branches:
-                attr = sub.name.rsplit(".", 1)[-1]
-                col = column_of(n, attr, sub, entries, events)
-                if isinstance(col, str):
-                    scalars.append(col.replace(f"scalar {sub.name} ", f"scalar {n}AuxDyn.{attr} ", 1))
-                else:
-                    c.columns.append(col)
-            continue
-        if isinstance(col, str):
-            scalars.append(col)
-        else:
-            cont(m.group(1)).columns.append(col)
+            if not b.branches:
+                if b.num_baskets:
+                    raw = streamed.raw_entries(b, events)
+                    lay = streamed.layout(raw, b.typename, streamers)
+                    if object_record(c, "interface", lay):
+                        baskets[n] = basket_size(b)
+                    elif raw and all(len(e) == 4 for e in raw):  # a split DataVector's own bytes: its count
+                        c.counts = np.array([int.from_bytes(e, "big") for e in raw], np.int64)
+                continue
+            for sub in leaves(b):
+                attr = re.sub(r"\W", "_", sub.name[len(n) + 1 :] if sub.name.startswith(n + ".") else sub.name)
+                if sub.branches:  # the own bytes of a split collection: its element count
+                    counts = ak_counts(sub, events)
+                    scalars.append(f"scalar {n}AuxDyn.{attr} uint32 " + " ".join(fit_values(counts, "uint32")))
+                    baskets.setdefault(f"{n}AuxDyn.{attr}", basket_size(sub))
+                    continue
+                add(c, column_of(n, attr, sub, entries, events), sub, attr, f"{n}AuxDyn.{attr}")
 
     lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)"]
     lines += scalars
     for c in conts.values():
-        keyed = [tuple(col.counts) for col in c.columns if col.counts is not None]
-        if keyed:
-            common = max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k)))
-            mult = np.array(common)
+        if c.counts is not None:
+            mult = c.counts[:entries]
         else:
-            mult = np.zeros(entries, dtype=int)
+            keyed = [tuple(col.counts) for col in c.columns if col.counts is not None and not col.attr.endswith("_rest")]
+            if keyed:
+                common = max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k)))
+                mult = np.array(common)
+            else:
+                mult = np.zeros(entries, dtype=int)
         lines.append(f"container {c.name} {c.interface} {c.aux} " + " ".join(empirical(mult)))
         tail = []
         for col in c.columns:
-            lines += [ln for ln in col.lines if not ln.startswith("inner ")]
-            tail += [ln for ln in col.lines if ln.startswith("inner ")]
-            if col.counts is not None and tuple(col.counts) != tuple(mult):
+            lines += [ln for ln in col.lines if not ln.startswith(("inner ", "keys ", "size "))]
+            tail += [ln for ln in col.lines if ln.startswith(("inner ", "keys ", "size "))]
+            sized = any(ln.startswith("size ") for ln in col.lines)
+            if col.counts is not None and not sized and tuple(col.counts) != tuple(mult):
                 tail.append(f"size {c.name} {col.attr} " + " ".join(empirical(col.counts)))
+            if col.record:
+                tail.append(f"record {c.name} {col.attr} " + " ".join(col.record))
         lines += tail
+        for part, segments in c.records.items():
+            if part == "interface" and c.interface == "-":
+                continue
+            lines.append(f"record {c.name} {part} " + " ".join(segments))
+    lines += [f"basket {b} {size}" for b, size in baskets.items()]
     return lines
+
+
+def ak_counts(branch, events) -> np.ndarray:
+    """The element count of each entry of a split collection's own branch (its first 4 bytes)."""
+    return np.array(
+        [int.from_bytes(e[:4], "big") if len(e) >= 4 else 0 for e in streamed.raw_entries(branch, events)],
+        np.float64,
+    )
 
 
 def flat_recipe(tree, name: str, events) -> list[str]:
