@@ -248,6 +248,10 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
         h = entropy_bits(counts)
         if h < 7:  # concentrated: quantiles keep the shape and about the entropy
             return [*out, "choice", *(num(v, double) for v in quantiles(rest, 128))]
+        if values[-1] - values[0] + 1 > 16 * len(values):
+            # a vocabulary (hashed names and keys, identifiers) spread over a wide range: its own values, each
+            # about as often as observed (1024 quantiles), not a range that would hold none of them
+            return [*out, "choice", *(num(v, double) for v in quantiles(rest, 1024))]
         med, width = float(np.median(rest)), 2.0**h
         lo = max(float(rest.min()), med - width / 2)
         return [*out, "int", num(np.floor(lo)), num(np.floor(lo + width))]
@@ -432,19 +436,161 @@ def per_position(arr, kind: str) -> list[str] | None:
     return out
 
 
+def seen_within(ids: np.ndarray, window: int) -> float:
+    """Share of the items equal to one of the ``window`` items before them."""
+    n = len(ids)
+    if n < 2:
+        return 0.0
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order]
+    same = ranked[1:] == ranked[:-1]
+    previous = np.full(n, -(10**12), dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    return float(np.mean(np.arange(n) - previous <= window))
+
+
+def unit_ids(arr, nested: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids of the units, the values, the units' lengths): the units are the elements of a flat column or the inner
+    vectors of a nested one, in file order; equal units have equal ids. Links count as (key, index) pairs."""
+    import awkward as ak
+
+    inner = ak.flatten(arr, axis=1) if nested else arr
+    if ak.fields(inner):
+        kf = next(f for f in ak.fields(inner) if f.endswith("m_persKey"))
+        xf = next(f for f in ak.fields(inner) if f.endswith("m_persIndex"))
+        keys = ak.to_numpy(ak.flatten(inner[kf], axis=None)).astype(np.uint64)
+        values = (keys << np.uint64(32)) | ak.to_numpy(ak.flatten(inner[xf], axis=None)).astype(np.uint64)
+    else:
+        values = ak.to_numpy(ak.flatten(inner, axis=None))
+    values = np.ascontiguousarray(values)
+    if not nested:
+        return np.unique(values, return_inverse=True)[1].astype(np.int64), values, np.ones(len(values), np.int64)
+    lengths = ak.to_numpy(ak.num(inner, axis=1)).astype(np.int64)
+    return vector_ids(values, lengths), values, lengths
+
+
+def vector_ids(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    raw = values.tobytes()
+    size = values.dtype.itemsize
+    table: dict[bytes, int] = {}
+    return np.array(
+        [table.setdefault(raw[a * size : b * size], len(table)) for a, b in zip(offsets[:-1], offsets[1:], strict=True)],
+        np.int64,
+    )
+
+
+def reuse_share(arr, nested: bool, window: int) -> float:
+    """Share of the elements (flat) or inner vectors (nested) equal to one of the ``window`` before them in the
+    column, across events, beyond what independent draws of the same values give (the same count with the values
+    shuffled over the positions, the lengths kept): the repetition a compressor finds in one basket."""
+    ids, values, lengths = unit_ids(arr, nested)
+    if len(ids) < 8:
+        return 0.0
+    share = seen_within(ids, window)
+    shuffled = np.random.default_rng(1).permutation(values)
+    base_ids = np.unique(shuffled, return_inverse=True)[1] if not nested else vector_ids(shuffled, lengths)
+    base = seen_within(np.asarray(base_ids, np.int64), window)
+    return max(0.0, (share - base) / (1 - base)) if base < 1 else 0.0
+
+
+def seen_mask(ids: np.ndarray, window: int) -> np.ndarray:
+    """For each item: whether an equal item is among the ``window`` before it."""
+    n = len(ids)
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order]
+    same = ranked[1:] == ranked[:-1]
+    previous = np.full(n, -(10**12), dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    return np.arange(n) - previous <= window
+
+
+def covered_runs(ids: np.ndarray, window: int) -> tuple[float, np.ndarray]:
+    """The share of a stream's items inside repeated pairs (an item and the next, equal to a pair among the
+    ``window`` before: what an LZ77 compressor copies rather than codes) and the lengths of the covered runs."""
+    if len(ids) < 3:
+        return 0.0, np.zeros(0, np.int64)
+    pairs = ids[:-1] * (int(ids.max()) + 1) + ids[1:]
+    seen = seen_mask(pairs, window)
+    covered = np.zeros(len(ids), bool)
+    covered[:-1] |= seen
+    covered[1:] |= seen
+    edges = np.diff(np.concatenate([[0], covered.astype(np.int8), [0]]))
+    runs = np.flatnonzero(edges == -1) - np.flatnonzero(edges == 1)
+    return float(covered.mean()), runs
+
+
+def excess(real: float, chance: float) -> float:
+    return max(0.0, (real - chance) / (1 - chance)) if chance < 1 else 0.0
+
+
+def reuse_line(cont: str, attr: str, arr, nested: bool, per_basket: float) -> list[str]:
+    """A reuse line when the column repeats itself beyond chance within a basket's worth of it (``per_basket``:
+    the real branch's elements, or inner vectors, per basket). Nested: the share of inner vectors equal to an
+    earlier one. Flat: runs of elements equal to an earlier run (repeated pairs, the lengths of the runs they
+    make), or else single elements equal to an earlier one; both beyond what the same values shuffled give."""
+    window = int(min(max(per_basket, 16), 65536))
+    if nested:
+        q = reuse_share(arr, True, window)
+        return [f"reuse {cont} {attr} {q:.3f} {window}"] if q >= 0.05 else []
+    ids, values, _ = unit_ids(arr, False)
+    if len(ids) < 8:
+        return []
+    shuffled = np.unique(np.random.default_rng(1).permutation(values), return_inverse=True)[1].astype(np.int64)
+    share, runs = covered_runs(ids, window)
+    chance, _ = covered_runs(shuffled, window)
+    q = excess(share, chance)
+    if q >= 0.05 and len(runs):
+        mean = float(runs.mean())
+        start = q / (mean - q * mean + q)  # copies start at this rate among the elements not in a copy
+        return [f"reuse {cont} {attr} {start:.4f} {window} " + " ".join(empirical(runs, 64))]
+    q = excess(seen_within(ids, window), seen_within(shuffled, window))
+    return [f"reuse {cont} {attr} {q:.3f} {window}"] if q >= 0.05 else []
+
+
+def order_line(cont: str, attr: str, arr, nested: bool, integral: bool) -> list[str]:
+    """An order line when (nearly) every vector with two elements or more, each event's (flat) or each inner one
+    (nested), is sorted: pT-ordered objects, sorted lists of identifiers (with unique, when their values never
+    repeat inside one)."""
+    import awkward as ak
+
+    vectors = ak.flatten(arr, axis=1) if nested else arr
+    vectors = vectors[ak.num(vectors, axis=1) >= 2]
+    if len(vectors) < 20:
+        return []
+    up = ak.to_numpy(ak.all(vectors[:, 1:] >= vectors[:, :-1], axis=1))
+    down = ak.to_numpy(ak.all(vectors[:, 1:] <= vectors[:, :-1], axis=1))
+    for share, word in ((up.mean(), "ascending"), (down.mean(), "descending")):
+        if share >= 0.95:
+            strict = ak.to_numpy(ak.all(vectors[:, 1:] != vectors[:, :-1], axis=1)).mean()
+            unique = " unique" if integral and strict >= 0.99 else ""
+            return [f"order {cont} {attr} {word}{unique}"]
+    return []
+
+
 LINK_TYPE = re.compile(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?")
 
 
-def column_from_array(cont: str, attr: str, t: str, arr, fallback, member: bool = False) -> Column:
+def column_from_array(
+    cont: str, attr: str, t: str, arr, fallback, member: bool = False, basket_events: float = 1.0
+) -> Column:
     """The recipe lines of one attribute of normalized type ``t`` whose values (per event) are ``arr``;
-    ``fallback(why)`` gives the opaque column when the values cannot be modelled."""
+    ``fallback(why)`` gives the opaque column when the values cannot be modelled. ``basket_events``: the real
+    branch's events per basket (the window of its reuse line)."""
     import awkward as ak
 
     word = "member" if member else "dyn"
     link = LINK_TYPE.fullmatch(t)
+    events = max(1, len(arr))
+
+    def units_per_basket(nested: bool) -> float:  # elements, or inner vectors for a nested column
+        return float(ak.sum(ak.num(arr, axis=1))) / events * basket_events
+
     if link:
         try:
-            lines, counts = link_column(cont, attr, arr, t.startswith("vector<vector<"), link.group(2), word)
+            nested = t.startswith("vector<vector<")
+            lines, counts = link_column(cont, attr, arr, nested, link.group(2), word)
+            lines += reuse_line(cont, attr, arr, nested, units_per_basket(nested))
             return Column(attr, lines, counts, member=member)
         except Exception as e:
             return fallback(f"{t} links unreadable ({type(e).__name__})")
@@ -461,15 +607,22 @@ def column_from_array(cont: str, attr: str, t: str, arr, fallback, member: bool 
         if typ is None:
             return fallback(t)
         inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
+        integral = leaf not in MANTISSA
         lines = [
             f"{word} {cont} {attr} {typ} "
             + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
             f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
+            *reuse_line(cont, attr, arr, True, units_per_basket(True)),
+            *order_line(cont, attr, arr, True, integral),
         ]
         return Column(attr, lines, counts, member=member)
     typ = "uint8" if leaf == "bool" else leaf
-    dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)
-    return Column(attr, [f"{word} {cont} {attr} {typ} " + " ".join(dist)], counts, member=member)
+    cycle = per_position(arr, leaf)
+    lines = [f"{word} {cont} {attr} {typ} " + " ".join(cycle or fit_values(flat, leaf, runs))]
+    if not cycle:  # a fixed record per position (trigger words) is neither reused nor sorted element by element
+        lines += reuse_line(cont, attr, arr, False, units_per_basket(False))
+        lines += order_line(cont, attr, arr, False, leaf not in MANTISSA)
+    return Column(attr, lines, counts, member=member)
 
 
 def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | str:
@@ -487,13 +640,24 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
         arr = read(branch, events)
     except Exception as e:
         return opaque(cont, attr, branch, entries, f"{branch.typename} unreadable ({type(e).__name__})")
-    col = column_from_array(cont, attr, t, arr, lambda why: opaque(cont, attr, branch, entries, why))
+    col = column_from_array(
+        cont, attr, t, arr, lambda why: opaque(cont, attr, branch, entries, why), basket_events=basket_events(branch)
+    )
     if LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
         # An unsplit vector of vectors of links: each link framed object-wise as the real file frames it.
         element = link_framing(branch, events)
         if element is not None:
             col.record = [f"body:{attr}:{element}"]
     return col
+
+
+def basket_events(branch) -> float:
+    """Entries in the first basket of ``branch`` (or of the first branch below it that has baskets)."""
+    for b in [branch, *branch.itervalues(recursive=True)]:
+        if b.num_baskets:
+            start, stop = b.basket_entry_start_stop(0)
+            return float(max(1, stop - start))
+    return 1.0
 
 
 def link_framing(branch, events) -> str | None:
@@ -544,7 +708,7 @@ def zlib_ratio(chunks: list[bytes]) -> float:
     return len(data) / max(1, len(zlib.compress(data, 5))) if data else 1.0
 
 
-def member_column(cont: str, m: streamed.Member) -> tuple[Column, str]:
+def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tuple[Column, str]:
     """An aux store's decoded member as a ``member`` attribute, and its record segment."""
     if m.shape == "opaque" or (m.shape == "scalar" and m.leaf not in LEAF_OK):
         chunks = [v.tobytes() for v in m.values]
@@ -569,6 +733,7 @@ def member_column(cont: str, m: streamed.Member) -> tuple[Column, str]:
             cont, m.name, [max(0, s - 10) for s in m.sizes], 4.0, why, member=True
         ),
         member=True,
+        basket_events=per_basket,
     )
     if "# opaque" in col.note:
         return col, f"vector:{m.name}:{m.version}"
@@ -579,7 +744,7 @@ def member_column(cont: str, m: streamed.Member) -> tuple[Column, str]:
 LEAF_OK = {"float", "double", "int8", "uint8", "int16", "uint16", "int", "uint32", "int64", "uint64"}
 
 
-def object_record(c: Cont, part: str, lay: streamed.Layout) -> bool:
+def object_record(c: Cont, part: str, lay: streamed.Layout, per_basket: float = 1.0) -> bool:
     """Record segments for an object branch of container ``c`` from its layout; its members become ``member``
     attributes of ``c``. False when the entries are not framed (the writer's own class stands for them)."""
     if not lay.framed:
@@ -593,7 +758,7 @@ def object_record(c: Cont, part: str, lay: streamed.Layout) -> bool:
         c.columns.append(col)
         segments.append(f"raw:{col.attr}")
     for m in lay.members:
-        col, segment = member_column(c.name, m)
+        col, segment = member_column(c.name, m, per_basket)
         c.columns.append(col)
         segments.append(segment)
     if lay.counts is not None:
@@ -683,7 +848,7 @@ def xaod_recipe(tree, name: str, events) -> list[str]:
             c.aux = NS + "AuxContainerBase"
             if not b.branches:  # unsplit: its members, framed as the real file frames them, in a record
                 lay = streamed.layout(streamed.raw_entries(b, events), b.typename, streamers)
-                object_record(c, "aux", lay)
+                object_record(c, "aux", lay, basket_events(b))
                 baskets[f"{c.name}Aux."] = basket_size(b)
                 continue
             for sub in b.branches:  # split: members become attributes, the base-class part the aux record
@@ -782,7 +947,10 @@ def flat_recipe(tree, name: str, events) -> list[str]:
         arr = read(b, events)
         x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
         col = f"column {{C}} {b.name} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr)))
+        per_basket = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * basket_events(b)
         collections.setdefault(counter.name, []).append(col)
+        collections[counter.name] += reuse_line("{C}", b.name, arr, False, per_basket)
+        collections[counter.name] += order_line("{C}", b.name, arr, False, leaf not in MANTISSA)
     for counter, cols in collections.items():
         cname = counter[1:] if counter.startswith("n") else counter
         counts = ak.to_numpy(read(tree[counter], events))

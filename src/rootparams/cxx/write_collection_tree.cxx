@@ -42,6 +42,10 @@
 //   basket    <branch> <bytes>                             the branch's basket size when --basket is 0
 //   keys      <Name> <attr> <null-index> <dist...>         a link attribute's keys (key 0: a null link, whose
 //                                                          index is <null-index>); else the target's hash
+//   reuse     <Name> <attr> <q> <window> [<runs...>]       copies: of an inner vector (nested) or a link with
+//                                                          probability q, one of the last <window>; of runs of
+//                                                          elements (flat) of lengths <runs> (a multiplicity)
+//   order     <Name> <attr> ascending|descending [unique]  each event's vector (flat) or inner vector sorted
 // Leaf types: float double int8 uint8 int16 uint16 int uint32 int64 uint64 bool. dyn types also double, int8,
 // int16, int64, vdouble; 'dyn ... link <Target> D' draws the index from D. (rootparams.calibrate writes these.)
 // Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical)
@@ -84,6 +88,7 @@
 #include <ROOT/RNTupleWriter.hxx>
 #include <ROOT/RNTupleReader.hxx>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -204,6 +209,36 @@ struct Column {
    // null index; without one, the key is the hash of the target's name.
    std::shared_ptr<Column> keys;
    uint32_t null_index = 0xFFFFFFFFu;
+   // Reuse (reuse line): with probability `reuse` an element (a flat column, a link) or an inner vector (a nested
+   // column) is a copy of one of the last `window` ones this column produced, in this event or earlier ones (the
+   // decision lists of trigger navigation, repeated within and between events); otherwise it is drawn.
+   // A flat column copies runs: a copy starts with probability `reuse` (at an element not already in one) and takes
+   // the next `runs` elements from a distance back in the column's history, uniform over it (an LZ77-like
+   // source: serialized records, lists that repeat in part).
+   double reuse = 0;
+   size_t window = 1024;
+   Distribution runs{"fixed", {"1"}};
+   std::vector<std::vector<double>> recent;  // a ring of the last `window` inner vectors (links: key, index)
+   std::vector<double> recent_values;        // a ring of the last `window` elements of a flat column
+   size_t recent_next = 0;
+   size_t copy_left = 0, copy_distance = 0;
+   // Order (order line): each event's vector (flat) or each inner vector drawn (nested) sorted, +1 ascending,
+   // -1 descending; unique: without repeated values (sets of identifiers).
+   int order = 0;
+   bool unique = false;
+
+   bool reusing(TRandom3 &rng) const { return reuse > 0 && !recent.empty() && rng.Rndm() < reuse; }
+   const std::vector<double> &reused(TRandom3 &rng) const { return recent[rng.Integer(recent.size())]; }
+   void remember(std::vector<double> x)
+   {
+      if (reuse <= 0)
+         return;
+      if (recent.size() < window)
+         recent.push_back(std::move(x));
+      else
+         recent[recent_next] = std::move(x);
+      recent_next = (recent_next + 1) % window;
+   }
    mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
    mutable std::vector<double> walked;   // last value of each walk token (see draw)
    mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
@@ -439,8 +474,43 @@ struct Column {
    {
       auto &v = *static_cast<std::vector<T> *>(address);
       v.resize(n);
-      for (size_t i = 0; i < n; ++i)
-         v[i] = static_cast<T>(draw(rng, ev, i, 0));
+      for (size_t i = 0; i < n; ++i) {
+         if (reuse > 0) {
+            const size_t have = recent_values.size();
+            if (copy_left == 0 && have > 0 && rng.Rndm() < reuse) {
+               copy_left = std::max<uint32_t>(1, multiplicity_of(runs, rng));
+               copy_distance = 1 + rng.Integer(have);
+            }
+            if (copy_left > 0) {
+               last = have < window ? recent_values[have - copy_distance]
+                                    : recent_values[(recent_next + window - copy_distance) % window];
+               --copy_left;
+            } else {
+               draw(rng, ev, i, 0);
+            }
+            if (have < window)
+               recent_values.push_back(last);
+            else
+               recent_values[recent_next] = last;
+            recent_next = (recent_next + 1) % window;
+         } else {
+            draw(rng, ev, i, 0);
+         }
+         v[i] = static_cast<T>(last);
+         if (unique)
+            for (int tries = 0; tries < 20 && std::find(v.begin(), v.begin() + i, v[i]) != v.begin() + i; ++tries)
+               v[i] = static_cast<T>(draw(rng, ev, i, 0));
+      }
+      if (order)
+         sort_values(v.begin(), v.end());
+   }
+   template <typename It>
+   void sort_values(It begin, It end) const
+   {
+      if (order > 0)
+         std::sort(begin, end);
+      else
+         std::sort(begin, end, [](const auto &a, const auto &b) { return b < a; });
    }
    template <typename T>
    void fill_nested(size_t n, TRandom3 &rng, const Event &ev)
@@ -448,9 +518,25 @@ struct Column {
       auto &v = *static_cast<std::vector<std::vector<T>> *>(address);
       v.resize(n);
       for (size_t i = 0; i < n; ++i) {
-         v[i].resize(inner_length(rng));
-         for (size_t j = 0; j < v[i].size(); ++j)
-            v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+         if (reusing(rng)) {
+            const auto &src = reused(rng);
+            v[i].resize(src.size());
+            for (size_t j = 0; j < src.size(); ++j)
+               v[i][j] = static_cast<T>(src[j]);
+         } else {
+            v[i].resize(inner_length(rng));
+            for (size_t j = 0; j < v[i].size(); ++j) {
+               v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+               if (unique)
+                  for (int tries = 0; tries < 20 && std::find(v[i].begin(), v[i].begin() + j, v[i][j]) != v[i].begin() + j;
+                       ++tries)
+                     v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+            }
+            if (order)
+               sort_values(v[i].begin(), v[i].end());
+         }
+         if (reuse > 0)
+            remember(std::vector<double>(v[i].begin(), v[i].end()));
       }
    }
    void fill_bool(size_t n, TRandom3 &rng, const Event &ev)
@@ -540,20 +626,46 @@ struct Column {
       case I64: fill_scalar<Long64_t>(n, rng, ev); break;
       case B: fill_bool(n, rng, ev); break;
       case VD: fill_nested<double>(n, rng, ev); break;
-      case EL: {
+      case EL: {  // reuse: a link (key and index) of the recent ones
          auto &v = *static_cast<std::vector<xAODlike::ElementLink_v1> *>(address);
          v.resize(n);
-         for (size_t i = 0; i < n; ++i)
-            v[i] = make_link(rng, ev, i, 0);
+         for (size_t i = 0; i < n; ++i) {
+            if (reusing(rng)) {
+               const auto &src = reused(rng);
+               v[i].m_persKey = static_cast<uint32_t>(src[0]);
+               v[i].m_persIndex = static_cast<uint32_t>(src[1]);
+            } else {
+               v[i] = make_link(rng, ev, i, 0);
+            }
+            if (reuse > 0)
+               remember({static_cast<double>(v[i].m_persKey), static_cast<double>(v[i].m_persIndex)});
+         }
          break;
       }
-      case VEL: {
+      case VEL: {  // reuse: an inner vector of links of the recent ones
          auto &v = *static_cast<std::vector<std::vector<xAODlike::ElementLink_v1>> *>(address);
          v.resize(n);
          for (size_t i = 0; i < n; ++i) {
-            v[i].resize(inner_length(rng));
-            for (size_t j = 0; j < v[i].size(); ++j)
-               v[i][j] = make_link(rng, ev, i, j);
+            if (reusing(rng)) {
+               const auto &src = reused(rng);
+               v[i].resize(src.size() / 2);
+               for (size_t j = 0; j < v[i].size(); ++j) {
+                  v[i][j].m_persKey = static_cast<uint32_t>(src[2 * j]);
+                  v[i][j].m_persIndex = static_cast<uint32_t>(src[2 * j + 1]);
+               }
+            } else {
+               v[i].resize(inner_length(rng));
+               for (size_t j = 0; j < v[i].size(); ++j)
+                  v[i][j] = make_link(rng, ev, i, j);
+            }
+            if (reuse > 0) {
+               std::vector<double> flat;
+               for (const auto &l : v[i]) {
+                  flat.push_back(l.m_persKey);
+                  flat.push_back(l.m_persIndex);
+               }
+               remember(std::move(flat));
+            }
          }
          break;
       }
@@ -1017,6 +1129,24 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, 
             col.keys->name = col.name + "/keys";
             col.keys->kind = Column::U32;
             col.keys->values = {w[4], {w.begin() + 5, w.end()}};
+         } else if (w[0] == "reuse" && w.size() >= 5) {
+            // reuse <Name> <attr> <q> <window> [<run multiplicity...>]: copies from the last <window> (see Column)
+            auto &col = find(w[1]).column(w[2]);
+            col.reuse = std::stod(w[3]);
+            col.window = static_cast<size_t>(std::stoul(w[4]));
+            if (col.reuse < 0 || col.reuse > 1 || col.window < 1)
+               fail("reuse " + w[1] + " " + w[2] + ": the share must be in [0, 1] and the window at least 1");
+            if (w.size() > 5)
+               col.runs = {w[5], {w.begin() + 6, w.end()}};
+         } else if (w[0] == "order" && (w.size() == 4 || w.size() == 5)) {
+            // order <Name> <attr> ascending|descending [unique]
+            auto &col = find(w[1]).column(w[2]);
+            if (w[3] != "ascending" && w[3] != "descending")
+               fail("order " + w[1] + " " + w[2] + ": use ascending or descending");
+            if (w.size() == 5 && w[4] != "unique")
+               fail("order " + w[1] + " " + w[2] + ": the optional last word is unique");
+            col.order = w[3] == "ascending" ? 1 : -1;
+            col.unique = w.size() == 5;
          } else if (w[0] == "inner" && w.size() >= 5) {
             find(w[1]).column(w[2]).inner = {w[3], {w.begin() + 4, w.end()}};
          } else if ((w[0] == "dyn" || w[0] == "member") && w.size() >= 5) {
@@ -1057,8 +1187,8 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, 
             baskets[w[1]] = bytes;
          } else {
             fail("cannot parse '" + line +
-                 "' (expected layout, container, attr, dyn, member, inner, size, keys, record, basket, scalar, collection "
-                 "or column with their parameters)");
+                 "' (expected layout, container, attr, dyn, member, inner, size, keys, reuse, order, record, basket, "
+                 "scalar, collection or column with their parameters)");
          }
       } catch (const std::invalid_argument &) {
          fail(where + "a parameter is not a number in '" + line + "'");
