@@ -28,6 +28,7 @@ gives the branch's own compression ratio (marked ``# opaque`` in the recipe).
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
 import warnings
@@ -118,12 +119,12 @@ class CalibrationError(UserError, RuntimeError):
 
 
 def open_tree(path: str | Path, tree: str | None = None):
-    """(uproot TTree, its name). Errors name the file and the trees or RNTuples it holds."""
+    """(uproot TTree or RNTuple, its name). Errors name the file and the trees and RNTuples it holds."""
     import uproot
 
     path = Path(path)
     if not path.exists():
-        raise CalibrationError(f"{path}: no such file (give a ROOT file holding a TTree)")
+        raise CalibrationError(f"{path}: no such file (give a ROOT file holding a TTree or an RNTuple)")
     try:
         f = uproot.open(path)
     except Exception as e:
@@ -133,22 +134,20 @@ def open_tree(path: str | Path, tree: str | None = None):
     ntuples = sorted(k for k, c in containers.items() if c == RNTUPLE)
     listing = f"TTrees: {', '.join(trees) or 'none'}; RNTuples: {', '.join(ntuples) or 'none'}"
     if tree is None:
-        known = [t for t in EVENT_DATA_NAMES if t in trees]
+        known = [t for t in EVENT_DATA_NAMES if t in trees or t in ntuples]
         if len(known) == 1:
             tree = known[0]
-        elif len(trees) == 1:
-            tree = trees[0]
-        elif not trees and len(ntuples) >= 1:
-            raise CalibrationError(
-                f"{path}: holds no TTree ({listing}); calibrating an RNTuple is not supported"
-            )
+        elif len(trees) + len(ntuples) == 1:
+            tree = (trees + ntuples)[0]
         else:
             raise CalibrationError(f"{path}: no obvious event tree, choose one with --tree ({listing})")
-    if tree in ntuples:
-        raise CalibrationError(f"{path}: {tree} is an RNTuple, which calibrate does not read; {listing}")
-    if tree not in trees:
-        raise CalibrationError(f"{path}: no TTree named {tree!r} ({listing})")
+    if tree not in trees and tree not in ntuples:
+        raise CalibrationError(f"{path}: no TTree or RNTuple named {tree!r} ({listing})")
     return f[tree], tree
+
+
+def is_ntuple(obj) -> bool:
+    return "RNTuple" in type(obj).__name__
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -344,7 +343,9 @@ def read(branch, events):
         return branch.array(library="ak", entry_stop=events)
 
 
-def opaque_column(cont: str, attr: str, per_event: np.ndarray, ratio: float, why: str, member=False) -> Column:
+def opaque_column(
+    cont: str, attr: str, per_event: np.ndarray, ratio: float, why: str, member=False
+) -> Column:
     """A uint8 attribute of ``per_event`` bytes whose share of zero bytes gives compression ratio ``ratio``."""
     word = "member" if member else "dyn"
     dyn = f"{word} {cont} {attr} uint8 " + " ".join(opaque_values(ratio))
@@ -358,7 +359,9 @@ def opaque(cont: str, attr: str, branch, entries: int, why: str) -> Column:
     return opaque_column(cont, attr, np.full(entries, per_event), tot / max(zipped, 1), why)
 
 
-def link_column(cont: str, attr: str, arr, nested: bool, target: str, word: str = "dyn") -> tuple[list[str], np.ndarray]:
+def link_column(
+    cont: str, attr: str, arr, nested: bool, target: str, word: str = "dyn"
+) -> tuple[list[str], np.ndarray]:
     """dyn lines of a link attribute. Keys: a hashed key per target container, repeating from link to link; a
     null link (a target thinned away or never set) has key 0 and a fixed index (0xFFFFFFFF, or 0). When the real
     keys are one non-zero value the writer's hash of the target stands for it; otherwise a ``keys`` line gives
@@ -464,7 +467,11 @@ def unit_ids(arr, nested: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values = ak.to_numpy(ak.flatten(inner, axis=None))
     values = np.ascontiguousarray(values)
     if not nested:
-        return np.unique(values, return_inverse=True)[1].astype(np.int64), values, np.ones(len(values), np.int64)
+        return (
+            np.unique(values, return_inverse=True)[1].astype(np.int64),
+            values,
+            np.ones(len(values), np.int64),
+        )
     lengths = ak.to_numpy(ak.num(inner, axis=1)).astype(np.int64)
     return vector_ids(values, lengths), values, lengths
 
@@ -475,7 +482,7 @@ def vector_ids(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     size = values.dtype.itemsize
     table: dict[bytes, int] = {}
     return np.array(
-        [table.setdefault(raw[a * size : b * size], len(table)) for a, b in zip(offsets[:-1], offsets[1:], strict=True)],
+        [table.setdefault(raw[a * size : b * size], len(table)) for a, b in itertools.pairwise(offsets)],
         np.int64,
     )
 
@@ -536,7 +543,9 @@ def reuse_line(cont: str, attr: str, arr, nested: bool, per_basket: float) -> li
     ids, values, _ = unit_ids(arr, False)
     if len(ids) < 8:
         return []
-    shuffled = np.unique(np.random.default_rng(1).permutation(values), return_inverse=True)[1].astype(np.int64)
+    shuffled = np.unique(np.random.default_rng(1).permutation(values), return_inverse=True)[1].astype(
+        np.int64
+    )
     share, runs = covered_runs(ids, window)
     chance, _ = covered_runs(shuffled, window)
     q = excess(share, chance)
@@ -619,7 +628,9 @@ def column_from_array(
     typ = "uint8" if leaf == "bool" else leaf
     cycle = per_position(arr, leaf)
     lines = [f"{word} {cont} {attr} {typ} " + " ".join(cycle or fit_values(flat, leaf, runs))]
-    if not cycle:  # a fixed record per position (trigger words) is neither reused nor sorted element by element
+    if (
+        not cycle
+    ):  # a fixed record per position (trigger words) is neither reused nor sorted element by element
         lines += reuse_line(cont, attr, arr, False, units_per_basket(False))
         lines += order_line(cont, attr, arr, False, leaf not in MANTISSA)
     return Column(attr, lines, counts, member=member)
@@ -641,7 +652,12 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
     except Exception as e:
         return opaque(cont, attr, branch, entries, f"{branch.typename} unreadable ({type(e).__name__})")
     col = column_from_array(
-        cont, attr, t, arr, lambda why: opaque(cont, attr, branch, entries, why), basket_events=basket_events(branch)
+        cont,
+        attr,
+        t,
+        arr,
+        lambda why: opaque(cont, attr, branch, entries, why),
+        basket_events=basket_events(branch),
     )
     if LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
         # An unsplit vector of vectors of links: each link framed object-wise as the real file frames it.
@@ -695,7 +711,10 @@ def member_array(m: streamed.Member):
         return ak.unflatten(inner, ints([len(event) for event in m.values]))
     lengths = [v[0] for v in m.values]
     links = ak.zip(
-        {"m_persKey": native([v[1] for v in m.values], np.uint32), "m_persIndex": native([v[2] for v in m.values], np.uint32)}
+        {
+            "m_persKey": native([v[1] for v in m.values], np.uint32),
+            "m_persIndex": native([v[2] for v in m.values], np.uint32),
+        }
     )
     if m.shape == "links":
         return ak.unflatten(links, ints([int(n[0]) for n in lengths]))
@@ -716,7 +735,9 @@ def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tup
             sizes = [max(0, len(c) - 4) for c in chunks]
             col = opaque_column(cont, m.name, sizes, zlib_ratio(chunks), m.typename, member=True)
             return col, f"vector:{m.name}:{m.version}"
-        col = opaque_column(cont, m.name, [len(c) for c in chunks], zlib_ratio(chunks), m.typename, member=True)
+        col = opaque_column(
+            cont, m.name, [len(c) for c in chunks], zlib_ratio(chunks), m.typename, member=True
+        )
         return col, f"raw:{m.name}"
     if m.shape == "scalar":
         x = np.concatenate(m.values).astype(np.float64)
@@ -729,9 +750,7 @@ def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tup
         m.name,
         t,
         member_array(m),
-        lambda why: opaque_column(
-            cont, m.name, [max(0, s - 10) for s in m.sizes], 4.0, why, member=True
-        ),
+        lambda why: opaque_column(cont, m.name, [max(0, s - 10) for s in m.sizes], 4.0, why, member=True),
         member=True,
         basket_events=per_basket,
     )
@@ -752,8 +771,12 @@ def object_record(c: Cont, part: str, lay: streamed.Layout, per_basket: float = 
     segments = [f"h:{lay.header}"] if lay.header else []
     if lay.head_bytes:  # a base class holding data of its own: opaque bytes of the same sizes
         col = opaque_column(
-            c.name, f"{part}_base", [len(h) for h in lay.head_bytes], zlib_ratio(lay.head_bytes),
-            "base-class data", member=True,
+            c.name,
+            f"{part}_base",
+            [len(h) for h in lay.head_bytes],
+            zlib_ratio(lay.head_bytes),
+            "base-class data",
+            member=True,
         )
         c.columns.append(col)
         segments.append(f"raw:{col.attr}")
@@ -766,13 +789,20 @@ def object_record(c: Cont, part: str, lay: streamed.Layout, per_basket: float = 
         if part == "interface":
             c.counts = lay.counts
         if lay.words:
-            arr = member_array(streamed.Member("words", "vector<unsigned int>", "vector", "uint32", values=lay.words))
+            arr = member_array(
+                streamed.Member("words", "vector<unsigned int>", "vector", "uint32", values=lay.words)
+            )
             col = column_from_array(c.name, f"{part}_words", "vector<unsignedint>", arr, None, member=True)
             c.columns.append(col)
             segments.append(f"raw:{col.attr}")
     if lay.rest:
         col = opaque_column(
-            c.name, f"{part}_rest", [len(r) for r in lay.rest], zlib_ratio(lay.rest), "undecoded bytes", member=True
+            c.name,
+            f"{part}_rest",
+            [len(r) for r in lay.rest],
+            zlib_ratio(lay.rest),
+            "undecoded bytes",
+            member=True,
         )
         c.columns.append(col)
         segments.append(f"raw:{col.attr}")
@@ -859,7 +889,13 @@ def xaod_recipe(tree, name: str, events) -> list[str]:
                         if object_record(c, "aux", lay):
                             baskets[f"{c.name}Aux."] = basket_size(sub)
                     continue
-                add(c, column_of(m.group(1), attr, sub, entries, events), sub, attr, f"{m.group(1)}AuxDyn.{attr}")
+                add(
+                    c,
+                    column_of(m.group(1), attr, sub, entries, events),
+                    sub,
+                    attr,
+                    f"{m.group(1)}AuxDyn.{attr}",
+                )
         else:  # an interface object (possibly split: its data-holding sub-branches become attributes)
             c = cont(n)
             c.interface = interface_of(b.typename)
@@ -873,10 +909,14 @@ def xaod_recipe(tree, name: str, events) -> list[str]:
                         c.counts = np.array([int.from_bytes(e, "big") for e in raw], np.int64)
                 continue
             for sub in leaves(b):
-                attr = re.sub(r"\W", "_", sub.name[len(n) + 1 :] if sub.name.startswith(n + ".") else sub.name)
+                attr = re.sub(
+                    r"\W", "_", sub.name[len(n) + 1 :] if sub.name.startswith(n + ".") else sub.name
+                )
                 if sub.branches:  # the own bytes of a split collection: its element count
                     counts = ak_counts(sub, events)
-                    scalars.append(f"scalar {n}AuxDyn.{attr} uint32 " + " ".join(fit_values(counts, "uint32")))
+                    scalars.append(
+                        f"scalar {n}AuxDyn.{attr} uint32 " + " ".join(fit_values(counts, "uint32"))
+                    )
                     baskets.setdefault(f"{n}AuxDyn.{attr}", basket_size(sub))
                     continue
                 add(c, column_of(n, attr, sub, entries, events), sub, attr, f"{n}AuxDyn.{attr}")
@@ -884,31 +924,41 @@ def xaod_recipe(tree, name: str, events) -> list[str]:
     lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)"]
     lines += scalars
     for c in conts.values():
-        if c.counts is not None:
-            mult = c.counts[:entries]
-        else:
-            keyed = [tuple(col.counts) for col in c.columns if col.counts is not None and not col.attr.endswith("_rest")]
-            if keyed:
-                common = max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k)))
-                mult = np.array(common)
-            else:
-                mult = np.zeros(entries, dtype=int)
-        lines.append(f"container {c.name} {c.interface} {c.aux} " + " ".join(empirical(mult)))
-        tail = []
-        for col in c.columns:
-            lines += [ln for ln in col.lines if not ln.startswith(("inner ", "keys ", "size "))]
-            tail += [ln for ln in col.lines if ln.startswith(("inner ", "keys ", "size "))]
-            sized = any(ln.startswith("size ") for ln in col.lines)
-            if col.counts is not None and not sized and tuple(col.counts) != tuple(mult):
-                tail.append(f"size {c.name} {col.attr} " + " ".join(empirical(col.counts)))
-            if col.record:
-                tail.append(f"record {c.name} {col.attr} " + " ".join(col.record))
-        lines += tail
-        for part, segments in c.records.items():
-            if part == "interface" and c.interface == "-":
-                continue
-            lines.append(f"record {c.name} {part} " + " ".join(segments))
+        lines += container_lines(c, entries)
     lines += [f"basket {b} {size}" for b, size in baskets.items()]
+    return lines
+
+
+def container_lines(c: Cont, entries: int) -> list[str]:
+    """A container's recipe lines: its multiplicity (the interface's element counts, else the counts most of its
+    attributes share), its attributes, their own sizes, inner lengths, keys and records."""
+    if c.counts is not None:
+        mult = c.counts[:entries]
+    else:
+        keyed = [
+            tuple(col.counts)
+            for col in c.columns
+            if col.counts is not None and not col.attr.endswith("_rest")
+        ]
+        if keyed:
+            mult = np.array(max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k))))
+        else:
+            mult = np.zeros(entries, dtype=int)
+    lines = [f"container {c.name} {c.interface} {c.aux} " + " ".join(empirical(mult))]
+    tail = []
+    for col in c.columns:
+        lines += [ln for ln in col.lines if not ln.startswith(("inner ", "keys ", "size "))]
+        tail += [ln for ln in col.lines if ln.startswith(("inner ", "keys ", "size "))]
+        sized = any(ln.startswith("size ") for ln in col.lines)
+        if col.counts is not None and not sized and tuple(col.counts) != tuple(mult):
+            tail.append(f"size {c.name} {col.attr} " + " ".join(empirical(col.counts)))
+        if col.record:
+            tail.append(f"record {c.name} {col.attr} " + " ".join(col.record))
+    lines += tail
+    for part, segments in c.records.items():
+        if part == "interface" and c.interface == "-":
+            continue
+        lines.append(f"record {c.name} {part} " + " ".join(segments))
     return lines
 
 
@@ -959,6 +1009,202 @@ def flat_recipe(tree, name: str, events) -> list[str]:
     return lines
 
 
+# ----------------------------------------------------------------------------------------------------------
+# RNTuples
+
+
+class Fields:
+    """An RNTuple's fields as uproot describes them: names, types, the field tree, and the bytes of each field's
+    columns (pages: compressed bytes; elements x bits: uncompressed bytes)."""
+
+    def __init__(self, ntuple):
+        self.ntuple = ntuple
+        self.records = ntuple.field_records
+        self.children: dict[int, list[int]] = {}
+        for k, r in enumerate(self.records):
+            if r.parent_field_id != k:
+                self.children.setdefault(r.parent_field_id, []).append(k)
+        self.top = [k for k, r in enumerate(self.records) if r.parent_field_id == k]
+        self.columns: dict[int, list[int]] = {}
+        for c, col in enumerate(ntuple.column_records):
+            self.columns.setdefault(col.field_id, []).append(c)
+
+    def subtree(self, k: int) -> list[int]:
+        out = [k]
+        for child in self.children.get(k, []):
+            out += self.subtree(child)
+        return out
+
+    def pages(self, column: int) -> list:
+        return [p for cluster in self.ntuple.page_link_list for p in cluster[column].pages]
+
+    def bytes(self, k: int) -> tuple[int, int]:
+        """(compressed, uncompressed) bytes of field ``k`` and the fields below it."""
+        zipped = total = 0
+        for f in self.subtree(k):
+            for c in self.columns.get(f, []):
+                nbits = self.ntuple.column_records[c].nbits
+                for page in self.pages(c):
+                    zipped += page.locator.num_bytes
+                    total += page.num_elements * nbits // 8
+        return zipped, total
+
+    def page_events(self, k: int) -> float:
+        """Entries in the first page of the field's first column (its offsets, or its values for a scalar): the
+        events a page holds, an RNTuple's counterpart of a basket."""
+        for f in self.subtree(k):
+            for c in self.columns.get(f, []):
+                pages = self.pages(c)
+                if pages:
+                    return float(max(1, pages[0].num_elements))
+        return 1.0
+
+
+def ntuple_array(ntuple, path: str, events):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ntuple[path].array(entry_stop=events)
+
+
+def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
+    """The xAOD recipe of an ATLAS RNTuple: fields ``<C>AuxDyn:<attr>`` (dynamic attributes), ``<C>Aux:`` (static
+    stores: their member sub-fields are attributes), ``<C>`` (interface objects: a DataVector's element count is
+    the container's multiplicity) and other fields (scalars; records of scalars)."""
+    import awkward as ak
+
+    fields = Fields(ntuple)
+    entries = min(ntuple.num_entries, events or ntuple.num_entries)
+    conts: dict[str, Cont] = {}
+    scalars: list[str] = []
+
+    def cont(c: str) -> Cont:
+        return conts.setdefault(c, Cont(c))
+
+    def add_field(c: Cont, attr: str, path: str, k: int, scalar_name: str) -> None:
+        r = fields.records[k]
+        t = normalize(r.type_name)
+        if fields.bytes(k) == (0, 0):  # a base class or an empty record: no columns
+            return
+        if t in SCALAR_TYPES:
+            x = ak.to_numpy(ntuple_array(ntuple, path, events)).astype(np.float64)
+            scalars.append(
+                f"scalar {scalar_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+            )
+            return
+
+        def fallback(why: str) -> Column:
+            zipped, total = fields.bytes(k)
+            per_event = np.full(entries, max(0, round(total / max(ntuple.num_entries, 1)) - 8))
+            return opaque_column(c.name, attr, per_event, total / max(zipped, 1), why)
+
+        try:
+            arr = ntuple_array(ntuple, path, events)
+        except Exception as e:
+            c.columns.append(fallback(f"{r.type_name} unreadable ({type(e).__name__})"))
+            return
+        if t.startswith(("vector<", "RVec<")) or ak.fields(arr):
+            t = re.sub(r"^ROOT::VecOps::RVec<", "vector<", t)
+            c.columns.append(
+                column_from_array(c.name, attr, t, arr, fallback, basket_events=fields.page_events(k))
+            )
+        else:
+            c.columns.append(fallback(r.type_name))
+
+    for k in fields.top:
+        r = fields.records[k]
+        if r.source_field_id is not None:  # a projection: its data are another field's
+            continue
+        fname, t = r.field_name, normalize(r.type_name)
+        m = re.fullmatch(r"(.+?)Aux(Dyn)?:(.*)", fname)
+        if m and m.group(2):
+            add_field(cont(m.group(1)), m.group(3), fname, k, f"{m.group(1)}AuxDyn.{m.group(3)}")
+        elif m:  # a static store: an empty record, or one whose members are sub-fields
+            c = cont(m.group(1))
+            c.aux = NS + "AuxContainerBase"
+            for sub in fields.children.get(k, []):
+                attr = fields.records[sub].field_name
+                add_field(c, attr, f"{fname}.{attr}", sub, f"{c.name}AuxDyn.{attr}")
+        elif t in SCALAR_TYPES:
+            x = ak.to_numpy(ntuple_array(ntuple, fname, events)).astype(np.float64)
+            scalars.append(f"scalar {fname} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t])))
+        else:  # an interface object: a DataVector (its count), or a record of values
+            c = cont(fname)
+            c.interface = interface_of(r.type_name)
+            subs = fields.children.get(k, [])
+            if r.type_name.startswith(("DataVector<", "xAOD::MissingET")) or (
+                len(subs) == 1 and fields.records[subs[0]].field_name == "_0"
+            ):
+                c.counts = ak.to_numpy(ak.num(ntuple_array(ntuple, fname, events), axis=1)).astype(np.int64)
+                continue
+            for sub in subs:
+                attr = fields.records[sub].field_name
+                add_field(c, attr, f"{fname}.{attr}", sub, f"{fname}AuxDyn.{attr}")
+
+    lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)"]
+    lines += scalars
+    for c in conts.values():
+        lines += container_lines(c, entries)
+    return lines
+
+
+def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
+    """The flat recipe of a NanoAOD-like RNTuple (as ROOT's RNTupleImporter writes a flat TTree): top-level scalar
+    fields, and untyped collections of records whose items are projected as ``<Name>_<var>`` arrays with a
+    cardinality ``n<Name>``: the same recipe as the TTree's, so that the clone (a TTree imported the same way)
+    has the same fields."""
+    import awkward as ak
+
+    fields = Fields(ntuple)
+    entries = min(ntuple.num_entries, events or ntuple.num_entries)
+    lines = [
+        f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)",
+        "layout flat",
+    ]
+    arrays: dict[int, list[int]] = {}
+    counters: dict[int, str] = {}
+    for k in fields.top:
+        r = fields.records[k]
+        t = normalize(r.type_name)
+        if r.source_field_id is not None:
+            if "RNTupleCardinality" in r.type_name:
+                counters[r.source_field_id] = r.field_name
+            else:
+                arrays.setdefault(r.source_field_id, []).append(k)
+        elif t in SCALAR_TYPES:
+            x = ak.to_numpy(ntuple_array(ntuple, r.field_name, events)).astype(np.float64)
+            lines.append(
+                f"scalar {r.field_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+            )
+        elif not r.field_name.startswith("_collection"):
+            raise CalibrationError(f"{name}: field {r.field_name} of type {r.type_name} is not a flat leaf")
+    for source, items in arrays.items():
+        names = [fields.records[k].field_name for k in items]
+        cname = names[0].split("_", 1)[0]
+        counter = counters.get(source, f"n{cname}")
+        counts = ak.to_numpy(ak.num(ntuple_array(ntuple, names[0], events), axis=1))
+        lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
+        for k, item in zip(items, names, strict=True):
+            t = re.sub(r"^ROOT::VecOps::RVec<(.*)>$", r"\1", fields.records[k].type_name)
+            leaf = SCALAR_TYPES.get(normalize(t))
+            if leaf is None:
+                raise CalibrationError(f"{name}: array field {item} of type {t} is not supported")
+            arr = ntuple_array(ntuple, item, events)
+            x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
+            lines.append(f"column {cname} {item} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))))
+            per_page = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * fields.page_events(k)
+            lines += reuse_line(cname, item, arr, False, per_page)
+            lines += order_line(cname, item, arr, False, leaf not in MANTISSA)
+    return lines
+
+
+def is_flat_ntuple(ntuple) -> bool:
+    """A NanoAOD-like RNTuple: untyped collections (``_collection<N>``) and scalars, no xAOD fields."""
+    names = [r.field_name for r in ntuple.field_records]
+    return any(n.startswith("_collection") for n in names) and not any(
+        re.search(r"Aux(Dyn)?:", n) for n in names
+    )
+
+
 def is_flat(tree) -> bool:
     return all(
         not b.branches and normalize(b.typename).removesuffix("[]") in SCALAR_TYPES for b in tree.branches
@@ -966,12 +1212,19 @@ def is_flat(tree) -> bool:
 
 
 def recipe_from_file(path: str | Path, tree: str | None = None, events: int | None = None) -> str:
-    """The recipe text that clones ``path``'s event tree (auto-detected when ``tree`` is None)."""
+    """The recipe text that clones ``path``'s event tree or RNTuple (auto-detected when ``tree`` is None)."""
     t, name = open_tree(path, tree)
     label = f"{Path(path).name}:{name}"
     if events is not None and events < 1:
         raise CalibrationError(f"{path}: --events must be >= 1 (got {events})")
-    lines = flat_recipe(t, label, events) if is_flat(t) else xaod_recipe(t, label, events)
+    if is_ntuple(t):
+        lines = (
+            flat_recipe_ntuple(t, label, events)
+            if is_flat_ntuple(t)
+            else xaod_recipe_ntuple(t, label, events)
+        )
+    else:
+        lines = flat_recipe(t, label, events) if is_flat(t) else xaod_recipe(t, label, events)
     return "\n".join(lines) + "\n"
 
 

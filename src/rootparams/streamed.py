@@ -180,7 +180,9 @@ def _stl_body(buf: bytes, pos: int, end: int, typename: str, member: Member) -> 
             if member.element and member.element != element.hex():
                 raise Undecodable("link framing differs between entries")
             member.element = element.hex()
-        member.values.append((np.array(lengths, np.int64), np.array(keys, np.uint32), np.array(indices, np.uint32)))
+        member.values.append(
+            (np.array(lengths, np.int64), np.array(keys, np.uint32), np.array(indices, np.uint32))
+        )
         return
     if inner and inner.group(1) in BASIC:
         dtype, leaf = BASIC[inner.group(1)]
@@ -230,7 +232,9 @@ def _memberwise_links(buf: bytes, pos: int, end: int, member: Member) -> None:
     member.values.append((np.array([n], np.int64), keys, indices))
 
 
-def decode_member(buf: bytes, pos: int, end: int, name: str, typename: str, member: Member | None) -> tuple[Member, int]:
+def decode_member(
+    buf: bytes, pos: int, end: int, name: str, typename: str, member: Member | None
+) -> tuple[Member, int]:
     """Decodes one member at ``pos``; returns it (``member`` extended by this entry) and the next position."""
     t = normal(typename)
     if member is None:
@@ -373,7 +377,8 @@ def layout(entries: list[bytes], classname: str, streamers: dict) -> Layout:
         if np.all(rests == 4 * counts):
             lay.header, lay.counts = tails[0][:k].hex(), counts
             lay.words = [
-                np.frombuffer(t, ">u4", int(c), k + 4).astype(np.uint32) for t, c in zip(tails, counts, strict=True)
+                np.frombuffer(t, ">u4", int(c), k + 4).astype(np.uint32)
+                for t, c in zip(tails, counts, strict=True)
             ]
             return lay
     lay.header = head.hex()

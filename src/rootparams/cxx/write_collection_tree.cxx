@@ -34,7 +34,8 @@
 //   container <Name> - - ...                               "-": no interface (or no aux) branch
 //   layout flat                                            first line of a NanoAOD-like recipe, which then has
 //   collection <Name> <counter> <multiplicity> <params...>  a counter leaf <counter>/i per collection and
-//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (TTree only)
+//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (an RNTuple is
+//                                                          imported from that TTree: ImportedNTupleSink)
 //   member    <Name> <attr> <type> <dist> <params...>     an attribute stored inside the container's aux record
 //                                                          (TTree; an RNTuple has it as a field, as a dyn)
 //   record    <Name> <interface|aux|attr> <segments...>   (TTree) that branch written as a framed record: the
@@ -86,6 +87,7 @@
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/RNTupleWriter.hxx>
+#include <ROOT/RNTupleImporter.hxx>
 #include <ROOT/RNTupleReader.hxx>
 
 #include <algorithm>
@@ -1427,8 +1429,7 @@ public:
       };
       for (auto &c : containers) {
          if (c.flat)
-            fail("a flat-layout recipe (NanoAOD-like leaf-list arrays) is written as a TTree only: its natural "
-                 "RNTuple (collections of records) is not built by this writer; use --container ttree");
+            fail("a flat-layout recipe is written to an RNTuple through a TTree (ImportedNTupleSink)");
          if (c.scalars) {  // one value per event; RNTuple field names cannot hold '.'
             for (auto &col : c.columns) {
                std::string field = col.branch;
@@ -1510,6 +1511,61 @@ private:
    std::unique_ptr<ROOT::REntry> entry_;
    long long clusters_ = 0;
    long long truncated_fields_ = 0;
+};
+
+// A flat-layout recipe (NanoAOD-like leaf-list arrays) as an RNTuple: the events are written to a TTree next to
+// the output, which ROOT's RNTupleImporter then converts, as CMS's NanoAOD RNTuples are made: one untyped
+// collection of records per counter (`_collection<N>`), its arrays projected as `<branch>` and its count as the
+// cardinality `<counter>`, scalars as fields. The TTree is removed afterwards.
+class ImportedNTupleSink : public Sink {
+public:
+   ImportedNTupleSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush,
+                      long long page_size, std::vector<Collection> &containers)
+      : output_(output), name_(name), tree_file_(output + ".flat-tree.root"), compression_(compression),
+        autoflush_(autoflush), page_size_(page_size)
+   {
+      tree_ = std::make_unique<TreeSink>(tree_file_, name, compression, 0, 99, 32000, containers,
+                                         std::map<std::string, int>{});
+   }
+   void fill(Long64_t i) override { tree_->fill(i); }
+   std::pair<Long64_t, Long64_t> close() override
+   {
+      tree_->close();
+      std::remove(output_.c_str());
+      try {
+         std::unique_ptr<TFile> in(TFile::Open(tree_file_.c_str(), "READ"));
+         auto *tree = in ? in->Get<TTree>(name_.c_str()) : nullptr;
+         if (!tree)
+            fail("the flat TTree for the RNTuple import is missing from " + tree_file_);
+         auto importer = ROOT::Experimental::RNTupleImporter::Create(tree, output_);
+         importer->SetNTupleName(name_);
+         importer->SetIsQuiet(true);
+         auto options = importer->GetWriteOptions();
+         options.SetCompression(compression_);
+         if (autoflush_ < 0)
+            options.SetApproxZippedClusterSize(static_cast<std::size_t>(-autoflush_));
+         if (page_size_ > 0)
+            options.SetMaxUnzippedPageSize(static_cast<std::size_t>(page_size_));
+         importer->SetWriteOptions(options);
+         importer->Import();
+      } catch (const std::exception &e) {
+         std::remove(tree_file_.c_str());
+         fail("importing the flat events into the RNTuple " + name_ + " in " + output_ + " failed: " + e.what());
+      }
+      std::remove(tree_file_.c_str());
+      auto reader = ROOT::RNTupleReader::Open(name_, output_);
+      clusters_ = reader->GetDescriptor().GetNClusters();
+      return {-1, -1};
+   }
+   long long clusters() const { return clusters_; }
+
+private:
+   std::string output_, name_, tree_file_;
+   int compression_;
+   Long64_t autoflush_;
+   long long page_size_;
+   std::unique_ptr<TreeSink> tree_;
+   long long clusters_ = 0;
 };
 
 int run(const std::map<std::string, std::string> &args)
@@ -1598,7 +1654,15 @@ int run(const std::map<std::string, std::string> &args)
    const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
    std::unique_ptr<Sink> sink;
    NTupleSink *ntuple_sink = nullptr;
-   if (ntuple) {
+   ImportedNTupleSink *imported_sink = nullptr;
+   if (ntuple && flat_layout) {
+      if (float_mantissa > 0)
+         fail("--float-mantissa with a flat-layout recipe and --container rntuple is not supported (the RNTuple is "
+              "imported from a TTree)");
+      auto s = std::make_unique<ImportedNTupleSink>(output, tree_name, compression, autoflush, page_size, containers);
+      imported_sink = s.get();
+      sink = std::move(s);
+   } else if (ntuple) {
       auto s = std::make_unique<NTupleSink>(output, tree_name, compression, autoflush, page_size, threads > 1,
                                             float_mantissa, containers);
       ntuple_sink = s.get();
@@ -1699,7 +1763,7 @@ int run(const std::map<std::string, std::string> &args)
       // TTree: GetTotBytes/GetZipBytes; RNTuple: -1 (see Sink::close).
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
-      .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : -1)
+      .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : imported_sink ? imported_sink->clusters() : -1)
       .integer("float_mantissa_bits", float_mantissa > 0 ? float_mantissa : 23)
       .integer("float_values_truncated", float_values_rounded)
       .integer("ntuple_truncated_float_fields", ntuple_sink ? ntuple_sink->truncated_fields() : 0)
