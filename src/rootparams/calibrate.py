@@ -261,15 +261,31 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
     return out + body
 
 
-def run_share(jagged) -> float:
-    """Share of elements (after the first of each vector) equal to the previous one."""
+def innermost(jagged) -> tuple[np.ndarray, np.ndarray]:
+    """(values, lengths of the innermost vectors) of a jagged array (events x ... x values), in file order."""
     import awkward as ak
 
-    if ak.sum(ak.num(jagged, axis=-1)) < 2:
+    a = jagged
+    while a.ndim > 2:
+        a = ak.flatten(a, axis=1)
+    return ak.to_numpy(ak.flatten(a, axis=1)).astype(np.float64), ak.to_numpy(ak.num(a, axis=1)).astype(
+        np.int64
+    )
+
+
+def neighbours(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(vector index of each element, mask of the element pairs (i, i+1) inside one vector)."""
+    vid = np.repeat(np.arange(len(lengths)), lengths)
+    return vid, vid[1:] == vid[:-1]
+
+
+def run_share(jagged) -> float:
+    """Share of elements (after the first of each vector) equal to the previous one."""
+    flat, lengths = innermost(jagged)
+    if len(flat) < 2:
         return 0.0
-    same = jagged[..., 1:] == jagged[..., :-1]
-    n = ak.sum(ak.num(same, axis=-1))
-    return float(ak.sum(same) / n) if n else 0.0
+    _, inside = neighbours(lengths)
+    return float(np.mean((flat[1:] == flat[:-1])[inside])) if inside.any() else 0.0
 
 
 def empirical(counts: np.ndarray, limit: int = 128) -> list[str]:
@@ -561,18 +577,21 @@ def order_line(cont: str, attr: str, arr, nested: bool, integral: bool) -> list[
     """An order line when (nearly) every vector with two elements or more, each event's (flat) or each inner one
     (nested), is sorted: pT-ordered objects, sorted lists of identifiers (with unique, when their values never
     repeat inside one)."""
-    import awkward as ak
-
-    vectors = ak.flatten(arr, axis=1) if nested else arr
-    vectors = vectors[ak.num(vectors, axis=1) >= 2]
-    if len(vectors) < 20:
+    flat, lengths = innermost(arr)
+    long_enough = lengths >= 2
+    if long_enough.sum() < 20:
         return []
-    up = ak.to_numpy(ak.all(vectors[:, 1:] >= vectors[:, :-1], axis=1))
-    down = ak.to_numpy(ak.all(vectors[:, 1:] <= vectors[:, :-1], axis=1))
-    for share, word in ((up.mean(), "ascending"), (down.mean(), "descending")):
-        if share >= 0.95:
-            strict = ak.to_numpy(ak.all(vectors[:, 1:] != vectors[:, :-1], axis=1)).mean()
-            unique = " unique" if integral and strict >= 0.99 else ""
+    vid, inside = neighbours(lengths)
+
+    def share(
+        pair_ok: np.ndarray,
+    ) -> float:  # of the vectors with two elements or more, those with every pair ok
+        bad = np.bincount(vid[1:][inside & ~pair_ok], minlength=len(lengths))
+        return float(np.mean(bad[long_enough] == 0))
+
+    for word, ok in (("ascending", flat[1:] >= flat[:-1]), ("descending", flat[1:] <= flat[:-1])):
+        if share(ok) >= 0.95:
+            unique = " unique" if integral and share(flat[1:] != flat[:-1]) >= 0.99 else ""
             return [f"order {cont} {attr} {word}{unique}"]
     return []
 
@@ -1060,10 +1079,27 @@ class Fields:
         return 1.0
 
 
-def ntuple_array(ntuple, path: str, events):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ntuple[path].array(entry_stop=events)
+class NTupleArrays:
+    """An RNTuple's field values, read in one pass (uproot's per-field reads each walk the whole field list), or
+    field by field when one of them cannot be read. ``get("<field>")`` or ``get("<field>.<sub-field>")``."""
+
+    def __init__(self, ntuple, events):
+        self.ntuple, self.events = ntuple, events
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.all = ntuple.arrays(entry_stop=events)
+        except Exception:
+            self.all = None
+
+    def get(self, path: str):
+        if self.all is not None:
+            top, _, sub = path.partition(".")
+            if top in self.all.fields:
+                return self.all[top][sub] if sub else self.all[top]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.ntuple[path].array(entry_stop=self.events)
 
 
 def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
@@ -1073,6 +1109,7 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
     import awkward as ak
 
     fields = Fields(ntuple)
+    values = NTupleArrays(ntuple, events)
     entries = min(ntuple.num_entries, events or ntuple.num_entries)
     conts: dict[str, Cont] = {}
     scalars: list[str] = []
@@ -1086,7 +1123,7 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
         if fields.bytes(k) == (0, 0):  # a base class or an empty record: no columns
             return
         if t in SCALAR_TYPES:
-            x = ak.to_numpy(ntuple_array(ntuple, path, events)).astype(np.float64)
+            x = ak.to_numpy(values.get(path)).astype(np.float64)
             scalars.append(
                 f"scalar {scalar_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
             )
@@ -1098,7 +1135,7 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
             return opaque_column(c.name, attr, per_event, total / max(zipped, 1), why)
 
         try:
-            arr = ntuple_array(ntuple, path, events)
+            arr = values.get(path)
         except Exception as e:
             c.columns.append(fallback(f"{r.type_name} unreadable ({type(e).__name__})"))
             return
@@ -1125,7 +1162,7 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
                 attr = fields.records[sub].field_name
                 add_field(c, attr, f"{fname}.{attr}", sub, f"{c.name}AuxDyn.{attr}")
         elif t in SCALAR_TYPES:
-            x = ak.to_numpy(ntuple_array(ntuple, fname, events)).astype(np.float64)
+            x = ak.to_numpy(values.get(fname)).astype(np.float64)
             scalars.append(f"scalar {fname} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t])))
         else:  # an interface object: a DataVector (its count), or a record of values
             c = cont(fname)
@@ -1134,7 +1171,7 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
             if r.type_name.startswith(("DataVector<", "xAOD::MissingET")) or (
                 len(subs) == 1 and fields.records[subs[0]].field_name == "_0"
             ):
-                c.counts = ak.to_numpy(ak.num(ntuple_array(ntuple, fname, events), axis=1)).astype(np.int64)
+                c.counts = ak.to_numpy(ak.num(values.get(fname), axis=1)).astype(np.int64)
                 continue
             for sub in subs:
                 attr = fields.records[sub].field_name
@@ -1155,6 +1192,7 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
     import awkward as ak
 
     fields = Fields(ntuple)
+    values = NTupleArrays(ntuple, events)
     entries = min(ntuple.num_entries, events or ntuple.num_entries)
     lines = [
         f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)",
@@ -1171,7 +1209,7 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
             else:
                 arrays.setdefault(r.source_field_id, []).append(k)
         elif t in SCALAR_TYPES:
-            x = ak.to_numpy(ntuple_array(ntuple, r.field_name, events)).astype(np.float64)
+            x = ak.to_numpy(values.get(r.field_name)).astype(np.float64)
             lines.append(
                 f"scalar {r.field_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
             )
@@ -1181,14 +1219,14 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
         names = [fields.records[k].field_name for k in items]
         cname = names[0].split("_", 1)[0]
         counter = counters.get(source, f"n{cname}")
-        counts = ak.to_numpy(ak.num(ntuple_array(ntuple, names[0], events), axis=1))
+        counts = ak.to_numpy(ak.num(values.get(names[0]), axis=1))
         lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
         for k, item in zip(items, names, strict=True):
             t = re.sub(r"^ROOT::VecOps::RVec<(.*)>$", r"\1", fields.records[k].type_name)
             leaf = SCALAR_TYPES.get(normalize(t))
             if leaf is None:
                 raise CalibrationError(f"{name}: array field {item} of type {t} is not supported")
-            arr = ntuple_array(ntuple, item, events)
+            arr = values.get(item)
             x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
             lines.append(f"column {cname} {item} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))))
             per_page = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * fields.page_events(k)
