@@ -21,7 +21,7 @@ sub-fields are its units, as a split store's members are); for flat files float 
 and clone bytes per event, their difference, real and clone compression ratio, their difference), a summary line
 per file with pass/fail against the targets (size per event within 15 %, whole-file compression ratio within 25 %),
 and a summary table of all files. docs/formats.md ("Cloning a real file's profile") holds the output. Exit code 1
-when a file misses a target.
+when a file misses a target. ``--without baskets|records|repetition`` leaves that part of the model out.
 """
 
 from __future__ import annotations
@@ -86,10 +86,12 @@ def source(path: Path) -> Source:
 def tree_settings(path: Path, tree: str) -> dict:
     f = ROOT.TFile.Open(str(path))
     t = f.Get(tree)
+    baskets = [b.GetBasketSize() for b in t.GetListOfBranches()]
     out = {
         "compression": f.GetCompressionSettings(),
         "autoflush": int(t.GetAutoFlush()),
         "entries": int(t.GetEntries()),
+        "common_basket": max(set(baskets), key=baskets.count),
     }
     f.Close()
     return out
@@ -287,8 +289,32 @@ def verdict(rows: dict) -> tuple[bool, str]:
 # Writing
 
 
-def write_clone(src: Source, tools, out_dir: Path, factor: int, seed: int) -> tuple[Path, str]:
-    recipe_text = recipe_from_file(src.path, src.name)
+# Parts of the model a run can leave out (--without), to see what each contributes.
+WITHOUT = {
+    "baskets": "every branch at the real file's most common basket size instead of each branch's own",
+    "records": "no framing records: members of unsplit stores written as split attributes, framed objects as the "
+    "writer's own classes",
+    "repetition": "no reuse or order lines (elements drawn independently, vectors unsorted)",
+}
+
+
+def strip(recipe_text: str, without: set[str]) -> str:
+    lines = recipe_text.splitlines()
+    if "records" in without:
+        lines = [
+            ("dyn " + ln[7:]) if ln.startswith("member ") else ln
+            for ln in lines
+            if not ln.startswith("record ")
+        ]
+    if "repetition" in without:
+        lines = [ln for ln in lines if not ln.startswith(("reuse ", "order "))]
+    return "\n".join(lines) + "\n"
+
+
+def write_clone(
+    src: Source, tools, out_dir: Path, factor: int, seed: int, without: set[str] = frozenset()
+) -> tuple[Path, str]:
+    recipe_text = strip(recipe_from_file(src.path, src.name), without)
     stem = src.path.name.removesuffix(".root")
     recipe = out_dir / f"{stem}.recipe"
     recipe.write_text(recipe_text)
@@ -296,18 +322,26 @@ def write_clone(src: Source, tools, out_dir: Path, factor: int, seed: int) -> tu
     clone = out_dir / f"{stem}_clone.root"
     cmd = [
         tools.writer,
-        "--recipe", str(recipe),
-        "--output", str(clone),
-        "--events", str(s["entries"] * factor),
-        "--compression", str(s["compression"]),
-        "--autoflush", str(s["autoflush"] * (factor if src.ntuple else 1)),
-        "--seed", str(seed),
-        "--tree", src.name,
-    ]  # fmt: skip
+        "--recipe",
+        str(recipe),
+        "--output",
+        str(clone),
+        "--events",
+        str(s["entries"] * factor),
+        "--compression",
+        str(s["compression"]),
+        "--autoflush",
+        str(s["autoflush"] * (factor if src.ntuple else 1)),
+        "--seed",
+        str(seed),
+        "--tree",
+        src.name,
+    ]
     if src.ntuple:
         cmd += ["--container", "rntuple", "--page-size", str(s["page_size"])]
     else:
-        cmd += ["--split", "99", "--basket", "0"]
+        basket = s["common_basket"] if "baskets" in without else 0
+        cmd += ["--split", "99", "--basket", str(basket)]
     run_tool(cmd, f"writing the clone of {src.path}")
     return clone, recipe_text
 
@@ -345,8 +379,10 @@ def settings_text(src: Source, clone_events: int) -> str:
     )
 
 
-def compare(src: Source, tools, out_dir: Path, factor: int, seed: int) -> tuple[list[str], dict]:
-    clone, text = write_clone(src, tools, out_dir, factor, seed)
+def compare(
+    src: Source, tools, out_dir: Path, factor: int, seed: int, without: set[str] = frozenset()
+) -> tuple[list[str], dict]:
+    clone, text = write_clone(src, tools, out_dir, factor, seed, without)
     real_file, note = src.path, ""
     if not src.ntuple:
         real = measure(real_file, src, False)
@@ -423,6 +459,13 @@ def main() -> int:
     )
     parser.add_argument("--events-factor", type=int, default=1, help="clone events = real events x this")
     parser.add_argument("--seed", type=int, default=20200326)
+    parser.add_argument(
+        "--without",
+        action="append",
+        default=[],
+        choices=sorted(WITHOUT),
+        help="leave a part of the model out: " + "; ".join(f"{k}: {v}" for k, v in WITHOUT.items()),
+    )
     args = parser.parse_args()
     tools = ensure_built(args.build.resolve())
     ROOT.gErrorIgnoreLevel = ROOT.kError  # the real file's xAOD classes have no dictionary: expected warnings
@@ -430,12 +473,16 @@ def main() -> int:
     out_dir = args.out or Path(tempfile.mkdtemp(prefix="calibrate-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     print(f"Measured {datetime.date.today().isoformat()} with ROOT {ROOT.gROOT.GetVersion()}.\n")
+    for part in args.without:
+        print(f"Without {part}: {WITHOUT[part]}.\n")
     summaries = []
     for path, same in expand(args.paths):
         if same is not None:
             print(f"{path.name}: the same bytes as {same.name} (measured once).\n")
             continue
-        lines, summary = compare(source(path), tools, out_dir, args.events_factor, args.seed)
+        lines, summary = compare(
+            source(path), tools, out_dir, args.events_factor, args.seed, set(args.without)
+        )
         print("\n".join(lines))
         summaries.append(summary)
     print("### Summary\n")

@@ -138,17 +138,22 @@ def _u16(buf: bytes, pos: int) -> int:
 
 def _link_element(buf: bytes, pos: int, end: int) -> tuple[bytes, int, int, int]:
     """One ElementLink streamed object-wise inside a nested vector: (its framing, key, index, next position).
-    Its framing is the class's and its base's byte count, version and checksum; the key and index follow."""
-    start = pos
-    depth = 0
-    while pos + 4 <= end and _u32(buf, pos) & BYTECOUNT and depth < 4:
+    Its framing is the class's and its base's byte count, version and checksum, each byte count spanning the rest
+    of its object; the key and index are the innermost object's last 8 bytes."""
+    start, limit, first_end, depth = pos, end, None, 0
+    while depth == 0 or limit - pos != 8:
+        if pos + 8 > limit or depth >= 4 or not _u32(buf, pos) & BYTECOUNT:
+            raise Undecodable("not a framed element link")
+        object_end = pos + 4 + (_u32(buf, pos) & ~BYTECOUNT)
+        if object_end > limit:
+            raise Undecodable("element link overruns its byte count")
         version = _u16(buf, pos + 4)
         pos += 6 + (4 if version == 0 else 0)
+        limit = object_end
+        first_end = first_end or object_end
         depth += 1
-    if depth == 0 or pos + 8 > end:
-        raise Undecodable("not a framed element link")
     key, index = struct.unpack_from(">II", buf, pos)
-    return buf[start:pos], key, index, pos + 8
+    return buf[start:pos], key, index, first_end
 
 
 def _stl_body(buf: bytes, pos: int, end: int, typename: str, member: Member) -> None:
