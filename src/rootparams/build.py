@@ -122,6 +122,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         "-lTree",
         "-lTreePlayer",
         "-lROOTNTuple",
+        "-lROOTNTupleUtil",  # RNTupleImporter: a flat recipe written as an RNTuple (write_collection_tree.cxx)
         "-lMathCore",
         "-lImt",
         "-lThread",

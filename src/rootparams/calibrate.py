@@ -28,6 +28,7 @@ gives the branch's own compression ratio (marked ``# opaque`` in the recipe).
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
 import warnings
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rootparams import streamed
 from rootparams.errors import UserError
 from rootparams.sources import EVENT_DATA_NAMES
 from rootparams.vocabulary import RNTUPLE, TTREE, container_of_class
@@ -117,12 +119,12 @@ class CalibrationError(UserError, RuntimeError):
 
 
 def open_tree(path: str | Path, tree: str | None = None):
-    """(uproot TTree, its name). Errors name the file and the trees or RNTuples it holds."""
+    """(uproot TTree or RNTuple, its name). Errors name the file and the trees and RNTuples it holds."""
     import uproot
 
     path = Path(path)
     if not path.exists():
-        raise CalibrationError(f"{path}: no such file (give a ROOT file holding a TTree)")
+        raise CalibrationError(f"{path}: no such file (give a ROOT file holding a TTree or an RNTuple)")
     try:
         f = uproot.open(path)
     except Exception as e:
@@ -132,22 +134,20 @@ def open_tree(path: str | Path, tree: str | None = None):
     ntuples = sorted(k for k, c in containers.items() if c == RNTUPLE)
     listing = f"TTrees: {', '.join(trees) or 'none'}; RNTuples: {', '.join(ntuples) or 'none'}"
     if tree is None:
-        known = [t for t in EVENT_DATA_NAMES if t in trees]
+        known = [t for t in EVENT_DATA_NAMES if t in trees or t in ntuples]
         if len(known) == 1:
             tree = known[0]
-        elif len(trees) == 1:
-            tree = trees[0]
-        elif not trees and len(ntuples) >= 1:
-            raise CalibrationError(
-                f"{path}: holds no TTree ({listing}); calibrating an RNTuple is not supported"
-            )
+        elif len(trees) + len(ntuples) == 1:
+            tree = (trees + ntuples)[0]
         else:
             raise CalibrationError(f"{path}: no obvious event tree, choose one with --tree ({listing})")
-    if tree in ntuples:
-        raise CalibrationError(f"{path}: {tree} is an RNTuple, which calibrate does not read; {listing}")
-    if tree not in trees:
-        raise CalibrationError(f"{path}: no TTree named {tree!r} ({listing})")
+    if tree not in trees and tree not in ntuples:
+        raise CalibrationError(f"{path}: no TTree or RNTuple named {tree!r} ({listing})")
     return f[tree], tree
+
+
+def is_ntuple(obj) -> bool:
+    return "RNTuple" in type(obj).__name__
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -247,6 +247,10 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
         h = entropy_bits(counts)
         if h < 7:  # concentrated: quantiles keep the shape and about the entropy
             return [*out, "choice", *(num(v, double) for v in quantiles(rest, 128))]
+        if values[-1] - values[0] + 1 > 16 * len(values):
+            # a vocabulary (hashed names and keys, identifiers) spread over a wide range: its own values, each
+            # about as often as observed (1024 quantiles), not a range that would hold none of them
+            return [*out, "choice", *(num(v, double) for v in quantiles(rest, 1024))]
         med, width = float(np.median(rest)), 2.0**h
         lo = max(float(rest.min()), med - width / 2)
         return [*out, "int", num(np.floor(lo)), num(np.floor(lo + width))]
@@ -257,15 +261,31 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
     return out + body
 
 
-def run_share(jagged) -> float:
-    """Share of elements (after the first of each vector) equal to the previous one."""
+def innermost(jagged) -> tuple[np.ndarray, np.ndarray]:
+    """(values, lengths of the innermost vectors) of a jagged array (events x ... x values), in file order."""
     import awkward as ak
 
-    if ak.sum(ak.num(jagged, axis=-1)) < 2:
+    a = jagged
+    while a.ndim > 2:
+        a = ak.flatten(a, axis=1)
+    return ak.to_numpy(ak.flatten(a, axis=1)).astype(np.float64), ak.to_numpy(ak.num(a, axis=1)).astype(
+        np.int64
+    )
+
+
+def neighbours(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(vector index of each element, mask of the element pairs (i, i+1) inside one vector)."""
+    vid = np.repeat(np.arange(len(lengths)), lengths)
+    return vid, vid[1:] == vid[:-1]
+
+
+def run_share(jagged) -> float:
+    """Share of elements (after the first of each vector) equal to the previous one."""
+    flat, lengths = innermost(jagged)
+    if len(flat) < 2:
         return 0.0
-    same = jagged[..., 1:] == jagged[..., :-1]
-    n = ak.sum(ak.num(same, axis=-1))
-    return float(ak.sum(same) / n) if n else 0.0
+    _, inside = neighbours(lengths)
+    return float(np.mean((flat[1:] == flat[:-1])[inside])) if inside.any() else 0.0
 
 
 def empirical(counts: np.ndarray, limit: int = 128) -> list[str]:
@@ -310,9 +330,11 @@ def normalize(typename: str) -> str:
 @dataclass
 class Column:
     attr: str
-    lines: list[str]  # dyn line(s) without the size line
+    lines: list[str]  # dyn (or member) line(s) without the size line
     counts: np.ndarray | None  # per-event element counts (None: a scalar)
     note: str = ""
+    member: bool = False  # stored inside its container's aux record (an unsplit store's member)
+    record: list[str] = field(default_factory=list)  # the attribute's own branch as a record: its segments
 
 
 @dataclass
@@ -321,6 +343,8 @@ class Cont:
     interface: str = "-"
     aux: str = "-"
     columns: list[Column] = field(default_factory=list)
+    records: dict[str, list[str]] = field(default_factory=dict)  # "interface"/"aux" -> record segments
+    counts: np.ndarray | None = None  # element counts the interface's framing holds
 
 
 def interface_of(classname: str) -> str:
@@ -335,18 +359,30 @@ def read(branch, events):
         return branch.array(library="ak", entry_stop=events)
 
 
+def opaque_column(
+    cont: str, attr: str, per_event: np.ndarray, ratio: float, why: str, member=False
+) -> Column:
+    """A uint8 attribute of ``per_event`` bytes whose share of zero bytes gives compression ratio ``ratio``."""
+    word = "member" if member else "dyn"
+    dyn = f"{word} {cont} {attr} uint8 " + " ".join(opaque_values(ratio))
+    note = f"# opaque: {why}"
+    return Column(attr, [note, dyn], np.asarray(per_event, dtype=np.int64), note=note, member=member)
+
+
 def opaque(cont: str, attr: str, branch, entries: int, why: str) -> Column:
     tot, zipped = branch.uncompressed_bytes, branch.compressed_bytes
     per_event = max(0, round(tot / max(entries, 1)) - 14)
-    dyn = f"dyn {cont} {attr} uint8 " + " ".join(opaque_values(tot / max(zipped, 1)))
-    col = Column(attr, [dyn], np.full(entries, per_event), note=f"# opaque: {why}")
-    col.lines.insert(0, col.note)
-    return col
+    return opaque_column(cont, attr, np.full(entries, per_event), tot / max(zipped, 1), why)
 
 
-def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[list[str], np.ndarray]:
-    """dyn lines of a link attribute: a constant key (the writer hashes the target name) and the index drawn
-    from a fit of the real indices (invalid links, index 0xFFFFFFFF, as the sparse default)."""
+def link_column(
+    cont: str, attr: str, arr, nested: bool, target: str, word: str = "dyn"
+) -> tuple[list[str], np.ndarray]:
+    """dyn lines of a link attribute. Keys: a hashed key per target container, repeating from link to link; a
+    null link (a target thinned away or never set) has key 0 and a fixed index (0xFFFFFFFF, or 0). When the real
+    keys are one non-zero value the writer's hash of the target stands for it; otherwise a ``keys`` line gives
+    their distribution (null links included) and the null links' index. Indices: the element's own position, a
+    walk increasing along a vector, or a fit of the real indices (of the non-null links)."""
     import awkward as ak
 
     fields = ak.fields(arr)
@@ -354,37 +390,47 @@ def link_column(cont: str, attr: str, arr, nested: bool, target: str) -> tuple[l
     xf = next(f for f in fields if f.endswith("m_persIndex"))
     idx = arr[xf]
     flat = ak.to_numpy(ak.flatten(idx, axis=None)).astype(np.float64)
+    keys = ak.to_numpy(ak.flatten(arr[kf], axis=None)).astype(np.float64)
     counts = ak.to_numpy(ak.num(idx, axis=1))
     typ = "vlink" if nested else "link"
-    if not len(flat):
-        return [f"dyn {cont} {attr} {typ} {target} const 0"], counts
-    ok = flat[flat < 2**31]
-    invalid = 1 - len(ok) / len(flat)
-    if nested:
-        diffs = ak.to_numpy(ak.flatten(idx[..., 1:] - idx[..., :-1], axis=None)).astype(np.int64)
-        increasing = len(diffs) and np.mean((diffs > 0) & (diffs < 2**31)) > 0.8
-    else:
-        local = ak.to_numpy(ak.flatten(ak.local_index(idx, axis=1), axis=None))
-        increasing = False
-        if len(ok) and np.mean(flat == local) > 0.9:
-            return [f"dyn {cont} {attr} {typ} {target} linear 0 1 const 0"], counts
     inner = (
         [f"inner {cont} {attr} " + " ".join(empirical(ak.to_numpy(ak.flatten(ak.num(idx, axis=2))), 64))]
         if nested
         else []
     )
+    if not len(flat):
+        return [f"{word} {cont} {attr} {typ} {target} const 0", *inner], counts
+    null = keys == 0
+    key_lines = []
+    if null.any() or len(np.unique(keys)) > 1:
+        # the index of a null link: 0xFFFFFFFF (never set) or 0 (its target thinned away), the more common
+        null_index = 0 if null.any() and np.mean(flat[null] == 0) > 0.5 else 4294967295
+        runs = float(np.mean(keys[1:] == keys[:-1])) if len(keys) > 1 else 0.0
+        key_lines = [f"keys {cont} {attr} {null_index} " + " ".join(fit_values(keys, "uint32", runs))]
+    ok_mask = ~null & (flat < 2**31)
+    ok = flat[ok_mask]
+    invalid = 1 - len(ok) / max(1, int((~null).sum())) if (~null).any() else 0.0
+    if nested:
+        valid_idx = idx[arr[kf] != 0]
+        diffs = ak.to_numpy(ak.flatten(valid_idx[..., 1:] - valid_idx[..., :-1], axis=None)).astype(np.int64)
+        increasing = len(diffs) and np.mean((diffs > 0) & (diffs < 2**31)) > 0.8
+    else:
+        local = ak.to_numpy(ak.flatten(ak.local_index(idx, axis=1), axis=None))
+        increasing = False
+        if len(ok) and np.mean(flat[~null] == local[~null]) > 0.9:
+            return [f"{word} {cont} {attr} {typ} {target} linear 0 1 const 0", *inner, *key_lines], counts
     if increasing:
-        first = ak.to_numpy(ak.flatten(idx[ak.num(idx, axis=-1) > 0][..., 0], axis=None)).astype(np.float64)
+        firsts = valid_idx[ak.num(valid_idx, axis=-1) > 0][..., 0]
+        first = ak.to_numpy(ak.flatten(firsts, axis=None)).astype(np.float64)
         steps = diffs[(diffs > 0) & (diffs < 2**31)].astype(np.float64)
         step = fit_values(steps, "int")
         # walk a D: a + D for the first link of a vector, then the previous index + D (a: the median first index)
         body = ["walk", num(np.median(first[first < 2**31]) if len(first) else 0), *step]
     else:
-        body = fit_values(ok, "int")
+        body = fit_values(ok, "int") if len(ok) else ["const", "0"]
     if invalid >= 0.01:
         body = ["sparse", f"{invalid:.3f}", "4294967295", *body]
-    del kf  # the key is constant per target in real files; the writer's is hash32(target)
-    return [f"dyn {cont} {attr} {typ} {target} " + " ".join(body), *inner], counts
+    return [f"{word} {cont} {attr} {typ} {target} " + " ".join(body), *inner, *key_lines], counts
 
 
 def per_position(arr, kind: str) -> list[str] | None:
@@ -409,6 +455,206 @@ def per_position(arr, kind: str) -> list[str] | None:
     return out
 
 
+def seen_within(ids: np.ndarray, window: int) -> float:
+    """Share of the items equal to one of the ``window`` items before them."""
+    n = len(ids)
+    if n < 2:
+        return 0.0
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order]
+    same = ranked[1:] == ranked[:-1]
+    previous = np.full(n, -(10**12), dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    return float(np.mean(np.arange(n) - previous <= window))
+
+
+def unit_ids(arr, nested: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids of the units, the values, the units' lengths): the units are the elements of a flat column or the inner
+    vectors of a nested one, in file order; equal units have equal ids. Links count as (key, index) pairs."""
+    import awkward as ak
+
+    inner = ak.flatten(arr, axis=1) if nested else arr
+    if ak.fields(inner):
+        kf = next(f for f in ak.fields(inner) if f.endswith("m_persKey"))
+        xf = next(f for f in ak.fields(inner) if f.endswith("m_persIndex"))
+        keys = ak.to_numpy(ak.flatten(inner[kf], axis=None)).astype(np.uint64)
+        values = (keys << np.uint64(32)) | ak.to_numpy(ak.flatten(inner[xf], axis=None)).astype(np.uint64)
+    else:
+        values = ak.to_numpy(ak.flatten(inner, axis=None))
+    values = np.ascontiguousarray(values)
+    if not nested:
+        return (
+            np.unique(values, return_inverse=True)[1].astype(np.int64),
+            values,
+            np.ones(len(values), np.int64),
+        )
+    lengths = ak.to_numpy(ak.num(inner, axis=1)).astype(np.int64)
+    return vector_ids(values, lengths), values, lengths
+
+
+def vector_ids(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    offsets = np.concatenate([[0], np.cumsum(lengths)])
+    raw = values.tobytes()
+    size = values.dtype.itemsize
+    table: dict[bytes, int] = {}
+    return np.array(
+        [table.setdefault(raw[a * size : b * size], len(table)) for a, b in itertools.pairwise(offsets)],
+        np.int64,
+    )
+
+
+def reuse_share(arr, nested: bool, window: int) -> float:
+    """Share of the elements (flat) or inner vectors (nested) equal to one of the ``window`` before them in the
+    column, across events, beyond what independent draws of the same values give (the same count with the values
+    shuffled over the positions, the lengths kept): the repetition a compressor finds in one basket."""
+    ids, values, lengths = unit_ids(arr, nested)
+    if len(ids) < 8:
+        return 0.0
+    share = seen_within(ids, window)
+    shuffled = np.random.default_rng(1).permutation(values)
+    base_ids = np.unique(shuffled, return_inverse=True)[1] if not nested else vector_ids(shuffled, lengths)
+    base = seen_within(np.asarray(base_ids, np.int64), window)
+    return max(0.0, (share - base) / (1 - base)) if base < 1 else 0.0
+
+
+def seen_mask(ids: np.ndarray, window: int) -> np.ndarray:
+    """For each item: whether an equal item is among the ``window`` before it."""
+    n = len(ids)
+    order = np.argsort(ids, kind="stable")
+    ranked = ids[order]
+    same = ranked[1:] == ranked[:-1]
+    previous = np.full(n, -(10**12), dtype=np.int64)
+    previous[order[1:][same]] = order[:-1][same]
+    return np.arange(n) - previous <= window
+
+
+def covered_runs(ids: np.ndarray, window: int) -> tuple[float, np.ndarray]:
+    """The share of a stream's items inside repeated pairs (an item and the next, equal to a pair among the
+    ``window`` before: what an LZ77 compressor copies rather than codes) and the lengths of the covered runs."""
+    if len(ids) < 3:
+        return 0.0, np.zeros(0, np.int64)
+    pairs = ids[:-1] * (int(ids.max()) + 1) + ids[1:]
+    seen = seen_mask(pairs, window)
+    covered = np.zeros(len(ids), bool)
+    covered[:-1] |= seen
+    covered[1:] |= seen
+    edges = np.diff(np.concatenate([[0], covered.astype(np.int8), [0]]))
+    runs = np.flatnonzero(edges == -1) - np.flatnonzero(edges == 1)
+    return float(covered.mean()), runs
+
+
+def excess(real: float, chance: float) -> float:
+    return max(0.0, (real - chance) / (1 - chance)) if chance < 1 else 0.0
+
+
+def reuse_line(cont: str, attr: str, arr, nested: bool, per_basket: float) -> list[str]:
+    """A reuse line when the column repeats itself beyond chance within a basket's worth of it (``per_basket``:
+    the real branch's elements, or inner vectors, per basket). Nested: the share of inner vectors equal to an
+    earlier one. Flat: runs of elements equal to an earlier run (repeated pairs, the lengths of the runs they
+    make), or else single elements equal to an earlier one; both beyond what the same values shuffled give."""
+    window = int(min(max(per_basket, 16), 65536))
+    if nested:
+        q = reuse_share(arr, True, window)
+        return [f"reuse {cont} {attr} {q:.3f} {window}"] if q >= 0.05 else []
+    ids, values, _ = unit_ids(arr, False)
+    if len(ids) < 8:
+        return []
+    shuffled = np.unique(np.random.default_rng(1).permutation(values), return_inverse=True)[1].astype(
+        np.int64
+    )
+    share, runs = covered_runs(ids, window)
+    chance, _ = covered_runs(shuffled, window)
+    q = excess(share, chance)
+    if q >= 0.05 and len(runs):
+        mean = float(runs.mean())
+        start = q / (mean - q * mean + q)  # copies start at this rate among the elements not in a copy
+        return [f"reuse {cont} {attr} {start:.4f} {window} " + " ".join(empirical(runs, 64))]
+    q = excess(seen_within(ids, window), seen_within(shuffled, window))
+    return [f"reuse {cont} {attr} {q:.3f} {window}"] if q >= 0.05 else []
+
+
+def order_line(cont: str, attr: str, arr, nested: bool, integral: bool) -> list[str]:
+    """An order line when (nearly) every vector with two elements or more, each event's (flat) or each inner one
+    (nested), is sorted: pT-ordered objects, sorted lists of identifiers (with unique, when their values never
+    repeat inside one)."""
+    flat, lengths = innermost(arr)
+    long_enough = lengths >= 2
+    if long_enough.sum() < 20:
+        return []
+    vid, inside = neighbours(lengths)
+
+    def share(
+        pair_ok: np.ndarray,
+    ) -> float:  # of the vectors with two elements or more, those with every pair ok
+        bad = np.bincount(vid[1:][inside & ~pair_ok], minlength=len(lengths))
+        return float(np.mean(bad[long_enough] == 0))
+
+    for word, ok in (("ascending", flat[1:] >= flat[:-1]), ("descending", flat[1:] <= flat[:-1])):
+        if share(ok) >= 0.95:
+            unique = " unique" if integral and share(flat[1:] != flat[:-1]) >= 0.99 else ""
+            return [f"order {cont} {attr} {word}{unique}"]
+    return []
+
+
+LINK_TYPE = re.compile(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?")
+
+
+def column_from_array(
+    cont: str, attr: str, t: str, arr, fallback, member: bool = False, basket_events: float = 1.0
+) -> Column:
+    """The recipe lines of one attribute of normalized type ``t`` whose values (per event) are ``arr``;
+    ``fallback(why)`` gives the opaque column when the values cannot be modelled. ``basket_events``: the real
+    branch's events per basket (the window of its reuse line)."""
+    import awkward as ak
+
+    word = "member" if member else "dyn"
+    link = LINK_TYPE.fullmatch(t)
+    events = max(1, len(arr))
+
+    def units_per_basket(nested: bool) -> float:  # elements, or inner vectors for a nested column
+        return float(ak.sum(ak.num(arr, axis=1))) / events * basket_events
+
+    if link:
+        try:
+            nested = t.startswith("vector<vector<")
+            lines, counts = link_column(cont, attr, arr, nested, link.group(2), word)
+            lines += reuse_line(cont, attr, arr, nested, units_per_basket(nested))
+            return Column(attr, lines, counts, member=member)
+        except Exception as e:
+            return fallback(f"{t} links unreadable ({type(e).__name__})")
+    m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
+    if not m or m.group(2) not in SCALAR_TYPES:
+        return fallback(t)
+    leaf = SCALAR_TYPES[m.group(2)]
+    nested = bool(m.group(1))
+    counts = ak.to_numpy(ak.num(arr, axis=1))
+    flat = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
+    runs = run_share(arr)
+    if nested:
+        typ = NESTED_TYPES.get(leaf)
+        if typ is None:
+            return fallback(t)
+        inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
+        integral = leaf not in MANTISSA
+        lines = [
+            f"{word} {cont} {attr} {typ} "
+            + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
+            f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
+            *reuse_line(cont, attr, arr, True, units_per_basket(True)),
+            *order_line(cont, attr, arr, True, integral),
+        ]
+        return Column(attr, lines, counts, member=member)
+    typ = "uint8" if leaf == "bool" else leaf
+    cycle = per_position(arr, leaf)
+    lines = [f"{word} {cont} {attr} {typ} " + " ".join(cycle or fit_values(flat, leaf, runs))]
+    if (
+        not cycle
+    ):  # a fixed record per position (trigger words) is neither reused nor sorted element by element
+        lines += reuse_line(cont, attr, arr, False, units_per_basket(False))
+        lines += order_line(cont, attr, arr, False, leaf not in MANTISSA)
+    return Column(attr, lines, counts, member=member)
+
+
 def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | str:
     """The recipe lines of one branch holding per-element values, or a scalar line (str)."""
     import awkward as ak
@@ -420,104 +666,327 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
         x = ak.to_numpy(read(branch, events)).astype(np.float64)
         leaf = SCALAR_TYPES[t]
         return f"scalar {branch.name} {leaf} " + " ".join(fit_values(x, leaf))
-    link = re.fullmatch(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?", t)
     try:
         arr = read(branch, events)
     except Exception as e:
         return opaque(cont, attr, branch, entries, f"{branch.typename} unreadable ({type(e).__name__})")
-    if link:
+    col = column_from_array(
+        cont,
+        attr,
+        t,
+        arr,
+        lambda why: opaque(cont, attr, branch, entries, why),
+        basket_events=basket_events(branch),
+    )
+    if LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
+        # An unsplit vector of vectors of links: each link framed object-wise as the real file frames it.
+        element = link_framing(branch, events)
+        if element is not None:
+            col.record = [f"body:{attr}:{element}"]
+    return col
+
+
+def basket_events(branch) -> float:
+    """Entries in the first basket of ``branch`` (or of the first branch below it that has baskets)."""
+    for b in [branch, *branch.itervalues(recursive=True)]:
+        if b.num_baskets:
+            start, stop = b.basket_entry_start_stop(0)
+            return float(max(1, stop - start))
+    return 1.0
+
+
+def link_framing(branch, events) -> str | None:
+    """The framing before each link of an unsplit vector<vector<ElementLink>> branch (hex), from its bytes."""
+    for entry in streamed.raw_entries(branch, events)[:50]:
         try:
-            lines, counts = link_column(cont, attr, arr, t.startswith("vector<vector<"), link.group(2))
-            return Column(attr, lines, counts)
-        except Exception as e:
-            return opaque(
-                cont, attr, branch, entries, f"{branch.typename} links unreadable ({type(e).__name__})"
+            member, _ = streamed.decode_member(entry, 0, len(entry), branch.name, branch.typename, None)
+        except (streamed.Undecodable, ValueError):
+            return None
+        if member.element:
+            return member.element
+    return None
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Objects: interface objects, aux stores and other objects, from their streamed bytes
+
+
+def member_array(m: streamed.Member):
+    """The values of a decoded member as uproot would give them (an awkward array per event)."""
+    import awkward as ak
+
+    def ints(x) -> np.ndarray:
+        return np.asarray(x, dtype=np.int64)
+
+    def native(chunks: list[np.ndarray], dtype) -> np.ndarray:
+        flat = np.concatenate(chunks) if chunks else np.zeros(0, dtype)
+        return flat.astype(flat.dtype.newbyteorder("="))
+
+    if m.shape == "vector":
+        return ak.unflatten(native(m.values, np.float32), ints([len(v) for v in m.values]))
+    if m.shape == "nested":
+        rows = [r for event in m.values for r in event]
+        inner = ak.unflatten(native(rows, np.float32), ints([len(r) for r in rows]))
+        return ak.unflatten(inner, ints([len(event) for event in m.values]))
+    lengths = [v[0] for v in m.values]
+    links = ak.zip(
+        {
+            "m_persKey": native([v[1] for v in m.values], np.uint32),
+            "m_persIndex": native([v[2] for v in m.values], np.uint32),
+        }
+    )
+    if m.shape == "links":
+        return ak.unflatten(links, ints([int(n[0]) for n in lengths]))
+    inner = ak.unflatten(links, ints(np.concatenate(lengths)) if lengths else ints([]))
+    return ak.unflatten(inner, ints([len(n) for n in lengths]))
+
+
+def zlib_ratio(chunks: list[bytes]) -> float:
+    data = b"".join(chunks)
+    return len(data) / max(1, len(zlib.compress(data, 5))) if data else 1.0
+
+
+def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tuple[Column, str]:
+    """An aux store's decoded member as a ``member`` attribute, and its record segment."""
+    if m.shape == "opaque" or (m.shape == "scalar" and m.leaf not in LEAF_OK):
+        chunks = [v.tobytes() for v in m.values]
+        if m.shape == "opaque":  # its own byte count, version and element count (4 bytes), then the bytes
+            sizes = [max(0, len(c) - 4) for c in chunks]
+            col = opaque_column(cont, m.name, sizes, zlib_ratio(chunks), m.typename, member=True)
+            return col, f"vector:{m.name}:{m.version}"
+        col = opaque_column(
+            cont, m.name, [len(c) for c in chunks], zlib_ratio(chunks), m.typename, member=True
+        )
+        return col, f"raw:{m.name}"
+    if m.shape == "scalar":
+        x = np.concatenate(m.values).astype(np.float64)
+        line = f"member {cont} {m.name} {m.leaf} " + " ".join(fit_values(x, m.leaf))
+        col = Column(m.name, [line, f"size {cont} {m.name} fixed 1"], None, member=True)
+        return col, f"raw:{m.name}"
+    t = normalize(m.typename)
+    col = column_from_array(
+        cont,
+        m.name,
+        t,
+        member_array(m),
+        lambda why: opaque_column(cont, m.name, [max(0, s - 10) for s in m.sizes], 4.0, why, member=True),
+        member=True,
+        basket_events=per_basket,
+    )
+    if "# opaque" in col.note:
+        return col, f"vector:{m.name}:{m.version}"
+    segment = f"vector:{m.name}:{m.version}"
+    return col, segment + (f":{m.element}" if m.element else "")
+
+
+LEAF_OK = {"float", "double", "int8", "uint8", "int16", "uint16", "int", "uint32", "int64", "uint64"}
+
+
+def object_record(c: Cont, part: str, lay: streamed.Layout, per_basket: float = 1.0) -> bool:
+    """Record segments for an object branch of container ``c`` from its layout; its members become ``member``
+    attributes of ``c``. False when the entries are not framed (the writer's own class stands for them)."""
+    if not lay.framed:
+        return False
+    segments = [f"h:{lay.header}"] if lay.header else []
+    if lay.head_bytes:  # a base class holding data of its own: opaque bytes of the same sizes
+        col = opaque_column(
+            c.name,
+            f"{part}_base",
+            [len(h) for h in lay.head_bytes],
+            zlib_ratio(lay.head_bytes),
+            "base-class data",
+            member=True,
+        )
+        c.columns.append(col)
+        segments.append(f"raw:{col.attr}")
+    for m in lay.members:
+        col, segment = member_column(c.name, m, per_basket)
+        c.columns.append(col)
+        segments.append(segment)
+    if lay.counts is not None:
+        segments.append("count")
+        if part == "interface":
+            c.counts = lay.counts
+        if lay.words:
+            arr = member_array(
+                streamed.Member("words", "vector<unsigned int>", "vector", "uint32", values=lay.words)
             )
-    m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
-    if not m or m.group(2) not in SCALAR_TYPES:
-        return opaque(cont, attr, branch, entries, branch.typename)
-    leaf = SCALAR_TYPES[m.group(2)]
-    nested = bool(m.group(1))
-    counts = ak.to_numpy(ak.num(arr, axis=1))
-    flat = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
-    runs = run_share(arr)
-    if nested:
-        typ = NESTED_TYPES.get(leaf)
-        if typ is None:
-            return opaque(cont, attr, branch, entries, branch.typename)
-        inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
-        lines = [
-            f"dyn {cont} {attr} {typ} "
-            + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
-            f"inner {cont} {attr} " + " ".join(empirical(inner, 64)),
-        ]
-        return Column(attr, lines, counts)
-    typ = "uint8" if leaf == "bool" else leaf
-    dist = per_position(arr, leaf) or fit_values(flat, leaf, runs)
-    return Column(attr, [f"dyn {cont} {attr} {typ} " + " ".join(dist)], counts)
+            col = column_from_array(c.name, f"{part}_words", "vector<unsignedint>", arr, None, member=True)
+            c.columns.append(col)
+            segments.append(f"raw:{col.attr}")
+    if lay.rest:
+        col = opaque_column(
+            c.name,
+            f"{part}_rest",
+            [len(r) for r in lay.rest],
+            zlib_ratio(lay.rest),
+            "undecoded bytes",
+            member=True,
+        )
+        c.columns.append(col)
+        segments.append(f"raw:{col.attr}")
+    c.records[part] = segments
+    return True
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Basket sizes
+
+
+def basket_size(branch) -> int:
+    """The basket size that makes a clone of ``branch`` fill its baskets as the real file did: the first
+    basket's entries, its key and its offsets reach it at that basket's last entry and not before (ROOT writes
+    a basket when its buffer, with the next entry's room, reaches the size). A branch of one basket: at least
+    its whole content (and the file's own setting for it)."""
+    n = branch.num_baskets
+    if n == 0:
+        return int(branch.member("fBasketSize"))
+    start, stop = branch.basket_entry_start_stop(0)
+    k = max(1, int(stop - start))
+    objlen = int(branch.basket_uncompressed_bytes(0))
+    keylen = int(branch.basket_key(0).fKeylen)
+    entry = objlen / k
+    if n == 1:
+        return int(max(branch.member("fBasketSize"), keylen + objlen + 4 * k + 2 * entry + 512))
+    return int(max(16, keylen + objlen + 4 * k - entry / 2))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The tree
+
+
+def leaves(branch):
+    """``branch`` and the branches below it that hold bytes of their own, with the own-bytes parents."""
+    out = []
+    for sub in branch.branches:
+        if sub.branches:
+            out += leaves(sub)
+            if sub.num_baskets:
+                out.append(sub)
+        else:
+            out.append(sub)
+    return out
 
 
 def xaod_recipe(tree, name: str, events) -> list[str]:
     entries = min(tree.num_entries, events or tree.num_entries)
+    streamers = tree.file.streamers
     conts: dict[str, Cont] = {}
     scalars: list[str] = []
+    baskets: dict[str, int] = {}
 
     def cont(c: str) -> Cont:
         return conts.setdefault(c, Cont(c))
+
+    def add(c: Cont, col: Column | str, branch, attr: str, as_scalar: str) -> None:
+        if isinstance(col, str):
+            scalars.append(col.replace(f"scalar {branch.name} ", f"scalar {as_scalar} ", 1))
+            baskets.setdefault(as_scalar, basket_size(branch))
+        else:
+            c.columns.append(col)
+            baskets.setdefault(f"{c.name}AuxDyn.{attr}", basket_size(branch))
 
     for b in tree.branches:
         n = b.name
         m = re.fullmatch(r"(.+?)Aux(Dyn)?\.(.*)", n)
         if m and m.group(2):  # <C>AuxDyn.<attr>
-            col = column_of(m.group(1), m.group(3), b, entries, events)
-        elif m:  # <C>Aux. static store: its members (split) become attributes
+            c = cont(m.group(1))
+            add(c, column_of(m.group(1), m.group(3), b, entries, events), b, m.group(3), n)
+        elif m:  # <C>Aux. static store
             c = cont(m.group(1))
             c.aux = NS + "AuxContainerBase"
-            for sub in b.branches:
+            if not b.branches:  # unsplit: its members, framed as the real file frames them, in a record
+                lay = streamed.layout(streamed.raw_entries(b, events), b.typename, streamers)
+                object_record(c, "aux", lay, basket_events(b))
+                baskets[f"{c.name}Aux."] = basket_size(b)
+                continue
+            for sub in b.branches:  # split: members become attributes, the base-class part the aux record
                 attr = sub.name.rsplit(".", 1)[-1]
                 if "::" in sub.name.split(".", 1)[-1]:
-                    continue  # the base-class part (xAOD::AuxInfoBase): no data
-                col = column_of(m.group(1), attr, sub, entries, events)
-                if isinstance(col, str):
-                    col = col.replace(f"scalar {sub.name} ", f"scalar {m.group(1)}AuxDyn.{attr} ", 1)
-                    scalars.append(col)
-                else:
-                    c.columns.append(col)
-            continue
-        else:  # interface object (possibly split: its members become attributes)
+                    if sub.num_baskets and not sub.branches:
+                        lay = streamed.layout(streamed.raw_entries(sub, events), attr, streamers)
+                        if object_record(c, "aux", lay):
+                            baskets[f"{c.name}Aux."] = basket_size(sub)
+                    continue
+                add(
+                    c,
+                    column_of(m.group(1), attr, sub, entries, events),
+                    sub,
+                    attr,
+                    f"{m.group(1)}AuxDyn.{attr}",
+                )
+        else:  # an interface object (possibly split: its data-holding sub-branches become attributes)
             c = cont(n)
             c.interface = interface_of(b.typename)
-            for sub in b.branches:
-                attr = sub.name.rsplit(".", 1)[-1]
-                col = column_of(n, attr, sub, entries, events)
-                if isinstance(col, str):
-                    scalars.append(col.replace(f"scalar {sub.name} ", f"scalar {n}AuxDyn.{attr} ", 1))
-                else:
-                    c.columns.append(col)
-            continue
-        if isinstance(col, str):
-            scalars.append(col)
-        else:
-            cont(m.group(1)).columns.append(col)
+            if not b.branches:
+                if b.num_baskets:
+                    raw = streamed.raw_entries(b, events)
+                    lay = streamed.layout(raw, b.typename, streamers)
+                    if object_record(c, "interface", lay):
+                        baskets[n] = basket_size(b)
+                    elif raw and all(len(e) == 4 for e in raw):  # a split DataVector's own bytes: its count
+                        c.counts = np.array([int.from_bytes(e, "big") for e in raw], np.int64)
+                continue
+            for sub in leaves(b):
+                attr = re.sub(
+                    r"\W", "_", sub.name[len(n) + 1 :] if sub.name.startswith(n + ".") else sub.name
+                )
+                if sub.branches:  # the own bytes of a split collection: its element count
+                    counts = ak_counts(sub, events)
+                    scalars.append(
+                        f"scalar {n}AuxDyn.{attr} uint32 " + " ".join(fit_values(counts, "uint32"))
+                    )
+                    baskets.setdefault(f"{n}AuxDyn.{attr}", basket_size(sub))
+                    continue
+                add(c, column_of(n, attr, sub, entries, events), sub, attr, f"{n}AuxDyn.{attr}")
 
     lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)"]
     lines += scalars
     for c in conts.values():
-        keyed = [tuple(col.counts) for col in c.columns if col.counts is not None]
+        lines += container_lines(c, entries)
+    lines += [f"basket {b} {size}" for b, size in baskets.items()]
+    return lines
+
+
+def container_lines(c: Cont, entries: int) -> list[str]:
+    """A container's recipe lines: its multiplicity (the interface's element counts, else the counts most of its
+    attributes share), its attributes, their own sizes, inner lengths, keys and records."""
+    if c.counts is not None:
+        mult = c.counts[:entries]
+    else:
+        keyed = [
+            tuple(col.counts)
+            for col in c.columns
+            if col.counts is not None and not col.attr.endswith("_rest")
+        ]
         if keyed:
-            common = max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k)))
-            mult = np.array(common)
+            mult = np.array(max(set(keyed), key=lambda k: (keyed.count(k), -keyed.index(k))))
         else:
             mult = np.zeros(entries, dtype=int)
-        lines.append(f"container {c.name} {c.interface} {c.aux} " + " ".join(empirical(mult)))
-        tail = []
-        for col in c.columns:
-            lines += [ln for ln in col.lines if not ln.startswith("inner ")]
-            tail += [ln for ln in col.lines if ln.startswith("inner ")]
-            if col.counts is not None and tuple(col.counts) != tuple(mult):
-                tail.append(f"size {c.name} {col.attr} " + " ".join(empirical(col.counts)))
-        lines += tail
+    lines = [f"container {c.name} {c.interface} {c.aux} " + " ".join(empirical(mult))]
+    tail = []
+    for col in c.columns:
+        lines += [ln for ln in col.lines if not ln.startswith(("inner ", "keys ", "size "))]
+        tail += [ln for ln in col.lines if ln.startswith(("inner ", "keys ", "size "))]
+        sized = any(ln.startswith("size ") for ln in col.lines)
+        if col.counts is not None and not sized and tuple(col.counts) != tuple(mult):
+            tail.append(f"size {c.name} {col.attr} " + " ".join(empirical(col.counts)))
+        if col.record:
+            tail.append(f"record {c.name} {col.attr} " + " ".join(col.record))
+    lines += tail
+    for part, segments in c.records.items():
+        if part == "interface" and c.interface == "-":
+            continue
+        lines.append(f"record {c.name} {part} " + " ".join(segments))
     return lines
+
+
+def ak_counts(branch, events) -> np.ndarray:
+    """The element count of each entry of a split collection's own branch (its first 4 bytes)."""
+    return np.array(
+        [int.from_bytes(e[:4], "big") if len(e) >= 4 else 0 for e in streamed.raw_entries(branch, events)],
+        np.float64,
+    )
 
 
 def flat_recipe(tree, name: str, events) -> list[str]:
@@ -547,13 +1016,231 @@ def flat_recipe(tree, name: str, events) -> list[str]:
         arr = read(b, events)
         x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
         col = f"column {{C}} {b.name} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr)))
+        per_basket = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * basket_events(b)
         collections.setdefault(counter.name, []).append(col)
+        collections[counter.name] += reuse_line("{C}", b.name, arr, False, per_basket)
+        collections[counter.name] += order_line("{C}", b.name, arr, False, leaf not in MANTISSA)
     for counter, cols in collections.items():
         cname = counter[1:] if counter.startswith("n") else counter
         counts = ak.to_numpy(read(tree[counter], events))
         lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
         lines += [c.replace("{C}", cname, 1) for c in cols]
     return lines
+
+
+# ----------------------------------------------------------------------------------------------------------
+# RNTuples
+
+
+class Fields:
+    """An RNTuple's fields as uproot describes them: names, types, the field tree, and the bytes of each field's
+    columns (pages: compressed bytes; elements x bits: uncompressed bytes)."""
+
+    def __init__(self, ntuple):
+        self.ntuple = ntuple
+        self.records = ntuple.field_records
+        self.children: dict[int, list[int]] = {}
+        for k, r in enumerate(self.records):
+            if r.parent_field_id != k:
+                self.children.setdefault(r.parent_field_id, []).append(k)
+        self.top = [k for k, r in enumerate(self.records) if r.parent_field_id == k]
+        self.columns: dict[int, list[int]] = {}
+        for c, col in enumerate(ntuple.column_records):
+            self.columns.setdefault(col.field_id, []).append(c)
+
+    def subtree(self, k: int) -> list[int]:
+        out = [k]
+        for child in self.children.get(k, []):
+            out += self.subtree(child)
+        return out
+
+    def pages(self, column: int) -> list:
+        return [p for cluster in self.ntuple.page_link_list for p in cluster[column].pages]
+
+    def bytes(self, k: int) -> tuple[int, int]:
+        """(compressed, uncompressed) bytes of field ``k`` and the fields below it."""
+        zipped = total = 0
+        for f in self.subtree(k):
+            for c in self.columns.get(f, []):
+                nbits = self.ntuple.column_records[c].nbits
+                for page in self.pages(c):
+                    zipped += page.locator.num_bytes
+                    total += page.num_elements * nbits // 8
+        return zipped, total
+
+    def page_events(self, k: int) -> float:
+        """Entries in the first page of the field's first column (its offsets, or its values for a scalar): the
+        events a page holds, an RNTuple's counterpart of a basket."""
+        for f in self.subtree(k):
+            for c in self.columns.get(f, []):
+                pages = self.pages(c)
+                if pages:
+                    return float(max(1, pages[0].num_elements))
+        return 1.0
+
+
+class NTupleArrays:
+    """An RNTuple's field values, read in one pass (uproot's per-field reads each walk the whole field list), or
+    field by field when one of them cannot be read. ``get("<field>")`` or ``get("<field>.<sub-field>")``."""
+
+    def __init__(self, ntuple, events):
+        self.ntuple, self.events = ntuple, events
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.all = ntuple.arrays(entry_stop=events)
+        except Exception:
+            self.all = None
+
+    def get(self, path: str):
+        if self.all is not None:
+            top, _, sub = path.partition(".")
+            if top in self.all.fields:
+                return self.all[top][sub] if sub else self.all[top]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return self.ntuple[path].array(entry_stop=self.events)
+
+
+def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
+    """The xAOD recipe of an ATLAS RNTuple: fields ``<C>AuxDyn:<attr>`` (dynamic attributes), ``<C>Aux:`` (static
+    stores: their member sub-fields are attributes), ``<C>`` (interface objects: a DataVector's element count is
+    the container's multiplicity) and other fields (scalars; records of scalars)."""
+    import awkward as ak
+
+    fields = Fields(ntuple)
+    values = NTupleArrays(ntuple, events)
+    entries = min(ntuple.num_entries, events or ntuple.num_entries)
+    conts: dict[str, Cont] = {}
+    scalars: list[str] = []
+
+    def cont(c: str) -> Cont:
+        return conts.setdefault(c, Cont(c))
+
+    def add_field(c: Cont, attr: str, path: str, k: int, scalar_name: str) -> None:
+        r = fields.records[k]
+        t = normalize(r.type_name)
+        if fields.bytes(k) == (0, 0):  # a base class or an empty record: no columns
+            return
+        if t in SCALAR_TYPES:
+            x = ak.to_numpy(values.get(path)).astype(np.float64)
+            scalars.append(
+                f"scalar {scalar_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+            )
+            return
+
+        def fallback(why: str) -> Column:
+            zipped, total = fields.bytes(k)
+            per_event = np.full(entries, max(0, round(total / max(ntuple.num_entries, 1)) - 8))
+            return opaque_column(c.name, attr, per_event, total / max(zipped, 1), why)
+
+        try:
+            arr = values.get(path)
+        except Exception as e:
+            c.columns.append(fallback(f"{r.type_name} unreadable ({type(e).__name__})"))
+            return
+        if t.startswith(("vector<", "RVec<")) or ak.fields(arr):
+            t = re.sub(r"^ROOT::VecOps::RVec<", "vector<", t)
+            c.columns.append(
+                column_from_array(c.name, attr, t, arr, fallback, basket_events=fields.page_events(k))
+            )
+        else:
+            c.columns.append(fallback(r.type_name))
+
+    for k in fields.top:
+        r = fields.records[k]
+        if r.source_field_id is not None:  # a projection: its data are another field's
+            continue
+        fname, t = r.field_name, normalize(r.type_name)
+        m = re.fullmatch(r"(.+?)Aux(Dyn)?:(.*)", fname)
+        if m and m.group(2):
+            add_field(cont(m.group(1)), m.group(3), fname, k, f"{m.group(1)}AuxDyn.{m.group(3)}")
+        elif m:  # a static store: an empty record, or one whose members are sub-fields
+            c = cont(m.group(1))
+            c.aux = NS + "AuxContainerBase"
+            for sub in fields.children.get(k, []):
+                attr = fields.records[sub].field_name
+                add_field(c, attr, f"{fname}.{attr}", sub, f"{c.name}AuxDyn.{attr}")
+        elif t in SCALAR_TYPES:
+            x = ak.to_numpy(values.get(fname)).astype(np.float64)
+            scalars.append(f"scalar {fname} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t])))
+        else:  # an interface object: a DataVector (its count), or a record of values
+            c = cont(fname)
+            c.interface = interface_of(r.type_name)
+            subs = fields.children.get(k, [])
+            if r.type_name.startswith(("DataVector<", "xAOD::MissingET")) or (
+                len(subs) == 1 and fields.records[subs[0]].field_name == "_0"
+            ):
+                c.counts = ak.to_numpy(ak.num(values.get(fname), axis=1)).astype(np.int64)
+                continue
+            for sub in subs:
+                attr = fields.records[sub].field_name
+                add_field(c, attr, f"{fname}.{attr}", sub, f"{fname}AuxDyn.{attr}")
+
+    lines = [f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)"]
+    lines += scalars
+    for c in conts.values():
+        lines += container_lines(c, entries)
+    return lines
+
+
+def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
+    """The flat recipe of a NanoAOD-like RNTuple (as ROOT's RNTupleImporter writes a flat TTree): top-level scalar
+    fields, and untyped collections of records whose items are projected as ``<Name>_<var>`` arrays with a
+    cardinality ``n<Name>``: the same recipe as the TTree's, so that the clone (a TTree imported the same way)
+    has the same fields."""
+    import awkward as ak
+
+    fields = Fields(ntuple)
+    values = NTupleArrays(ntuple, events)
+    entries = min(ntuple.num_entries, events or ntuple.num_entries)
+    lines = [
+        f"# rootparams recipe calibrated on {name} (rootparams.calibrate; {entries} events)",
+        "layout flat",
+    ]
+    arrays: dict[int, list[int]] = {}
+    counters: dict[int, str] = {}
+    for k in fields.top:
+        r = fields.records[k]
+        t = normalize(r.type_name)
+        if r.source_field_id is not None:
+            if "RNTupleCardinality" in r.type_name:
+                counters[r.source_field_id] = r.field_name
+            else:
+                arrays.setdefault(r.source_field_id, []).append(k)
+        elif t in SCALAR_TYPES:
+            x = ak.to_numpy(values.get(r.field_name)).astype(np.float64)
+            lines.append(
+                f"scalar {r.field_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+            )
+        elif not r.field_name.startswith("_collection"):
+            raise CalibrationError(f"{name}: field {r.field_name} of type {r.type_name} is not a flat leaf")
+    for source, items in arrays.items():
+        names = [fields.records[k].field_name for k in items]
+        cname = names[0].split("_", 1)[0]
+        counter = counters.get(source, f"n{cname}")
+        counts = ak.to_numpy(ak.num(values.get(names[0]), axis=1))
+        lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
+        for k, item in zip(items, names, strict=True):
+            t = re.sub(r"^ROOT::VecOps::RVec<(.*)>$", r"\1", fields.records[k].type_name)
+            leaf = SCALAR_TYPES.get(normalize(t))
+            if leaf is None:
+                raise CalibrationError(f"{name}: array field {item} of type {t} is not supported")
+            arr = values.get(item)
+            x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
+            lines.append(f"column {cname} {item} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))))
+            per_page = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * fields.page_events(k)
+            lines += reuse_line(cname, item, arr, False, per_page)
+            lines += order_line(cname, item, arr, False, leaf not in MANTISSA)
+    return lines
+
+
+def is_flat_ntuple(ntuple) -> bool:
+    """A NanoAOD-like RNTuple: untyped collections (``_collection<N>``) and scalars, no xAOD fields."""
+    names = [r.field_name for r in ntuple.field_records]
+    return any(n.startswith("_collection") for n in names) and not any(
+        re.search(r"Aux(Dyn)?:", n) for n in names
+    )
 
 
 def is_flat(tree) -> bool:
@@ -563,12 +1250,19 @@ def is_flat(tree) -> bool:
 
 
 def recipe_from_file(path: str | Path, tree: str | None = None, events: int | None = None) -> str:
-    """The recipe text that clones ``path``'s event tree (auto-detected when ``tree`` is None)."""
+    """The recipe text that clones ``path``'s event tree or RNTuple (auto-detected when ``tree`` is None)."""
     t, name = open_tree(path, tree)
     label = f"{Path(path).name}:{name}"
     if events is not None and events < 1:
         raise CalibrationError(f"{path}: --events must be >= 1 (got {events})")
-    lines = flat_recipe(t, label, events) if is_flat(t) else xaod_recipe(t, label, events)
+    if is_ntuple(t):
+        lines = (
+            flat_recipe_ntuple(t, label, events)
+            if is_flat_ntuple(t)
+            else xaod_recipe_ntuple(t, label, events)
+        )
+    else:
+        lines = flat_recipe(t, label, events) if is_flat(t) else xaod_recipe(t, label, events)
     return "\n".join(lines) + "\n"
 
 

@@ -159,15 +159,16 @@ def source_of(config: Mapping[str, Any], fmt: str) -> SourceFile:
 
 def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """A format's file settings where neither a scan nor file_defaults gives them: the paper's for a built-in
-    format, the file's own for a source; for a clone, the file's compression and AutoFlush, stored as a split
-    TTree (split level 99, basket size 32000, as ATLAS and CMS write their trees)."""
+    format, the file's own for a source; for a clone, the file's container, compression and AutoFlush, a TTree
+    split (split level 99, basket size 32000, as ATLAS and CMS write their trees), an RNTuple with ROOT's page
+    size (1 MiB)."""
     kind = format_kind(config, fmt)
     if kind == "recipe":
         return dict(PAPER_FILE_DEFAULTS.get(fmt, EVENTSIZE_FILE_DEFAULTS))
     own = file_settings(source_of(config, fmt))
     if kind == "source":
         return own
-    return {**own, "container": TTREE, "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+    return {**own, "split_level": 99, "basket_size": 32000, "page_size": 1048576}
 
 
 def _format_problems(config: dict[str, Any]) -> Iterator[str]:
@@ -213,11 +214,6 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
         except SourceError as error:
             yield f"{where}.{made_from[0]}: {error}"
             continue
-        if made_from == ["calibrate"] and found.container != TTREE:
-            yield (
-                f"{where}.calibrate: {found.path} holds {found.tree} as an RNTuple; calibrate reads TTrees only "
-                "(measure the RNTuple as it is with source:, or calibrate on the same data stored as a TTree)"
-            )
         if made_from == ["source"]:
             entry["written"] = found.entries  # the files of a source hold its entries
             if entry["read"] > found.entries:

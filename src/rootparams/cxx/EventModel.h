@@ -9,6 +9,10 @@
 // Containers whose interface class derives from IParticleContainer are what the paper's reader selects.
 #pragma once
 
+#include <Rtypes.h>
+#include <TBuffer.h>
+#include <TClass.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -143,6 +147,73 @@ public:
    std::vector<std::vector<uint32_t>> tav, tbp, tap, lvl2PassedPhysics, efPassedPhysics;
 };
 
+// Records (recipes calibrated on a real file, rootparams.calibrate): a branch whose entries are framed as the real
+// file's objects are. An xAOD object written without a compiled dictionary (a DataVector interface, an aux store,
+// its base-class headers, element links streamed object by object) carries byte counts, versions and class
+// checksums that no class here has; a record stores, per entry, a byte count, its own version and m_payload, the
+// bytes the writer composed from the recipe: the real file's constant framing, the element count and the
+// members' values serialized as ROOT streams them (docs/formats.md, "Cloning a real file's profile"). Its entries
+// have the real objects' lengths and framing; reading one gives its payload back. The built-in formats use none.
+inline void StreamRecordPayload(TBuffer &b, std::vector<unsigned char> &payload, const TClass *cl)
+{
+   if (b.IsReading()) {
+      UInt_t start = 0, count = 0;
+      b.ReadVersion(&start, &count, cl);
+      const Int_t n = static_cast<Int_t>(start + count + sizeof(UInt_t)) - b.Length();
+      payload.resize(n > 0 ? static_cast<size_t>(n) : 0);
+      if (n > 0)
+         b.ReadFastArray(payload.data(), n);
+      b.CheckByteCount(start, count, cl);
+   } else {
+      const UInt_t start = b.WriteVersion(cl, kTRUE);
+      if (!payload.empty())
+         b.WriteFastArray(payload.data(), static_cast<Int_t>(payload.size()));
+      b.SetByteCount(start, kTRUE);
+   }
+}
+
+// An interface object (not a particle container), an interface of a particle container, a static aux store, a
+// dynamic attribute holding element links, and any other dynamic attribute or object.
+class RecordContainer_v1 : public AuxVectorBase {
+public:
+   std::vector<unsigned char> m_payload;
+   ClassDef(RecordContainer_v1, 1)
+};
+class RecordParticleContainer_v1 : public IParticleContainer {
+public:
+   std::vector<unsigned char> m_payload;
+   ClassDef(RecordParticleContainer_v1, 1)
+};
+class RecordAuxStore_v1 : public AuxContainerBase {
+public:
+   std::vector<unsigned char> m_payload;
+   ClassDef(RecordAuxStore_v1, 1)
+};
+class ElementLinkRecord_v1 {
+public:
+   virtual ~ElementLinkRecord_v1() = default;
+   std::vector<unsigned char> m_payload;
+   ClassDef(ElementLinkRecord_v1, 1)
+};
+class Record_v1 {
+public:
+   virtual ~Record_v1() = default;
+   std::vector<unsigned char> m_payload;
+   ClassDef(Record_v1, 1)
+};
+
+inline void RecordContainer_v1::Streamer(TBuffer &b) { StreamRecordPayload(b, m_payload, RecordContainer_v1::Class()); }
+inline void RecordParticleContainer_v1::Streamer(TBuffer &b)
+{
+   StreamRecordPayload(b, m_payload, RecordParticleContainer_v1::Class());
+}
+inline void RecordAuxStore_v1::Streamer(TBuffer &b) { StreamRecordPayload(b, m_payload, RecordAuxStore_v1::Class()); }
+inline void ElementLinkRecord_v1::Streamer(TBuffer &b)
+{
+   StreamRecordPayload(b, m_payload, ElementLinkRecord_v1::Class());
+}
+inline void Record_v1::Streamer(TBuffer &b) { StreamRecordPayload(b, m_payload, Record_v1::Class()); }
+
 }  // namespace xAODlike
 
 #if defined(__CLING__) || defined(__ROOTCLING__) || defined(__MAKECINT__)
@@ -183,4 +254,9 @@ public:
 #pragma link C++ class xAODlike::BTaggingAuxContainer_v1+;
 #pragma link C++ class xAODlike::EventInfoAuxContainer_v1+;
 #pragma link C++ class xAODlike::TrigDecisionAuxInfo_v1+;
+#pragma link C++ class xAODlike::RecordContainer_v1-;
+#pragma link C++ class xAODlike::RecordParticleContainer_v1-;
+#pragma link C++ class xAODlike::RecordAuxStore_v1-;
+#pragma link C++ class xAODlike::ElementLinkRecord_v1-;
+#pragma link C++ class xAODlike::Record_v1-;
 #endif

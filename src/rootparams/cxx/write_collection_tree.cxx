@@ -34,7 +34,19 @@
 //   container <Name> - - ...                               "-": no interface (or no aux) branch
 //   layout flat                                            first line of a NanoAOD-like recipe, which then has
 //   collection <Name> <counter> <multiplicity> <params...>  a counter leaf <counter>/i per collection and
-//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (TTree only)
+//   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (an RNTuple is
+//                                                          imported from that TTree: ImportedNTupleSink)
+//   member    <Name> <attr> <type> <dist> <params...>     an attribute stored inside the container's aux record
+//                                                          (TTree; an RNTuple has it as a field, as a dyn)
+//   record    <Name> <interface|aux|attr> <segments...>   (TTree) that branch written as a framed record: the
+//                                                          real file's framing around the values (see Segment)
+//   basket    <branch> <bytes>                             the branch's basket size when --basket is 0
+//   keys      <Name> <attr> <null-index> <dist...>         a link attribute's keys (key 0: a null link, whose
+//                                                          index is <null-index>); else the target's hash
+//   reuse     <Name> <attr> <q> <window> [<runs...>]       copies: of an inner vector (nested) or a link with
+//                                                          probability q, one of the last <window>; of runs of
+//                                                          elements (flat) of lengths <runs> (a multiplicity)
+//   order     <Name> <attr> ascending|descending [unique]  each event's vector (flat) or inner vector sorted
 // Leaf types: float double int8 uint8 int16 uint16 int uint32 int64 uint64 bool. dyn types also double, int8,
 // int16, int64, vdouble; 'dyn ... link <Target> D' draws the index from D. (rootparams.calibrate writes these.)
 // Multiplicities: fixed n | poisson mean | gaus mean sigma (rounded, clipped at 0) | choice n1 n2 ... (empirical)
@@ -75,8 +87,10 @@
 #include <ROOT/RNTupleModel.hxx>
 #include <ROOT/RNTupleWriteOptions.hxx>
 #include <ROOT/RNTupleWriter.hxx>
+#include <ROOT/RNTupleImporter.hxx>
 #include <ROOT/RNTupleReader.hxx>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -193,6 +207,40 @@ struct Column {
    // A column whose element count is its own (size directive), not its container's multiplicity.
    bool has_size = false;
    Distribution size;
+   // Element links with a key distribution (keys line): the key drawn from it, a null link (key 0) taking the
+   // null index; without one, the key is the hash of the target's name.
+   std::shared_ptr<Column> keys;
+   uint32_t null_index = 0xFFFFFFFFu;
+   // Reuse (reuse line): with probability `reuse` an element (a flat column, a link) or an inner vector (a nested
+   // column) is a copy of one of the last `window` ones this column produced, in this event or earlier ones (the
+   // decision lists of trigger navigation, repeated within and between events); otherwise it is drawn.
+   // A flat column copies runs: a copy starts with probability `reuse` (at an element not already in one) and takes
+   // the next `runs` elements from a distance back in the column's history, uniform over it (an LZ77-like
+   // source: serialized records, lists that repeat in part).
+   double reuse = 0;
+   size_t window = 1024;
+   Distribution runs{"fixed", {"1"}};
+   std::vector<std::vector<double>> recent;  // a ring of the last `window` inner vectors (links: key, index)
+   std::vector<double> recent_values;        // a ring of the last `window` elements of a flat column
+   size_t recent_next = 0;
+   size_t copy_left = 0, copy_distance = 0;
+   // Order (order line): each event's vector (flat) or each inner vector drawn (nested) sorted, +1 ascending,
+   // -1 descending; unique: without repeated values (sets of identifiers).
+   int order = 0;
+   bool unique = false;
+
+   bool reusing(TRandom3 &rng) const { return reuse > 0 && !recent.empty() && rng.Rndm() < reuse; }
+   const std::vector<double> &reused(TRandom3 &rng) const { return recent[rng.Integer(recent.size())]; }
+   void remember(std::vector<double> x)
+   {
+      if (reuse <= 0)
+         return;
+      if (recent.size() < window)
+         recent.push_back(std::move(x));
+      else
+         recent[recent_next] = std::move(x);
+      recent_next = (recent_next + 1) % window;
+   }
    mutable std::vector<double> numbers;  // values' numeric parameters, parsed once (see draw)
    mutable std::vector<double> walked;   // last value of each walk token (see draw)
    mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
@@ -428,8 +476,43 @@ struct Column {
    {
       auto &v = *static_cast<std::vector<T> *>(address);
       v.resize(n);
-      for (size_t i = 0; i < n; ++i)
-         v[i] = static_cast<T>(draw(rng, ev, i, 0));
+      for (size_t i = 0; i < n; ++i) {
+         if (reuse > 0) {
+            const size_t have = recent_values.size();
+            if (copy_left == 0 && have > 0 && rng.Rndm() < reuse) {
+               copy_left = std::max<uint32_t>(1, multiplicity_of(runs, rng));
+               copy_distance = 1 + rng.Integer(have);
+            }
+            if (copy_left > 0) {
+               last = have < window ? recent_values[have - copy_distance]
+                                    : recent_values[(recent_next + window - copy_distance) % window];
+               --copy_left;
+            } else {
+               draw(rng, ev, i, 0);
+            }
+            if (have < window)
+               recent_values.push_back(last);
+            else
+               recent_values[recent_next] = last;
+            recent_next = (recent_next + 1) % window;
+         } else {
+            draw(rng, ev, i, 0);
+         }
+         v[i] = static_cast<T>(last);
+         if (unique)
+            for (int tries = 0; tries < 20 && std::find(v.begin(), v.begin() + i, v[i]) != v.begin() + i; ++tries)
+               v[i] = static_cast<T>(draw(rng, ev, i, 0));
+      }
+      if (order)
+         sort_values(v.begin(), v.end());
+   }
+   template <typename It>
+   void sort_values(It begin, It end) const
+   {
+      if (order > 0)
+         std::sort(begin, end);
+      else
+         std::sort(begin, end, [](const auto &a, const auto &b) { return b < a; });
    }
    template <typename T>
    void fill_nested(size_t n, TRandom3 &rng, const Event &ev)
@@ -437,9 +520,25 @@ struct Column {
       auto &v = *static_cast<std::vector<std::vector<T>> *>(address);
       v.resize(n);
       for (size_t i = 0; i < n; ++i) {
-         v[i].resize(inner_length(rng));
-         for (size_t j = 0; j < v[i].size(); ++j)
-            v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+         if (reusing(rng)) {
+            const auto &src = reused(rng);
+            v[i].resize(src.size());
+            for (size_t j = 0; j < src.size(); ++j)
+               v[i][j] = static_cast<T>(src[j]);
+         } else {
+            v[i].resize(inner_length(rng));
+            for (size_t j = 0; j < v[i].size(); ++j) {
+               v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+               if (unique)
+                  for (int tries = 0; tries < 20 && std::find(v[i].begin(), v[i].begin() + j, v[i][j]) != v[i].begin() + j;
+                       ++tries)
+                     v[i][j] = static_cast<T>(draw(rng, ev, i, j));
+            }
+            if (order)
+               sort_values(v[i].begin(), v[i].end());
+         }
+         if (reuse > 0)
+            remember(std::vector<double>(v[i].begin(), v[i].end()));
       }
    }
    void fill_bool(size_t n, TRandom3 &rng, const Event &ev)
@@ -489,7 +588,15 @@ struct Column {
       if (values.kind != "link" || values.args.empty())
          fail("column " + name + " holds element links: give it 'link <TargetContainer>'");
       const std::string &target = values.args[0];
-      link.m_persKey = hash32(target);
+      if (keys) {
+         link.m_persKey = static_cast<uint32_t>(keys->draw(rng, ev, index, inner_index));
+         if (link.m_persKey == 0) {
+            link.m_persIndex = null_index;
+            return link;
+         }
+      } else {
+         link.m_persKey = hash32(target);
+      }
       if (values.args.size() > 1) {
          // 'link <Target> D': the index drawn from D (a target that is not written, as a thinned truth record).
          const double x = draw(rng, ev, index, inner_index, 2);
@@ -521,20 +628,46 @@ struct Column {
       case I64: fill_scalar<Long64_t>(n, rng, ev); break;
       case B: fill_bool(n, rng, ev); break;
       case VD: fill_nested<double>(n, rng, ev); break;
-      case EL: {
+      case EL: {  // reuse: a link (key and index) of the recent ones
          auto &v = *static_cast<std::vector<xAODlike::ElementLink_v1> *>(address);
          v.resize(n);
-         for (size_t i = 0; i < n; ++i)
-            v[i] = make_link(rng, ev, i, 0);
+         for (size_t i = 0; i < n; ++i) {
+            if (reusing(rng)) {
+               const auto &src = reused(rng);
+               v[i].m_persKey = static_cast<uint32_t>(src[0]);
+               v[i].m_persIndex = static_cast<uint32_t>(src[1]);
+            } else {
+               v[i] = make_link(rng, ev, i, 0);
+            }
+            if (reuse > 0)
+               remember({static_cast<double>(v[i].m_persKey), static_cast<double>(v[i].m_persIndex)});
+         }
          break;
       }
-      case VEL: {
+      case VEL: {  // reuse: an inner vector of links of the recent ones
          auto &v = *static_cast<std::vector<std::vector<xAODlike::ElementLink_v1>> *>(address);
          v.resize(n);
          for (size_t i = 0; i < n; ++i) {
-            v[i].resize(inner_length(rng));
-            for (size_t j = 0; j < v[i].size(); ++j)
-               v[i][j] = make_link(rng, ev, i, j);
+            if (reusing(rng)) {
+               const auto &src = reused(rng);
+               v[i].resize(src.size() / 2);
+               for (size_t j = 0; j < v[i].size(); ++j) {
+                  v[i][j].m_persKey = static_cast<uint32_t>(src[2 * j]);
+                  v[i][j].m_persIndex = static_cast<uint32_t>(src[2 * j + 1]);
+               }
+            } else {
+               v[i].resize(inner_length(rng));
+               for (size_t j = 0; j < v[i].size(); ++j)
+                  v[i][j] = make_link(rng, ev, i, j);
+            }
+            if (reuse > 0) {
+               std::vector<double> flat;
+               for (const auto &l : v[i]) {
+                  flat.push_back(l.m_persKey);
+                  flat.push_back(l.m_persIndex);
+               }
+               remember(std::move(flat));
+            }
          }
          break;
       }
@@ -658,6 +791,166 @@ Column leaf_column(const std::vector<std::string> &w, size_t at)
    return col;
 }
 
+// A branch written as a framed record (recipes calibrated on a real file; xAODlike::Record*_v1 in EventModel.h):
+// its payload, composed per event from segments, has the real objects' framing and the recipe's values.
+//   h:<hex>                    constant bytes (a class checksum, the headers of empty base classes)
+//   count                      the container's element count of the event (uint32)
+//   vector:<attr>:<ver>[:<el>] a member as ROOT streams a std::vector member object-wise: byte count, the
+//                              2-byte version <ver>, then its body (below)
+//   body:<attr>[:<el>]         the body alone (the record's own byte count and version stand for the vector's)
+//   raw:<attr>                 the values alone, big-endian, without count or framing (a basic member, the
+//                              per-element word of a member-wise DataVector, opaque bytes)
+// A body is the element count and the elements (big-endian); a nested vector's inner vectors are each a count and
+// their elements. Element links: <el> is the framing before them, for a vector<ElementLink> stored member-wise
+// the class's version and checksum (then the count, every key, every index), for a nested one the class and
+// base-class headers repeated before each link's key and index.
+struct Segment {
+   enum Type { Bytes, Count, Vector, Body, Raw } type = Bytes;
+   std::string bytes;    // Bytes: the constant bytes; Vector: the version
+   std::string element;  // the framing of element links
+   std::string attr;
+   size_t column = 0;    // the attribute's column in its collection (resolved after the recipe is read)
+};
+struct Record {
+   std::string part;  // "interface" (branch <C>), "aux" (<C>Aux.) or an attribute's name (<C>AuxDyn.<attr>)
+   std::vector<Segment> segments;
+   TClass *cl = nullptr;
+   void *object = nullptr;
+   std::vector<unsigned char> *payload = nullptr;
+};
+
+std::string unhex(const std::string &hex, const std::string &what)
+{
+   if (hex.size() % 2)
+      fail(what + ": '" + hex + "' is not a whole number of hex bytes");
+   std::string out;
+   for (size_t i = 0; i < hex.size(); i += 2) {
+      const std::string byte = hex.substr(i, 2);
+      char *end = nullptr;
+      const long v = std::strtol(byte.c_str(), &end, 16);
+      if (*end != '\0')
+         fail(what + ": '" + hex + "' is not hex");
+      out += static_cast<char>(v);
+   }
+   return out;
+}
+
+Segment parse_segment(const std::string &token)
+{
+   std::vector<std::string> f;
+   std::stringstream s(token);
+   for (std::string part; std::getline(s, part, ':');)
+      f.push_back(part);
+   Segment seg;
+   if (f.size() == 2 && f[0] == "h") {
+      seg.type = Segment::Bytes;
+      seg.bytes = unhex(f[1], "record segment " + token);
+   } else if (f.size() == 1 && f[0] == "count") {
+      seg.type = Segment::Count;
+   } else if ((f.size() == 3 || f.size() == 4) && f[0] == "vector") {
+      seg.type = Segment::Vector;
+      seg.attr = f[1];
+      seg.bytes = unhex(f[2], "record segment " + token);
+      if (seg.bytes.size() != 2)
+         fail("record segment " + token + ": the version is 2 bytes (4 hex digits)");
+      if (f.size() == 4)
+         seg.element = unhex(f[3], "record segment " + token);
+   } else if ((f.size() == 2 || f.size() == 3) && f[0] == "body") {
+      seg.type = Segment::Body;
+      seg.attr = f[1];
+      if (f.size() == 3)
+         seg.element = unhex(f[2], "record segment " + token);
+   } else if (f.size() == 2 && f[0] == "raw") {
+      seg.type = Segment::Raw;
+      seg.attr = f[1];
+   } else {
+      fail("unknown record segment '" + token + "' (use h:<hex>, count, vector:<attr>:<version>[:<link framing>], "
+           "body:<attr>[:<link framing>] or raw:<attr>)");
+   }
+   return seg;
+}
+
+// Big-endian bytes of a value, as ROOT's buffers hold them.
+template <typename T>
+void put(std::vector<unsigned char> &out, T v)
+{
+   unsigned char b[sizeof(T)];
+   std::memcpy(b, &v, sizeof(T));
+   for (size_t i = sizeof(T); i-- > 0;)
+      out.push_back(b[i]);
+}
+void put_bytes(std::vector<unsigned char> &out, const std::string &bytes)
+{
+   out.insert(out.end(), bytes.begin(), bytes.end());
+}
+
+template <typename T>
+void put_elements(std::vector<unsigned char> &out, const std::vector<T> &v)
+{
+   for (const auto &x : v)
+      put(out, x);
+}
+template <typename T>
+void put_nested(std::vector<unsigned char> &out, const std::vector<std::vector<T>> &v)
+{
+   put(out, static_cast<uint32_t>(v.size()));
+   for (const auto &inner : v) {
+      put(out, static_cast<uint32_t>(inner.size()));
+      put_elements(out, inner);
+   }
+}
+
+// The values of a column, big-endian; with the element count first (count) for a body.
+void put_column(std::vector<unsigned char> &out, const Column &col, bool count, const std::string &element)
+{
+   const void *a = col.address;
+   auto flat = [&](const auto *v) {
+      if (count)
+         put(out, static_cast<uint32_t>(v->size()));
+      put_elements(out, *v);
+   };
+   switch (col.kind) {
+   case Column::F: flat(static_cast<const std::vector<float> *>(a)); break;
+   case Column::I: flat(static_cast<const std::vector<int> *>(a)); break;
+   case Column::U8: case Column::B: flat(static_cast<const std::vector<uint8_t> *>(a)); break;
+   case Column::U16: flat(static_cast<const std::vector<uint16_t> *>(a)); break;
+   case Column::U32: flat(static_cast<const std::vector<uint32_t> *>(a)); break;
+   case Column::U64: flat(static_cast<const std::vector<ULong64_t> *>(a)); break;
+   case Column::D: flat(static_cast<const std::vector<double> *>(a)); break;
+   case Column::I8: flat(static_cast<const std::vector<char> *>(a)); break;
+   case Column::I16: flat(static_cast<const std::vector<short> *>(a)); break;
+   case Column::I64: flat(static_cast<const std::vector<Long64_t> *>(a)); break;
+   case Column::VF: put_nested(out, *static_cast<const std::vector<std::vector<float>> *>(a)); break;
+   case Column::VI: put_nested(out, *static_cast<const std::vector<std::vector<int>> *>(a)); break;
+   case Column::VU32: put_nested(out, *static_cast<const std::vector<std::vector<uint32_t>> *>(a)); break;
+   case Column::VD: put_nested(out, *static_cast<const std::vector<std::vector<double>> *>(a)); break;
+   case Column::EL: {  // member-wise: the class's framing, the count, the keys, the indices
+      const auto &v = *static_cast<const std::vector<xAODlike::ElementLink_v1> *>(a);
+      put_bytes(out, element);
+      if (count)
+         put(out, static_cast<uint32_t>(v.size()));
+      for (const auto &l : v)
+         put(out, l.m_persKey);
+      for (const auto &l : v)
+         put(out, l.m_persIndex);
+      break;
+   }
+   case Column::VEL: {  // each link streamed object-wise: its class headers, then key and index
+      const auto &v = *static_cast<const std::vector<std::vector<xAODlike::ElementLink_v1>> *>(a);
+      put(out, static_cast<uint32_t>(v.size()));
+      for (const auto &inner : v) {
+         put(out, static_cast<uint32_t>(inner.size()));
+         for (const auto &l : inner) {
+            put_bytes(out, element);
+            put(out, l.m_persKey);
+            put(out, l.m_persIndex);
+         }
+      }
+      break;
+   }
+   }
+}
+
 // One xAOD collection of the recipe ("container" is the study's TTree or RNTuple).
 struct Collection {
    std::string name;
@@ -674,6 +967,15 @@ struct Collection {
    std::string counter;
    UInt_t count = 0;
    std::vector<std::pair<std::string, std::pair<std::string, void *>>> dynamic_branches;  // name, class, address
+   std::vector<Record> records;  // branches written as framed records (TTree only; see Record)
+
+   const Record *record_of(const std::string &part) const
+   {
+      for (auto &r : records)
+         if (r.part == part)
+            return &r;
+      return nullptr;
+   }
 
    Column &column(const std::string &member)
    {
@@ -687,6 +989,31 @@ struct Collection {
    }
 };
 
+// The payload of a record for the event just generated (n: the container's element count).
+void compose(Record &r, const Collection &c, uint32_t n)
+{
+   auto &out = *r.payload;
+   out.clear();
+   for (const auto &seg : r.segments) {
+      switch (seg.type) {
+      case Segment::Bytes: put_bytes(out, seg.bytes); break;
+      case Segment::Count: put(out, n); break;
+      case Segment::Vector: {
+         const size_t at = out.size();
+         put(out, uint32_t{0});  // the byte count, set below
+         put_bytes(out, seg.bytes);
+         put_column(out, c.columns[seg.column], true, seg.element);
+         const uint32_t bytecount = 0x40000000u | static_cast<uint32_t>(out.size() - at - 4);
+         for (int k = 0; k < 4; ++k)
+            out[at + k] = static_cast<unsigned char>(bytecount >> (8 * (3 - k)));
+         break;
+      }
+      case Segment::Body: put_column(out, c.columns[seg.column], true, seg.element); break;
+      case Segment::Raw: put_column(out, c.columns[seg.column], false, seg.element); break;
+      }
+   }
+}
+
 std::vector<std::string> split_words(const std::string &line)
 {
    std::istringstream s(line);
@@ -697,7 +1024,7 @@ std::vector<std::string> split_words(const std::string &line)
    return words;
 }
 
-std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout)
+std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, std::map<std::string, int> &baskets)
 {
    flat_layout = false;
    std::ifstream in(path);
@@ -794,9 +1121,37 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout)
             containers.push_back(std::move(c));
          } else if (w[0] == "attr" && w.size() >= 4) {
             find(w[1]).column(w[2]).values = {w[3], {w.begin() + 4, w.end()}};
+         } else if (w[0] == "keys" && w.size() >= 5) {
+            // keys <Name> <attr> <null-index> <dist...>: the keys of a link attribute, and a null link's index
+            auto &col = find(w[1]).column(w[2]);
+            if (col.kind != Column::EL && col.kind != Column::VEL)
+               fail("'keys' is for element-link attributes; " + w[1] + " " + w[2] + " holds none");
+            col.null_index = static_cast<uint32_t>(std::stoul(w[3]));
+            col.keys = std::make_shared<Column>();
+            col.keys->name = col.name + "/keys";
+            col.keys->kind = Column::U32;
+            col.keys->values = {w[4], {w.begin() + 5, w.end()}};
+         } else if (w[0] == "reuse" && w.size() >= 5) {
+            // reuse <Name> <attr> <q> <window> [<run multiplicity...>]: copies from the last <window> (see Column)
+            auto &col = find(w[1]).column(w[2]);
+            col.reuse = std::stod(w[3]);
+            col.window = static_cast<size_t>(std::stoul(w[4]));
+            if (col.reuse < 0 || col.reuse > 1 || col.window < 1)
+               fail("reuse " + w[1] + " " + w[2] + ": the share must be in [0, 1] and the window at least 1");
+            if (w.size() > 5)
+               col.runs = {w[5], {w.begin() + 6, w.end()}};
+         } else if (w[0] == "order" && (w.size() == 4 || w.size() == 5)) {
+            // order <Name> <attr> ascending|descending [unique]
+            auto &col = find(w[1]).column(w[2]);
+            if (w[3] != "ascending" && w[3] != "descending")
+               fail("order " + w[1] + " " + w[2] + ": use ascending or descending");
+            if (w.size() == 5 && w[4] != "unique")
+               fail("order " + w[1] + " " + w[2] + ": the optional last word is unique");
+            col.order = w[3] == "ascending" ? 1 : -1;
+            col.unique = w.size() == 5;
          } else if (w[0] == "inner" && w.size() >= 5) {
             find(w[1]).column(w[2]).inner = {w[3], {w.begin() + 4, w.end()}};
-         } else if (w[0] == "dyn" && w.size() >= 5) {
+         } else if ((w[0] == "dyn" || w[0] == "member") && w.size() >= 5) {
             auto type = kDynamicTypes.find(w[3]);
             if (type == kDynamicTypes.end())
                fail("unknown attribute type '" + w[3] +
@@ -813,11 +1168,29 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout)
             col.values = is_link ? Distribution{"link", {w.begin() + 4, w.end()}}
                                  : Distribution{w[4], {w.begin() + 5, w.end()}};
             c.columns.push_back(col);
-            c.dynamic_branches.push_back({c.name + "AuxDyn." + w[2], {type->second.second, col.address}});
+            // member: an attribute stored inside the container's aux record only (no branch of its own)
+            if (w[0] == "dyn")
+               c.dynamic_branches.push_back({c.name + "AuxDyn." + w[2], {type->second.second, col.address}});
+         } else if (w[0] == "record" && w.size() >= 4) {
+            // record <Name> <interface|aux|attribute> <segments...>: that branch written as a framed record
+            auto &c = find(w[1]);
+            if (c.record_of(w[2]))
+               fail("container " + w[1] + " has two records for " + w[2]);
+            Record r;
+            r.part = w[2];
+            for (size_t k = 3; k < w.size(); ++k)
+               r.segments.push_back(parse_segment(w[k]));
+            c.records.push_back(std::move(r));
+         } else if (w[0] == "basket" && w.size() == 3) {
+            // basket <branch> <bytes>: the branch's own basket size, used when --basket is 0 (the real file's)
+            const int bytes = std::stoi(w[2]);
+            if (bytes < 16)
+               fail("basket " + w[1] + " " + w[2] + ": a basket size is at least 16 bytes");
+            baskets[w[1]] = bytes;
          } else {
             fail("cannot parse '" + line +
-                 "' (expected layout, container, attr, dyn, inner, size, scalar, collection or column with their "
-                 "parameters)");
+                 "' (expected layout, container, attr, dyn, member, inner, size, keys, reuse, order, record, basket, "
+                 "scalar, collection or column with their parameters)");
          }
       } catch (const std::invalid_argument &) {
          fail(where + "a parameter is not a number in '" + line + "'");
@@ -828,6 +1201,45 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout)
    }
    if (containers.empty())
       fail("recipe " + path + " declares no container");
+   // Records: their attributes' columns, their classes and objects.
+   for (auto &c : containers)
+      for (auto &r : c.records) {
+         const std::string where = path + ": record " + c.name + " " + r.part + ": ";
+         for (auto &seg : r.segments)
+            if (!seg.attr.empty()) {
+               size_t k = 0;
+               while (k < c.columns.size() && c.columns[k].name != seg.attr)
+                  ++k;
+               if (k == c.columns.size())
+                  fail(where + "no attribute or member '" + seg.attr + "'");
+               seg.column = k;
+            }
+         std::string cls;
+         if (r.part == "interface") {
+            if (!c.interface_class)
+               fail(where + "the container has no interface branch ('-')");
+            cls = c.interface_class->InheritsFrom("xAODlike::IParticleContainer") ? "xAODlike::RecordParticleContainer_v1"
+                                                                                  : "xAODlike::RecordContainer_v1";
+         } else if (r.part == "aux") {
+            if (!c.aux_class)
+               fail(where + "the container has no aux branch ('-')");
+            cls = "xAODlike::RecordAuxStore_v1";
+         } else {
+            const auto &col = c.column(r.part);
+            cls = col.kind == Column::EL || col.kind == Column::VEL ? "xAODlike::ElementLinkRecord_v1" : "xAODlike::Record_v1";
+            bool has_branch = false;
+            for (auto &d : c.dynamic_branches)
+               has_branch |= d.first == c.name + "AuxDyn." + r.part;
+            if (!has_branch)
+               fail(where + "a record of an attribute is of a dyn attribute (a member lives in the aux record)");
+         }
+         r.cl = TClass::GetClass(cls.c_str());
+         if (!r.cl || !r.cl->IsLoaded())
+            fail("no compiled dictionary for " + cls);
+         r.object = r.cl->New();
+         r.payload = reinterpret_cast<std::vector<unsigned char> *>(static_cast<char *>(r.object) +
+                                                                    r.cl->GetDataMemberOffset("m_payload"));
+      }
    return containers;
 }
 
@@ -902,10 +1314,14 @@ public:
 
 class TreeSink : public Sink {
 public:
+   // basket 0: each branch's basket size from the recipe's basket lines (the real file's), 32000 for the others.
    TreeSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush, int split,
-            int basket, std::vector<Collection> &containers)
+            int basket, std::vector<Collection> &containers, const std::map<std::string, int> &baskets)
       : output_(output)
    {
+      const int recipe_baskets = basket == 0;
+      if (recipe_baskets)
+         basket = 32000;
       file_.reset(TFile::Open(output.c_str(), "RECREATE", "", compression));
       if (!file_ || file_->IsZombie())
          fail("cannot create " + output);
@@ -927,13 +1343,27 @@ public:
             }
             continue;
          }
+         // A record (a class with its own streamer) is never split, whatever the split level.
+         auto branch = [&](const std::string &bname, const std::string &part, const char *cls, void *&address) {
+            if (auto *r = const_cast<Record *>(c.record_of(part)))
+               tree_->Branch(bname.c_str(), r->cl->GetName(), &r->object, basket, 0);
+            else
+               tree_->Branch(bname.c_str(), cls, &address, basket, split);
+         };
          if (c.interface_class)
-            tree_->Branch(c.name.c_str(), c.interface_class->GetName(), &c.interface_object, basket, split);
+            branch(c.name, "interface", c.interface_class->GetName(), c.interface_object);
          if (c.aux_class)
-            tree_->Branch((c.name + "Aux.").c_str(), c.aux_class->GetName(), &c.aux_object, basket, split);
+            branch(c.name + "Aux.", "aux", c.aux_class->GetName(), c.aux_object);
          for (auto &[bname, cls_addr] : c.dynamic_branches)
-            tree_->Branch(bname.c_str(), cls_addr.first.c_str(), &cls_addr.second, basket, split);
+            branch(bname, bname.substr(c.name.size() + 7), cls_addr.first.c_str(), cls_addr.second);
       }
+      if (recipe_baskets)
+         for (auto *obj : *tree_->GetListOfBranches()) {
+            auto *b = static_cast<TBranch *>(obj);
+            auto it = baskets.find(b->GetName());
+            if (it != baskets.end())
+               b->SetBasketSize(it->second);
+         }
    }
    // The branches' own compression (--hot-branches): the setting of each named top-level branch and of every
    // branch below it, before the first fill, so that every basket of theirs is compressed with it. (TBranch::
@@ -999,8 +1429,7 @@ public:
       };
       for (auto &c : containers) {
          if (c.flat)
-            fail("a flat-layout recipe (NanoAOD-like leaf-list arrays) is written as a TTree only: its natural "
-                 "RNTuple (collections of records) is not built by this writer; use --container ttree");
+            fail("a flat-layout recipe is written to an RNTuple through a TTree (ImportedNTupleSink)");
          if (c.scalars) {  // one value per event; RNTuple field names cannot hold '.'
             for (auto &col : c.columns) {
                std::string field = col.branch;
@@ -1084,6 +1513,61 @@ private:
    long long truncated_fields_ = 0;
 };
 
+// A flat-layout recipe (NanoAOD-like leaf-list arrays) as an RNTuple: the events are written to a TTree next to
+// the output, which ROOT's RNTupleImporter then converts, as CMS's NanoAOD RNTuples are made: one untyped
+// collection of records per counter (`_collection<N>`), its arrays projected as `<branch>` and its count as the
+// cardinality `<counter>`, scalars as fields. The TTree is removed afterwards.
+class ImportedNTupleSink : public Sink {
+public:
+   ImportedNTupleSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush,
+                      long long page_size, std::vector<Collection> &containers)
+      : output_(output), name_(name), tree_file_(output + ".flat-tree.root"), compression_(compression),
+        autoflush_(autoflush), page_size_(page_size)
+   {
+      tree_ = std::make_unique<TreeSink>(tree_file_, name, compression, 0, 99, 32000, containers,
+                                         std::map<std::string, int>{});
+   }
+   void fill(Long64_t i) override { tree_->fill(i); }
+   std::pair<Long64_t, Long64_t> close() override
+   {
+      tree_->close();
+      std::remove(output_.c_str());
+      try {
+         std::unique_ptr<TFile> in(TFile::Open(tree_file_.c_str(), "READ"));
+         auto *tree = in ? in->Get<TTree>(name_.c_str()) : nullptr;
+         if (!tree)
+            fail("the flat TTree for the RNTuple import is missing from " + tree_file_);
+         auto importer = ROOT::Experimental::RNTupleImporter::Create(tree, output_);
+         importer->SetNTupleName(name_);
+         importer->SetIsQuiet(true);
+         auto options = importer->GetWriteOptions();
+         options.SetCompression(compression_);
+         if (autoflush_ < 0)
+            options.SetApproxZippedClusterSize(static_cast<std::size_t>(-autoflush_));
+         if (page_size_ > 0)
+            options.SetMaxUnzippedPageSize(static_cast<std::size_t>(page_size_));
+         importer->SetWriteOptions(options);
+         importer->Import();
+      } catch (const std::exception &e) {
+         std::remove(tree_file_.c_str());
+         fail("importing the flat events into the RNTuple " + name_ + " in " + output_ + " failed: " + e.what());
+      }
+      std::remove(tree_file_.c_str());
+      auto reader = ROOT::RNTupleReader::Open(name_, output_);
+      clusters_ = reader->GetDescriptor().GetNClusters();
+      return {-1, -1};
+   }
+   long long clusters() const { return clusters_; }
+
+private:
+   std::string output_, name_, tree_file_;
+   int compression_;
+   Long64_t autoflush_;
+   long long page_size_;
+   std::unique_ptr<TreeSink> tree_;
+   long long clusters_ = 0;
+};
+
 int run(const std::map<std::string, std::string> &args)
 {
    if (args.count("clone-from"))
@@ -1127,7 +1611,8 @@ int run(const std::map<std::string, std::string> &args)
       ROOT::EnableImplicitMT(threads);
 
    bool flat_layout = false;
-   auto containers = read_recipe(need("recipe"), flat_layout);
+   std::map<std::string, int> baskets;
+   auto containers = read_recipe(need("recipe"), flat_layout, baskets);
    // Leaf columns keep their storage where the branches point: room for the usual element counts up front.
    for (auto &c : containers)
       for (auto &col : c.columns)
@@ -1148,8 +1633,9 @@ int run(const std::map<std::string, std::string> &args)
          fail("content file " + path + " has " + std::to_string(content ? content->GetEntries() : 0) +
               " events, " + std::to_string(events) + " are needed");
       for (auto &c : containers)
-         if (c.scalars || c.flat)
-            fail("--content is not supported for recipes with scalar or flat-layout columns; generate the events");
+         if (c.scalars || c.flat || !c.records.empty())
+            fail("--content is not supported for recipes with scalar, flat-layout or record columns; generate the "
+                 "events");
       auto attach = [&](const std::string &bname, void *address, TClass *cl) {
          if (!content->GetBranch(bname.c_str()))
             fail("content file " + path + " has no branch " + bname + " (written from another recipe?)");
@@ -1168,13 +1654,21 @@ int run(const std::map<std::string, std::string> &args)
    const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
    std::unique_ptr<Sink> sink;
    NTupleSink *ntuple_sink = nullptr;
-   if (ntuple) {
+   ImportedNTupleSink *imported_sink = nullptr;
+   if (ntuple && flat_layout) {
+      if (float_mantissa > 0)
+         fail("--float-mantissa with a flat-layout recipe and --container rntuple is not supported (the RNTuple is "
+              "imported from a TTree)");
+      auto s = std::make_unique<ImportedNTupleSink>(output, tree_name, compression, autoflush, page_size, containers);
+      imported_sink = s.get();
+      sink = std::move(s);
+   } else if (ntuple) {
       auto s = std::make_unique<NTupleSink>(output, tree_name, compression, autoflush, page_size, threads > 1,
                                             float_mantissa, containers);
       ntuple_sink = s.get();
       sink = std::move(s);
    } else {
-      auto s = std::make_unique<TreeSink>(output, tree_name, compression, autoflush, split, basket, containers);
+      auto s = std::make_unique<TreeSink>(output, tree_name, compression, autoflush, split, basket, containers, baskets);
       if (!hot_branches.empty())
          s->set_branch_compression(hot_branches, hot_compression);
       sink = std::move(s);
@@ -1208,6 +1702,9 @@ int run(const std::map<std::string, std::string> &args)
             c.count = n;
             for (auto &col : c.columns)
                col.fill(col.has_size ? Column::multiplicity_of(col.size, rng) : n, rng, ev);
+            if (!ntuple)
+               for (auto &r : c.records)
+                  compose(r, c, n);
          }
       }
       if (float_mantissa > 0)
@@ -1266,7 +1763,7 @@ int run(const std::map<std::string, std::string> &args)
       // TTree: GetTotBytes/GetZipBytes; RNTuple: -1 (see Sink::close).
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
-      .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : -1)
+      .integer("ntuple_clusters", ntuple_sink ? ntuple_sink->clusters() : imported_sink ? imported_sink->clusters() : -1)
       .integer("float_mantissa_bits", float_mantissa > 0 ? float_mantissa : 23)
       .integer("float_values_truncated", float_values_rounded)
       .integer("ntuple_truncated_float_fields", ntuple_sink ? ntuple_sink->truncated_fields() : 0)
