@@ -25,7 +25,7 @@ def test_durations_sizes_and_names():
     assert advise.parse_duration("90s") == 90 and advise.parse_duration("900") == 900
     assert advise.parse_size("150MB") == 150e6 and advise.parse_size("2GB") == 2e9
     for bad in ("soon", "", "20x"):
-        with pytest.raises(advise.AdviseError, match="is not a duration; give e.g. 20m"):
+        with pytest.raises(advise.AdviseError, match=r"is not a duration; give e\.g\. 20m"):
             advise.parse_duration(bad)
     with pytest.raises(advise.AdviseError, match="is not a size"):
         advise.parse_size("big")
@@ -34,7 +34,9 @@ def test_durations_sizes_and_names():
     assert advise.format_name("9.root") == "f_9"
 
 
-@pytest.mark.parametrize("path", [PHYSLITE, PHYSLITE_RNTUPLE, NANOAOD], ids=["physlite", "rntuple", "nanoaod"])
+@pytest.mark.parametrize(
+    "path", [PHYSLITE, PHYSLITE_RNTUPLE, NANOAOD], ids=["physlite", "rntuple", "nanoaod"]
+)
 def test_the_plan_fits_the_budget_and_its_config_is_valid(path, tmp_path):
     plan = advise.make_plan(str(path), storage=None, budget_seconds=1200, out=tmp_path)
     if not plan.estimate_seconds <= 1200:  # said before it starts, never hidden
@@ -68,10 +70,15 @@ def test_a_smaller_budget_takes_a_smaller_plan_and_says_when_nothing_fits(tmp_pa
 def test_storage_directory_and_remote_endpoint(tmp_path):
     local = advise.make_plan(str(NANOAOD), storage=str(tmp_path / "disk"), budget_seconds=1200, out=tmp_path)
     assert local.config()["data_dir"].startswith(str(tmp_path / "disk"))
-    remote = advise.make_plan(str(NANOAOD), storage="root://eos.example.org//eos/me/", budget_seconds=1200, out=tmp_path)
+    remote = advise.make_plan(
+        str(NANOAOD), storage="root://eos.example.org//eos/me/", budget_seconds=1200, out=tmp_path
+    )
     config = load_study_config(remote.config())
     assert config["read_defaults"]["storage_profile"] == "yours"
-    assert config["measurement"]["storage_profiles"]["yours"] == {"remote_url": "root://eos.example.org//eos/me/", "copy": True}
+    assert config["measurement"]["storage_profiles"]["yours"] == {
+        "remote_url": "root://eos.example.org//eos/me/",
+        "copy": True,
+    }
     assert config["formats"][remote.name]["branches"] == "all"  # CMS: no ATLAS particle containers
 
 
@@ -123,7 +130,9 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
     assert "estimate:" in text and "about" in text and "left" in text  # the plan, then progress with an ETA
     # A decision, a tie, or (on a busy machine, every repetition flagged) no decision, said as such.
     assert "## The decision" in text
-    assert "cheapest in" in text or "cannot tell" in text or "No decision: no setting had enough valid" in text
+    assert (
+        "cheapest in" in text or "cannot tell" in text or "No decision: no setting had enough valid" in text
+    )
     assert "What limits its reads:" in text
     page = (out / "advise.html").read_text()
     assert "<h2>The decision" in page and "data:image/png;base64," in page

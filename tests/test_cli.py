@@ -45,7 +45,8 @@ def test_an_unknown_command_names_the_ones_there_are():
     proc = rootparams("advice")
     assert (
         proc.returncode == 2
-        and "unknown command 'advice' (did you mean 'advise'?): choose from study, advise, inspect" in proc.stderr
+        and "unknown command 'advice' (did you mean 'advise'?): choose from study, advise, inspect"
+        in proc.stderr
     )
     assert rootparams().returncode == 2  # no command: the help, and a failure
 

@@ -69,7 +69,9 @@ def io_on_cgroup_v2():
     outside this project holds the blkio hierarchy open (umount: "target is busy"), the move is impossible: the
     test is then an expected failure that says so (the v2 code is unit-tested on a stand-in hierarchy below)."""
     unified = Path("/sys/fs/cgroup/unified")
-    require(unified.joinpath("cgroup.controllers").exists(), "a cgroup v2 hierarchy at /sys/fs/cgroup/unified")
+    require(
+        unified.joinpath("cgroup.controllers").exists(), "a cgroup v2 hierarchy at /sys/fs/cgroup/unified"
+    )
     require(not any(storage.BLKIO.glob("rootparams-*")), "no blkio group in use (another measurement?)")
     umount = subprocess.run(["umount", str(storage.BLKIO)], capture_output=True, text=True)
     if umount.returncode != 0:
@@ -90,7 +92,12 @@ def io_on_cgroup_v2():
         with contextlib.suppress(OSError):
             unified.joinpath("cgroup.subtree_control").write_text("-io\n")
         for _ in range(100):
-            if subprocess.run(["mount", "-t", "cgroup", "-o", "blkio", "cgroup", str(storage.BLKIO)]).returncode == 0:
+            if (
+                subprocess.run(
+                    ["mount", "-t", "cgroup", "-o", "blkio", "cgroup", str(storage.BLKIO)]
+                ).returncode
+                == 0
+            ):
                 break
             time.sleep(0.1)
         assert storage.io_controller() == storage.Controller(1, storage.BLKIO)
@@ -124,7 +131,9 @@ def test_cgroup_v2_groups_write_io_max_and_read_io_stat(tmp_path, monkeypatch):
     group = storage.IoGroup(profile, tmp_path, tag="t")
     assert (root / "cgroup.subtree_control").read_text().strip() == "+io"
     assert (group.dir / "io.max").read_text() == f"{group.device} rbps=150000000 riops=50\n"
-    (group.dir / "io.stat").write_text(f"{group.device} rbytes=8388608 wbytes=0 rios=64 wios=0 dbytes=0 dios=0\n")
+    (group.dir / "io.stat").write_text(
+        f"{group.device} rbytes=8388608 wbytes=0 rios=64 wios=0 dbytes=0 dios=0\n"
+    )
     assert group.counters() == storage.BlockCounters(64, 8 << 20)
     (group.dir / "io.stat").write_text("")  # a device not read from has no line yet
     assert group.counters() == storage.BlockCounters(0, 0)

@@ -39,7 +39,7 @@ import yaml
 
 from rootparams import bottleneck, inspection, paths, sources
 from rootparams.errors import UserError
-from rootparams.vocabulary import RNTUPLE, decode
+from rootparams.vocabulary import RNTUPLE
 
 # Where the workflow lives: beside the package in the checkout it was installed from (pip install -e .).
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -106,7 +106,9 @@ def parse_size(text: str) -> float:
     """'150MB', '2GB', '500kB' or a number of bytes, in bytes."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text).lower())
     if not m:
-        raise AdviseError(f"--clone-size {text!r} is not a size; give e.g. 150MB, 1GB, 500kB or a number of bytes")
+        raise AdviseError(
+            f"--clone-size {text!r} is not a size; give e.g. 150MB, 1GB, 500kB or a number of bytes"
+        )
     return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
 
 
@@ -117,7 +119,9 @@ def format_name(path: str) -> str:
     if not stem or not stem[0].isalpha():
         stem = f"f_{stem}"
     name = ""
-    for word in filter(None, stem.split("_")):  # whole words while they fit: atlas_physlite_run2_ttbar_100ev -> ..._ttbar
+    for word in filter(
+        None, stem.split("_")
+    ):  # whole words while they fit: atlas_physlite_run2_ttbar_100ev -> ..._ttbar
         if len(name) + len(word) + bool(name) > 24:
             break
         name = f"{name}_{word}" if name else word
@@ -238,7 +242,9 @@ class Plan:
         elif self.approach == "clone" or self.facts.source.container == RNTUPLE:
             out += [("rntuple", a, 5, None) for a in ("lz4", "zlib", "zstd")]
         if self.facts.source.container == RNTUPLE and self.approach == "rewrite":
-            out = [p for p in out if p[0] == "rntuple"]  # an RNTuple can be rewritten at another compression only
+            out = [
+                p for p in out if p[0] == "rntuple"
+            ]  # an RNTuple can be rewritten at another compression only
         algorithm, level = self.facts.source.algorithm_level
         out += [("ttree", algorithm, level, af) for af in self.autoflush]
         return list(dict.fromkeys(out))
@@ -249,7 +255,11 @@ class Plan:
         algorithm, level = s.algorithm_level
         fmts: dict[str, Any] = {self.name: {"source": self.file, "read": s.entries}}
         if self.approach == "clone":
-            fmts[self.made] = {"calibrate": self.file, "written": self.clone_events, "read": self.clone_events}
+            fmts[self.made] = {
+                "calibrate": self.file,
+                "written": self.clone_events,
+                "read": self.clone_events,
+            }
             if s.container == RNTUPLE:
                 fmts[self.made]["tree"] = s.tree
         if s.atlas_containers == 0:
@@ -269,7 +279,9 @@ class Plan:
         if any(p[0] == "rntuple" for p in self.points()):
             scans["container"] = {
                 "formats": [self.made],
-                "container": ["rntuple"] if s.container == RNTUPLE and self.approach == "rewrite" else ["ttree", "rntuple"],
+                "container": ["rntuple"]
+                if s.container == RNTUPLE and self.approach == "rewrite"
+                else ["ttree", "rntuple"],
                 "algorithm": ["lz4", "zlib", "zstd"],
                 "level": [5],
             }
@@ -293,7 +305,9 @@ class Plan:
             "measurement": measurement,
         }
         if self.remote:
-            measurement["storage_profiles"] = {"yours": {"remote_url": self.storage.rstrip("/") + "/", "copy": True}}
+            measurement["storage_profiles"] = {
+                "yours": {"remote_url": self.storage.rstrip("/") + "/", "copy": True}
+            }
             config["data_dir"] = str(self.out / "data")
         else:
             config["data_dir"] = self.storage
@@ -359,7 +373,8 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
     loop_per_file = events * zip_per_event / 150e6
     read_points = len(plan.points()) + 1 + (1 if plan.approach == "clone" else 0)
     reads = plan.repetitions * (
-        read_points * REPETITION_OVERHEAD_SECONDS + len(plan.points()) * loop_per_file
+        read_points * REPETITION_OVERHEAD_SECONDS
+        + len(plan.points()) * loop_per_file
         + s.entries * zip_per_event / 150e6
     )
     out = {"writing": write, "reading": reads, "tables, figures, decision": FIXED_SECONDS}
@@ -473,12 +488,19 @@ def _autoflush_values(s: sources.SourceFile) -> list[int]:
 
 # --- Running the workflow, with progress -------------------------------------------------------------------
 
+
 def _job_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
     """Each rule's estimated seconds per job, for the progress line's estimate of the time left (its pace is
     then the run's own): the plan's writing shared among the jobs that write files, its reading among the
     measuring blocks, a few seconds for every other job."""
     e = plan.estimate
-    writers = ("generate_content", "generate_file", "rewrite_file", "generate_warmup_file", "generate_sentinel_file")
+    writers = (
+        "generate_content",
+        "generate_file",
+        "rewrite_file",
+        "generate_warmup_file",
+        "generate_sentinel_file",
+    )
     n_writers = sum(jobs.get(r, 0) for r in writers) or 1
     weights = {r: e["writing"] / n_writers for r in writers}
     weights["measure_block"] = e["reading"] / max(1, jobs.get("measure_block", 1))
@@ -496,7 +518,8 @@ def planned_jobs(workdir: Path, snakemake: list[str], env: dict[str, str]) -> di
     dry = subprocess.run([*snakemake, "-n"], cwd=workdir, env=env, capture_output=True, text=True)
     if dry.returncode != 0:
         raise AdviseError(
-            "the study's dry run failed; Snakemake said:\n" + "\n".join((dry.stdout + dry.stderr).splitlines()[-25:])
+            "the study's dry run failed; Snakemake said:\n"
+            + "\n".join((dry.stdout + dry.stderr).splitlines()[-25:])
         )
     jobs: dict[str, int] = {}
     in_table = False
@@ -591,14 +614,27 @@ def collect(plan: Plan) -> Answer:
     rates = []
     bottlenecks: dict[str, bottleneck.Bottleneck | None] = {}
     merged = summary.merge(
-        files[["format", "file_id", "size_bytes", "compression_ratio", "bytes_per_event", "write_mb_per_s_uncompressed"]],
+        files[
+            [
+                "format",
+                "file_id",
+                "size_bytes",
+                "compression_ratio",
+                "bytes_per_event",
+                "write_mb_per_s_uncompressed",
+            ]
+        ],
         on=["format", "file_id"],
         how="left",
     )
     for _, row in merged.iterrows():
         if row["format"] not in (plan.name, plan.made):
             continue
-        label = "as it is" if row["format"] == plan.name and str(row["file_id"]).startswith("asis") else _label(row)
+        label = (
+            "as it is"
+            if row["format"] == plan.name and str(row["file_id"]).startswith("asis")
+            else _label(row)
+        )
         b = bottleneck.classify(rows_of(row["format"], row["file_id"], row["read_id"]).to_dict("records"))
         bottlenecks[label] = b
         rates.append(
@@ -621,7 +657,9 @@ def collect(plan: Plan) -> Answer:
     as_is = next((r for r in rates if r["setting"] == "as it is"), {})
     # The figures of what advise scans (compression, cluster size, TTree against RNTuple) and of the decision.
     wanted = ("fig01", "fig02", "fig03", "fig04", "fig13", "fig14", "fig15", "fig30", "fig31")
-    figures = [f for f in sorted((plan.out / paths.RESULTS / "figures").glob("*.png")) if f.name.startswith(wanted)]
+    figures = [
+        f for f in sorted((plan.out / paths.RESULTS / "figures").glob("*.png")) if f.name.startswith(wanted)
+    ]
     return Answer(
         decision=choice.to_dict("records"),
         ranking=ranking[ranking["reads_per_file"] == 10].sort_values("rank").to_dict("records"),
@@ -635,7 +673,11 @@ def collect(plan: Plan) -> Answer:
 
 def _label(row) -> str:
     container = "RNTuple " if row["container"] == "rntuple" else ""
-    name = "uncompressed" if row["algorithm"] == "none" else f"{str(row['algorithm']).upper()}-{int(row['level'])}"
+    name = (
+        "uncompressed"
+        if row["algorithm"] == "none"
+        else f"{str(row['algorithm']).upper()}-{int(row['level'])}"
+    )
     af = ""
     try:
         if row["container"] != "rntuple":
@@ -673,7 +715,7 @@ def answer_text(plan: Plan, a: Answer) -> str:
         if bool(d["tie"]):
             cands = str(d["tied_settings"]).split(";")
             ps = str(d["tied_p_cheapest"]).split(";")
-            tied = ", ".join(f"{c.strip()} (P {float(p):.2f})" for c, p in zip(cands, ps))
+            tied = ", ".join(f"{c.strip()} (P {float(p):.2f})" for c, p in zip(cands, ps, strict=False))
             lines.append(
                 f"- read {reads} time(s): **cannot tell** between {tied}: none is cheapest in 95 % of the "
                 "bootstrap replicates"
@@ -711,7 +753,11 @@ def answer_text(plan: Plan, a: Answer) -> str:
 
 def _rate_text(r: dict[str, Any], short: bool = False) -> str:
     if not r["n"] or r["rate"] != r["rate"]:
-        return "no usable repetition" if short else "no usable repetition (every one flagged: see the run summary)"
+        return (
+            "no usable repetition"
+            if short
+            else "no usable repetition (every one flagged: see the run summary)"
+        )
     if short:
         return f"{r['rate']:.0f} ({r['rate_low']:.0f}-{r['rate_high']:.0f})"
     return f"{r['rate']:.0f} events/s (95 % CI {r['rate_low']:.0f}-{r['rate_high']:.0f}, n = {r['n']})"
@@ -776,7 +822,9 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         help="where the files are written and read: a directory on the storage you want the answer for (default: "
         "<out>/data), or root://host[:port]//dir/ of your own XRootD server (files copied there with xrdcp)",
     )
-    p.add_argument("--budget", default=DEFAULT_BUDGET, help="the time the answer may take (default %(default)s)")
+    p.add_argument(
+        "--budget", default=DEFAULT_BUDGET, help="the time the answer may take (default %(default)s)"
+    )
     p.add_argument("--out", help="the directory of the answer and its study (default: advise/<file name>)")
     p.add_argument("--clone", dest="approach", action="store_const", const="clone", default="auto",
                    help="compare settings on a calibrated clone even when the file is large")  # fmt: skip
@@ -788,18 +836,28 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         help="the calibrated clone's compressed size (default %(default)s: timed loops of 1-4 s on a local disk; "
         "smaller is faster and its windows may be too short to be valid)",
     )
-    p.add_argument("--repetitions", type=int, help="repetitions per point (default: as many, up to 10, as fit)")
-    p.add_argument("--cores", type=int, default=2, help="Snakemake cores (timed reads never overlap; default 2)")
-    p.add_argument("-n", "--dry-run", action="store_true", help="print the plan and its estimate, run nothing")
+    p.add_argument(
+        "--repetitions", type=int, help="repetitions per point (default: as many, up to 10, as fit)"
+    )
+    p.add_argument(
+        "--cores", type=int, default=2, help="Snakemake cores (timed reads never overlap; default 2)"
+    )
+    p.add_argument(
+        "-n", "--dry-run", action="store_true", help="print the plan and its estimate, run nothing"
+    )
     return p
 
 
-def main(argv: list[str] | None = None, prog: str = "rootparams advise", env: dict[str, str] | None = None) -> int:
+def main(
+    argv: list[str] | None = None, prog: str = "rootparams advise", env: dict[str, str] | None = None
+) -> int:
     args = build_parser(prog).parse_args(argv)
     try:
         budget = parse_duration(args.budget)
         if args.repetitions is not None and not 2 <= args.repetitions <= 100:
-            raise AdviseError(f"--repetitions {args.repetitions}: give 2 to 100 (an interval needs at least 2)")
+            raise AdviseError(
+                f"--repetitions {args.repetitions}: give 2 to 100 (an interval needs at least 2)"
+            )
         if args.file.startswith(("root://", "roots://", "http://", "https://")):
             raise AdviseError(
                 f"{args.file}: advise reads the file from a local path (copy it with xrdcp first); the storage "
@@ -829,7 +887,11 @@ def main(argv: list[str] | None = None, prog: str = "rootparams advise", env: di
         + yaml.safe_dump(plan.config(), sort_keys=False)
     )
     previous = _previous_choice(out)
-    made = previous["made"] if previous and previous.get("asked") == plan.asked else time.strftime("%Y-%m-%d %H:%M")
+    made = (
+        previous["made"]
+        if previous and previous.get("asked") == plan.asked
+        else time.strftime("%Y-%m-%d %H:%M")
+    )
     (out / "plan.json").write_text(
         json.dumps(
             {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "made": made,

@@ -19,7 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -98,7 +97,9 @@ def main(argv: list[str] | None = None) -> int:
         "study", help="run the study (Snakemake underneath), then its HTML report", add_help=False
     )
     commands.add_parser(
-        "advise", help="how to write this file, for this storage: measured, with its uncertainty", add_help=False
+        "advise",
+        help="how to write this file, for this storage: measured, with its uncertainty",
+        add_help=False,
     )
     commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
     commands.add_parser(

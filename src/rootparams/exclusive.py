@@ -51,7 +51,9 @@ class HostLock:
             self.say(f"got the timed-read lock after {self.waited_seconds:.1f} s")
         if self.writable:  # who holds it, for the message of a process that waits
             os.ftruncate(self.fd, 0)
-            os.pwrite(self.fd, f"pid {os.getpid()} on {os.uname().nodename}, since {time.ctime()}\n".encode(), 0)
+            os.pwrite(
+                self.fd, f"pid {os.getpid()} on {os.uname().nodename}, since {time.ctime()}\n".encode(), 0
+            )
         return self
 
     def __exit__(self, *exc) -> None:

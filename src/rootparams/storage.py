@@ -220,12 +220,16 @@ class IoGroup:
     counters are read before and after each read, so every repetition records how many block requests its
     bytes took (the IOPS limit of a throttled profile counts exactly these)."""
 
-    def __init__(self, profile: StorageProfile, path: str | Path, tag: str = "", controller: Controller | None = None):
+    def __init__(
+        self, profile: StorageProfile, path: str | Path, tag: str = "", controller: Controller | None = None
+    ):
         self.profile = profile
         self.device = block_device_of(path)
         self.controller = controller or io_controller()
         if self.controller is None:
-            raise StorageProfileError(f"no block I/O controller on this machine: {throttling_unavailable_reason()}")
+            raise StorageProfileError(
+                f"no block I/O controller on this machine: {throttling_unavailable_reason()}"
+            )
         if self.controller.version == 2:
             _enable_io(self.controller.root)
         # One group per measuring job and profile: rootparams-<pid>[-<profile>] (remove_stale_groups parses it).
