@@ -254,9 +254,11 @@ def rewrite_file(
         )
         if check["problems"]:
             _write_log(log, ["check_rewrite", str(src), str(partial)], None, json.dumps(check, indent=1), "")
+            # The reader's messages name the partial file, which is removed: they are about the new file.
+            problems = [p.replace(str(partial), str(out)).rstrip(".") for p in check["problems"]]
             raise RewriteError(
                 f"{what}: the new file {out} cannot stand in for its source and is refused before any timed "
-                f"read: {'; '.join(check['problems'])}. (The checks: {log})",
+                f"read: {'; '.join(problems)}. (The checks: {log})",
                 culprits=check["culprits"],
                 log_path=str(log),
             )
