@@ -5,7 +5,8 @@
 Measures shared/data/atlas_physlite_run2_ttbar_100ev.root with ROOT (TBranch::GetZipBytes/GetTotBytes) and
 writes one file per synthetic format (ZLIB-5, the format's paper default AutoFlush and split level, seed
 20200326) to measure it the same way. Every branch that holds data (a top-level branch, or each sub-branch
-of a split object) is a unit; units are classified into kinds (see ``classify``). Element counts of
+of a split object) is a unit; units are classified into kinds (rootparams.contentkinds, the grouping
+``rootparams inspect`` shows too). Element counts of
 vector<float>/vector<double> units come from uproot; they separate dense from low-multiplicity vectors and
 give the framing per entry, (uncompressed bytes - payload) / entries. Prints Markdown tables; docs/formats.md
 ("Against the real PHYSLITE sample") holds its output. Builds the C++ tools if missing or older than their
@@ -17,7 +18,6 @@ from __future__ import annotations
 import argparse
 import re
 import statistics
-from dataclasses import dataclass
 from pathlib import Path
 
 import awkward as ak
@@ -25,57 +25,18 @@ import ROOT
 import uproot
 
 from rootparams.build import ensure_built
+from rootparams.contentkinds import FLOAT_VECTOR, KINDS, Unit, classify, container_of
 from rootparams.generate import scratch_file
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 REAL_FILE = Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root")
 SYNTHETIC = {"truth3": 2000, "susy5": 300, "topq1": 100, "xaod": 20}  # format -> events
-# Mean elements per event below which a vector<float> is "low multiplicity": its 4-byte payload is then
-# smaller than the ~14 bytes of framing each entry costs.
-LOW_MULTIPLICITY = 3.0
-
-KINDS = (
-    "dense vector<float/double>",
-    "low-multiplicity vector<float/double>",
-    "element links",
-    "vector<vector<T>> (T not a link)",
-    "integer/char/uint8 flags and counts",
-    "trigger-like data",
-    "MC event weights",
-    "interface / static-aux objects",
-    "other (scalar floats, strings, sets)",
-)
 # xAOD element classes that derive from xAOD::IParticle: the real file's particle containers.
 REAL_PARTICLE_CLASSES = re.compile(
     r"DataVector<xAOD::(Electron|Photon|Muon|TauJet|Jet|TrackParticle|CaloCluster|TruthParticle|Egamma)_v\d+>"
 )
 # Not IParticle, but often counted with the physics objects: vertices, truth vertices/events, b-tagging.
 BROAD_EXTRA = re.compile(r"(Vertex|TruthEvent|BTagging)(Container)?_v\d+")
-TRIGGER_CONTAINER = re.compile(r"^(AnalysisHLT_|HLTNav_|TrigNavigation|xTrigDecision|TrigConfKeys)")
-INTEGER_TYPE = re.compile(
-    r"^(vector<)?(unsigned |signed )?(int|char|short|long|bool|u?int\d+_t|U?Int_t|U?Char_t|U?Short_t|"
-    r"U?Long64_t|U?Long_t|Bool_t|ULong64_t|Long64_t)>?$"
-)
-FLOAT_VECTOR = {"vector<float>": 4, "vector<double>": 8}
-
-
-@dataclass
-class Unit:
-    """One branch holding data: a leaf of the branch tree, or the own baskets of a split object's branch."""
-
-    name: str  # full branch name
-    top: str  # top-level branch it belongs to
-    type: str  # type name of what it stores ("object" for a split object's own bytes)
-    zip_bytes: int
-    tot_bytes: int
-    entries: int
-    elements: int | None = None  # elements of vector<float/double> units (uproot)
-    kind: str = ""
-
-
-def container_of(top: str) -> str:
-    """`ElectronsAuxDyn.pt`, `ElectronsAux.` and `Electrons` all belong to the container `Electrons`."""
-    return re.sub(r"Aux(Dyn)?\..*$", "", top)
 
 
 def units_of(branch, top: str, entries: int) -> list[Unit]:
@@ -93,38 +54,6 @@ def units_of(branch, top: str, entries: int) -> list[Unit]:
     for sub in subs:
         out += units_of(sub, top, entries)
     return out
-
-
-def classify(unit: Unit, top_class: str) -> str:
-    """Kind of a unit: by container first (trigger, MC weights), then by object role, then by stored type."""
-    container = container_of(unit.top)
-    leaf_name = unit.name.rsplit(".", 1)[-1]
-    if TRIGGER_CONTAINER.match(container) or "m_trigger_info" in unit.name:
-        return "trigger-like data"
-    if (
-        "mcEventWeights" in unit.name
-        or "mc_event_weights" in unit.name
-        or (container == "EventInfo" and leaf_name.startswith("weight_"))
-    ):
-        return "MC event weights"
-    is_interface = "Aux" not in unit.top and not top_class.startswith("vector<") and top_class != ""
-    if (
-        is_interface
-        or unit.type in ("object", "BASE")
-        or ("::" in unit.type and "ElementLink" not in unit.type)
-    ):
-        return "interface / static-aux objects"
-    if "ElementLink" in unit.type or leaf_name in ("m_persKey", "m_persIndex"):
-        return "element links"
-    if unit.type.startswith("vector<vector<"):
-        return "vector<vector<T>> (T not a link)"
-    if unit.type in FLOAT_VECTOR:
-        mean = (unit.elements or 0) / max(unit.entries, 1)
-        low = unit.elements is not None and mean < LOW_MULTIPLICITY
-        return "low-multiplicity vector<float/double>" if low else "dense vector<float/double>"
-    if INTEGER_TYPE.match(unit.type):
-        return "integer/char/uint8 flags and counts"
-    return "other (scalar floats, strings, sets)"
 
 
 def count_elements(path: Path, units: list[Unit]) -> None:

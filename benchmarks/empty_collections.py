@@ -7,7 +7,7 @@ compressed size of a collection branch at ZSTD-5 (RNTuple's default), LZ4-4 and 
 
 Layouts: a std::vector<float> branch (object-wise: every entry's offset is stored in the basket) and a leaf-list
 array E[nE]/F with its counter branch nE. Entries hold 1-5 values where not empty. Side by side in one run, on
-files written to a temporary directory; docs/formats.md ("The seeds' formats") quotes a run.
+files written to a temporary directory; docs/formats.md ("The related studies' formats") quotes a run.
 """
 
 from __future__ import annotations

@@ -185,3 +185,93 @@ def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_a
     )
     assert ratio["rate_ratio_high"] - ratio["rate_ratio_low"] < 1e-9  # the drift cancels in each round
     assert ratio["size_ratio"] == pytest.approx(0.8) and not ratio["valid"]
+
+
+def test_a_failed_or_refused_point_is_a_row_with_its_status_and_reason_never_left_out():
+    from rootparams.aggregate import point_status, point_table, with_status
+    from rootparams.grid import FilePoint, Point, ReadPoint
+    from rootparams.tables import compression_table, to_markdown
+
+    read = ReadPoint(-1, "default", 1, "particle", "native")
+    points = [
+        Point(FilePoint("mine", "zstd", 5, 1000, -1, 0, origin="asis"), read, ("compression",)),
+        Point(FilePoint("mine", "lz4", 5, 1000, -1, 0, origin="rewrite"), read, ("compression",)),
+        Point(FilePoint("mine", "zlib", 5, 1000, -1, 0, origin="rewrite"), read, ("compression",)),
+    ]
+    ids = [(p.file.format, p.file.id, read.id) for p in points]
+    settings = dict(autoflush=1000, split_level=-1, basket_size=0, container="ttree", page_size=0)
+    measured = repetitions([10.0, 12.0], algorithm="zstd", level=5, **settings)
+    measured = measured.assign(format="mine", file_id=ids[0][1], read_id=read.id, origin="asis")
+    # The LZ4 point's reader failed after one repetition; ROOT refused the ZLIB rewrite.
+    partial = repetitions([9.0], algorithm="lz4", level=5, **settings)
+    partial = partial.assign(format="mine", file_id=ids[1][1], read_id=read.id, origin="rewrite")
+    blocks = [
+        {
+            "block": "mine",
+            "points": [
+                {"format": "mine", "file_id": ids[0][1], "read_id": read.id, "records": ["a", "b"]},
+                {
+                    "format": "mine",
+                    "file_id": ids[1][1],
+                    "read_id": read.id,
+                    "records": ["c"],
+                    "failed": "timed read of x.root failed: branch selection 'particle' needs particle containers",
+                },
+                {
+                    "format": "mine",
+                    "file_id": ids[2][1],
+                    "read_id": read.id,
+                    "records": [],
+                    "refused": "ROOT crashed (SIGSEGV) rewriting tree CollectionTree of my.root",
+                },
+            ],
+        }
+    ]
+    status = point_status(blocks)
+    summary = with_status(
+        summarize(pd.concat([measured, partial])), status, points, {"cache_state": "cold"}, 2
+    )
+    rows = summary.set_index("file_id")
+    assert list(rows["status"]) == [
+        "measured",
+        "failed",
+        "refused",
+    ]  # sorted by file id: asis, rewrite_lz4..., zlib
+    assert rows.loc[ids[1][1], "n"] == 1 and not rows.loc[ids[1][1], "valid"]
+    assert rows.loc[ids[1][1], "invalid_reasons"].startswith("failed: timed read of x.root")
+    refused = rows.loc[ids[2][1]]
+    assert refused["n"] == 0 and not refused["valid"] and refused["algorithm"] == "zlib"
+    assert "SIGSEGV" in refused["failure"] and refused["invalid_reasons"].startswith("refused: ")
+    assert rows.loc[ids[0][1], "valid"] in (True, False) and rows.loc[ids[0][1], "failure"] == ""
+    table = point_table(points, status)
+    assert list(table["status"]) == ["measured", "failed", "refused"]
+    # Table 1 keeps the failed and refused settings as rows, marked with the reason.
+    config = {
+        "file_defaults": {
+            "mine": {
+                "autoflush": 1000,
+                "split_level": -1,
+                "basket_size": 0,
+                "page_size": 0,
+                "branch_compression": "uniform",
+                "float_precision": "full",
+            }
+        },
+        "read_defaults": {
+            "cache_size": -1,
+            "learn_entries": "default",
+            "threads": 1,
+            "branches": "particle",
+            "storage_profile": "native",
+            "cluster_bunch": 1,
+            "async_prefetch": False,
+            "reading_style": "getentry",
+            "unzip": False,
+        },
+        "formats": {"mine": {}},
+    }
+    files = pd.DataFrame(
+        {"format": ["mine"] * 3, "file_id": [i[1] for i in ids], "size_bytes": [1e6, 9e5, None]}
+    )
+    text = to_markdown(compression_table(summary, files, config, "mine"), "mine")
+    assert "refused: ROOT crashed (SIGSEGV)" in text and "failed: timed read of x.root" in text

@@ -23,7 +23,7 @@ def rootparams(*args: str, cwd: Path | None = None) -> subprocess.CompletedProce
 def test_help_lists_the_commands_and_each_has_its_own():
     top = rootparams("--help")
     assert top.returncode == 0
-    for command in ("study", "calibrate", "hosts"):
+    for command in ("study", "calibrate", "inspect", "hosts"):
         assert command in top.stdout
     study = rootparams("study", "--help")
     assert (
@@ -33,13 +33,20 @@ def test_help_lists_the_commands_and_each_has_its_own():
     assert calibrate.returncode == 0 and "usage: rootparams calibrate" in calibrate.stdout
     hosts = rootparams("hosts", "--help")
     assert hosts.returncode == 0 and "usage: rootparams hosts" in hosts.stdout
+    inspect = rootparams("inspect", "--help")
+    assert (
+        inspect.returncode == 0
+        and "usage: rootparams inspect" in inspect.stdout
+        and "--csv" in inspect.stdout
+    )
 
 
 def test_an_unknown_command_names_the_ones_there_are():
     proc = rootparams("advice")
     assert (
         proc.returncode == 2
-        and "unknown command 'advice': choose from study, calibrate, hosts" in proc.stderr
+        and "unknown command 'advice' (did you mean 'advise'?): choose from study, advise, inspect"
+        in proc.stderr
     )
     assert rootparams().returncode == 2  # no command: the help, and a failure
 

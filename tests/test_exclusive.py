@@ -98,3 +98,37 @@ def test_the_lifeline_watches_up_to_snakemake_not_the_shell_that_started_it():
         assert up_to_the_workflow(chain[2:]) == chain[2:]  # no Snakemake above: everything is watched
     finally:
         fake.kill(), shell.kill()
+
+
+def test_a_user_other_than_the_lock_files_creator_still_takes_the_lock(tmp_path):
+    """The host's lock file is created by whoever measured first (often root); another user's timed reads must
+    take the same lock, not fail on it: it is created writable by all, and a file one cannot write is locked
+    read-only (flock needs no write access)."""
+    import tempfile
+
+    from conftest import require
+
+    require(os.geteuid() == 0, "switching to another user needs root (CI runs as root)")
+    shared = Path(tempfile.mkdtemp(prefix="rootparams-lock-", dir="/tmp"))
+    shared.chmod(0o777)
+    lock = shared / "timed-reads.lock"
+    with HostLock(lock, say=lambda _: None):
+        pass
+    assert lock.stat().st_mode & 0o777 == 0o666  # not the creator's umask
+    lock.chmod(0o644)  # as an older version, or another tool, left it
+    code = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / "src")!r})
+        from rootparams.exclusive import HostLock
+        with HostLock({str(lock)!r}, say=print) as held:
+            print("held", held.writable)
+        """
+    )
+    # The system's Python: the test environment's may sit in root's home, where the other user cannot go (the
+    # module needs the standard library only).
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+    proc = subprocess.run(
+        [python, "-c", code], capture_output=True, text=True, preexec_fn=lambda: os.setuid(65534), cwd=shared
+    )
+    assert proc.returncode == 0 and "held False" in proc.stdout, proc.stderr

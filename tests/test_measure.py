@@ -268,6 +268,8 @@ def fake_block(monkeypatch, tmp_path):
             calls.append((name, rep))
             if name == "damaged":
                 raise measure.DamagedFileError(f"{root_file}: not a ROOT file")
+            if name == "unreadable" and rep > 0:
+                raise measure.ReadError(f"{root_file}: branch selection 'particle' needs particle containers")
             reason = outcome(name, rep, number)
             return {
                 "flagged": bool(reason),
@@ -377,6 +379,57 @@ def test_a_damaged_file_leaves_the_other_points_measured_and_fails_the_block_at_
     assert info.value.damaged == [str(damaged)] and "damaged r" in str(info.value)
     assert [n for n, _ in calls].count("damaged") == 1  # tried once, then left out of the block
     assert all(Path(kwargs["points"][i].records[rep]).exists() for i in (0, 2) for rep in range(3))
+
+
+def test_a_point_the_reader_cannot_read_is_a_result_of_the_block_not_a_failure_of_it(fake_block, tmp_path):
+    # The reader refuses the point's file at its selection from its second repetition on: the point is recorded as
+    # failed with the reader's reason and the repetition it had; every other point is measured; nothing is raised.
+    kwargs, calls = fake_block(n=3, reps=3)
+    unreadable = tmp_path / "unreadable.root"
+    unreadable.write_bytes(b"x")
+    kwargs["points"][1] = measure.PlannedPoint(
+        str(unreadable),
+        2,
+        {"storage_profile": "native"},
+        {"format": "xaod", "file_id": "unreadable", "read_id": "r", "origin": "rewrite"},
+        {rep: str(tmp_path / "unreadable" / f"rep{rep}.json") for rep in range(3)},
+    )
+    said = []
+    result = measure.measure_block(measurement=FAKE, say=said.append, **kwargs)
+    assert list(result.failed) == [1] and "needs particle containers" in result.failed[1]
+    assert [n for n, _ in calls].count("unreadable") == 2  # rep 0 taken, rep 1 refused, then left out
+    assert [r["rep"] for r in result.records[1]] == [0]
+    assert all(len(result.records[i]) == 3 for i in (0, 2))
+    assert unreadable.exists()  # not damaged: nothing to write again
+    assert any("recorded as failed" in line and "unreadable" in line for line in said)
+    with pytest.raises(measure.ReadError, match="needs particle containers"):  # a point measured on its own
+        measure.measure_point(
+            root_file=str(unreadable),
+            warmup_file=str(unreadable),
+            reader="r",
+            events=2,
+            read={"storage_profile": "native"},
+            measurement=FAKE,
+            monitor_csv=str(tmp_path / "m2.csv"),
+            records={rep: str(tmp_path / "alone" / f"rep{rep}.json") for rep in range(2)},
+            labels={"format": "xaod", "file_id": "unreadable", "read_id": "r"},
+        )
+
+
+def test_a_damaged_user_file_is_never_removed_and_is_the_points_result(fake_block, tmp_path):
+    kwargs, _ = fake_block(n=2, reps=2)
+    damaged = tmp_path / "damaged.root"  # the fake reader says every "damaged" file is damaged
+    damaged.write_bytes(b"x")
+    kwargs["points"][0] = measure.PlannedPoint(
+        str(damaged),
+        2,
+        {"storage_profile": "native"},
+        {"format": "mine", "file_id": "asis", "read_id": "r", "origin": "asis"},
+        {rep: str(tmp_path / "asis" / f"rep{rep}.json") for rep in range(2)},
+    )
+    result = measure.measure_block(measurement=FAKE, **kwargs)
+    assert list(result.failed) == [0] and "not a ROOT file" in result.failed[0]
+    assert damaged.exists()
 
 
 def test_the_drift_sentinel_is_read_at_the_start_and_the_end_of_a_block_and_at_its_interval(

@@ -98,7 +98,8 @@ def test_a_rewrite_is_really_at_its_settings_and_the_refused_one_says_why(own_ru
 
 def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
     workdir, _, _ = own_run
-    summary = pd.read_csv(workdir / paths.SUMMARY_TABLE)
+    every = pd.read_csv(workdir / paths.SUMMARY_TABLE)
+    summary = every[every["status"] == "measured"]
     measured = set(
         zip(summary["format"], summary["file_id"], summary["cache_size"], summary["branches"], strict=True)
     )
@@ -108,6 +109,9 @@ def test_every_other_point_was_measured_beside_the_synthetic_format(own_run):
     assert ("physlite_rntuple", "asis", 0, "particle") in measured
     assert {"truth3", "nanoaod_clone"} <= set(summary["format"])
     assert not any(f == "physlite" and i.startswith("rewrite") for f, i, _, _ in measured)
+    # The refused rewrite is a row all the same, with its status and reason (never left out).
+    refused = every[(every["format"] == "physlite") & every["file_id"].str.startswith("rewrite")]
+    assert list(refused["status"]) == ["refused"] and str(PHYSLITE) in refused["failure"].iloc[0]
     # A cold read of a source verified its eviction like any other file's.
     reps = pd.read_csv(workdir / paths.REPETITIONS_TABLE)
     lite = reps[(reps["format"] == "physlite") & (reps["file_id"] == "asis")]
@@ -147,3 +151,69 @@ def test_with_rewrite_failures_fail_the_refused_rewrite_fails_and_every_other_fo
         assert records, f"{fmt} {file_id} was not measured"
     assert (tmp_path / paths.block_record("cms_nanoaod")).exists()
     assert not (tmp_path / paths.block_record("physlite")).exists()
+
+
+def test_points_that_fail_leave_the_study_its_tables_and_report_and_are_listed(
+    tmp_path, build, run3_like_physlite
+):
+    # A source laid out as a Run-3 PHYSLITE: its rewrite carries the source's streamer infos, passes its check and
+    # is read with 'particle'. The PHYSLITE RNTuple: its rewrite is refused (ROOT cannot rewrite its classes without
+    # a dictionary), and one of its reads fails (a list naming a field the file does not have: the reader refuses
+    # it). Both are results: the tables, Table 1, a figure and the run summary are made, and list them with their
+    # reasons.
+    _sources_present()
+    shutil.copytree(build["info"].parent, tmp_path / paths.BUILD)
+    raw = {
+        "repetitions": 1,
+        "require_sigma": False,
+        "formats": {
+            "run3": {"source": str(run3_like_physlite), "read": 50},
+            "physlite": {"source": str(PHYSLITE_RNTUPLE), "read": 20},
+        },
+        "scans": {
+            "compression": {"algorithm": ["lz4"], "level": [4]},
+            "branches": {"formats": ["physlite"], "branches": ["list:NoSuchBranch"]},
+        },
+        "read_defaults": {"storage_profile": "native"},
+        "measurement": {"attempts": 1},
+    }
+    config = tmp_path / "failing.yaml"
+    config.write_text(yaml.safe_dump(raw))
+    targets = (
+        paths.SUMMARY_TABLE,
+        paths.POINTS_TABLE,
+        paths.RUN_SUMMARY,
+        paths.table1("physlite", "md"),
+        paths.figure("fig02_size_vs_compression", "png"),
+    )
+    proc = snakemake(tmp_path, *targets, "--configfile", str(config), "--cores", "2")
+    assert all((tmp_path / t).exists() for t in targets)
+    summary = pd.read_csv(tmp_path / paths.SUMMARY_TABLE)
+    status = {(r.format, r.file_id, r.branches): r for r in summary.itertuples()}
+    rewrite = next(i for f, i, _ in status if f == "physlite" and i.startswith("rewrite_lz4-4"))
+    run3_rewrite_id = next(i for f, i, _ in status if f == "run3" and i.startswith("rewrite_lz4-4_"))
+    assert status[("run3", run3_rewrite_id, "particle")].status == "measured"
+    assert status[("run3", "asis", "particle")].status == "measured"
+    assert status[("physlite", "asis", "particle")].status == "measured"
+    refused = status[("physlite", rewrite, "particle")]
+    assert refused.status == "refused" and refused.n == 0 and not refused.valid
+    assert str(PHYSLITE_RNTUPLE) in refused.failure and "without a dictionary" in refused.failure
+    failed = status[("physlite", "asis", "list:NoSuchBranch")]
+    assert failed.status == "failed" and not failed.valid
+    assert failed.failure.startswith(f"timed read of {PHYSLITE_RNTUPLE} failed")
+    assert "'NoSuchBranch' of selection 'list:NoSuchBranch' is not in the" in failed.failure
+    assert "Warning in" not in failed.failure and len(failed.failure) < 800
+    assert len(summary) == 5  # every point of the study is a row
+    points = pd.read_csv(tmp_path / paths.POINTS_TABLE)
+    assert sorted(points["status"]) == ["failed", "measured", "measured", "measured", "refused"]
+    files = pd.read_csv(tmp_path / paths.FILES_TABLE).set_index(["format", "file_id"])
+    run3_rewrite = files.loc[("run3", run3_rewrite_id)]
+    assert run3_rewrite["streamer_infos_missing"] == 0 and run3_rewrite["particle_zip_bytes"] > 0
+    assert "particle: same" in run3_rewrite["rewrite_checked_selections"]
+    text = (tmp_path / paths.RUN_SUMMARY).read_text()
+    assert "## Points that failed or were refused" in text
+    assert "**Points not measured**" in text and "1 refused" in text and "1 failed" in text
+    assert f"| physlite | {rewrite}" in text and "NoSuchBranch" in text
+    table1 = (tmp_path / paths.table1("physlite", "md")).read_text()
+    assert "refused: " in table1 and "without a dictionary" in table1
+    assert "2 point(s) not measured" in proc.stderr

@@ -1,6 +1,9 @@
 """Rewriting a user's own file (rootparams-rewrite, rewrite.rewrite_file) on the real files of shared/data: new
 compression, AutoFlush and basket sizes really in the file, the same content, the source untouched, and ROOT's
-crash on ATLAS PHYSLITE turned into an error that names the file, the branch, its class and the signal."""
+crash on ATLAS PHYSLITE turned into an error that names the file, the branch, its class and the signal. On a
+tree laid out as a Run-3 PHYSLITE's (conftest.run3_like_physlite): the rewrite carries the source's streamer info
+records, so that the reader still finds its particle containers, and a rewrite that does not (ROOT's own copy)
+is refused before any timed read, naming what it lacks."""
 
 from __future__ import annotations
 
@@ -8,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA, require
+from conftest import RUN3_LIKE_EVENTS, SHARED_DATA, require
 
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
@@ -244,3 +247,81 @@ def test_bad_input_is_a_clear_error(build, tmp_path):
         )
     assert not out.exists() and no_partial(out)
     assert all(name.endswith(".rewrite.log") for name in os.listdir(tmp_path))  # nothing but the failure logs
+
+
+def resolve(build, path: Path, selection: str) -> list[str]:
+    return run_tool(
+        [
+            str(build["reader"]),
+            "--file",
+            str(path),
+            "--tree",
+            "CollectionTree",
+            "--resolve-selection",
+            selection,
+        ],
+        f"resolving {selection} in {path}",
+    )["branches"]
+
+
+def streamer_records(path: Path) -> set[str]:
+    uproot = pytest.importorskip("uproot")
+    with uproot.open(path) as f:
+        return set(f.file.streamers)
+
+
+def test_a_rewrite_carries_the_sources_streamer_infos_and_the_reader_finds_its_particle_containers(
+    build, run3_like_physlite, tmp_path
+):
+    src = run3_like_physlite
+    containers = resolve(build, src, "particle")
+    assert {"AnalysisElectrons", "AnalysisJets"} <= set(containers) and "PrimaryVertices" not in containers
+    out = tmp_path / "rewrite.root"
+    r = rewrite_file(
+        src,
+        tree="CollectionTree",
+        output=out,
+        compression=404,
+        autoflush=10,
+        basket_size=0,
+        selections=["particle", "all"],
+        **tools(build),
+    )
+    assert r["inspected"]["entries"] == RUN3_LIKE_EVENTS and r["inspected"]["file_compression_setting"] == 404
+    written = r["written"]
+    assert written["streamer_infos_copied"] == "source" and written["streamer_infos_missing"] == []
+    assert streamer_records(src) <= streamer_records(out)  # DataVector<xAOD::Electron_v1> among them
+    assert "DataVector<xAOD::Electron_v1>" in streamer_records(out)
+    assert r["check"] == {"problems": [], "culprits": [], "selections": {"particle": "same"}}
+    assert resolve(build, out, "particle") == containers
+    particle = {b["name"] for b in r["inspected"]["branch_list"] if b["particle"]}
+    assert {"AnalysisElectrons", "AnalysisElectronsAuxDyn.pt", "AnalysisJets"} <= particle
+
+
+def test_a_rewrite_without_the_sources_streamer_infos_is_refused_naming_what_it_lacks(
+    build, run3_like_physlite, tmp_path
+):
+    # ROOT's own copy (CloneTree) writes no record for a class with a collection proxy, which an emulated
+    # DataVector<xAOD::...> is: a reader without ATLAS's dictionaries then cannot tell that it holds particles.
+    src = run3_like_physlite
+    out = tmp_path / "roots_copy.root"
+    with pytest.raises(RewriteError) as info:
+        rewrite_file(
+            src,
+            tree="CollectionTree",
+            output=out,
+            compression=404,
+            autoflush=10,
+            basket_size=0,
+            selections=["particle"],
+            streamer_infos="tree",
+            **tools(build),
+        )
+    msg = str(info.value)
+    assert str(src) in msg and str(out) in msg and "refused before any timed read" in msg
+    assert "lacks 3 of the source's" in msg and "DataVector<xAOD::Electron_v1>" in msg
+    assert "no longer finds 2 of the source's particle containers" in msg
+    assert "branch selection 'particle'" in msg and "needs particle containers" in msg
+    assert {c["branch"] for c in info.value.culprits} == {"AnalysisElectrons", "AnalysisJets"}
+    assert not out.exists() and no_partial(out)
+    assert info.value.log_path and Path(info.value.log_path).exists()

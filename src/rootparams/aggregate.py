@@ -7,12 +7,20 @@ in ``n_flagged``; the attempts discarded by retries are counted in ``attempts_di
 
 Before anything is summarized, the recorded windows are checked: no timed read may overlap another timed
 read or the writing of any file. An overlap means the measurement conditions were broken and is an error.
+
+Every point of the study has a ``status`` in summary.csv and points.csv: "measured", "failed" (the reader could
+not read its file at its settings: ``failure`` gives the reader's reason; repetitions taken before it failed are
+kept in repetitions.csv, not used) or "refused" (a rewrite of a user's file that ROOT could not make or that did
+not pass its check: ``failure`` gives why). A failed or refused point is a row with n = 0 (or the repetitions
+it had), not valid, and its reason in ``invalid_reasons``: Table 1 marks it, the figures and the decision leave
+it out like any invalid point, and the run summary lists it (point_status, with_status).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -295,6 +303,8 @@ def summarize(
     for an artifact whose scans have a rule of their own), and when enough repetitions are unflagged. Invalid
     points stay in the table, marked: the figures draw them hollow, Table 1 marks them, the decisions leave them
     out."""
+    if repetitions.empty:  # nothing measured (every point failed or refused): rows come from with_status
+        return pd.DataFrame()
     keys = [k for k in POINT_KEYS if k in repetitions.columns]
     frame = derive_metrics(repetitions)
     metrics = [m for m in (*SUMMARY_METRICS, *DERIVED_METRICS) if m in frame.columns]
@@ -499,16 +509,119 @@ def valid_points(rows: pd.DataFrame) -> pd.Series:
     return pd.Series(True, index=rows.index)
 
 
-def point_table(points) -> pd.DataFrame:
+def point_table(points, status: pd.DataFrame | None = None) -> pd.DataFrame:
     """format, file_id, read_id and the scans (";"-joined) of each point of the study (grid.Point list):
-    the link from the measured points to the scans that the figures and recommendations draw."""
-    return pd.DataFrame(
+    the link from the measured points to the scans that the figures and recommendations draw; with ``status``
+    (point_status), each point's status and failure too (a point no block record lists: "not measured")."""
+    table = pd.DataFrame(
         [
             {"format": p.file.format, "file_id": p.file.id, "read_id": p.read.id, "scans": ";".join(p.scans)}
             for p in points
         ],
         columns=["format", "file_id", "read_id", "scans"],
     )
+    if status is None:
+        return table
+    table = table.merge(status, on=POINT_ID, how="left")
+    table["status"] = table["status"].fillna("not measured")
+    table["failure"] = table["failure"].fillna("")
+    return table
+
+
+# A point of the study, and what became of it (module docstring).
+POINT_ID = ["format", "file_id", "read_id"]
+MEASURED, FAILED, REFUSED = "measured", "failed", "refused"
+STATUS_COLUMNS = [*POINT_ID, "status", "failure"]
+
+
+def point_status(blocks: list[dict]) -> pd.DataFrame:
+    """format, file_id, read_id, status (measured, failed, refused) and failure (the reason; "" when measured)
+    of every point the block records list (workflow/scripts/measure_block.py)."""
+    rows = []
+    for block in blocks:
+        for p in block["points"]:
+            if p.get("refused"):
+                status, why = REFUSED, p["refused"]
+            elif p.get("failed"):
+                status, why = FAILED, p["failed"]
+            else:
+                status, why = MEASURED, ""
+            rows.append(
+                {
+                    "format": p["format"],
+                    "file_id": p["file_id"],
+                    "read_id": p["read_id"],
+                    "status": status,
+                    "failure": why,
+                }
+            )
+    return pd.DataFrame(rows, columns=STATUS_COLUMNS)
+
+
+def with_status(
+    summary: pd.DataFrame,
+    status: pd.DataFrame,
+    points,
+    measurement: dict | None = None,
+    planned: int | None = None,
+) -> pd.DataFrame:
+    """``summary`` with every point's ``status`` and ``failure`` (point_status), and a row for each failed or
+    refused point that has no repetition: its settings (from ``points``, the study's grid.Point list), n = 0, not
+    valid, ``invalid_reasons`` "<status>: <failure>". A failed point that had repetitions keeps its row, marked
+    failed and not valid. Nothing is left out: a point is a row whatever became of it."""
+    out = summary.copy()
+    if out.empty:
+        out = pd.DataFrame(columns=[*POINT_ID, "n", "n_flagged", "valid", "invalid_reasons"])
+    elif "invalid_reasons" not in out:
+        out["invalid_reasons"] = ""
+    out = out.merge(status, on=POINT_ID, how="left")
+    out["status"] = out["status"].fillna(MEASURED)
+    out["failure"] = out["failure"].fillna("")
+    by_id = {(p.file.format, p.file.id, p.read.id): p for p in points}
+    have = set(zip(out["format"], out["file_id"], out["read_id"], strict=True))
+    missing = []
+    for r in status[status["status"] != MEASURED].itertuples(index=False):
+        key = (r.format, r.file_id, r.read_id)
+        if key in have or key not in by_id:
+            continue
+        point = by_id[key]
+        settings = {**asdict(point.file), **asdict(point.read)}
+        missing.append(
+            {
+                **{k: settings[k] for k in POINT_KEYS if k in settings},
+                "format": r.format,
+                "file_id": r.file_id,
+                "read_id": r.read_id,
+                "learn_entries": str(point.read.learn_entries),
+                "cache_state": (measurement or {}).get("cache_state", "cold"),
+                "n": 0,
+                "n_flagged": 0,
+                "flag_reasons": "",
+                "n_required": required_repetitions(measurement, planned),
+                "status": r.status,
+                "failure": r.failure,
+            }
+        )
+    if missing:
+        out = pd.concat([out, pd.DataFrame(missing)], ignore_index=True)
+    bad = out["status"] != MEASURED
+    if bad.any():
+        earlier = out.loc[bad, "invalid_reasons"].fillna("").astype(str)
+        out.loc[bad, "valid"] = False
+        out.loc[bad, "invalid_reasons"] = [
+            "; ".join(x for x in (f"{st}: {why}", e) if x)
+            for st, why, e in zip(out.loc[bad, "status"], out.loc[bad, "failure"], earlier, strict=True)
+        ]
+        # Neither span of a point not measured is valid (Table 1 marks both of its rates).
+        for span in ("window", "note_window"):
+            if f"{span}_valid" in out:
+                out[f"{span}_valid"] = out[f"{span}_valid"].astype(object)
+                out.loc[bad, f"{span}_valid"] = False
+                out.loc[bad, f"{span}_invalid_reasons"] = [
+                    f"{st}: {why}"
+                    for st, why in zip(out.loc[bad, "status"], out.loc[bad, "failure"], strict=True)
+                ]
+    return out.sort_values(POINT_ID, ignore_index=True)
 
 
 def job_table(blocks: list[dict]) -> pd.DataFrame:

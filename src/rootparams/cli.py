@@ -1,7 +1,9 @@
 """The ``rootparams`` command: the study and the tools around it, each with its own ``--help``.
 
     rootparams study [snakemake options]    the study of config/config.yaml (or --configfile yours), then its report
+    rootparams advise FILE [options]        how to write this file for this storage: measured, with its uncertainty
     rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
+    rootparams inspect FILE|URL [options]   what a ROOT file is: its event data, compression, bytes per branch and kind
     rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
 
 ``./run study`` is ``rootparams study`` after setting up the environment.
@@ -10,12 +12,12 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-from rootparams import calibrate, hosts
 
 # The checkout the package was installed from (pip install -e .): the workflow lives beside the package.
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -30,6 +32,11 @@ CONDOR_WARNING = ",".join(
         "Neither the environment variable CONDOR_CONFIG",
     )
 )
+
+
+COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts")
+# The commands that are a module's main(argv, prog), by module.
+TOOLS = {"advise": "advise", "inspect": "inspection", "calibrate": "calibrate", "hosts": "hosts"}
 
 
 def snakemake_env(args: list[str]) -> dict[str, str]:
@@ -89,7 +96,17 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser(
         "study", help="run the study (Snakemake underneath), then its HTML report", add_help=False
     )
+    commands.add_parser(
+        "advise",
+        help="how to write this file, for this storage: measured, with its uncertainty",
+        add_help=False,
+    )
     commands.add_parser("calibrate", help="a recipe that clones a real file's content", add_help=False)
+    commands.add_parser(
+        "inspect",
+        help="what a ROOT file is: TTree or RNTuple, clusters, compression, bytes per branch and kind",
+        add_help=False,
+    )
     commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
@@ -97,12 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "study":
         return study(rest)
-    if command == "calibrate":
-        return calibrate.main(rest, prog="rootparams calibrate")
-    if command == "hosts":
-        hosts.main(rest, prog="rootparams hosts")
-        return 0
-    parser.error(f"unknown command {command!r}: choose from study, calibrate, hosts")
+    if command in TOOLS:
+        # The command's module only: `rootparams inspect` does not pay for matplotlib, nor --help for anything.
+        tool = importlib.import_module(f"rootparams.{TOOLS[command]}")
+        extra = {"env": snakemake_env(rest)} if command == "advise" else {}
+        return tool.main(rest, prog=f"rootparams {command}", **extra) or 0
+    close = difflib.get_close_matches(command, COMMANDS, n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    parser.error(f"unknown command {command!r}{hint}: choose from {', '.join(COMMANDS)}")
     return 2
 
 

@@ -27,7 +27,7 @@ from rootparams.formats import (
     is_flat,
 )
 from rootparams.grid import expand_points, format_kind, left_out_of, scan_formats
-from rootparams.sources import SourceError, SourceFile, describe, file_settings
+from rootparams.sources import SourceError, SourceFile, describe, file_settings, resolve_path
 from rootparams.storage import PROFILES, resolve_profile
 from rootparams.vocabulary import (
     CONTAINER_ONLY,
@@ -208,7 +208,8 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
             )
         if made_from == ["calibrate"] and "written" not in entry:
             yield f"{where}: give written (events per file of the clone) as well as read"
-        try:
+        try:  # a public sample (skhep_testdata:<name>) becomes its local file here, before any job
+            entry[made_from[0]] = resolve_path(entry[made_from[0]])
             found = source_of(config, fmt)
         except SourceError as error:
             yield f"{where}.{made_from[0]}: {error}"

@@ -22,7 +22,7 @@ Quantities, per event, so that formats and files of any size compare:
   by side and a write's wall time grows with what shares its cores. **One measurement per file (n = 1)**: its
   noise cannot come from its own repetitions, so it is taken to be that of any CPU-bound measurement repeated on
   the same host: ``write_noise``, the median relative spread (σ/mean) of the timed loops' CPU time over the
-  points of the run (repetitions.csv ``loop_cpu_seconds``, 2-10 % on the development VM), drawn independently for
+  points of the run (repetitions.csv ``loop_cpu_seconds``, 2-10 % on a 2-core VM), drawn independently for
   every file (a write is one moment of the host, not shared with another file's). Catalogues from before the CPU
   time was recorded fall back to ``root_write_seconds`` x the writer's threads.
 

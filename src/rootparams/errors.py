@@ -6,7 +6,7 @@ Every module's own error derives from ``UserError``: ConfigError (config), ToolE
 DamagedFileError (native, measure), MonitorError and MonitorCSVError (monitor), EvictionError (pagecache),
 StorageProfileError (storage), RemoteEndpointError and RemoteToolError (remote), BuildError (build),
 RootNotFound (rootenv), DiskSpaceError (footprint), OverlapError (aggregate), CompressionSettingError
-(vocabulary), SourceError (sources), BranchCompressionError (generate).
+(vocabulary), SourceError (sources), BranchCompressionError (generate), InspectError (inspection).
 """
 
 from __future__ import annotations

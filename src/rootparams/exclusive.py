@@ -31,11 +31,12 @@ class HostLock:
         self.path = Path(path)
         self.say = say
         self.fd: int | None = None
+        self.writable = False
         self.waited_seconds = 0.0
 
     def __enter__(self) -> HostLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+        self.fd, self.writable = _open_lock(self.path)
         start = time.time()
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -48,16 +49,37 @@ class HostLock:
             fcntl.flock(self.fd, fcntl.LOCK_EX)
             self.waited_seconds = time.time() - start
             self.say(f"got the timed-read lock after {self.waited_seconds:.1f} s")
-        os.ftruncate(self.fd, 0)
-        os.pwrite(self.fd, f"pid {os.getpid()} on {os.uname().nodename}, since {time.ctime()}\n".encode(), 0)
+        if self.writable:  # who holds it, for the message of a process that waits
+            os.ftruncate(self.fd, 0)
+            os.pwrite(
+                self.fd, f"pid {os.getpid()} on {os.uname().nodename}, since {time.ctime()}\n".encode(), 0
+            )
         return self
 
     def __exit__(self, *exc) -> None:
         if self.fd is not None:
             with contextlib.suppress(OSError):
-                os.ftruncate(self.fd, 0)
+                if self.writable:
+                    os.ftruncate(self.fd, 0)
             os.close(self.fd)  # releases the flock
             self.fd = None
+
+
+def _open_lock(path: Path) -> tuple[int, bool]:
+    """The lock file, shared by every user of the host: created readable and writable by all (the umask would make
+    it the creator's alone), opened for writing where allowed, else read-only (flock needs no write access; a file
+    another user created in /tmp can be opened so even where fs.protected_regular forbids O_CREAT on it)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o666)
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, 0o666)
+        return fd, True
+    except FileExistsError:
+        pass
+    try:
+        return os.open(path, os.O_RDWR), True
+    except PermissionError:
+        return os.open(path, os.O_RDONLY), False
 
 
 def stat_fields(pid: int) -> list[str]:

@@ -670,7 +670,7 @@ def _fig21(d, ctx):
     )
 
 
-# ---- The seeds' related studies (issue #16; docs/measurement.md, "The seeds' studies") -------------------------
+# ---- The related studies (docs/measurement.md, "The related studies") ------------------------------------------
 SELECTION_X = (selection_order, selection_label)
 
 
@@ -735,7 +735,7 @@ def _fig23(d, ctx):
 
 def _style_series(d: pd.DataFrame) -> pd.DataFrame:
     styles = [reading_style_label(s, t) for s, t in zip(d["reading_style"], d["threads"], strict=True)]
-    # One line per selection and compression setting: the seeds' gap between styles depends on the algorithm.
+    # One line per selection and compression setting: the studies' gap between styles depends on the algorithm.
     series = [
         f"{selection_label(b)}; {a}-{int(lv)}"
         for b, a, lv in zip(d["branches"], d["algorithm"], d["level"], strict=True)
@@ -934,7 +934,7 @@ FIGURES = [
         "Cluster cache and TTreeCache per storage",
         _fig18,
     ),
-    # Remote reads (issue #15; config/remote.yaml): the same cold reads through a local XRootD server.
+    # Remote reads (config/remote.yaml): the same cold reads through a local XRootD server.
     Figure(
         "fig19_rate_vs_cache_by_latency", ("remote_cache",), "Rate vs TTreeCache size per latency", _fig19
     ),
@@ -945,7 +945,7 @@ FIGURES = [
         "Async prefetch and cluster cache",
         _fig21,
     ),
-    # The seeds' related studies (issue #16): each scan is off in a study that does not name it.
+    # The related studies (config/seeds.yaml): each scan is off in a study that does not name it.
     Figure("fig22_rate_vs_access_pattern", ("access",), "Rate vs access pattern and split level", _fig22),
     Figure("fig23_bytes_vs_access_pattern", ("access",), "Bytes read per event vs access pattern", _fig23),
     Figure("fig24_rate_by_reading_style", ("reading_style",), "Rate by reading style", _fig24),
@@ -958,7 +958,7 @@ FIGURES = [
 FIGURE_NAMES = [f.name for f in FIGURES]
 # Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.
 REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
-# Drawn from the seeds' scans (issue #16): tests/test_seed_studies.py draws them (tiny_seeds.yaml).
+# Drawn from the related studies' scans: tests/test_seed_studies.py draws them (tiny_seeds.yaml).
 SEED_FIGURES = tuple(
     f.name for f in FIGURES if set(f.scans) & {"access", "reading_style", "event_size", "unzip", "skim"}
 )
@@ -1035,7 +1035,7 @@ def save(fig: plt.Figure, png: str, pdf: str) -> None:
     plt.close(fig)
 
 
-# From measurements to a decision (issue #17; rootparams.decision): drawn from its tables, not from a scan.
+# From measurements to a decision (rootparams.decision): drawn from its tables, not from a scan.
 DECISION_FIGURES = ("fig30_pareto", "fig31_cost_vs_reads")
 
 

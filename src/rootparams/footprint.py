@@ -2,7 +2,7 @@
 
 The estimate needs no ROOT: bytes per event at ZLIB-5 per format (the calibrated generators, docs/formats.md),
 times a size factor per algorithm and level measured on the same generators (tests/configs/tiny_full.yaml
-and the default study on the development VM), times the events written, plus the per-format content file
+and the default study on a 2-core virtual machine), times the events written, plus the per-format content file
 (LZ4-1, kept until the last file of the format is written) and the small warm-up files. A 20 % margin covers
 AutoFlush and split-level effects (a few percent) and the estimate's own error.
 

@@ -2,16 +2,15 @@
 their values are distributed. The C++ writer executes a recipe; this module is the one place that says
 what an xAOD-, TOPQ1-, SUSY5- or TRUTH3-like event contains.
 
-The habits that make synthetic data behave like real data under compression (shared/notes/formats.md):
-physical distributions (exponential pT, central eta, uniform phi, discrete pdgId), full float mantissas,
-element links with a constant hashed key per target container and small increasing indices, trigger words
-that are nearly constant from event to event, long ATLAS-style branch names. Structure only where real
-records have it (docs/formats.md, "Compression speed against real data"): per-vertex vectors for jets only,
-ordered by vertex; counts in uint8; copies and runs in generator records; fixed-layout navigation records.
-Structure that real data lack (mostly-zero vectors on every container, small integers in 32-bit words)
-makes level-9 compression many times slower than on real files.
-
-Target sizes per event at ZLIB-5 (the paper): xAOD ~1 MB, TOPQ1 ~170 kB, SUSY5 ~60 kB, TRUTH3 ~5 kB.
+The habits that make synthetic data behave like real data under compression (read from small real ATLAS files
+and public ATLAS code; docs/formats.md): physical distributions (exponential pT, central eta, uniform phi,
+discrete pdgId), full float mantissas, element links with a constant hashed key per target container and small
+increasing indices, trigger words that are nearly constant from event to event, long ATLAS-style branch names.
+Structure only where real records have it (docs/formats.md, "Compression speed against real data"): per-vertex
+vectors for jets only, ordered by vertex; counts in uint8; copies and runs in generator records; fixed-layout
+navigation records. Structure that real data lack (mostly-zero vectors on every container, small integers in
+32-bit words) makes level-9 compression many times slower than on real files. Target sizes per event at ZLIB-5
+(the paper): xAOD ~1 MB, TOPQ1 ~170 kB, SUSY5 ~60 kB, TRUTH3 ~5 kB.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ KNOWN_FORMATS = ("xaod", "topq1", "susy5", "truth3", "nanoaod", "susy5_skim")
 # Formats whose recipe has the flat (NanoAOD-like) layout: leaf-list arrays with counters, written as TTrees only,
 # where the split level means nothing.
 FLAT_FORMATS = ("nanoaod",)
-# The event-size family (seed 003): eventsize_<N>, N uncompressed bytes per event, in this range.
+# The event-size family ("Optimizing ROOT IO For Analysis"): eventsize_<N>, N uncompressed bytes per event, in this range.
 EVENTSIZE_PREFIX = "eventsize_"
 EVENTSIZE_RANGE = (32, 16_000_000)
 # A skimmed derivation: every physics container empty in this share of the events (event record kept).
@@ -127,7 +126,7 @@ def kinematics() -> dict[str, tuple]:
     return {"pt": PT, "eta": ETA, "phi": PHI, "m": MASS}
 
 
-# Dynamic attributes come in the kinds a real container has (shared/notes/formats.md): mostly dense
+# Dynamic attributes come in the kinds a real container has (read from small real ATLAS files): mostly dense
 # full-precision floats (the real PHYSLITE's floats keep their full mantissa), some with reduced precision (7
 # mantissa bits, as ATLAS float compression keeps), mostly-default floats, small counts and flags in uint8 (as
 # xAOD stores track-summary counts), and one slot in 16 for a nested vector where the container has one:

@@ -371,13 +371,17 @@ def rewrite_point(
     on_failure: str,
     say,
     log_path: str | None = None,
+    selections: list[str] | tuple[str, ...] = (),
 ) -> dict:
     """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
-    ``log_path``). If ROOT cannot (it crashes on a class without a dictionary, say), ``on_failure`` "fail"
-    raises the error, which names the file, the branch or class and the signal; "record" keeps it in the
-    catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that the point's reads are
-    recorded as refused and every other point of the study goes on (measure_point never reads a refused
-    point's file)."""
+    ``log_path``), and check, untimed, that the new file can stand in for the source: its streamer info records,
+    entries and top-level branches, and the branches the reader finds for each of ``selections`` (the branch
+    selections of the point's reads; rewrite.check_rewrite). If ROOT cannot rewrite it (it crashes on a class
+    without a dictionary, say) or the new file fails the check, ``on_failure`` "fail" raises the error, which
+    names the file and what is at fault (the branch or class and the signal, or what the new file lacks);
+    "record" keeps it in the catalogue entry (``refused``) and leaves an empty placeholder at ``output``, so that
+    the point's reads are recorded as refused and every other point of the study goes on (measure_point never
+    reads a refused point's file)."""
     identity = file_identity(source)  # also for a refused rewrite, which returns none
     ttree = point.container == TTREE
     try:
@@ -391,6 +395,7 @@ def rewrite_point(
             rewriter=rewriter,
             reader=reader,
             container=point.container,
+            selections=selections,
             log_path=log_path,
         )
     except RewriteError as error:
@@ -427,6 +432,12 @@ def rewrite_point(
         **catalogue_entry(point, written, result["inspected"], output),
         **_source_fields(identity),
         "refused": None,
+        # What the rewrite carries of the source's streamer info records (TTree; none for an RNTuple rewrite)
+        # and the branch selections checked on it before any timed read.
+        "streamer_infos_copied": w.get("streamer_infos_copied"),
+        "streamer_infos_source": w.get("streamer_infos_source"),
+        "streamer_infos_missing": w.get("streamer_infos_missing_count"),
+        "rewrite_checked_selections": ";".join(f"{k}: {v}" for k, v in result["check"]["selections"].items()),
     }
     write_json_atomic(catalogue, entry)
     return entry

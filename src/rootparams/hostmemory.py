@@ -4,7 +4,7 @@ A guest kernel with free page reporting (virtio-balloon; ``/sys/module/page_repo
 blocks of free memory it no longer uses, and the host discards them. Every timed read frees memory: the file's
 pages are evicted before it, the reader's heap is released after it. With reporting on, the next read's page
 cache and heap land on memory the host must fault in and zero again, page by page, in time that shows up
-as the reader's own CPU time (not as steal). On the development VM (reporting order 9, reported within
+as the reader's own CPU time (not as steal). On a 2-core virtual machine (reporting order 9, reported within
 milliseconds) warm reads of one TRUTH3 file took 1.37-1.65 s of user CPU with reporting on and
 1.36-1.53 s with it held off; cold reads through the whole instrument, side by side, did not vary less
 (benchmarks/host_memory_noise.py, docs/measurement.md "Noise from the host"). So holding it is an option

@@ -80,7 +80,7 @@ def cache_order(values) -> list[int]:
     return [v for v in values if v == 0] + [v for v in values if v > 0] + [v for v in values if v == -1]
 
 
-# Branch selections, from the most to the least read (seed 001's access patterns).
+# Branch selections, from the most to the least read (the access patterns of the 2019 ATLAS CHEP study).
 SELECTION_ORDER = ["all", "particle", "analysis", "sparse"]
 SELECTION_LABELS = {
     "all": "all branches",

@@ -262,7 +262,7 @@ class ReadStorage:
     only), the disk holding the file, and for a remote profile the XRootD server (and proxy) that serves it."""
 
     profile: storage.StorageProfile
-    group: storage.BlkioGroup | None
+    group: storage.IoGroup | None
     device: str | None
     endpoint: remote.Endpoint | None = None
     fresh: bool = True  # no read has gone through it yet (a remote profile's warm-up is still to come)
@@ -282,7 +282,7 @@ class StorageSet:
 
     def __init__(self, stack: ExitStack, lifeline: Lifeline, measurement: dict[str, Any], logs_dir: Path):
         self.stack, self.lifeline, self.measurement, self.logs_dir = stack, lifeline, measurement, logs_dir
-        self._groups: dict[tuple[str, str | None], storage.BlkioGroup | None] = {}
+        self._groups: dict[tuple[str, str | None], storage.IoGroup | None] = {}
         self._endpoints: dict[tuple[str, str], remote.Endpoint] = {}
         self._copied: set[str] = set()
         self._contexts: dict[tuple[str, str], ReadStorage] = {}
@@ -485,7 +485,9 @@ class Sentinel:
 @dataclass
 class BlockResult:
     """What a block's job measured: every point's records (reused ones marked), the sentinel's records, the order
-    of every round, and the job's own figures (its measuring efficiency)."""
+    of every round, and the job's own figures (its measuring efficiency). ``failed``: the points the reader could
+    not read (by index in the block's points, with the reason; their records hold the repetitions taken before),
+    a result of the block like its measurements."""
 
     records: list[list[dict[str, Any]]]
     sentinel_records: list[str] = field(default_factory=list)
@@ -493,11 +495,13 @@ class BlockResult:
     measured_loop_seconds: float = 0.0
     measured_repetitions: int = 0
     failures: list[str] = field(default_factory=list)
+    failed: dict[int, str] = field(default_factory=dict)
 
 
 class PointFailed(ReadError):
-    """One or more points of a block could not be read (a damaged file, a reader crash, an eviction that did not
-    hold); every other point was measured, and their records are kept. ``damaged``: files to be written again."""
+    """One or more points of a block could not be measured for a reason a rerun can repair (a damaged file the
+    study wrote, an eviction that did not hold, storage that could not be set up); every other point was
+    measured, and their records are kept. ``damaged``: files to be written again."""
 
     def __init__(self, message: str, damaged: list[str]):
         super().__init__(message)
@@ -554,8 +558,13 @@ def measure_block(
     the disk, the kernel's bytes not matching ROOT's) is tried again at once, up to ``measurement.attempts`` times
     in all; the record keeps the last attempt, its number, and why the earlier ones were discarded.
 
-    A point that cannot be read (a damaged file, a reader crash) is left out of the rest of the block, every other
-    point is measured, and PointFailed is raised at the end, naming each."""
+    A point that cannot be read is left out of the rest of the block, and every other point is measured. Where
+    the reader refuses or fails to read it (its file at its selection: the reader's error, a crash of ROOT, a
+    user's file that is damaged), that is the point's result: BlockResult.failed gives the reason, and the
+    study reports it with its other points. Where the measurement could not be made (a file this study wrote
+    that turned out damaged, an eviction that did not hold, storage that could not be set up), PointFailed is
+    raised at the end, naming every point that failed, so that a rerun repairs it (the damaged files listed
+    to be written again)."""
     kept: list[dict[int, dict[str, Any]]] = []
     for p in points:
         found = kept_records(p)
@@ -580,6 +589,7 @@ def measure_block(
     taken: dict[tuple[int, int], dict[str, Any]] = {}
     sentinel_taken: dict[str, dict[str, Any]] = {}
     failed: dict[int, str] = {}
+    faults: set[int] = set()  # the failures a rerun can repair (PointFailed); the others are results
     damaged: list[str] = []
     with ExitStack() as stack:
         lifeline = stack.enter_context(Lifeline(say))
@@ -608,6 +618,7 @@ def measure_block(
                 where.append(None)
                 if i < len(points):
                     failed[i] = str(error)
+                    faults.add(i)
                     say(f"{p.name}: {error}; left out of this block")
                 else:
                     say(f"the drift sentinel's storage cannot be set up ({error}); no sentinel in this block")
@@ -721,10 +732,17 @@ def measure_block(
                     record = take(i, rep, slot, f"{_tag(points[i])}-rep{rep}")
                 except DamagedFileError as error:
                     failed[i] = str(error)
-                    damaged.append(points[i].root_file)
+                    if points[i].labels.get("origin") != "asis":  # a user's own file is never removed
+                        damaged.append(points[i].root_file)
+                        faults.add(i)
                     say(f"{points[i].name}: {error}; left out of the rest of this block")
                     continue
-                except (ReadError, pagecache.EvictionError) as error:
+                except pagecache.EvictionError as error:
+                    failed[i] = str(error)
+                    faults.add(i)
+                    say(f"{points[i].name}: {error}; left out of the rest of this block")
+                    continue
+                except ReadError as error:
                     failed[i] = str(error)
                     say(f"{points[i].name}: {error}; left out of the rest of this block")
                     continue
@@ -781,16 +799,36 @@ def measure_block(
         }
         result.records[i] = [merged[rep] for rep in sorted(merged)]
     result.sentinel_records = sorted(sentinel_taken)
-    if failed:
-        result.failures = [
-            f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
-        ]
+    result.failures = [
+        f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
+    ]
+    if faults:
         raise PointFailed(
             "these points could not be read; every other point of the block was measured and kept:\n  "
             + "\n  ".join(result.failures),
             damaged,
         )
+    result.failed = {i: failure_reason(why) for i, why in sorted(failed.items())}
+    if failed:
+        say(
+            f"block {block}: {len(failed)} point(s) could not be read and are recorded as failed, with the "
+            "reader's reason:\n  " + "\n  ".join(result.failures)
+        )
     return result
+
+
+def failure_reason(text: str, limit: int = 800) -> str:
+    """Why a point could not be read, in one line for the tables: what failed and the reader's own error, without
+    ROOT's warnings (a file without dictionaries gives hundreds) or the list of what the file holds, which the
+    block's log keeps."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return "no reason given"
+    mine = [line.split("error: ", 1)[1] for line in lines if line.startswith("rootparams-read: error:")]
+    fatal = [line for line in lines if line.startswith(("Error in", "Fatal", "*** Break"))]
+    detail = mine[-1] if mine else fatal[-1] if fatal else lines[-1] if len(lines) > 1 else ""
+    detail = detail.split(" Available: ", 1)[0].split(" Top-level branches: ", 1)[0]
+    return f"{lines[0]} {detail}".strip()[:limit]
 
 
 def _tag(p: PlannedPoint) -> str:
@@ -852,6 +890,8 @@ def measure_point(
         )
     except PointFailed as error:
         raise error.__cause__ or error from None
+    if result.failed:
+        raise ReadError(result.failed[0])
     return result.records[0]
 
 

@@ -1,8 +1,8 @@
 """Recommendations derived from the measured data, next to the paper's (section 3.1).
 
 Every statement is computed from summary.csv, files.csv, points.csv and repetitions.csv; nothing here knows what
-the answer "should" be except the PAPER dictionary, which quotes the paper (and the seeds, and ROOT's own claims)
-so that each finding can be compared.
+the answer "should" be except the PAPER dictionary, which quotes the paper (and the related studies, and ROOT's own
+claims) so that each finding can be compared.
 
 **Numbers.** A rate is the mean of a point's unflagged repetitions with its 95 % interval of the mean (Student's
 t, n - 1 degrees of freedom) and n (``stats.Interval``). A ratio of two points' rates has its 95 % interval on
@@ -34,7 +34,7 @@ never a verdict by itself; the points whose ratio to it is not resolved are name
 
 Topics, each function's docstring has its rule: compression, autoflush, split, cache, threads (the paper's
 section 3.1); rntuple, cluster_cache (ROOT's own claims); remote_cache, access, reading_style, unzip, event_size
-(the seeds' studies; docs/measurement.md, "The seeds' studies"); skim (ROOT 6.40's release notes);
+(the related studies; docs/measurement.md, "The related studies"); skim (ROOT 6.40's release notes);
 branch_compression, float_precision (settings beyond the note, from its conclusion and ATLAS practice).
 """
 
@@ -78,7 +78,7 @@ REPETITION_METRICS = [
     "rss_increase_bytes",
 ]
 
-# Section 3.1 of the paper (seed 000), one entry per topic.
+# Section 3.1 of the ATLAS note, one entry per topic.
 PAPER = {
     "compression": "LZ4 is best for fast reading, LZMA for the smallest files; ZLIB is in between and best for "
     "formats with very small events.",
@@ -89,7 +89,7 @@ PAPER = {
     "threads": "Parallel branch decompression helps large (D)xAODs with LZMA, sometimes ZLIB and LZ4 too "
     "(primary xAOD: ~25% for all three; derivations: only LZMA gains).",
 }
-# Beyond the paper: what ROOT's own publications claim for RNTuple (issue #13 quotes the headline).
+# Beyond the paper: what ROOT's own publications claim for RNTuple (the headline figures).
 PAPER["rntuple"] = (
     "RNTuple (ROOT's RNTuple papers and blog): files 10-50 % smaller than TTree and reading several "
     "times faster."
@@ -98,57 +98,61 @@ PAPER["cluster_cache"] = (
     "ROOT's default: the cluster cache on (a background thread reads whole clusters with "
     "vector reads); off reads page by page."
 )
-# Seed 001 (ATLAS CHEP, "I/O performance optimization in as-deployed environments", Figure 5), for the remote scan.
+# The 2019 ATLAS CHEP study ("ATLAS I/O performance optimization in as-deployed environments", Figure 5), for the
+# remote scan.
 PAPER["remote_cache"] = (
-    'Seed 001: the TTreeCache "gives a slight improvement for locally read data, it is crucial for '
+    'ATLAS CHEP 2019: the TTreeCache "gives a slight improvement for locally read data, it is crucial for '
     'remotely accessed data" (XRootD).'
 )
-# The seeds' related studies (issue #16), quoted from ../shared/seeds/: 001 line 91 (access), 002 line 119 and 003
-# lines 23-24 (reading styles), 003 lines 21 and 28 (event size), 003 line 32 (parallel unzip); the skim claim from
+# The related studies, quoted: the 2019 ATLAS CHEP study "ATLAS I/O performance optimization in as-deployed
+# environments" (access), the 2017 talk "LZ4, BulkIO, and offset removal performance" and the paper "Optimizing ROOT
+# IO For Analysis" (reading styles), the latter alone (event size, parallel unzip); the skim claim from
 # root-project/root#21753 and ROOT 6.40's release notes.
 PAPER["access"] = (
-    'Seed 001: branch-wise reading "increases reading speed when only a small subset of variables of '
+    'ATLAS CHEP 2019: branch-wise reading "increases reading speed when only a small subset of variables of '
     'the accessed container is actually used"; the effect is "quite large" for full xAODs, "a lot '
     'less" for DxAODs (no numbers).'
 )
 PAPER["reading_style"] = (
-    'Seeds 002, 003: bulk reading is "an order of magnitude faster than GetEntry, especially with '
-    'LZ4" (002), "up to 10x" in events/s, and the difference is "almost entirely washed out by '
-    'deflate (ZLIB)" (003). RDataFrame and uproot are not in the seeds: uproot (columnar, like '
-    "bulk I/O) is judged, RDataFrame (per event, through TTreeReader) reported."
+    '"LZ4, BulkIO, and offset removal performance" (2017) and "Optimizing ROOT IO For Analysis": bulk '
+    'reading is "an order of magnitude faster than GetEntry, especially with LZ4" (the talk), "up to 10x" '
+    'in events/s, and the difference is "almost entirely washed out by deflate (ZLIB)" (the paper). '
+    "RDataFrame and uproot are in neither: uproot (columnar, like bulk I/O) is judged, RDataFrame (per "
+    "event, through TTreeReader) reported."
 )
 PAPER["event_size"] = (
-    'Seed 003 (400 MB at 40 B to 4 MB per event): "decompression time is roughly consistent across '
-    'event size, other CPU costs come to dominate as the event size decreases"; overheads "first '
-    'become measurable" below one kilobyte per event.'
+    '"Optimizing ROOT IO For Analysis" (400 MB at 40 B to 4 MB per event): "decompression time is '
+    "roughly consistent across event size, other CPU costs come to dominate as the event size "
+    'decreases"; overheads "first become measurable" below one kilobyte per event.'
 )
 PAPER["unzip"] = (
-    'Seed 003: "Parallel unzipping takes 52% - 58% processing time of serial unzipping", for "8% - 13% '
-    'more CPU cycles" (4-core desktop).'
+    '"Optimizing ROOT IO For Analysis": "Parallel unzipping takes 52% - 58% processing time of serial '
+    'unzipping", for "8% - 13% more CPU cycles" (4-core desktop).'
 )
 PAPER["skim"] = (
     'ROOT 6.40 (PR root-project/root#21753, release notes): TTree "branches of type ROOT::RVec where many '
     '(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD" (no '
     "numbers given); Snapshot's TTree default went back to ZLIB-1."
 )
-# Issue #17, from the note's conclusion (seed 000, section 3).
+# From the note's conclusion (the ATLAS note, section 3).
 PAPER["branch_compression"] = (
-    'Seed 000, section 3: "Further studies with branch specific settings ... should be done for '
+    'The ATLAS note, section 3: "Further studies with branch specific settings ... should be done for '
     "the largest N (e.g. 10) branches, which could lead to further compression and reading "
     'speed improvements." Judged: the hot branches fast and the rest small beats the uniform '
     "settings (no uniform point is both smaller and faster)."
 )
 PAPER["float_precision"] = (
-    "ATLAS float compression (shared/notes/formats.md): an optional mantissa truncation (7 or 15 bits "
+    "ATLAS float compression (ATLAS derivation practice): an optional mantissa truncation (7 or 15 bits "
     "kept) for some DAOD_PHYS variables; RNTuple stores truncated floats in fewer bits. Judged: "
     "every lossy file smaller than the full one, and no variable loses more than half a unit in "
     "the last kept mantissa bit (relative error <= 2^-(N+1))."
 )
-# Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (seeds 002, 003): judged as
-# at least this factor for LZ4 and uncompressed files, and less than it for ZLIB ("washed out").
+# Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (the BulkIO talk and
+# "Optimizing ROOT IO For Analysis"): judged as at least this factor for LZ4 and uncompressed files, and less than
+# it for ZLIB ("washed out").
 BULK_GAIN = 2.0
-# Parallel unzip: seed 003's 52-58 % of the serial time is a 1.7-1.9x speed-up on 4 cores; on 2 cores "agrees"
-# needs at least this speed-up against the serial read.
+# Parallel unzip: the 52-58 % of the serial time in "Optimizing ROOT IO For Analysis" is a 1.7-1.9x speed-up on
+# 4 cores; on 2 cores "agrees" needs at least this speed-up against the serial read.
 UNZIP_GAIN = 1.5
 # "Crucial": the cache at least doubles the rate on every remote profile that adds latency.
 CRUCIAL_GAIN = 2.0
@@ -590,8 +594,9 @@ def cluster_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
 
 
 def _cpu_efficiency(row: Mapping[str, Any], repetitions: Repetitions) -> str:
-    """The loop's CPU time over its wall time (seed 001's measure): per repetition where the repetitions give
-    both, matched by round, with the interval of its mean; else the ratio of the means, without one."""
+    """The loop's CPU time over its wall time (the ATLAS CHEP study's measure): per repetition where the
+    repetitions give both, matched by round, with the interval of its mean; else the ratio of the means, without
+    one."""
     cpu, wall = repetitions.values(row, "loop_cpu_seconds"), repetitions.values(row, "loop_seconds")
     rounds = list(cpu.index)
     if len(cpu) >= 2 and None not in rounds and cpu.index.is_unique and rounds == list(wall.index):
@@ -612,11 +617,11 @@ def _apart(a: Ratio, b: Ratio) -> str:
 
 
 def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
-    """TTreeCache -1 against off per storage profile: the rate ratio, and the loop's CPU efficiency (seed 001's
-    measure: loop CPU / loop wall time). Seed 001, in two claims: "crucial" remotely, the ratio ``at_least``
-    CRUCIAL_GAIN on every profile that adds at least 1 ms of round-trip time; and it helps more there than on
-    any local profile, each remote ratio's interval above each local one's (``_apart``). The verdict:
-    ``overall`` of the two; n/a without a local and a remote profile with latency."""
+    """TTreeCache -1 against off per storage profile: the rate ratio, and the loop's CPU efficiency (the ATLAS CHEP
+    study's measure: loop CPU / loop wall time). The 2019 ATLAS CHEP study, in two claims: "crucial" remotely,
+    the ratio ``at_least`` CRUCIAL_GAIN on every profile that adds at least 1 ms of round-trip time; and it helps
+    more there than on any local profile, each remote ratio's interval above each local one's (``_apart``). The
+    verdict: ``overall`` of the two; n/a without a local and a remote profile with latency."""
     repetitions = _repetitions(repetitions)
     rows = rows[rows["container"] == TTREE] if "container" in rows else rows
     rows = rows[~rows.get("async_prefetch", pd.Series(False, index=rows.index)).fillna(False).astype(bool)]
@@ -662,7 +667,7 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
     )
 
 
-# ---- The seeds' related studies ---------------------------------------------------------------------------------
+# ---- The related studies ---------------------------------------------------------------------------------------
 
 
 def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[str], nothing: str) -> Finding:
@@ -675,10 +680,10 @@ def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[str], nothin
 
 
 def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
-    """Seed 001's branch-wise against class-wise question: for each selection and cluster size, the rate at the
-    highest split level (each variable its own branch) against split 0 (the whole container's branch). Judged
-    for the partial selections (analysis, sparse, a list of variables): branch-wise ``faster``; the full read is
-    reported. The verdict: ``overall`` over the partial selections."""
+    """The 2019 ATLAS CHEP study's branch-wise against class-wise question: for each selection and cluster size,
+    the rate at the highest split level (each variable its own branch) against split 0 (the whole container's
+    branch). Judged for the partial selections (analysis, sparse, a list of variables): branch-wise ``faster``;
+    the full read is reported. The verdict: ``overall`` over the partial selections."""
     repetitions = _repetitions(repetitions)
     parts, verdicts = [], []
     for (selection, autoflush_), group in rows.groupby(["branches", "autoflush"], sort=True):
@@ -703,10 +708,11 @@ def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None)
 
 
 def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
-    """Seeds 002/003's reading styles: each style's rate and CPU per event against TTree::GetEntry with one
-    thread, per selection and compression setting. uproot (columnar, the bulk reading of the seeds) is judged:
-    on LZ4 or uncompressed files its rate ratio ``at_least`` BULK_GAIN, on ZLIB ``below`` it ("washed out");
-    other algorithms and RDataFrame (per event) are reported only. The verdict: ``overall`` of the judged."""
+    """The reading styles of the BulkIO talk and "Optimizing ROOT IO For Analysis": each style's rate and CPU per
+    event against TTree::GetEntry with one thread, per selection and compression setting. uproot (columnar, their
+    bulk reading) is judged: on LZ4 or uncompressed files its rate ratio ``at_least`` BULK_GAIN, on ZLIB ``below``
+    it ("washed out"); other algorithms and RDataFrame (per event) are reported only. The verdict: ``overall`` of
+    the judged."""
     repetitions = _repetitions(repetitions)
     parts, verdicts = [], []
     for (selection, alg, level), group in rows.groupby(["branches", "algorithm", "level"], sort=True):
@@ -734,10 +740,11 @@ def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
 
 
 def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
-    """Seed 003's parallel unzipping, per compression setting: the serial read (1 thread, unzip off), implicit
-    MT alone (the most threads, unzip off: branch-parallel GetEntry) and with parallel unzip (unzip on), with
-    the CPU each costs against the serial read (a ratio of loop CPU times, with its interval). Judged: parallel
-    unzip's rate ratio to the serial read ``at_least`` UNZIP_GAIN. The verdict: ``overall`` of the settings."""
+    """Parallel unzipping, as in "Optimizing ROOT IO For Analysis", per compression setting: the serial read (1
+    thread, unzip off), implicit MT alone (the most threads, unzip off: branch-parallel GetEntry) and with
+    parallel unzip (unzip on), with the CPU each costs against the serial read (a ratio of loop CPU times, with
+    its interval). Judged: parallel unzip's rate ratio to the serial read ``at_least`` UNZIP_GAIN. The verdict:
+    ``overall`` of the settings."""
     repetitions = _repetitions(repetitions)
     parts, verdicts = [], []
     for (alg, level), group in rows.groupby(["algorithm", "level"], sort=True):
@@ -935,14 +942,15 @@ def float_precision(
 def event_size(
     summary, points, files, repetitions: Repetitions | None = None, measurement: dict | None = None
 ) -> Finding | None:
-    """Seed 003's event-size scan at a fixed volume, per container and reading style: the CPU one event costs at
-    the smallest and the largest size (with their intervals), and the size below which per-event overhead
-    outweighs the per-byte work. The per-byte cost b is the largest events' CPU per byte, the per-event overhead
-    a the smallest events' CPU per event minus b x their bytes; the crossover a / b = B_large x R - B_small, with
-    R the ratio of the two CPU costs per event, so its interval is R's. Yes ("measurable below one kilobyte")
-    where the crossover's interval lies within a decade of 1 kB (100 B - 10 kB); outside that decade, partly
-    where overhead still dominates the smallest events (the crossover above their size), no where it does not;
-    cannot tell where the interval straddles either line. ``overall`` over the groups."""
+    """The event-size scan of "Optimizing ROOT IO For Analysis" at a fixed volume, per container and reading
+    style: the CPU one event costs at the smallest and the largest size (with their intervals), and the size below
+    which per-event overhead outweighs the per-byte work. The per-byte cost b is the largest events' CPU per byte,
+    the per-event overhead a the smallest events' CPU per event minus b x their bytes; the crossover a / b =
+    B_large x R - B_small, with R the ratio of the two CPU costs per event, so its interval is R's. Yes
+    ("measurable below one kilobyte") where the crossover's interval lies within a decade of 1 kB (100 B - 10 kB);
+    outside that decade, partly where overhead still dominates the smallest events (the crossover above their
+    size), no where it does not; cannot tell where the interval straddles either line. ``overall`` over the
+    groups."""
     repetitions = _repetitions(repetitions)
     rows = scan_rows(summary, points, files, "event_size", measurement=measurement)
     if rows.empty:
@@ -1051,7 +1059,7 @@ def findings(
             in_scans = scan_rows(summary, points, files, scans, measurement=measurement)
             in_scans = in_scans[in_scans["format"] == fmt]
             if (topic in SEED_TOPICS or topic in FILE_TOPICS) and in_scans.empty:
-                continue  # the seed's scan leaves this format out (it names others): nothing to say
+                continue  # the study's scan leaves this format out (it names others): nothing to say
             # The skim topic compares the files: a read with no unflagged repetition still has its file.
             rows = in_scans[in_scans["event_rate_hz_mean"].notna() | (topic == "skim")]
             if "container" in rows and topic not in EVERY_CONTAINER_TOPICS:
@@ -1146,8 +1154,8 @@ def markdown(found: list[Finding], storage_profiles: str, context: str, lead: st
         lines += [
             f"### {format_title(fmt)}",
             "",
-            "| topic | this run | paper (section 3.1); ROOT's own claims (rntuple, cluster_cache, skim); the seeds' "
-            "(remote_cache, access, reading_style, unzip, event_size) | agrees |",
+            "| topic | this run | paper (section 3.1); ROOT's own claims (rntuple, cluster_cache, skim); the "
+            "related studies' (remote_cache, access, reading_style, unzip, event_size) | agrees |",
             "|---|---|---|---|",
         ]
         for f in (f for f in found if f.format == fmt):

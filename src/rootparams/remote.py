@@ -3,7 +3,7 @@ through a TCP proxy that adds a network's round-trip time and bandwidth limit.
 
 A grid point measured on a "remote" profile reads the same file as a local one, but every byte crosses the
 XRootD protocol (TNetXNGFile in ROOT, XrdCl underneath), so the cost of a request is a round trip. The
-kernel here has no ``tc netem`` (../shared/notes/environment.md), so the network is emulated in user space by
+kernels it was developed on have no ``tc netem``, so the network is emulated in user space by
 toxiproxy (Shopify), one process per endpoint, in front of a standalone ``xrootd`` (which does not redirect
 clients, so a proxy in front of it sees all traffic). Everything listens on 127.0.0.1 only.
 
@@ -19,7 +19,7 @@ What toxiproxy does (read in its source, v2.12.0; tools/install-remote builds th
 - Its ``latency`` attribute is an integer number of milliseconds (Go int64; the API answers 400 "cannot
   unmarshal number 0.1 into ... int64" to a fraction). So each direction gets ``round(rtt_ms)`` split into
   whole milliseconds, and a sub-millisecond RTT gets no latency toxic at all: "xrootd-lan" (0.2 ms) adds
-  only the proxy's own hop, ~0.07 ms per round trip on the development VM (medians of 0.07-0.13 ms direct,
+  only the proxy's own hop, ~0.07 ms per round trip on a 2-core VM (medians of 0.07-0.13 ms direct,
   0.14-0.21 ms through the proxy; tests/test_remote_endpoint.py). Endpoint.describe() records the RTT as
   applied next to the nominal one.
 - ``bandwidth`` (toxics/bandwidth.go) takes ``rate`` in KB/s with KB = 1000 bytes (it sleeps

@@ -59,8 +59,10 @@ def run_summary_markdown(
     checks: list | None = None,
 ) -> str:
     """results/run_summary.md: where and how the run measured, its noise and drift, its grade, every point's rate
-    with its 95 % interval, and, last, the physics checks of this run (rootparams.physics.study_checks)."""
+    with its 95 % interval, every point that failed or was refused with its reason, and, last, the physics checks
+    of this run (rootparams.physics.study_checks)."""
     storage = provenance["storage"]
+    not_measured = failed_points(summary)
     cold = set(summary["cache_state"]) if "cache_state" in summary else {"cold"}
     lines = [
         "# Run summary",
@@ -75,6 +77,14 @@ def run_summary_markdown(
         f"- {_written(files)} files written, {len(summary)} read points, "
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded",
     ]
+    if len(not_measured):
+        counts = not_measured["status"].value_counts()
+        lines.append(
+            "- **Points not measured**: "
+            + ", ".join(f"{n} {status}" for status, n in counts.items())
+            + ' (listed with their reasons under "Points that failed or were refused"; every other point was '
+            "measured and is used)"
+        )
     lines.append(f"- Noise: {noise_line(summary)}")
     if drift is not None:
         lines.append(
@@ -87,6 +97,7 @@ def run_summary_markdown(
         f"read's I/O and lasts long enough, and at least {required} unflagged repetitions; the others "
         "(invalid_reasons in summary.csv) are drawn hollow and left out of Table 1's judgements, the "
         "recommendations and the decision"
+        + (", and points not measured are not drawn at all" if len(not_measured) else "")
     )
     if jobs is not None and len(jobs):
         share, loops, wall = efficiency(jobs)
@@ -122,6 +133,8 @@ def run_summary_markdown(
     ]
     file_ids = dict(zip(summary.index, _file_ids(summary), strict=True))
     for i, row in summary.iterrows():
+        if row.get("status", "measured") != "measured" and not row["n"]:
+            continue  # no repetition: listed below with its reason
         low, high = (
             row.get("event_rate_hz_ci95_low", float("nan")),
             row.get("event_rate_hz_ci95_high", float("nan")),
@@ -133,9 +146,42 @@ def run_summary_markdown(
             f"{row['event_rate_hz_mean']:.1f} | {interval} | {row['event_rate_hz_std']:.1f} | {row['n']} | "
             f"{row['n_flagged']} | {'yes' if valid[i] else 'no: ' + str(row.get('invalid_reasons', ''))} |"
         )
+    lines += failed_points_markdown(not_measured, file_ids)
     lines += own_files_markdown(files)
     lines += physics_markdown(checks)
     return "\n".join(lines) + "\n"
+
+
+def failed_points(summary: pd.DataFrame) -> pd.DataFrame:
+    """The rows of summary.csv whose point was not measured: failed (the reader could not read it) or refused
+    (a rewrite that was not made or did not pass its check); none in a summary from before statuses existed."""
+    if "status" not in summary:
+        return summary.iloc[0:0]
+    return summary[summary["status"].fillna("measured") != "measured"]
+
+
+def failed_points_markdown(rows: pd.DataFrame, file_ids: dict) -> list[str]:
+    """Every point that failed or was refused, with its reason (summary.csv's status and failure)."""
+    if not len(rows):
+        return []
+    lines = [
+        "",
+        "## Points that failed or were refused",
+        "",
+        "Not measured, or not to the end; the tables keep them as rows (status, failure, invalid_reasons in "
+        "summary.csv and points.csv), the figures and the decision leave them out.",
+        "",
+        "| format | file | read | status | repetitions kept | reason |",
+        "|---|---|---|---|---|---|",
+    ]
+    for i, row in rows.iterrows():
+        reason = " ".join(str(row.get("failure", "")).split()).replace("|", "\\|")
+        lines.append(
+            f"| {row['format']} | {row['file_id']} ({file_ids.get(i, '')}) | {row['read_id']} "
+            f"({row.get('branches', '')}) | "
+            f"**{row['status']}** | {int(row['n']) + int(row['n_flagged'])} | {reason} |"
+        )
+    return lines
 
 
 def physics_markdown(checks: list | None) -> list[str]:

@@ -12,6 +12,12 @@ sample, ~9 s until the first 10 culprits) and raises ``RewriteError`` naming the
 the signal, the branches and classes at fault, and what the user can do instead. ROOT's own output goes to a
 log file, named in the message.
 
+A rewrite that ROOT made is checked before it stands in for its source (``check_rewrite``, untimed, on the
+partial file): the new file must carry every streamer info record of the source (the rewriter copies them and
+compares them read back), hold the same entries and top-level branches (names, classes, the particle containers
+among them) and give the same branches for every branch selection its points read with; otherwise it is
+refused with a RewriteError that names the file and what it lacks, as a crash is.
+
 ``file_identity`` records a source file in the catalogue (size, mtime, a hash of its first 64 kB).
 """
 
@@ -19,10 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import signal
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +42,10 @@ from rootparams.vocabulary import CONTAINERS, RNTUPLE, TTREE
 REWRITE_TIMEOUT_SECONDS = 3600
 DIAGNOSE_TIMEOUT_SECONDS = 1800
 IDENTITY_HEAD_BYTES = 64 * 1024
+# What a rewrite copies of the source's streamer info records (rootparams-rewrite --streamer-infos).
+STREAMER_INFO_CHOICES = ("source", "tree")
+# How many names a refusal lists of each thing that differs.
+_LISTED = 5
 
 # ROOT's own crash handler ("*** Break *** segmentation violation"), should it be active: the signal it names.
 _BREAK_SIGNALS = {
@@ -137,6 +149,8 @@ def rewrite_file(
     rewriter: str,
     reader: str,
     container: str = TTREE,
+    selections: Sequence[str] = (),
+    streamer_infos: str = "source",
     timeout: float = REWRITE_TIMEOUT_SECONDS,
     diagnose_timeout: float = DIAGNOSE_TIMEOUT_SECONDS,
     log_path: str | Path | None = None,
@@ -146,9 +160,16 @@ def rewrite_file(
     With ``container="rntuple"`` the RNTuple ``tree`` is rewritten at the new compression only (its clusters and
     pages are kept: pass autoflush=None, basket_size=None).
 
+    The new file is checked before it replaces anything (check_rewrite): ``selections`` are the branch selections
+    ("particle", "all", "regex:...", "analysis", ...) that the reads of it will use. ``streamer_infos``: "source"
+    (every streamer info record of the source is copied) or "tree" (only those ROOT writes for the tree, its
+    CloneTree behaviour, which loses the records of emulated collections such as DataVector<xAOD::...>; for
+    comparisons: such a rewrite is then refused by the check).
+
     Returns {"written": the tool's JSON, "inspected": ``reader --inspect`` of the output, "source":
-    file_identity(source)}. Raises RewriteError when the rewrite fails, crashes (after --diagnose) or times out;
-    ROOT's output then goes to ``log_path`` (default: ``<output>.rewrite.log``)."""
+    file_identity(source), "check": what check_rewrite compared}. Raises RewriteError when the rewrite fails,
+    crashes (after --diagnose), times out, or does not pass the check; ROOT's output then goes to ``log_path``
+    (default: ``<output>.rewrite.log``)."""
     src, out = Path(source), Path(output)
     log = Path(log_path) if log_path else out.with_name(f"{out.name}.rewrite.log")
     if container not in CONTAINERS:
@@ -162,6 +183,10 @@ def rewrite_file(
         )
     if not src.is_file():
         raise RewriteError(f"rewriting {src}: no such file")
+    if streamer_infos not in STREAMER_INFO_CHOICES:
+        raise RewriteError(
+            f"streamer_infos {streamer_infos!r}: must be one of {', '.join(STREAMER_INFO_CHOICES)}"
+        )
     settings = _settings_text(container, compression, autoflush, basket_size)
     kind = "RNTuple" if container == RNTUPLE else "tree"
     what = f"rewriting {kind} {tree} of {src} at {settings}"
@@ -182,7 +207,14 @@ def rewrite_file(
     if container == RNTUPLE:
         cmd += ["--container", RNTUPLE]
     else:
-        cmd += ["--autoflush", str(autoflush), "--basket", str(basket_size)]
+        cmd += [
+            "--autoflush",
+            str(autoflush),
+            "--basket",
+            str(basket_size),
+            "--streamer-infos",
+            streamer_infos,
+        ]
     try:
         try:
             proc = _run(cmd, timeout)
@@ -210,6 +242,24 @@ def rewrite_file(
             raise RewriteError(
                 f"{what}: reading the new file back failed: {reason} (log: {log})", log_path=str(log)
             )
+        check = check_rewrite(
+            src,
+            partial,
+            tree=tree,
+            reader=reader,
+            written=written,
+            inspected=inspected,
+            selections=selections,
+            timeout=timeout,
+        )
+        if check["problems"]:
+            _write_log(log, ["check_rewrite", str(src), str(partial)], None, json.dumps(check, indent=1), "")
+            raise RewriteError(
+                f"{what}: the new file {out} cannot stand in for its source and is refused before any timed "
+                f"read: {'; '.join(check['problems'])}. (The checks: {log})",
+                culprits=check["culprits"],
+                log_path=str(log),
+            )
         os.replace(partial, out)
     except BaseException:
         partial.unlink(missing_ok=True)
@@ -225,7 +275,139 @@ def rewrite_file(
         )
     written["file"] = str(out)  # the tool wrote the partial name
     inspected["file"] = str(out)
-    return {"written": written, "inspected": inspected, "source": before}
+    return {"written": written, "inspected": inspected, "source": before, "check": check}
+
+
+def _listed(names: Sequence[str]) -> str:
+    shown = ", ".join(names[:_LISTED])
+    return shown + (f" and {len(names) - _LISTED} more" if len(names) > _LISTED else "")
+
+
+def _containers(names: Sequence[str]) -> list[str]:
+    """The interface branches among the branches of particle containers: a name that is not another's static
+    store (``<C>Aux.``) or dynamic variable (``<C>AuxDyn.<a>``; ``:`` for RNTuple fields)."""
+    every = set(names)
+    return [
+        n
+        for n in names
+        if not any(
+            c != n and (n in (f"{c}Aux.", f"{c}Aux:") or n.startswith((f"{c}AuxDyn.", f"{c}AuxDyn:")))
+            for c in every
+        )
+    ]
+
+
+def _reader_json(cmd: list[str], timeout: float) -> tuple[dict | None, str]:
+    """The reader's JSON, or None and its error message."""
+    try:
+        proc = _run(cmd, timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"no answer within {timeout:.0f} s"
+    result = json_result(proc.stdout.splitlines())
+    if proc.returncode == 0 and result is not None:
+        return result, ""
+    mine = [
+        line.split("error: ", 1)[1]
+        for line in proc.stderr.splitlines()
+        if line.startswith("rootparams-read: error:")
+    ]
+    sig = crash_signal(proc.returncode, proc.stderr)
+    text = " ".join(mine) or (f"the reader crashed ({sig})" if sig else f"exit code {proc.returncode}")
+    # The reader's message goes on to list what the file holds: the reason is enough here.
+    return None, text.split(" Top-level ", 1)[0].split(" Available: ", 1)[0]
+
+
+def check_rewrite(
+    source: str | Path,
+    rewrite: str | Path,
+    *,
+    tree: str,
+    reader: str,
+    written: dict,
+    inspected: dict,
+    selections: Sequence[str] = (),
+    timeout: float = REWRITE_TIMEOUT_SECONDS,
+) -> dict[str, Any]:
+    """Whether ``rewrite`` can stand in for ``source`` (not timed; metadata reads only): the streamer info
+    records the rewriter found missing when it read the new file back (``written``, its JSON), the entries, the
+    top-level branches with their classes and which of them are particle containers, the number of branches in
+    all (``inspected``: the reader's --inspect of the rewrite, against the source's), and, for each branch
+    selection in ``selections``, the branches the reader finds in each file (--resolve-selection). A selection
+    the source itself cannot be read with is not held against the rewrite (the source's own points fail then).
+
+    Returns {"problems": [text, ...] (empty: it can), "culprits": [{"branch", "class"}, ...] (the branches that
+    lost something), "selections": {selection: "same" | "source fails" | what differs}}."""
+    problems: list[str] = []
+    culprits: list[dict] = []
+    missing_infos = written.get("streamer_infos_missing") or []
+    if missing_infos:
+        problems.append(
+            f"it lacks {len(missing_infos)} of the source's {written.get('streamer_infos_source', '?')} streamer "
+            f"info records ({_listed(missing_infos)})"
+        )
+    original, why = _reader_json([reader, "--file", str(source), "--tree", tree, "--inspect"], timeout)
+    if original is None:
+        return {
+            "problems": [*problems, f"the source could not be inspected to compare: {why}"],
+            "culprits": culprits,
+            "selections": {},
+        }
+    if inspected["entries"] != original["entries"]:
+        problems.append(f"it holds {inspected['entries']} entries, the source {original['entries']}")
+    mine = {b["name"]: b for b in inspected["branch_list"]}
+    theirs = {b["name"]: b for b in original["branch_list"]}
+    if lost := [n for n in theirs if n not in mine]:
+        problems.append(f"{len(lost)} of the source's top-level branches are missing ({_listed(lost)})")
+        culprits += [{"branch": n, "class": theirs[n]["class"]} for n in lost]
+    if extra := [n for n in mine if n not in theirs]:
+        problems.append(f"{len(extra)} top-level branches are not the source's ({_listed(extra)})")
+    changed = [n for n in theirs if n in mine and mine[n]["class"] != theirs[n]["class"]]
+    if changed:
+        problems.append(
+            f"{len(changed)} branches changed class ("
+            + _listed([f"{n}: {theirs[n]['class']} -> {mine[n]['class']}" for n in changed])
+            + ")"
+        )
+    unseen = [n for n in theirs if theirs[n]["particle"] and n in mine and not mine[n]["particle"]]
+    if unseen:
+        # Named by their interface branches (AnalysisElectrons, DataVector<xAOD::Electron_v1>); --inspect flags
+        # every branch of a particle container (its Aux. store and AuxDyn. variables too).
+        containers = _containers(unseen)
+        named = [f"{n} ({theirs[n]['class']})" for n in containers]
+        problems.append(
+            f"the reader no longer finds {len(containers)} of the source's particle containers "
+            f"({_listed(named)}; {len(unseen)} branches belong to them)"
+        )
+        culprits += [{"branch": n, "class": theirs[n]["class"]} for n in containers]
+    if inspected["branches"] != original["branches"]:
+        problems.append(f"it has {inspected['branches']} branches in all, the source {original['branches']}")
+    compared: dict[str, str] = {}
+    # 'all' reads every top-level branch: compared above.
+    for selection in dict.fromkeys(s for s in selections if s != "all"):
+        base = [reader, "--tree", tree, "--resolve-selection", selection, "--file"]
+        expected, why = _reader_json([*base, str(source)], timeout)
+        if expected is None:
+            compared[selection] = f"source fails: {why}"
+            continue
+        found, why = _reader_json([*base, str(rewrite)], timeout)
+        if found is None:
+            problems.append(f"the reader cannot read it with branch selection {selection!r}: {why}")
+            compared[selection] = f"rewrite fails: {why}"
+            continue
+        gone = [b for b in expected["branches"] if b not in found["branches"]]
+        new = [b for b in found["branches"] if b not in expected["branches"]]
+        if gone or new:
+            text = (
+                f"branch selection {selection!r} reads {len(found['branches'])} branches in it, "
+                f"{len(expected['branches'])} in the source"
+                + (f" (not in it: {_listed(gone)})" if gone else "")
+                + (f" (only in it: {_listed(new)})" if new else "")
+            )
+            problems.append(text)
+            compared[selection] = text
+        else:
+            compared[selection] = "same"
+    return {"problems": problems, "culprits": culprits, "selections": compared}
 
 
 def _text(data: str | bytes | None) -> str:

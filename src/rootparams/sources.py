@@ -13,6 +13,10 @@ A format can also clone a file's profile (``calibrate: <file>``): rootparams.cal
 recipe that behaves like the file, and the format is then generated like the built-in ones, so that every
 file-side scan, split level included, runs on it.
 
+Either file may be named ``skhep_testdata:<name>``: that file of the scikit-hep-testdata package (real ATLAS and
+CMS samples among its test files), which the package downloads into its cache directory on first use
+(``resolve_path``; rootparams.config resolves it when the study is loaded, before any job).
+
 This module reads what the configuration needs from the file (which tree or RNTuple, its entries, its
 compression setting and AutoFlush, whether it has ATLAS particle containers) with uproot, in the scheduling
 process, before any job: a wrong path, a file that is not ROOT or a missing tree stops the study there, with
@@ -22,7 +26,9 @@ is, the rewrites) are made by rootparams.generate, as every point's are.
 
 from __future__ import annotations
 
+import difflib
 import os
+import shutil
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -34,6 +40,15 @@ from rootparams.vocabulary import RNTUPLE, CompressionSettingError, container_of
 EVENT_DATA_NAMES = ("CollectionTree", "EventData", "Events")
 # What ATLAS's particle containers' interface objects are (the reader's own test is the class hierarchy).
 ATLAS_CONTAINER_PREFIX = "DataVector<xAOD::"
+# A source or calibrate file written skhep_testdata:<name> is that file of the scikit-hep-testdata package (PyPI).
+PUBLIC_SAMPLE_PREFIX = "skhep_testdata:"
+# The public samples the documentation's measurements used, by the names an offline mirror of them has (the
+# development machines reach no GitHub, where scikit-hep-testdata downloads from) and by the package's names.
+OFFLINE_MIRROR_NAMES = {
+    "atlas_physlite_run2_ttbar_100ev.root": "uproot-issue-123b.root",
+    "atlas_physlite_rntuple_100ev.root": "uproot-physlite-rntuple_v1-0-0-0.root",
+    "cms_nanoaod_2015_ttbar_200ev.root": "nanoAOD_2015_CMS_Open_Data_ttbar.root",
+}
 
 
 class SourceError(UserError, ValueError):
@@ -56,6 +71,61 @@ class SourceFile:
             return decode(self.compression_setting)
         except CompressionSettingError as error:
             raise SourceError(f"{self.path}: {error}") from error
+
+
+def resolve_path(path: str, cache_dir: str | Path | None = None) -> str:
+    """``path`` as a local file: ``skhep_testdata:<name>`` is that file of scikit-hep-testdata, taken from the
+    package's cache directory (``cache_dir``, default ~/.local/skhepdata) and downloaded there from GitHub on first
+    use (skhep_testdata.data_path); any other path is returned as it is."""
+    if not path.startswith(PUBLIC_SAMPLE_PREFIX):
+        return path
+    name = path.removeprefix(PUBLIC_SAMPLE_PREFIX)
+    try:  # here, not at the top: only a study that names a public sample needs the package
+        import skhep_testdata
+        from skhep_testdata.data import cache_path
+        from skhep_testdata.remote_files import is_known_remote
+    except ImportError as error:
+        raise SourceError(
+            f"{path}: the scikit-hep-testdata package is not installed; pip install scikit-hep-testdata "
+            "(./run installs it with rootparams)"
+        ) from error
+    if name not in skhep_testdata.known_files and not is_known_remote(name):
+        close = difflib.get_close_matches(name, sorted(skhep_testdata.known_files), n=1)
+        raise SourceError(
+            f"{path}: scikit-hep-testdata {skhep_testdata.__version__} has no file {name!r}"
+            + (f"; did you mean {PUBLIC_SAMPLE_PREFIX}{close[0]}?" if close else "")
+            + " (python -m skhep_testdata --list lists its files)"
+        )
+    cache = cache_path(cache_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    # A failed download: requests' errors are OSErrors, a remote dataset's a RuntimeError.
+    try:
+        return skhep_testdata.data_path(name, cache_dir=None if cache_dir is None else str(cache))
+    except (OSError, RuntimeError) as error:
+        raise SourceError(
+            f"{path}: {name} is not in scikit-hep-testdata's cache ({cache}), and downloading it from GitHub "
+            f"failed ({type(error).__name__}: {error}). It needs the internet once, or a copy of the file in "
+            f"{cache} named {name}"
+        ) from error
+
+
+def seed_public_sample_cache(mirror: str | Path, cache_dir: str | Path | None = None) -> list[str]:
+    """Copy the public samples an offline mirror holds (``mirror``/<name of OFFLINE_MIRROR_NAMES>) into
+    scikit-hep-testdata's cache under the package's names, where the cache lacks them, for a machine that reaches
+    no GitHub. Returns the package's names of the files copied."""
+    from skhep_testdata.data import cache_path  # here, not at the top: as in resolve_path
+
+    cache = cache_path(cache_dir)
+    cache.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for mirror_name, name in OFFLINE_MIRROR_NAMES.items():
+        found, target = Path(mirror) / mirror_name, cache / name
+        if found.is_file() and not target.exists():
+            partial = target.with_name(f".{name}.partial")
+            shutil.copyfile(found, partial)
+            partial.replace(target)  # whole or not at all: a cached file is taken as it is
+            copied.append(name)
+    return copied
 
 
 def describe(path: str, tree: str | None = None) -> SourceFile:

@@ -1,10 +1,12 @@
 """Storage profiles: make the data disk behave like another medium for the timed read only.
 
-The development VMs read "cold" files at ~1.5 GB/s because their host caches the disk; the paper's testbed
+The 2-core virtual machines this was developed on read "cold" files at ~1.5 GB/s because their host caches the disk; the paper's testbed
 was a 5400 rpm HDD (~150 MB/s, 10-50 IOPS). A profile limits read bandwidth and IOPS on the device that
-holds the file through a cgroup v1 blkio throttle (``blkio.throttle.read_bps_device`` and
-``read_iops_device``). Only the reader process is put into the group, so the warm-up and the rest of the
-pipeline are not slowed down. ``native`` applies no limit.
+holds the file through the kernel's block I/O controller: a cgroup v1 blkio throttle
+(``blkio.throttle.read_bps_device`` and ``read_iops_device``) or, on hosts with the unified cgroup v2 hierarchy
+(most current distributions), the ``io`` controller's ``io.max`` (``MAJ:MIN rbps=... riops=...``, what systemd's
+``IOReadBandwidthMax=`` and ``IOReadIOPSMax=`` write). Only the reader process is put into the group, so the
+warm-up and the rest of the pipeline are not slowed down. ``native`` applies no limit.
 """
 
 from __future__ import annotations
@@ -19,6 +21,40 @@ from pathlib import Path
 from rootparams.errors import UserError
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
+MOUNTS = Path("/proc/self/mounts")
+
+
+@dataclass(frozen=True)
+class Controller:
+    """Where this host's block I/O controller lives: cgroup v1's blkio hierarchy, or a cgroup v2 hierarchy with
+    the io controller available."""
+
+    version: int  # 1 or 2
+    root: Path
+
+    @property
+    def description(self) -> str:
+        return f"cgroup v{self.version} {'blkio' if self.version == 1 else 'io'} at {self.root}"
+
+
+def _cgroup2_mounts() -> list[Path]:
+    try:
+        lines = MOUNTS.read_text().splitlines()
+    except OSError:
+        return []
+    return [Path(f.split()[1]) for f in lines if len(f.split()) > 2 and f.split()[2] == "cgroup2"]
+
+
+def io_controller() -> Controller | None:
+    """cgroup v1 blkio where it is mounted (it then owns the io controller), else a cgroup v2 hierarchy whose
+    root offers ``io``; None when neither."""
+    if (BLKIO / "blkio.throttle.read_bps_device").exists():
+        return Controller(1, BLKIO)
+    for mount in _cgroup2_mounts():
+        with suppress(OSError):
+            if "io" in (mount / "cgroup.controllers").read_text().split():
+                return Controller(2, mount)
+    return None
 
 
 @dataclass(frozen=True)
@@ -73,16 +109,16 @@ class StorageProfile:
 
 
 # What a cgroup v1 blkio throttle can emulate (docs/measurement.md, "Storage profiles"): a read bandwidth, and a
-# limit on block requests per second. The throttle counts every request (bio), also the pieces of one
-# contiguous read that the kernel's read-ahead splits into several; a real disk streams those without seeking.
-# So the paper's testbed (seed 000: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS) comes in two
-# emulations: "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek
-# charged to every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd"
-# is a SATA SSD, "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config.
-# The xrootd profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a
-# toxiproxy that adds half the round-trip time each way and limits the bandwidth (three networks: a LAN,
-# a WAN link, a far site); custom ones are {rtt_ms: ..., bandwidth_bps: ...}. Listed fast to slow, the xrootd
-# ones by their added round-trip time: figures order the profiles so (labels.STORAGE_ORDER).
+# limit on block requests per second. The throttle counts every request (bio), also the pieces of one contiguous
+# read that the kernel's read-ahead splits into several; a real disk streams those without seeking. So the paper's
+# testbed (the ATLAS note: WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS) comes in two emulations:
+# "hdd" is its streaming bandwidth (seeks not modelled), "hdd_seek" adds 50 requests/s, i.e. a seek charged to
+# every request: right for scattered reads (TTreeCache off), pessimistic for streaming ones. "ssd" is a SATA SSD,
+# "native" no limit. Custom numbers are given as {read_bps: ..., read_iops: ...} in the config. The xrootd
+# profiles read through a local XRootD server on the machine's own (unthrottled) disk, behind a toxiproxy that
+# adds half the round-trip time each way and limits the bandwidth (three networks: a LAN, a WAN link, a far site);
+# custom ones are {rtt_ms: ..., bandwidth_bps: ...}. Listed fast to slow, the xrootd ones by their added
+# round-trip time: figures order the profiles so (labels.STORAGE_ORDER).
 PROFILES = {
     "native": StorageProfile("native"),
     "ssd": StorageProfile("ssd", read_bps=500_000_000, read_iops=20_000),
@@ -125,8 +161,12 @@ def throttling_unavailable_reason() -> str | None:
     problems = []
     if os.geteuid() != 0:
         problems.append("it needs root")
-    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
-        problems.append(f"there is no cgroup v1 blkio controller at {BLKIO}")
+    if io_controller() is None:
+        v2 = ", ".join(map(str, _cgroup2_mounts())) or "none mounted"
+        problems.append(
+            f"there is no block I/O controller (no cgroup v1 blkio at {BLKIO}, and no cgroup v2 hierarchy "
+            f"offering io: {v2})"
+        )
     return " and ".join(problems) or None
 
 
@@ -154,7 +194,7 @@ def check_throttling_possible(profile: StorageProfile, path: str | Path) -> None
         raise StorageProfileError(
             f"storage profile {profile.name!r} ({profile.read_bps or 'unlimited'} B/s, "
             f"{profile.read_iops or 'unlimited'} IOPS) cannot be applied: {reason}. "
-            "Run as root on a machine with cgroup v1 blkio, or set storage_profile: native "
+            "Run as root on a machine with cgroup v1 blkio or cgroup v2 io, or set storage_profile: native "
             "(reads then run at the disk's own speed, and every record says so)."
         )
     block_device_of(path)
@@ -162,7 +202,7 @@ def check_throttling_possible(profile: StorageProfile, path: str | Path) -> None
 
 @dataclass(frozen=True)
 class BlockCounters:
-    """Read requests and bytes at the block layer: of one blkio group (``BlkioGroup.counters``) or of the
+    """Read requests and bytes at the block layer: of one cgroup (``IoGroup.counters``) or of the
     whole disk (``disk_counters``, from /proc/diskstats)."""
 
     requests: int
@@ -172,29 +212,46 @@ class BlockCounters:
         return BlockCounters(self.requests - other.requests, self.bytes - other.bytes)
 
 
-class BlkioGroup:
-    """A cgroup v1 blkio group on the disk that holds the file under test: the storage profile's throttle
+class IoGroup:
+    """A cgroup (v1 blkio or v2 io) on the disk that holds the file under test: the storage profile's throttle
     (none for native), and the read requests and bytes that the group's processes sent to that disk.
 
     One group serves all repetitions of a point: each reader joins it before it opens the file. Its
     counters are read before and after each read, so every repetition records how many block requests its
     bytes took (the IOPS limit of a throttled profile counts exactly these)."""
 
-    def __init__(self, profile: StorageProfile, path: str | Path, tag: str = ""):
+    def __init__(
+        self, profile: StorageProfile, path: str | Path, tag: str = "", controller: Controller | None = None
+    ):
         self.profile = profile
         self.device = block_device_of(path)
+        self.controller = controller or io_controller()
+        if self.controller is None:
+            raise StorageProfileError(
+                f"no block I/O controller on this machine: {throttling_unavailable_reason()}"
+            )
+        if self.controller.version == 2:
+            _enable_io(self.controller.root)
         # One group per measuring job and profile: rootparams-<pid>[-<profile>] (remove_stale_groups parses it).
-        self.dir = BLKIO / (f"rootparams-{os.getpid()}" + (f"-{tag}" if tag else ""))
+        self.dir = self.controller.root / (f"rootparams-{os.getpid()}" + (f"-{tag}" if tag else ""))
         self.dir.mkdir(exist_ok=True)
         try:
-            if profile.read_bps:
-                (self.dir / "blkio.throttle.read_bps_device").write_text(
-                    f"{self.device} {int(profile.read_bps)}\n"
-                )
-            if profile.read_iops:
-                (self.dir / "blkio.throttle.read_iops_device").write_text(
-                    f"{self.device} {int(profile.read_iops)}\n"
-                )
+            if self.controller.version == 1:
+                if profile.read_bps:
+                    (self.dir / "blkio.throttle.read_bps_device").write_text(
+                        f"{self.device} {int(profile.read_bps)}\n"
+                    )
+                if profile.read_iops:
+                    (self.dir / "blkio.throttle.read_iops_device").write_text(
+                        f"{self.device} {int(profile.read_iops)}\n"
+                    )
+            elif profile.throttled:
+                limits = []
+                if profile.read_bps:
+                    limits.append(f"rbps={int(profile.read_bps)}")
+                if profile.read_iops:
+                    limits.append(f"riops={int(profile.read_iops)}")
+                (self.dir / "io.max").write_text(f"{self.device} {' '.join(limits)}\n")
         except BaseException:
             self.remove()
             raise
@@ -204,6 +261,8 @@ class BlkioGroup:
         return self.dir / "cgroup.procs"
 
     def counters(self) -> BlockCounters:
+        if self.controller.version == 2:
+            return _read_io_stat(self.dir / "io.stat", self.device)
         requests = _read_stat(self.dir / "blkio.throttle.io_serviced", self.device)
         nbytes = _read_stat(self.dir / "blkio.throttle.io_service_bytes", self.device)
         return BlockCounters(requests, nbytes)
@@ -212,12 +271,36 @@ class BlkioGroup:
         _remove_group(self.dir)
 
 
+def _enable_io(root: Path) -> None:
+    """cgroup v2 gives a group's children a controller only through the parent's cgroup.subtree_control."""
+    control = root / "cgroup.subtree_control"
+    if "io" not in control.read_text().split():
+        try:
+            control.write_text("+io\n")
+        except OSError as error:
+            raise StorageProfileError(
+                f"cannot enable the io controller for the groups under {root} ({error}); a throttled profile "
+                "needs it (as root: echo +io > {control})"
+            ) from error
+
+
 def _read_stat(path: Path, device: str) -> int:
     for line in path.read_text().splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[0] == device and parts[1] == "Read":
             return int(parts[2])
     return 0
+
+
+def _read_io_stat(path: Path, device: str) -> BlockCounters:
+    """cgroup v2 io.stat: ``MAJ:MIN rbytes=... wbytes=... rios=... wios=... dbytes=... dios=...``; a device
+    the group has not read from has no line yet."""
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if parts and parts[0] == device:
+            values = dict(p.split("=", 1) for p in parts[1:] if "=" in p)
+            return BlockCounters(int(values.get("rios", 0)), int(values.get("rbytes", 0)))
+    return BlockCounters(0, 0)
 
 
 def disk_counters(device: str) -> BlockCounters:
@@ -231,13 +314,13 @@ def disk_counters(device: str) -> BlockCounters:
 
 
 def can_count_block_requests() -> bool:
-    """Root and a cgroup v1 blkio controller: a group (unthrottled for native) can count the requests."""
+    """Root and a block I/O controller (v1 or v2): a group (unthrottled for native) can count the requests."""
     return throttling_unavailable_reason() is None
 
 
 @contextmanager
-def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Iterator[BlkioGroup | None]:
-    """The blkio group of the reads of ``path`` on ``profile`` (``tag`` tells a job's groups apart), removed
+def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Iterator[IoGroup | None]:
+    """The cgroup (v1 blkio or v2 io) of the reads of ``path`` on ``profile`` (``tag`` tells a job's groups apart), removed
     afterwards; None where no group can be made (then a throttled profile is an error, raised by
     check_throttling_possible before any read)."""
     check_throttling_possible(profile, path)
@@ -252,7 +335,7 @@ def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Ite
         yield None  # tmpfs or a network filesystem: no block device to count, native needs none
         return
     remove_stale_groups()
-    group = BlkioGroup(profile, path, tag)
+    group = IoGroup(profile, path, tag)
     try:
         yield group
     finally:
@@ -261,7 +344,10 @@ def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Ite
 
 def remove_stale_groups() -> None:
     """Remove the groups of measuring jobs that are gone (a job killed before it could clean up)."""
-    for group in BLKIO.glob("rootparams-*"):
+    controller = io_controller()
+    if controller is None:
+        return
+    for group in controller.root.glob("rootparams-*"):
         pid = group.name.removeprefix("rootparams-").split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             _remove_group(group)
@@ -276,7 +362,7 @@ def _remove_group(group: Path, attempts: int = 40) -> None:
         with suppress(OSError):
             for pid in procs.read_text().split():
                 with suppress(OSError):
-                    (BLKIO / "cgroup.procs").write_text(pid)
+                    (group.parent / "cgroup.procs").write_text(pid)
         try:
             group.rmdir()
             return

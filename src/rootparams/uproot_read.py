@@ -1,5 +1,5 @@
 """One timed read with uproot, the Python user's reader (reading style "uproot"; docs/measurement.md, "The
-seeds' studies"), in a fresh process of its own, printing the C++ reader's JSON line:
+related studies"), in a fresh process of its own, printing the C++ reader's JSON line:
 
     python -m rootparams.uproot_read --file F --tree T --events N --branches b1,b2,... [--disk-device MAJ:MIN]
 

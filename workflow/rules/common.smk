@@ -133,6 +133,17 @@ def point_root_file(fmt, file_id):
     return paths.root_file(DATA_DIR, fmt, file_id)
 
 
+def file_selections(wildcards):
+    # The branch selections the study reads a file with, in a fixed order.
+    return sorted(
+        {
+            p.read.branches
+            for p in POINTS
+            if (p.file.format, p.file.id) == (wildcards.format, wildcards.file_id)
+        }
+    )
+
+
 def source_file(wildcards):
     return source_of(STUDY, wildcards.format).path
 
@@ -299,12 +310,26 @@ def final_outputs():
 
 
 def print_noise_summary():
-    # At the end of a successful run, the noise of the whole study in one line (also in run_summary.md).
+    # At the end of a successful run, the noise of the whole study in one line (also in run_summary.md), and the
+    # points that failed or were refused, which the run summary lists with their reasons.
     import pandas as pd
-    from rootparams.report import noise_line
+    from rootparams.report import failed_points, noise_line
 
     if Path(paths.SUMMARY_TABLE).exists():
-        print(f"rootparams: {noise_line(pd.read_csv(paths.SUMMARY_TABLE))}")
+        summary = pd.read_csv(paths.SUMMARY_TABLE)
+        print(f"rootparams: {noise_line(summary)}")
+        failed = failed_points(summary)
+        if len(failed):
+            print(
+                f"rootparams: {len(failed)} point(s) not measured, with their reasons in {paths.RUN_SUMMARY} "
+                "and the status column of the tables:",
+                file=sys.stderr,
+            )
+            for r in failed.head(10).itertuples():
+                print(
+                    f"  {r.status}: {r.format} {r.file_id} {r.read_id}: {str(r.failure).splitlines()[0][:300]}",
+                    file=sys.stderr,
+                )
 
 
 def unless_kept(path):

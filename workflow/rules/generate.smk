@@ -150,5 +150,7 @@ rule rewrite_file:
         point=file_point,
         tree=tree_name,
         on_failure=STUDY["rewrite_failures"],
+        # The branch selections of the reads of this file, checked on it before any timed read.
+        selections=file_selections,
     script:
         "../scripts/rewrite_file.py"

@@ -61,14 +61,17 @@ def main(smk, say):
         smk.output[0],
         {
             "block": block,
+            # Every point of the plan: its records; a point the reader could not read also its reason ("failed",
+            # with the repetitions taken before, if any), a refused rewrite its refusal: results like the others.
             "points": [
                 {
                     "format": p.labels["format"],
                     "file_id": p.labels["file_id"],
                     "read_id": p.labels["read_id"],
                     "records": [p.records[r["rep"]] for r in recs],
+                    **({"failed": result.failed[i]} if i in result.failed else {}),
                 }
-                for p, recs in zip(points, result.records, strict=True)
+                for i, (p, recs) in enumerate(zip(points, result.records, strict=True))
             ]
             + [{**r, "records": []} for r in refused],
             "sentinel_records": result.sentinel_records,

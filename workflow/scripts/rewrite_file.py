@@ -16,6 +16,7 @@ def main(smk, say):
         on_failure=smk.params.on_failure,
         say=say,
         log_path=f"{smk.log[0]}.root.log",
+        selections=smk.params.selections,
     )
 
 

@@ -12,9 +12,11 @@ from rootparams.aggregate import (
     job_table,
     load_monitor_samples,
     load_records,
+    point_status,
     point_table,
     sentinel_table,
     summarize,
+    with_status,
 )
 from rootparams.snakescript import run_logged
 
@@ -34,14 +36,19 @@ def main(smk):
     samples = load_monitor_samples(
         (r.monitor_csv, {"block": r.block}) for r in monitors.itertuples(index=False)
     )
-    repetitions.sort_values(["format", "file_id", "read_id", "rep"]).to_csv(
-        smk.output.repetitions, index=False
-    )
+    if len(repetitions):  # none when every point failed or was refused
+        repetitions = repetitions.sort_values(["format", "file_id", "read_id", "rep"])
+    repetitions.to_csv(smk.output.repetitions, index=False)
     samples.to_csv(smk.output.samples, index=False)
-    summarize(repetitions, smk.params.measurement, smk.params.repetitions).to_csv(
+    # Every point, whatever became of it: a point the reader could not read, or a rewrite that was refused, is a
+    # row with its status and reason (rootparams.aggregate.with_status), never left out.
+    status = point_status(blocks)
+    measurement, planned = smk.params.measurement, smk.params.repetitions
+    summary = summarize(repetitions, measurement, planned)
+    with_status(summary, status, smk.params.points, measurement, planned).to_csv(
         smk.output.summary, index=False
     )
-    point_table(smk.params.points).to_csv(smk.output.point_scans, index=False)
+    point_table(smk.params.points, status).to_csv(smk.output.point_scans, index=False)
     job_table(blocks).to_csv(smk.output.jobs, index=False)
     sentinel_table(sentinel).to_csv(smk.output.sentinel, index=False)
 

@@ -255,8 +255,8 @@ std::map<std::string, std::string> parse_request(const std::string &line)
 
 // A chain of dependent loads through a buffer far larger than the caches: one random cycle over its
 // cache lines, so that every load waits for memory. Its time for a fixed number of loads is the host's
-// memory latency; on these VMs that moves by tens of percent in spells that slow every memory-bound read
-// alike, while compute in the L1 cache does not move. Built once in the server (not in the children, whose
+// memory latency; on virtual machines that moves by tens of percent in spells that slow every memory-bound
+// read alike, while compute in the L1 cache does not move. Built once in the server (not in the children, whose
 // memory is measured), deterministic, ~20 ms to build.
 class MemoryProbe {
 public:

@@ -44,7 +44,7 @@ std::pair<std::vector<std::string>, std::set<std::string>> top_fields(const ROOT
 std::vector<std::pair<std::string, std::string>>
 select_top_fields(const ROOT::RNTupleDescriptor &desc, const std::string &selection, const std::string &path);
 
-// ---- Variable selections (seed 001's access patterns): analysis, sparse, vars:<Collection>.<attribute>,... ----
+// ---- Variable selections (the 2019 ATLAS CHEP study's access patterns): analysis, sparse, vars:<Coll>.<attr>,...
 // A variable is one attribute of one collection ("Electrons.pt"), read from the smallest branch or field that
 // holds it. TTree: a split aux store's member (<C>Aux.<a>), a dynamic attribute (<C>AuxDyn.<a>), a flat array
 // (<C>_<a>, NanoAOD's <C>_mass for m, read with its counter n<C>), or, where the store is not split (split

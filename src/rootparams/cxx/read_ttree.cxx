@@ -396,7 +396,8 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    tree->GetListOfBranches()->Compress();
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
-   // Parallel unzip (seed 003), as ROOT 6.40 does it (tree/tree/src/TTreeCacheUnzip.cxx, TTree::SetCacheSizeAux):
+   // Parallel unzip ("Optimizing ROOT IO For Analysis"), as ROOT 6.40 does it (tree/tree/src/TTreeCacheUnzip.cxx,
+   // TTree::SetCacheSizeAux):
    // - TTree::SetCacheSize makes the cache a TTreeCacheUnzip when the static TTreeCacheUnzip::fgParallel is
    //   kEnable or kForce (and the file is compressed), a TTreeCache otherwise. fgParallel starts as kDisable and
    //   nothing in 6.40 reads it from the environment (libTree knows only the gEnv keys TTreeCache.Size and

@@ -1,6 +1,7 @@
 // rootparams-rewrite: rewrite a user's own TTree (or RNTuple) into a new file at other file settings.
 //
 //   rootparams-rewrite --input SRC --tree NAME --output OUT --compression S --autoflush N --basket B
+//                      [--streamer-infos source|tree]
 //   rootparams-rewrite --input SRC --tree NAME --output OUT --compression S --container rntuple
 //   rootparams-rewrite --input SRC --tree NAME --diagnose [--compression S] [--max-failures K]
 //
@@ -19,6 +20,24 @@
 // branch's sub-branches are fixed by how the source was written), so this tool offers no split option.
 // Only the tree is copied: other top-level objects of the source (metadata trees, histograms, RNTuples) are
 // not, because a file-side scan reads only the tree under test.
+//
+// Streamer infos: the new file gets every TStreamerInfo record of the source's StreamerInfo list (the default,
+// --streamer-infos source), not only those ROOT marks while it writes the tree (--streamer-infos tree, ROOT's
+// own CloneTree behaviour). ROOT never writes the streamer info of a class that has a collection proxy
+// (TStreamerInfo::ForceWriteInfo: "We are an STL collection"), and in a process without the experiment's
+// dictionaries an ATLAS interface class such as DataVector<xAOD::Electron_v1> is exactly that: an emulated
+// collection, made from its streamer info's single "This" element. Its record is therefore dropped from a
+// copy (those of its items, xAOD::Electron_v1 and bases, are kept), and a reader without the dictionaries
+// then sees a class with neither streamer info nor collection proxy: it cannot tell that the branch holds
+// particles (a copy of a Run-3 PHYSLITE file made this way lacked 84 of its 157 records, all 18 DataVector ones
+// among them; the others were those of STL collections and of the classes of the metadata trees, not copied).
+// The source's records are found among those ROOT registered when it opened the source (by class and
+// checksum) and marked for writing in the new file's class index, as ROOT marks the records of a file opened
+// for update. After the file is closed it is opened again and its StreamerInfo list compared with the
+// source's: streamer_infos_missing names any record of the source (class and checksum) the new file lacks,
+// STL collections aside (ROOT needs no record to read a vector<float>, and writes one only where it must).
+// The I/O customization rules stored beside the records (listOfRules) are not copied: ROOT does not register
+// rules read from a file, and a reader with the experiment's dictionaries brings its own.
 //
 // The source is opened read-only. The output must be another path; it is overwritten.
 //
@@ -47,15 +66,18 @@
 // On success one line "ROOTPARAMS_JSON {...}"; errors: a message naming the file on stderr, exit code 2.
 #include "common.h"
 
+#include <TArrayC.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
 #include <TClass.h>
+#include <TClassEdit.h>
 #include <TError.h>
 #include <TFile.h>
 #include <TKey.h>
 #include <TLeaf.h>
 #include <TMemFile.h>
 #include <TROOT.h>
+#include <TStreamerInfo.h>
 #include <TSystem.h>
 #include <TTree.h>
 
@@ -68,14 +90,17 @@
 #include <ROOT/RPageStorageFile.hxx>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -203,6 +228,79 @@ TTree *empty_clone(TTree *tree, int compression, Long64_t autoflush, long long b
    return clone;
 }
 
+// A streamer info record as the file's StreamerInfo list holds it: class name, class version and checksum.
+struct InfoRecord {
+   std::string name;
+   int version = 0;
+   unsigned checksum = 0;
+   bool operator<(const InfoRecord &o) const
+   {
+      return std::tie(name, version, checksum) < std::tie(o.name, o.version, o.checksum);
+   }
+   std::string text() const
+   {
+      char sum[16];
+      std::snprintf(sum, sizeof sum, "%08x", checksum);
+      return name + " (version " + std::to_string(version) + ", checksum 0x" + sum + ")";
+   }
+};
+
+// The records of a file's StreamerInfo list (the I/O rules list beside them left out).
+std::set<InfoRecord> info_records(TFile *file)
+{
+   std::set<InfoRecord> out;
+   std::unique_ptr<TList> list(file->GetStreamerInfoList());
+   if (!list)
+      return out;
+   for (auto *obj : *list)
+      if (auto *info = dynamic_cast<TStreamerInfo *>(obj))
+         out.insert({info->GetName(), info->GetClassVersion(), info->GetCheckSum()});
+   return out;
+}
+
+// Mark every streamer info record of `in` for writing into `out` (see the header comment): the registered
+// TStreamerInfo of the same class and checksum, which ROOT made when it opened `in`. Returns the records it
+// could not find registered (none expected).
+std::vector<std::string> copy_streamer_infos(TFile *in, TFile *out)
+{
+   std::vector<std::string> not_found;
+   TArrayC *index = out->GetClassIndex();
+   for (const auto &record : info_records(in)) {
+      TClass *cl = TClass::GetClass(record.name.c_str(), false, true);
+      TVirtualStreamerInfo *info = cl ? cl->FindStreamerInfo(record.checksum) : nullptr;
+      const Int_t number = info ? info->GetNumber() : -1;
+      if (number < 0 || !index) {
+         not_found.push_back(record.text());
+         continue;
+      }
+      if (number >= index->GetSize())
+         index->Set(number + 1);  // keeps the marks made so far
+      index->fArray[number] = 1;
+      index->fArray[0] = 1;  // "new records to write": TFile::WriteStreamerInfo writes the list again at Close
+   }
+   return not_found;
+}
+
+// The records of the source the written file lacks, read back from it.
+std::vector<std::string> missing_streamer_infos(const std::set<InfoRecord> &source, const std::string &path)
+{
+   std::unique_ptr<TFile> written(TFile::Open(path.c_str(), "READ"));
+   if (!written || written->IsZombie())
+      fail("cannot open " + path + " again to compare its streamer infos with the source's");
+   // By class and checksum: ROOT writes its own record of a class it has a dictionary for, which may carry a
+   // newer class version for the same layout (TAttMarker 3 for a source's TAttMarker 2, one checksum).
+   std::set<std::pair<std::string, unsigned>> have;
+   for (const auto &record : info_records(written.get()))
+      have.emplace(record.name, record.checksum);
+   // STL collections (vector<int>, vector<vector<float> >, ...) are left out: ROOT knows their layout without
+   // a record, and writes theirs only where it needs one (it does not write those of an older file's spelling).
+   std::vector<std::string> missing;
+   for (const auto &record : source)
+      if (!have.count({record.name, record.checksum}) && TClassEdit::IsSTLCont(record.name) == ROOT::kNotSTL)
+         missing.push_back(record.text());
+   return missing;
+}
+
 int rewrite_tree(const std::map<std::string, std::string> &args)
 {
    const std::string input = required_arg(args, "input"), output = required_arg(args, "output");
@@ -214,6 +312,10 @@ int rewrite_tree(const std::map<std::string, std::string> &args)
    // NanoAOD sample has); then ROOT never optimizes the basket sizes either.
    if (basket != 0 && (basket < 100 || basket > (1LL << 30)))
       fail("--basket " + std::to_string(basket) + ": must be 0 (keep the source's) or 100 bytes to 1 GiB");
+   const std::string infos = args.count("streamer-infos") ? args.at("streamer-infos") : "source";
+   if (infos != "source" && infos != "tree")
+      fail("--streamer-infos " + infos + ": must be source (every record of the source's StreamerInfo list, the "
+           "default) or tree (only those ROOT writes for the tree: its CloneTree behaviour)");
    check_output(input, output);
 
    auto in = open_source(input);
@@ -246,6 +348,8 @@ int rewrite_tree(const std::map<std::string, std::string> &args)
    }
    out->cd();
    clone->Write("", TObject::kOverwrite);
+   const auto source_infos = info_records(in.get());
+   const auto not_found = infos == "source" ? copy_streamer_infos(in.get(), out.get()) : std::vector<std::string>{};
    const Long64_t tot_bytes = clone->GetTotBytes(), zip_bytes = clone->GetZipBytes();
    const long long top = clone->GetListOfBranches()->GetEntries();
    const long long total = static_cast<long long>(all_branches(clone->GetListOfBranches()).size());
@@ -253,6 +357,8 @@ int rewrite_tree(const std::map<std::string, std::string> &args)
    out->Close();
    if (write_error)
       fail("writing " + output + " failed (disk full or I/O error?)");
+   const double end_epoch = epoch_now(), end_wall = steady_now(), end_cpu = process_cpu_seconds();
+   const auto missing = missing_streamer_infos(source_infos, output);  // not part of the rewrite's time
 
    JsonObject j;
    j.str("file", output)
@@ -266,11 +372,16 @@ int rewrite_tree(const std::map<std::string, std::string> &args)
       .integer("autoflush_requested", autoflush)
       .integer("basket_size_requested", basket)
       .num("rewrite_start_time", epoch0)
-      .num("rewrite_end_time", epoch_now())
-      .num("rewrite_wall_seconds", steady_now() - wall0)
-      .num("rewrite_cpu_seconds", process_cpu_seconds() - cpu0)
+      .num("rewrite_end_time", end_epoch)
+      .num("rewrite_wall_seconds", end_wall - wall0)
+      .num("rewrite_cpu_seconds", end_cpu - cpu0)
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
+      .str("streamer_infos_copied", infos)
+      .integer("streamer_infos_source", static_cast<long long>(source_infos.size()))
+      .integer("streamer_infos_missing_count", static_cast<long long>(missing.size()))
+      .raw("streamer_infos_missing", json_string_array(missing))
+      .raw("streamer_infos_not_found", json_string_array(not_found))
       .integer("peak_rss_bytes", peak_rss_bytes())
       .str("root_version", gROOT->GetVersion());
    std::cout << "ROOTPARAMS_JSON " << j.dump() << std::endl;

@@ -1,0 +1,1253 @@
+"""What a ROOT file is: ``rootparams inspect FILE|URL``.
+
+    rootparams inspect FILE|URL [--tree NAME] [--all-branches] [--top N] [--csv | --json]
+
+finds the event data (a TTree or an RNTuple; ``CollectionTree``, ``EventData`` or ``Events``, or the only one, as
+rootparams.sources does) and tells: its entries and clusters, the file's compression setting and the branches or
+fields stored at another one, the compressed and uncompressed bytes of every top-level branch (sub-branches
+summed into it) or top-level field, each with its content kind, the same bytes per kind (rootparams.contentkinds,
+the study's grouping), and the whole file's totals.
+
+What is counted, and where it comes from (the file's own bookkeeping; no data is decompressed except for the
+element counts below):
+
+* TTree: a branch's bytes are ROOT's TBranch::GetZipBytes/GetTotBytes (the ``fZipBytes``/``fTotBytes`` the file
+  stores): its baskets, their keys included. They add up to TTree::GetZipBytes; the rest of the file is the other
+  trees, the tree's own metadata, streamer info and keys. Baskets kept inside the TTree object (never written as
+  baskets of their own, as in small NanoAOD samples) count in no branch's bytes; they are reported on their own.
+  Clusters are ROOT's (TTree::GetClusterIterator over the tree's cluster ranges and AutoFlush).
+* RNTuple: a field's bytes are RNTupleInspector's: compressed, the on-disk size of every page of its columns and
+  of its subfields'; uncompressed, their elements at their in-memory size. Pages that same-page merging stores
+  once for several columns count once per column, as RNTupleInspector counts them; the bytes stored once are
+  reported beside.
+  Columns added after the first entries (deferred) begin with zero pages that are not on disk; they count as
+  RNTupleInspector counts them. Projected fields (aliases of other fields' columns) are not listed.
+* The kind of a ``vector<float>``/``vector<double>`` (dense or low-multiplicity) depends on its elements per
+  event: an RNTuple's page list holds them, a TTree's are counted by reading the branch over its first
+  ``MULTIPLICITY_ENTRIES`` entries with uproot.
+
+Local files are read with uproot. A URL (``root://``, ``https://``, ...) is opened by ROOT (TFile::Open, so that
+XRootD and HTTP go through ROOT's own clients; ``root://localhost`` needs ``?remote=1`` not to be read as a local
+file), and uproot reads the same bytes through it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import textwrap
+import warnings
+from collections import Counter, defaultdict
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rootparams.calibrate import SCALAR_TYPES, is_flat, normalize
+from rootparams.contentkinds import FLAT_KINDS, KINDS, Unit, classify, flat_kind, needs_elements
+from rootparams.errors import UserError
+from rootparams.sources import EVENT_DATA_NAMES, resolve_path
+from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, container_of_class, decode
+
+# uproot, awkward and ROOT take a second or more to import: the functions that read a file import them.
+
+# Entries over which a TTree's vector<float>/vector<double> branches are read to count their elements.
+MULTIPLICITY_ENTRIES = 1000
+# Rows of the text output's branch table unless --top says otherwise.
+DEFAULT_TOP = 25
+XAOD, FLAT = "xAOD", "flat"
+# In-memory bytes of an element of each RNTuple column type (the binary format's type codes), as ROOT's
+# RColumnElementBase::Generate(type)->GetSize() gives them: the size RNTupleInspector counts as uncompressed.
+# Index columns are 64-bit in memory, a switch is an index and a tag (16 bytes), a bit is a bool.
+_RNTUPLE_ELEMENT_BYTES = {
+    0x00: 1,  # Bit
+    0x01: 1,  # Byte
+    0x02: 1,  # Char
+    0x03: 1,  # Int8
+    0x04: 1,  # UInt8
+    0x05: 2,  # Int16
+    0x06: 2,  # UInt16
+    0x07: 4,  # Int32
+    0x08: 4,  # UInt32
+    0x09: 8,  # Int64
+    0x0A: 8,  # UInt64
+    0x0B: 4,  # Real16 (a float in memory)
+    0x0C: 4,  # Real32
+    0x0D: 8,  # Real64
+    0x0E: 8,  # Index32
+    0x0F: 8,  # Index64
+    0x10: 16,  # Switch
+    0x11: 2,  # SplitInt16
+    0x12: 2,  # SplitUInt16
+    0x13: 4,  # SplitInt32
+    0x14: 4,  # SplitUInt32
+    0x15: 8,  # SplitInt64
+    0x16: 8,  # SplitUInt64
+    0x17: 4,  # SplitReal16
+    0x18: 4,  # SplitReal32
+    0x19: 8,  # SplitReal64
+    0x1A: 8,  # SplitIndex32
+    0x1B: 8,  # SplitIndex64
+    0x1C: 4,  # Real32Trunc
+    0x1D: 4,  # Real32Quant
+}
+# What a file is when it is not a ROOT file, by its first bytes.
+_MAGIC = {
+    b"\x89HDF": "an HDF5 file",
+    b"\x1f\x8b": "a gzip file",
+    b"PK\x03\x04": "a zip archive",
+    b"PAR1": "a Parquet file",
+    b"\x7fELF": "an executable (ELF)",
+    b"%PDF": "a PDF document",
+    b"SQLite format 3": "an SQLite database",
+}
+
+
+class InspectError(UserError, ValueError):
+    """A file or URL that cannot be inspected; the message names it and what would be valid."""
+
+
+@dataclass
+class Row:
+    """One line of the branch (field) table: a top-level branch with its sub-branches, a top-level field with its
+    subfields, or with --all-branches every branch (field) with its own bytes only."""
+
+    name: str
+    top: str  # the top-level branch or field it belongs to (itself for a top-level row)
+    type: str  # the class or type the branch stores (the field's type)
+    kind: str  # the kind holding most of its compressed bytes (contentkinds)
+    compressed: int
+    uncompressed: int
+    compression: int | None  # ROOT's setting of its baskets (pages); None where its parts differ
+    in_tree_object: int = 0  # TTree: bytes of its baskets kept inside the TTree object (uncompressed)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.uncompressed / self.compressed if self.compressed else None
+
+
+@dataclass
+class KindTotal:
+    kind: str
+    units: int  # branches (fields) holding data, as the study counts them
+    compressed: int
+    uncompressed: int
+    in_tree_object: int = 0
+
+    @property
+    def ratio(self) -> float | None:
+        return self.uncompressed / self.compressed if self.compressed else None
+
+
+@dataclass
+class Inspection:
+    source: str  # the file or URL as given
+    reader: str  # how it was read
+    file_size: int
+    file_compression: int  # TFile::GetCompressionSettings
+    container: str  # vocabulary.TTREE or RNTUPLE
+    name: str
+    entries: int
+    clusters: int | None  # None where the file records no cluster boundaries
+    clusters_how: str  # where the cluster count comes from
+    layout: str  # XAOD or FLAT: which grouping of kinds applies
+    compressed: int  # the event data's compressed bytes (TTree::GetZipBytes; RNTupleInspector's total)
+    uncompressed: int
+    top_level: int  # top-level branches (fields)
+    everything: int  # every branch (field)
+    rows: list[Row]
+    kinds: list[KindTotal]
+    # branch (field) -> its setting, where it differs from the file's
+    other_compression: dict[str, int | None]
+    # the setting of every basket (page) of the event data; None where they differ
+    data_compression: int | None
+    in_tree_object: int = 0  # TTree: uncompressed bytes of the baskets kept inside the TTree object
+    tree_key_bytes: int = 0  # TTree: on-disk size of the tree's own key (its metadata and those baskets)
+    stored_once: int | None = None  # RNTuple: compressed bytes with every merged page counted once
+    multiplicity_entries: int | None = None  # TTree: entries read to count vector<float/double> elements
+    all_branches: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float | None:
+        return self.uncompressed / self.compressed if self.compressed else None
+
+    @property
+    def what(self) -> str:
+        return "field" if self.container == RNTUPLE else "branch"
+
+    def count(self, n: int) -> str:
+        """``n`` branches (fields), in words."""
+        return f"{n:,} {self.what}" + ("" if n == 1 else "es" if self.what == "branch" else "s")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Opening
+
+
+def is_url(target: str) -> bool:
+    return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", target) is not None and not target.startswith("file://")
+
+
+def _one_line(error: Exception) -> str:
+    return f"{type(error).__name__}: " + " ".join(str(error).split())
+
+
+def _not_root(target: str, head: bytes) -> str:
+    for magic, what in _MAGIC.items():
+        if head.startswith(magic):
+            return f"{target} is not a ROOT file: it is {what}"
+    if head and all(32 <= c < 127 or c in b"\t\r\n" for c in head):
+        return f"{target} is not a ROOT file: it is text (it starts with {head[:16].decode()!r})"
+    return f"{target} is not a ROOT file: it starts with {head[:8]!r}, where a ROOT file starts with 'root'"
+
+
+def open_local(target: str):
+    """(uproot file, size) of a local file; errors name the file and what it is."""
+    import uproot  # here, not at the top: see the note above
+
+    path = Path(target.removeprefix("file://"))
+    if not path.exists():
+        raise InspectError(
+            f"{target}: no such file (give a ROOT file holding a TTree or an RNTuple, or a root:// or https:// URL)"
+        )
+    if path.is_dir():
+        roots = sorted(p.name for p in path.glob("*.root"))[:5]
+        hint = f"; it holds {', '.join(roots)}" if roots else ""
+        raise InspectError(f"{target} is a directory, not a ROOT file{hint}")
+    with open(path, "rb") as f:
+        head = f.read(16)
+    if not head.startswith(b"root"):
+        raise InspectError(_not_root(target, head) + "; give a ROOT file holding a TTree or an RNTuple")
+    try:
+        return uproot.open(path), path.stat().st_size
+    except Exception as error:  # uproot says what is wrong with the header
+        raise InspectError(
+            f"{target}: a damaged or truncated ROOT file ({path.stat().st_size:,} B), its header cannot be read "
+            f"({_one_line(error)})"
+        ) from error
+
+
+class _RootFileObject:
+    """A TFile opened by ROOT as the file-like object uproot reads (read, seek, tell): uproot interprets the
+    bytes that ROOT's own client (XRootD, HTTP) fetches."""
+
+    def __init__(self, tfile):
+        self.tfile = tfile
+        self.size = int(tfile.GetSize())
+        self.position = 0
+
+    def seek(self, position: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self.position, 2: self.size}[whence]
+        self.position = base + position
+        return self.position
+
+    def tell(self) -> int:
+        return self.position
+
+    def read(self, n: int = -1) -> bytes:
+        import ctypes
+
+        n = self.size - self.position if n < 0 else min(n, self.size - self.position)
+        if n <= 0:
+            return b""
+        buffer = ctypes.create_string_buffer(n)
+        if self.tfile.ReadBuffer(buffer, self.position, n):  # kTRUE: the read failed
+            raise OSError(f"ROOT could not read {n} bytes at {self.position} of {self.tfile.GetName()}")
+        self.position += n
+        return buffer.raw
+
+
+def _import_root():
+    warnings.filterwarnings("ignore", message=r"(?s).*This distribution of ROOT is in alpha stage")
+    # XRootD's client tries a server it cannot reach 5 times, a minute or two each: one try, unless the user says
+    # otherwise, so that a wrong host or port is reported in seconds.
+    os.environ.setdefault("XRD_CONNECTIONRETRY", "1")
+    import ROOT  # ~1-2 s: only for URLs
+
+    return ROOT
+
+
+def _with_stderr_captured(call):
+    """(call(), what ROOT wrote to stderr meanwhile): ROOT reports a failed open there."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 2)
+        try:
+            result = call()
+        except Exception as error:  # PyROOT raises OSError where TFile::Open returns null
+            result = error
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        text = captured.read().decode(errors="replace")
+    return result, text
+
+
+def open_url(target: str):
+    """(uproot file, size) of a URL, opened by ROOT; errors carry ROOT's own words."""
+    import uproot
+
+    ROOT = _import_root()
+    level = ROOT.gErrorIgnoreLevel
+    # The file's classes may have no dictionary here: warnings that do not matter.
+    ROOT.gErrorIgnoreLevel = ROOT.kError
+    try:
+        tfile, said = _with_stderr_captured(lambda: ROOT.TFile.Open(target))
+    finally:
+        ROOT.gErrorIgnoreLevel = level
+    if isinstance(tfile, Exception) or not tfile or tfile.IsZombie():
+        errors = [ln.strip() for ln in said.splitlines() if "Error" in ln or "error" in ln]
+        why = errors[-1] if errors else (str(tfile) if isinstance(tfile, Exception) else "no reason given")
+        raise InspectError(f"{target}: ROOT cannot open it ({why})")
+    try:
+        return uproot.open(_RootFileObject(tfile)), int(tfile.GetSize())
+    except Exception as error:
+        raise InspectError(
+            f"{target}: ROOT opened it, but its header cannot be read ({_one_line(error)})"
+        ) from error
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Finding the event data
+
+
+def _listing(candidates: dict[str, str], limit: int = 10) -> str:
+    items = [f"{name} ({'RNTuple' if c == RNTUPLE else 'TTree'})" for name, c in candidates.items()]
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return ", ".join(items[:limit]) + more
+
+
+def _holdings(classes: dict[str, str]) -> str:
+    counts = Counter(classes.values())
+    if not counts:
+        return "nothing (no keys)"
+    return ", ".join(f"{n} {c}" for c, n in counts.most_common(8)) + (" and more" if len(counts) > 8 else "")
+
+
+def choose_event_data(target: str, file, tree: str | None) -> tuple[str, str]:
+    """(name, container) of the event data: ``tree`` if given, else the only TTree or RNTuple at the top, else
+    the first of sources.EVENT_DATA_NAMES there. Errors list what the file holds."""
+    try:
+        classes = file.classnames(recursive=True, cycle=False)
+    except Exception as error:
+        raise InspectError(
+            f"{target}: a damaged or truncated ROOT file, its keys cannot be read ({_one_line(error)})"
+        ) from error
+    candidates = {k: c for k, v in classes.items() if (c := container_of_class(v)) is not None}
+    if tree is not None:
+        name = tree.split(";")[0]
+        if name in candidates:
+            return name, candidates[name]
+        if not candidates:
+            raise InspectError(
+                f"{target} holds no TTree or RNTuple (it holds {_holdings(classes)}), so no {tree!r}"
+            )
+        raise InspectError(
+            f"{target} has no TTree or RNTuple named {tree!r}; it holds {_listing(candidates)}: give one of "
+            "them with --tree"
+        )
+    if not candidates:
+        raise InspectError(
+            f"{target} holds no TTree or RNTuple (it holds {_holdings(classes)}); inspect reads the event data "
+            "of a TTree or an RNTuple"
+        )
+    top = {k: c for k, c in candidates.items() if "/" not in k}
+    if len(top) == 1:
+        return next(iter(top.items()))
+    known = [n for n in EVENT_DATA_NAMES if n in top]
+    if known:
+        return known[0], top[known[0]]
+    raise InspectError(
+        f"{target}: cannot tell which TTree or RNTuple holds the events; it holds {_listing(candidates)}: "
+        "choose one with --tree NAME"
+    )
+
+
+# ----------------------------------------------------------------------------------------------------------
+# TTree
+
+
+def tree_clusters(entries: int, autoflush: int, range_ends, range_sizes) -> int | None:
+    """Clusters of a TTree as ROOT's TTree::TClusterIterator walks them: each recorded cluster range (inclusive
+    last entry, cluster size), then AutoFlush up to the last entry. None where a size is not recorded (AutoFlush
+    0 or negative, a range of size 0): ROOT then estimates clusters from its cache size at read time."""
+    if entries <= 0:
+        return 0
+    ends, sizes = [int(e) for e in range_ends], [int(s) for s in range_sizes]
+    count, start, r = 0, 0, 0
+    while start < entries:
+        count += 1
+        while r < len(ends) and start > ends[r]:
+            r += 1
+        if r < len(ends):
+            if sizes[r] <= 0:
+                return None
+            following = min(start + sizes[r], ends[r] + 1)
+        else:
+            if autoflush <= 0:
+                return None
+            following = start + autoflush
+        start = min(following, entries)
+    return count
+
+
+# TBranchElement::GetTypeName's names of basic types, by the branch's streamer type modulo 20.
+_ROOT_BASIC_TYPES = (
+    "",
+    "Char_t",
+    "Short_t",
+    "Int_t",
+    "Long_t",
+    "Float_t",
+    "Int_t",
+    "char*",
+    "Double_t",
+    "Double32_t",
+    "",
+    "UChar_t",
+    "UShort_t",
+    "UInt_t",
+    "ULong_t",
+    "UInt_t",
+    "Long64_t",
+    "ULong64_t",
+    "Bool_t",
+    "Float16_t",
+)
+# TLeaf::GetTypeName of the leaf-list classes: (signed, unsigned).
+_ROOT_LEAF_TYPES = {
+    "TLeafB": ("Char_t", "UChar_t"),
+    "TLeafS": ("Short_t", "UShort_t"),
+    "TLeafI": ("Int_t", "UInt_t"),
+    "TLeafL": ("Long64_t", "ULong64_t"),
+    "TLeafG": ("Long_t", "ULong_t"),
+    "TLeafF": ("Float_t", "Float_t"),
+    "TLeafF16": ("Float16_t", "Float16_t"),
+    "TLeafD": ("Double_t", "Double_t"),
+    "TLeafD32": ("Double32_t", "Double32_t"),
+    "TLeafO": ("Bool_t", "Bool_t"),
+    "TLeafC": ("Char_t", "Char_t"),
+}
+
+
+def _streamer_element(branch):
+    """The streamer element a TBranchElement stores (its class's element number fID), or None."""
+    element = getattr(branch, "streamer", None)
+    if element is not None:
+        return element
+    try:  # uproot finds none for a member named as its branch: take it from the class's streamer info
+        info = branch.file.streamer_named(
+            str(branch.member("fClassName")), int(branch.member("fClassVersion"))
+        )
+        return info.member("fElements")[int(branch.member("fID"))]
+    except Exception:
+        return None
+
+
+def _branch_type(branch) -> str:
+    """What a branch without sub-branches stores, named as ROOT names it (TBranchElement::GetTypeName, else its
+    first leaf's TLeaf::GetTypeName), so that its kind is the one the study's ROOT-based benchmarks give it."""
+    if branch.has_member("fClassName"):  # a TBranchElement
+        if int(branch.member("fType")) in (3, 4):  # a split collection's counter
+            return "Int_t"
+        streamer_type = int(branch.member("fStreamerType"))
+        if 1 <= streamer_type <= 59:
+            return _ROOT_BASIC_TYPES[streamer_type % 20]
+        if int(branch.member("fID")) >= 0:
+            element = _streamer_element(branch)
+            if element is not None and element.has_member("fTypeName"):
+                return str(element.member("fTypeName"))
+        return str(branch.member("fClassName"))
+    leaves = branch.member("fLeaves") if branch.has_member("fLeaves") else []
+    if leaves:
+        leaf = leaves[0]
+        names = _ROOT_LEAF_TYPES.get(leaf.classname)
+        if names:
+            unsigned = leaf.has_member("fIsUnsigned") and bool(leaf.member("fIsUnsigned"))
+            return names[unsigned]
+    try:
+        return str(branch.typename).removesuffix("[]")
+    except Exception:
+        return "?"
+
+
+def _display_type(branch, top_level: bool) -> str:
+    """The class of a top-level branch, else uproot's C++ name of what it stores."""
+    if top_level and branch.has_member("fClassName") and branch.member("fClassName"):
+        return str(branch.member("fClassName"))
+    try:
+        return str(branch.typename)
+    except Exception:
+        return _branch_type(branch)
+
+
+def _embedded_bytes(branch) -> int:
+    """Bytes held by the branch's baskets that live inside the TTree object (the basket buffers' content)."""
+    try:
+        baskets = branch.embedded_baskets or []
+    except Exception:
+        return 0
+    return sum(max(0, int(b.member("fLast")) - int(b.member("fKeylen"))) for b in baskets)
+
+
+@dataclass
+class _Node:
+    branch: object
+    name: str
+    top: str
+    type: str  # display type
+    unit: Unit
+    compression: int
+    in_tree_object: int
+    top_class: str
+
+
+def _leaf_is_array(branch) -> bool:
+    leaves = branch.member("fLeaves") if branch.has_member("fLeaves") else []
+    return bool(leaves) and leaves[0].member("fLeafCount") is not None
+
+
+def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection:
+    import awkward as ak
+
+    tree = file[name]
+    entries = int(tree.num_entries)
+    autoflush = int(tree.member("fAutoFlush"))
+    clusters = tree_clusters(entries, autoflush, tree.member("fClusterRangeEnd"), tree.member("fClusterSize"))
+    if clusters is None:
+        how = f"not recorded (AutoFlush {autoflush}): ROOT estimates them from its cache size when reading"
+    elif int(tree.member("fNClusterRange")):
+        how = f"{int(tree.member('fNClusterRange'))} cluster ranges, then AutoFlush {autoflush} entries"
+    else:
+        how = f"AutoFlush {autoflush} entries"
+    layout = FLAT if is_flat(tree) else XAOD
+
+    nodes: list[_Node] = []
+
+    def walk(branch, top: str, top_class: str, top_level: bool) -> None:
+        subs = branch.branches
+        unit = Unit(
+            branch.name,
+            top,
+            "object" if subs else _branch_type(branch),
+            int(branch.member("fZipBytes")),
+            int(branch.member("fTotBytes")),
+            entries,
+        )
+        unit.array = _leaf_is_array(branch)
+        nodes.append(
+            _Node(
+                branch,
+                branch.name,
+                top,
+                _display_type(branch, top_level),
+                unit,
+                int(branch.member("fCompress")),
+                _embedded_bytes(branch),
+                top_class,
+            )
+        )
+        for sub in subs:
+            walk(sub, top, top_class, False)
+
+    for branch in tree.branches:
+        top_class = str(branch.member("fClassName")) if branch.has_member("fClassName") else ""
+        walk(branch, branch.name, top_class, True)
+
+    sampled = None
+    if layout == XAOD:
+        sampled = min(entries, MULTIPLICITY_ENTRIES)
+        for node in nodes:
+            unit = node.unit
+            if needs_elements(unit.type) and unit.tot_bytes + node.in_tree_object and sampled:
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        values = node.branch.array(entry_stop=sampled, library="ak")
+                    unit.elements, unit.entries = int(ak.sum(ak.num(values, axis=1))), sampled
+                except Exception:  # counted as dense, as the study's benchmark does
+                    unit.elements = None
+    for node in nodes:
+        node.unit.kind = flat_kind(node.unit) if layout == FLAT else classify(node.unit, node.top_class)
+
+    file_setting = int(file.file.fCompress)
+    other = {
+        n.name: n.compression
+        for n in nodes
+        if n.compression >= 0 and n.compression != file_setting and (n.unit.tot_bytes or n.in_tree_object)
+    }
+    rows = _tree_rows(nodes, all_branches)
+    compressed, uncompressed = int(tree.member("fZipBytes")), int(tree.member("fTotBytes"))
+    inspection = Inspection(
+        source=target,
+        reader="uproot",
+        file_size=0,
+        file_compression=file_setting,
+        container=TTREE,
+        name=name,
+        entries=entries,
+        clusters=clusters,
+        clusters_how=how,
+        layout=layout,
+        compressed=compressed,
+        uncompressed=uncompressed,
+        top_level=len(tree.branches),
+        everything=len(nodes),
+        rows=rows,
+        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], layout),
+        other_compression=other,
+        data_compression=_common([n.compression for n in nodes if n.unit.tot_bytes or n.in_tree_object]),
+        in_tree_object=sum(n.in_tree_object for n in nodes),
+        multiplicity_entries=sampled,
+        all_branches=all_branches,
+    )
+    if inspection.in_tree_object:
+        try:
+            inspection.tree_key_bytes = int(file.key(name).data_compressed_bytes)
+        except Exception:
+            inspection.tree_key_bytes = 0
+        holding = sum(1 for n in nodes if n.in_tree_object)
+        inspection.notes.append(
+            f"{holding} branches keep baskets inside the TTree object (never written as baskets of their own): "
+            f"{human(inspection.in_tree_object)} uncompressed, stored in the tree's own key "
+            f"({human(inspection.tree_key_bytes)} on disk with the tree's metadata); ROOT counts them in no "
+            "branch's bytes; the tables give them a column of their own (in tree object)"
+        )
+    counted = sum(n.unit.zip_bytes for n in nodes)
+    if counted != compressed:
+        inspection.notes.append(
+            f"the branches' compressed bytes add up to {counted:,} B, the tree's total says {compressed:,} B"
+        )
+    return inspection
+
+
+def _dominant(units: list[tuple[Unit, int]]) -> str:
+    weight: dict[str, int] = defaultdict(int)
+    for unit, embedded in units:
+        weight[unit.kind] += unit.zip_bytes + embedded
+    return max(weight, key=lambda k: (weight[k], -list(weight).index(k)))
+
+
+def _common(settings: list[int]) -> int | None:
+    found = {s for s in settings if s >= 0}
+    return found.pop() if len(found) == 1 else None
+
+
+def _tree_rows(nodes: list[_Node], all_branches: bool) -> list[Row]:
+    if all_branches:
+        return [
+            Row(
+                n.name,
+                n.top,
+                n.type,
+                n.unit.kind,
+                n.unit.zip_bytes,
+                n.unit.tot_bytes,
+                n.compression if n.compression >= 0 else None,
+                n.in_tree_object,
+            )
+            for n in nodes
+        ]
+    groups: dict[str, list[_Node]] = {}
+    for n in nodes:
+        groups.setdefault(n.top, []).append(n)
+    rows = []
+    for top, members in groups.items():
+        holding = [n for n in members if n.unit.tot_bytes or n.in_tree_object] or members[:1]
+        rows.append(
+            Row(
+                top,
+                top,
+                members[0].type,
+                _dominant([(n.unit, n.in_tree_object) for n in holding]),
+                sum(n.unit.zip_bytes for n in members),
+                sum(n.unit.tot_bytes for n in members),
+                _common([n.compression for n in holding]),
+                sum(n.in_tree_object for n in members),
+            )
+        )
+    return rows
+
+
+def _kind_totals(units: list[tuple[Unit, int]], layout: str) -> list[KindTotal]:
+    totals = {k: KindTotal(k, 0, 0, 0) for k in (FLAT_KINDS if layout == FLAT else KINDS)}
+    for unit, embedded in units:
+        total = totals.setdefault(unit.kind, KindTotal(unit.kind, 0, 0, 0))
+        total.units += 1 if (unit.tot_bytes or embedded) else 0
+        total.compressed += unit.zip_bytes
+        total.uncompressed += unit.tot_bytes
+        total.in_tree_object += embedded
+    return [t for t in totals.values() if t.units]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# RNTuple
+
+
+_VECTOR = re.compile(r"(?:vector|ROOT::VecOps::RVec|ROOT::RVec)<(.+)>")
+
+
+def _number_type(type_name: str) -> str | None:
+    """The number a field holds per entry or per element (``float`` for ``float``, ``std::vector<float>`` or
+    ``ROOT::VecOps::RVec<float>``), in calibrate's spelling; None for anything else."""
+    t = normalize(type_name)
+    m = _VECTOR.fullmatch(t)
+    t = m.group(1) if m else t
+    return t if t in SCALAR_TYPES else None
+
+
+@dataclass
+class _Columns:
+    """Per physical column of an RNTuple: RNTupleInspector's bytes and elements, and its compression settings."""
+
+    compressed: list[int]
+    uncompressed: list[int]
+    elements: list[int]
+    settings: list[set[int]]
+    stored: dict[int, int]  # page offset -> its bytes: a merged page is stored once for several columns
+    zero_pages: int  # bytes RNTupleInspector counts for the zero pages of deferred columns
+    pages: int
+
+
+def _rntuple_columns(ntuple) -> _Columns:
+    records = ntuple.column_records
+    n = len(records)
+    cols = _Columns([0] * n, [0] * n, [0] * n, [set() for _ in range(n)], {}, 0, 0)
+    for cluster in ntuple.page_link_list:
+        for i, column_pages in enumerate(cluster):
+            if column_pages.suppressed:
+                continue
+            if column_pages.compression_settings is not None:
+                cols.settings[i].add(int(column_pages.compression_settings))
+            size = _RNTUPLE_ELEMENT_BYTES.get(int(records[i].type), 0)
+            for page in column_pages.pages:
+                cols.pages += 1
+                cols.compressed[i] += int(page.locator.num_bytes)
+                cols.elements[i] += int(page.num_elements)
+                cols.uncompressed[i] += int(page.num_elements) * size
+                cols.stored[int(page.locator.offset)] = int(page.locator.num_bytes)
+    for i, record in enumerate(records):
+        # A column added after the first entries (deferred) starts with elements that no page holds; ROOT's
+        # descriptor gives them zero pages of their on-disk size, and RNTupleInspector counts those.
+        missing = int(record.first_element_index or 0)
+        if missing:
+            zero = (missing * int(record.nbits) + 7) // 8
+            cols.compressed[i] += zero
+            cols.uncompressed[i] += missing * _RNTUPLE_ELEMENT_BYTES.get(int(record.type), 0)
+            cols.elements[i] += missing
+            cols.zero_pages += zero
+    return cols
+
+
+def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspection:
+    ntuple = file[name]
+    entries = int(ntuple.num_entries)
+    fields = ntuple.field_records
+    children: dict[int, list[int]] = defaultdict(list)
+    tops, projected = [], []
+    for i, record in enumerate(fields):
+        if record.source_field_id is not None:  # a projected field: an alias of another field's columns
+            if record.parent_field_id == i:
+                projected.append(i)
+        elif record.parent_field_id == i:
+            tops.append(i)
+        else:
+            children[record.parent_field_id].append(i)
+    columns_of: dict[int, list[int]] = defaultdict(list)
+    for i, column in enumerate(ntuple.column_records):
+        columns_of[column.field_id].append(i)
+    cols = _rntuple_columns(ntuple)
+
+    def subtree(i: int) -> list[int]:
+        out = [i]
+        for c in children[i]:
+            out += subtree(c)
+        return out
+
+    def columns(ids: list[int]) -> list[int]:
+        return [c for f in ids for c in columns_of[f]]
+
+    def total(ids: list[int], of: list[int]) -> int:
+        return sum(of[c] for c in columns(ids))
+
+    def qualified(i: int) -> str:
+        parts = [fields[i].field_name]
+        while fields[i].parent_field_id != i:
+            i = fields[i].parent_field_id
+            parts.append(fields[i].field_name)
+        return ".".join(reversed(parts))
+
+    def untyped_collection(i: int) -> bool:  # RNTupleImporter's leaf-count arrays: _collection0 {_0 {x, y}}
+        return fields[i].struct_role.name == "COLLECTION" and not fields[i].type_name and bool(children[i])
+
+    def members(i: int) -> list[int]:
+        """The fields a top-level record or untyped collection holds (through an untyped record in between)."""
+        inner = children[i]
+        if len(inner) == 1 and not fields[inner[0]].type_name and children[inner[0]]:
+            return children[inner[0]]
+        return inner
+
+    def display_type(i: int) -> str:
+        if fields[i].type_name:
+            return fields[i].type_name
+        counters = [  # RNTupleImporter projects the collection's size as the TTree's counter (nElectron)
+            fields[p].field_name
+            for p in projected
+            if fields[p].source_field_id == i and "RNTupleCardinality" in fields[p].type_name
+        ]
+        what = "collection" if fields[i].struct_role.name == "COLLECTION" else "record"
+        return f"untyped {what}" + (f" ({counters[0]})" if counters else "") + f", {len(members(i))} fields"
+
+    flat = all(
+        _number_type(fields[t].type_name)
+        or (untyped_collection(t) and all(_number_type(fields[c].type_name) for c in members(t)))
+        for t in tops
+    )
+    layout = FLAT if tops and flat else XAOD
+
+    # Units, as a TTree's: a top-level field with its subfields; a top-level record's direct subfields each on
+    # their own (an xAOD static store's members, as a split branch's sub-branches); an untyped collection's
+    # fields each on their own, and its own index column (the counter), as NanoAOD's leaf-count arrays.
+    units: dict[int, Unit] = {}  # field -> the unit it heads
+    tops_of_unit: dict[int, int] = {}
+    split_tops: set[int] = set()  # top-level fields whose members are units of their own
+    for t in tops:
+        split = bool((fields[t].struct_role.name == "RECORD" or untyped_collection(t)) and children[t])
+        heads = [t] if not split else ([t] if columns_of[t] else []) + members(t)
+        if split:
+            split_tops.add(t)
+        for f in heads:
+            ids = [f] if f in split_tops else subtree(f)
+            unit = Unit(qualified(f), fields[t].field_name, "", total(ids, cols.compressed), 0, entries)
+            unit.tot_bytes = total(ids, cols.uncompressed)
+            if f in split_tops:  # the collection's own index column: its element counts
+                unit.type = "std::uint64_t"
+            else:
+                unit.type = fields[f].type_name or "object"
+            if layout == FLAT:
+                number = _number_type(unit.type)
+                unit.array = (t in split_tops and f != t) or number != normalize(unit.type)
+                unit.type = number or unit.type
+                unit.kind = flat_kind(unit)
+            else:
+                inner = children[f]
+                if needs_elements(unit.type) and len(inner) == 1:
+                    unit.elements = sum(cols.elements[c] for c in columns_of[inner[0]])
+                unit.kind = classify(unit, fields[t].type_name)
+            units[f] = unit
+            tops_of_unit[f] = t
+
+    file_setting = int(file.file.fCompress)
+
+    def setting_of(ids: list[int]) -> int | None:
+        found = set().union(*(cols.settings[c] for c in columns(ids)))
+        return found.pop() if len(found) == 1 else None
+
+    rows = []
+    if all_branches:
+        owner: dict[int, Unit] = {}
+        for f, unit in units.items():
+            owner.update((i, unit) for i in ([f] if f in split_tops else subtree(f)))
+        for t in tops:
+            for i in subtree(t):
+                if i in owner:
+                    kind = owner[i].kind
+                else:  # a record with no data of its own, as a split TTree object's empty own baskets
+                    record = Unit(qualified(i), fields[t].field_name, "object", 0, 0, entries)
+                    kind = flat_kind(record) if layout == FLAT else classify(record, fields[t].type_name)
+                own = columns_of[i]
+                rows.append(
+                    Row(
+                        qualified(i),
+                        fields[t].field_name,
+                        display_type(i),
+                        kind,
+                        sum(cols.compressed[c] for c in own),
+                        sum(cols.uncompressed[c] for c in own),
+                        setting_of([i]) if own else None,
+                    )
+                )
+    else:
+        for t in tops:
+            mine = [u for f, u in units.items() if tops_of_unit[f] == t]
+            ids = subtree(t)
+            rows.append(
+                Row(
+                    fields[t].field_name,
+                    fields[t].field_name,
+                    display_type(t),
+                    _dominant([(u, 0) for u in mine if u.tot_bytes] or [(u, 0) for u in mine]),
+                    total(ids, cols.compressed),
+                    total(ids, cols.uncompressed),
+                    setting_of(ids),
+                )
+            )
+    other = {
+        fields[t].field_name: setting_of(subtree(t))
+        for t in tops
+        if columns(subtree(t)) and setting_of(subtree(t)) != file_setting
+    }
+    compressed = sum(cols.compressed)
+    stored = sum(cols.stored.values())
+    inspection = Inspection(
+        source=target,
+        reader="uproot",
+        file_size=0,
+        file_compression=file_setting,
+        container=RNTUPLE,
+        name=name,
+        entries=entries,
+        clusters=len(ntuple.cluster_summaries),
+        clusters_how=f"{len(ntuple.footer.cluster_group_records)} cluster group(s), {cols.pages:,} pages",
+        layout=layout,
+        compressed=compressed,
+        uncompressed=sum(cols.uncompressed),
+        top_level=len(tops),
+        everything=sum(len(subtree(t)) for t in tops),
+        rows=rows,
+        kinds=_kind_totals([(u, 0) for u in units.values()], layout),
+        other_compression=other,
+        data_compression=setting_of([i for t in tops for i in subtree(t)]),
+        stored_once=stored,
+        all_branches=all_branches,
+    )
+    if stored + cols.zero_pages < compressed:
+        inspection.notes.append(
+            "same-page merging: pages with the same content are stored once for several columns; "
+            "RNTupleInspector and the tables here count them once per column; stored once, the pages take "
+            f"{human(stored)}"
+        )
+    if cols.zero_pages:
+        deferred = sum(1 for r in ntuple.column_records if r.first_element_index)
+        inspection.notes.append(
+            f"{deferred} columns were added after the first entries (deferred); their earlier elements are zero "
+            f"pages that are not on disk, counted as {human(cols.zero_pages)} as RNTupleInspector counts them"
+        )
+    if projected:
+        inspection.notes.append(
+            f"{len(projected)} projected top-level fields (aliases of other fields' columns, e.g. "
+            f"{fields[projected[0]].field_name}) hold no data of their own: their bytes are those of the fields "
+            "they project, listed under those"
+        )
+    return inspection
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The whole
+
+
+def inspect_file(target: str, tree: str | None = None, all_branches: bool = False) -> Inspection:
+    """What ``target`` (a path or a URL) holds; ``tree``: the TTree's or RNTuple's name (found when None)."""
+    url = is_url(target)
+    file, size = open_url(target) if url else open_local(target)
+    with file:
+        name, container = choose_event_data(target, file, tree)
+        reader = "ROOT (TFile::Open) and uproot" if url else "uproot"
+        try:
+            inspect = inspect_rntuple if container == RNTUPLE else inspect_tree
+            inspection = inspect(target, file, name, all_branches)
+        except InspectError:
+            raise
+        except Exception as error:  # a damaged tree or RNTuple: say which, not where in uproot
+            what = "RNTuple" if container == RNTUPLE else "TTree"
+            raise InspectError(f"{target}: its {what} {name} cannot be read ({_one_line(error)})") from error
+    inspection.file_size, inspection.reader = size, reader
+    return inspection
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Output
+
+
+def human(n: float) -> str:
+    """Bytes in decimal units: 512 B, 12.3 kB, 1.62 MB, 2.10 GB."""
+    n = float(n)
+    for unit, scale, digits in (("GB", 1e9, 2), ("MB", 1e6, 2), ("kB", 1e3, 1)):
+        if abs(n) >= scale:
+            return f"{n / scale:.{digits}f} {unit}"
+    return f"{n:.0f} B"
+
+
+def setting_label(setting: int | None) -> str:
+    """ROOT's compression setting as people say it: ``zlib-5``, ``lz4-1``, ``none``."""
+    if setting is None:
+        return "mixed"
+    try:
+        algorithm, level = decode(setting)
+    except CompressionSettingError:
+        return f"setting {setting}"
+    if algorithm == "none" and setting % 100:
+        return f"level {setting % 100}, ROOT's default algorithm"
+    return "none" if algorithm == "none" else f"{algorithm}-{level}"
+
+
+def _ratio(value: float | None) -> str:
+    return f"{value:.2f}" if value is not None else "-"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _table(header: list[str], rows: list[list[str]], left: int, text_from: int | None = None) -> list[str]:
+    """Columns padded to their widest cell: the first ``left`` columns and those from ``text_from`` on flush
+    left, the numbers between them flush right."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    text_from = len(header) if text_from is None else text_from
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i < left or i >= text_from else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), *(line(r) for r in rows)]
+
+
+def _compression_lines(ins: Inspection) -> list[str]:
+    file_setting = f"{setting_label(ins.file_compression)} (the file's setting, {ins.file_compression})"
+    if not ins.other_compression:
+        return [file_setting + f"; every {ins.what} the same"]
+    if ins.data_compression is not None:  # one setting for all the event data, another for the file
+        return [
+            f"{setting_label(ins.data_compression)} (setting {ins.data_compression}) in every {ins.what}; the "
+            f"file's own setting, {setting_label(ins.file_compression)} ({ins.file_compression}), is that of "
+            "its other objects"
+        ]
+    by_setting: dict[str, list[str]] = defaultdict(list)
+    for name, setting in ins.other_compression.items():
+        by_setting[setting_label(setting)].append(name)
+    n = len(ins.other_compression)
+    lines = [file_setting + f"; {ins.count(n)} at another setting:"]
+    for label, names in sorted(by_setting.items(), key=lambda kv: -len(kv[1])):
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        lines.append(f"{label}: {len(names)} ({shown})")
+    return lines
+
+
+def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
+    kind_of = "RNTuple" if ins.container == RNTUPLE else "TTree"
+    out = [f"{ins.source}", f"  {kind_of} {ins.name}, read with {ins.reader}"]
+    facts = [
+        ("entries", f"{ins.entries:,}"),
+        (
+            "clusters",
+            f"{ins.clusters:,} ({ins.clusters_how})" if ins.clusters is not None else ins.clusters_how,
+        ),
+    ]
+    compression = _compression_lines(ins)
+    facts.append(("compression", compression[0]))
+    facts += [("", line) for line in compression[1:]]
+    facts += [
+        ("file size", human(ins.file_size)),
+        (
+            "event data",
+            f"{human(ins.compressed)} compressed, {human(ins.uncompressed)} uncompressed, ratio "
+            f"{_ratio(ins.ratio)}; {_share(ins.compressed, ins.file_size)} of the file",
+        ),
+        (ins.count(2).split()[1], f"{ins.top_level:,} top-level, {ins.everything:,} in all"),
+    ]
+    out += [f"  {label:<12} {value}" for label, value in facts]
+    out += [
+        textwrap.fill(note, 114, initial_indent="  note: ", subsequent_indent="        ")
+        for note in ins.notes
+    ]
+
+    embedded = ins.in_tree_object > 0
+    grouping = "flat (NanoAOD-like) files" if ins.layout == FLAT else "xAOD files"
+    out += ["", f"By kind of content (the study's grouping for {grouping})"]
+    header = [
+        "kind",
+        "data branches" if ins.what == "branch" else "data fields",
+        "compressed",
+        "uncompressed",
+        "ratio",
+        "share",
+    ]
+    if embedded:
+        header.append("in tree object")
+    rows = []
+    for k in sorted(ins.kinds, key=lambda k: -(k.compressed + k.in_tree_object)):
+        row = [k.kind, str(k.units), human(k.compressed), human(k.uncompressed), _ratio(k.ratio)]
+        row.append(_share(k.compressed, ins.compressed))
+        if embedded:
+            row.append(human(k.in_tree_object))
+        rows.append(row)
+    total = ["total", str(sum(k.units for k in ins.kinds)), human(ins.compressed), human(ins.uncompressed)]
+    total += [_ratio(ins.ratio), _share(ins.compressed, ins.compressed)]
+    if embedded:
+        total.append(human(ins.in_tree_object))
+    out += ["  " + line for line in _table(header, [*rows, total], 1)]
+    if ins.multiplicity_entries is not None and ins.multiplicity_entries < ins.entries:
+        out.append(
+            f"  (dense and low-multiplicity vectors told apart on the first {ins.multiplicity_entries:,} entries)"
+        )
+
+    ordered = sorted(ins.rows, key=lambda r: -(r.compressed + r.in_tree_object))
+    shown = ordered if top <= 0 else ordered[:top]
+    scope = (
+        f"every {ins.what}, its own bytes"
+        if ins.all_branches
+        else (
+            "top-level fields, subfields summed in"
+            if ins.container == RNTUPLE
+            else "top-level branches, sub-branches summed in"
+        )
+    )
+    plural = ins.count(2).split()[1]
+    out += [
+        "",
+        f"{plural.capitalize()} by compressed bytes ({scope}; share: of the {kind_of}'s compressed bytes)",
+    ]
+    mixed = ins.data_compression is None and bool(ins.other_compression)
+    header = [ins.what, "compressed", "uncompressed", "ratio", "share"]
+    header += ["in tree object"] * embedded + ["compression"] * mixed + ["kind", "type"]
+    rows = []
+    for r in shown:
+        row = [_cut(r.name, 60), human(r.compressed), human(r.uncompressed), _ratio(r.ratio)]
+        row.append(_share(r.compressed, ins.compressed))
+        row += [human(r.in_tree_object)] * embedded + [setting_label(r.compression)] * mixed
+        rows.append([*row, r.kind, _cut(r.type, 40)])
+    out += (
+        ["  " + line for line in _table(header, rows, 1, len(header) - 2 - mixed)] if rows else ["  (none)"]
+    )
+    rest = ordered[len(shown) :]
+    if rest:
+        part = sum(r.compressed for r in rest)
+        out.append(
+            f"  ... {len(rest):,} more {plural}: {human(part)} compressed "
+            f"({_share(part, ins.compressed)}); --top 0 lists all, --csv or --json gives every one"
+        )
+    return "\n".join(out) + "\n"
+
+
+CSV_COLUMNS = (
+    "file",
+    "container",
+    "tree",
+    "name",
+    "top_level",
+    "type",
+    "kind",
+    "compressed_bytes",
+    "uncompressed_bytes",
+    "ratio",
+    "share",
+    "compression_setting",
+    "compression",
+    "in_tree_object_bytes",
+)
+
+
+def csv_text(ins: Inspection) -> str:
+    """One row per branch (field), largest first: tidy, for pandas."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in sorted(ins.rows, key=lambda r: -(r.compressed + r.in_tree_object)):
+        writer.writerow(
+            [
+                ins.source,
+                ins.container,
+                ins.name,
+                r.name,
+                r.top,
+                r.type,
+                r.kind,
+                r.compressed,
+                r.uncompressed,
+                f"{r.ratio:.4f}" if r.ratio is not None else "",
+                f"{r.compressed / ins.compressed:.6f}" if ins.compressed else "",
+                "" if r.compression is None else r.compression,
+                setting_label(r.compression),
+                r.in_tree_object,
+            ]
+        )
+    return buffer.getvalue()
+
+
+def as_dict(ins: Inspection) -> dict:
+    """Everything, for --json: bytes as numbers, settings as ROOT's numbers and in words; the file's facts first,
+    then the kinds, then every branch (field), largest first."""
+    data = asdict(ins)
+    rows, kinds = data.pop("rows"), data.pop("kinds")
+    data["ratio"] = ins.ratio
+    data["file_compression_label"] = setting_label(ins.file_compression)
+    data["data_compression_label"] = setting_label(ins.data_compression)
+    data["other_compression"] = [
+        {"name": n, "setting": s, "compression": setting_label(s)} for n, s in ins.other_compression.items()
+    ]
+    for kind, obj in zip(kinds, ins.kinds, strict=True):
+        kind["ratio"] = obj.ratio
+        kind["share"] = obj.compressed / ins.compressed if ins.compressed else None
+    for row, obj in zip(rows, ins.rows, strict=True):
+        row["ratio"] = obj.ratio
+        row["share"] = obj.compressed / ins.compressed if ins.compressed else None
+        row["compression_label"] = setting_label(obj.compression)
+    data["kinds"] = sorted(kinds, key=lambda k: -k["compressed"])
+    data["rows"] = sorted(rows, key=lambda r: -(r["compressed"] + r["in_tree_object"]))
+    return data
+
+
+def json_text(ins: Inspection) -> str:
+    return json.dumps(as_dict(ins), indent=1) + "\n"
+
+
+def main(argv: list[str] | None = None, prog: str = "python -m rootparams.inspection") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="What a ROOT file is: its event data (TTree or RNTuple), entries, clusters, compression, and "
+        "where its bytes go, branch by branch (field by field) and by kind of content.",
+        epilog="Bytes are the file's own bookkeeping (TBranch::GetZipBytes/GetTotBytes; RNTupleInspector's page "
+        "sizes), in decimal units (1 kB = 1000 B); ratio is uncompressed / compressed. A URL (root://, https://) "
+        "is opened by ROOT; root://localhost needs ?remote=1 to go through the server.",
+    )
+    parser.add_argument("file", metavar="FILE|URL", help="a ROOT file, or a root:// or https:// URL")
+    parser.add_argument(
+        "--tree",
+        default=None,
+        metavar="NAME",
+        help="the TTree or RNTuple (default: CollectionTree, EventData, Events or the only one)",
+    )
+    parser.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="every branch (field) with its own bytes, not the top-level ones with their sub-branches summed in",
+    )
+    parser.add_argument(
+        "--top",
+        type=int,
+        default=DEFAULT_TOP,
+        metavar="N",
+        help=f"rows of the text table (default {DEFAULT_TOP}; 0: all)",
+    )
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--csv", action="store_true", help="one CSV row per branch (field), with its kind")
+    output.add_argument("--json", action="store_true", help="everything, as JSON")
+    args = parser.parse_args(argv)
+    try:
+        ins = inspect_file(resolve_path(args.file), args.tree, args.all_branches)  # skhep_testdata:<name> too
+    except UserError as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    try:
+        sys.stdout.write(csv_text(ins) if args.csv else json_text(ins) if args.json else text(ins, args.top))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped early (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+"""rootparams advise: the plan fitted to a budget, the configuration it runs, the classification of reads, and
+one whole answer for a real file (a small clone, 2 repetitions: the chain, not the numbers)."""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from conftest import REPO, require
+
+from rootparams import advise, bottleneck
+from rootparams.config import load_study_config
+
+DATA = REPO.parent / "shared" / "data"
+PHYSLITE = DATA / "atlas_physlite_run2_ttbar_100ev.root"
+PHYSLITE_RNTUPLE = DATA / "atlas_physlite_rntuple_100ev.root"
+NANOAOD = DATA / "cms_nanoaod_2015_ttbar_200ev.root"
+
+
+def test_durations_sizes_and_names():
+    assert advise.parse_duration("20m") == 1200 and advise.parse_duration("1h30m") == 5400
+    assert advise.parse_duration("90s") == 90 and advise.parse_duration("900") == 900
+    assert advise.parse_size("150MB") == 150e6 and advise.parse_size("2GB") == 2e9
+    for bad in ("soon", "", "20x"):
+        with pytest.raises(advise.AdviseError, match=r"is not a duration; give e\.g\. 20m"):
+            advise.parse_duration(bad)
+    with pytest.raises(advise.AdviseError, match="is not a size"):
+        advise.parse_size("big")
+    assert advise.format_name("atlas_physlite_run2_ttbar_100ev.root") == "atlas_physlite_run2"
+    assert advise.format_name("DAOD_PHYSLITE.37621409._000001.pool.root.1") == "daod_physlite_37621409"
+    assert advise.format_name("9.root") == "f_9"
+
+
+@pytest.mark.parametrize(
+    "path", [PHYSLITE, PHYSLITE_RNTUPLE, NANOAOD], ids=["physlite", "rntuple", "nanoaod"]
+)
+def test_the_plan_fits_the_budget_and_its_config_is_valid(path, tmp_path):
+    plan = advise.make_plan(str(path), storage=None, budget_seconds=1200, out=tmp_path)
+    if not plan.estimate_seconds <= 1200:  # said before it starts, never hidden
+        assert any("beyond the budget" in n for n in plan.notes)
+    # A 100-200 event sample is too small for valid windows: its settings are compared on a clone of ~150 MB.
+    assert plan.approach == "clone" and plan.made == f"{plan.name}_clone"
+    per_event = plan.facts.zip_bytes / plan.facts.source.entries
+    assert 0.9 * advise.CLONE_TARGET_BYTES <= plan.clone_events * per_event <= 1.1 * advise.CLONE_TARGET_BYTES
+    assert advise.MIN_REPETITIONS <= plan.repetitions <= 10
+    config = load_study_config(plan.config(), source=str(path))  # validated as any study's config
+    assert set(config["formats"]) == {plan.name, plan.made}
+    assert config["formats"][plan.name]["source"] == str(path.resolve())
+    # TTree against RNTuple, except for a flat ntuple (its RNTuple is built neither by our writer nor a rewrite).
+    assert {"compression", "cache"} <= set(config["scans"])
+    assert ("container" in config["scans"]) == (not plan.facts.flat)
+    assert config["read_defaults"]["storage_profile"] == "native"
+    assert "estimate" in plan.text() and "budget 20 min" in plan.text()
+
+
+def test_a_smaller_budget_takes_a_smaller_plan_and_says_when_nothing_fits(tmp_path):
+    big = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path)
+    assert big.tier == advise.TIERS[-1][0] and big.repetitions == advise.MAX_REPETITIONS
+    budget = 0.6 * big.estimate_seconds
+    small = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=budget, out=tmp_path)
+    assert len(small.points()) < len(big.points()) or small.repetitions < big.repetitions
+    assert small.estimate_seconds <= budget
+    none = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=30, out=tmp_path)
+    assert none.repetitions == advise.MIN_REPETITIONS and any("beyond the budget" in n for n in none.notes)
+
+
+def test_storage_directory_and_remote_endpoint(tmp_path):
+    local = advise.make_plan(str(NANOAOD), storage=str(tmp_path / "disk"), budget_seconds=1200, out=tmp_path)
+    assert local.config()["data_dir"].startswith(str(tmp_path / "disk"))
+    remote = advise.make_plan(
+        str(NANOAOD), storage="root://eos.example.org//eos/me/", budget_seconds=1200, out=tmp_path
+    )
+    config = load_study_config(remote.config())
+    assert config["read_defaults"]["storage_profile"] == "yours"
+    assert config["measurement"]["storage_profiles"]["yours"] == {
+        "remote_url": "root://eos.example.org//eos/me/",
+        "copy": True,
+    }
+    assert config["formats"][remote.name]["branches"] == "all"  # CMS: no ATLAS particle containers
+
+
+def test_bad_input_is_one_clear_line(tmp_path, capsys):
+    assert advise.main([str(tmp_path / "nope.root"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "nope.root does not exist" in err and "Traceback" not in err
+    assert advise.main([str(NANOAOD), "--budget", "soon", "--out", str(tmp_path / "o")]) == 2
+    assert "--budget 'soon' is not a duration" in capsys.readouterr().err
+    assert advise.main(["root://host//f.root"]) == 2
+    assert "local path" in capsys.readouterr().err
+
+
+def _read(loop, disk, unzip):
+    return {"loop_seconds": loop, "loop_disk_seconds": disk, "loop_unzip_seconds": unzip}
+
+
+def test_a_read_is_classified_by_its_spans_with_intervals():
+    io = bottleneck.classify([_read(1.0, 0.70 + 0.01 * i, 0.1) for i in range(5)])
+    assert io.verdict == "I/O-bound" and io.dominant == "storage" and "compression" in io.lever
+    unzip = bottleneck.classify([_read(2.0, 0.2, 1.5 - 0.02 * i) for i in range(5)])
+    assert unzip.verdict == "decompression-bound" and "LZ4" in unzip.lever
+    deser = bottleneck.classify([_read(1.0, 0.05, 0.1) for _ in range(4)])
+    assert deser.verdict == "deserialisation-bound"
+    # Shares too close to tell apart at this spread: mixed, naming both.
+    close = bottleneck.classify([_read(1.0, 0.45 + 0.1 * (i % 2), 0.45 - 0.1 * (i % 2)) for i in range(4)])
+    assert close.verdict.startswith("mixed (") and "I/O-bound" in close.verdict
+    assert bottleneck.classify([{"loop_seconds": float("nan")}]) is None
+    one = bottleneck.classify([_read(1.0, 0.8, 0.1)])
+    assert "n = 1" in one.verdict
+    # Decompression on several threads can exceed the wall time: shares stay within [0, 1].
+    s = bottleneck.span_shares(_read(1.0, 0.3, 1.4))
+    assert math.isclose(sum(s.values()), 1.0) and min(s.values()) >= 0
+
+
+def test_advise_answers_for_a_real_file(tmp_path, build):
+    """The whole chain on the CMS NanoAOD sample: plan, clone, rewrite-free study, decision, page. Two
+    repetitions and a 3 MB clone: its windows are short (not an answer to act on; the chain is what is tested)."""
+    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
+    out = tmp_path / "answer"
+    shutil.copytree(build["info"].parent, out / "results" / "build")
+    run = subprocess.run(
+        [sys.executable, "-m", "rootparams.cli", "advise", str(NANOAOD), "--out", str(out), "--repetitions", "2",
+         "--clone-size", "3MB", "--budget", "2m"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=1500,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    text = run.stdout
+    assert "estimate:" in text and "about" in text and "left" in text  # the plan, then progress with an ETA
+    # A decision, a tie, or (on a busy machine, every repetition flagged) no decision, said as such.
+    assert "## The decision" in text
+    assert (
+        "cheapest in" in text or "cannot tell" in text or "No decision: no setting had enough valid" in text
+    )
+    assert "What limits its reads:" in text
+    page = (out / "advise.html").read_text()
+    assert "<h2>The decision" in page and "data:image/png;base64," in page
+    # A rerun resumes: nothing left to do, the same answer.
+    again = subprocess.run(
+        [sys.executable, "-m", "rootparams.cli", "advise", str(NANOAOD), "--out", str(out), "--repetitions", "2",
+         "--clone-size", "3MB", "--budget", "2m"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONWARNINGS": "ignore"}, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0 and "already there" in again.stdout
+
+
+def test_a_rerun_resumes_the_plan_it_made(tmp_path):
+    first = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    (tmp_path / "plan.json").write_text(
+        json.dumps({"asked": first.asked, "tier": advise.TIERS[-1][0], "repetitions": 4, "made": "earlier"})
+    )
+    again = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    assert (again.tier, again.repetitions) == (advise.TIERS[-1][0], 4)  # the plan of then, not a new one
+    assert any("resuming the plan made on earlier" in n for n in again.notes)
+    other = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=600, out=tmp_path)  # another budget
+    assert not any("resuming" in n for n in other.notes)
