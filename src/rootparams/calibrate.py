@@ -2,27 +2,32 @@
 
     rootparams calibrate FILE [--tree NAME] [--output RECIPE] [--events N]   (or python -m rootparams.calibrate)
 
-reads a real TTree with uproot and writes the writer's recipe text (the language of
+reads a real TTree or RNTuple with uproot and writes the writer's recipe text (the language of
 write_collection_tree.cxx, as ``formats.recipe_text`` writes it for the built-in formats) that reproduces,
-branch by branch: the type, the per-event element counts (the multiplicity of each collection, and the
-length of inner vectors), the value distribution and what makes it compressible (share of the most
-common value, number of distinct values, mantissa bits kept, runs of equal neighbours, integer ranges,
-exp/gaus/uniform fits) and the container structure. The recipe is then a format like the built-in ones: the
-writer writes it at any file setting.
+branch by branch (field by field): the type, the per-event element counts (the multiplicity of each collection,
+and the length of inner vectors), the value distribution and what makes it compressible (share of the most
+common value, number of distinct values, mantissa bits kept, runs of equal neighbours, integer ranges and
+vocabularies, exp/gaus/uniform fits, repetition within one basket's worth of the branch beyond chance, sorted
+order), the framing ROOT gives its objects and the container structure. The recipe is then a format like the
+built-in ones: the writer writes it at any file setting. docs/formats.md ("Cloning a real file's profile") says
+what each kind of data holds and how it is reproduced, and how close the clones of real files come.
 
 Two layouts:
-- xAOD (an ATLAS ``CollectionTree``): ``<C>`` interface, ``<C>Aux.`` store and ``<C>AuxDyn.<attr>`` branches
-  become a ``container`` with ``dyn`` attributes. Members of split static stores (``EventInfoAux.runNumber``)
+- xAOD (an ATLAS ``CollectionTree``, or ``EventData`` RNTuple): ``<C>`` interface, ``<C>Aux.`` store and
+  ``<C>AuxDyn.<attr>`` branches (``<C>``, ``<C>Aux:``, ``<C>AuxDyn:<attr>`` fields) become a ``container`` with
+  ``dyn`` attributes. Members of split static stores (``EventInfoAux.runNumber``) and leaves of split objects
   become attributes of the container too (the branch is then ``<C>AuxDyn.<member>``), scalar leaves
-  (``EventInfoAuxDyn.GenFiltHT/F``) ``scalar`` lines under their own names. Static stores are written as the
-  writer's empty ``xAODlike::AuxContainerBase`` (a real one is an empty ``xAOD::AuxContainerBase`` too in
-  PHYSLITE; its per-entry framing is larger, see docs/formats.md).
-- flat (a NanoAOD ``Events``): ``layout flat``, a ``collection`` per counter branch ``n<C>`` with its leaf-list
+  (``EventInfoAuxDyn.GenFiltHT/F``) ``scalar`` lines under their own names. An object branch ROOT frames as an
+  object (an interface, an aux store with or without members, a vector of object-wise element links) is decoded
+  from its bytes (rootparams.streamed) and written as a ``record`` of the same framing: its constant bytes, its
+  element count, its members (``member`` attributes). Element links get their keys (``keys``), branches their real
+  basket sizes (``basket``).
+- flat (a NanoAOD ``Events``, TTree or RNTuple): ``layout flat``, a ``collection`` per counter ``n<C>`` with its
   arrays as ``column`` lines, other leaves as ``scalar`` lines.
 
-What uproot cannot read as numbers (strings, sets, triple-nested vectors, objects without a dictionary) is
-approximated as a ``uint8`` attribute of the same uncompressed bytes per event whose share of zero bytes
-gives the branch's own compression ratio (marked ``# opaque`` in the recipe).
+What neither uproot nor the decoder reads as numbers (strings, sets, triple-nested vectors, maps) is approximated
+as a ``uint8`` attribute of the same uncompressed bytes per event whose share of zero bytes gives the branch's own
+compression ratio (marked ``# opaque`` in the recipe).
 """
 
 from __future__ import annotations

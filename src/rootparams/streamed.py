@@ -282,9 +282,11 @@ def decode_member(
 
 @dataclass
 class Layout:
-    """What every entry of an object branch holds: a framed object (``framed``): its version bytes and the
-    constant bytes that follow (``header``: checksum and base-class headers) then ``members``; and
-    ``count_at_end``: the last 4 bytes are an element count (a DataVector interface) rather than members."""
+    """What every entry of an object branch holds. A framed object (``framed``: it starts with a byte count) has
+    its version (``version``) and the constant bytes that follow it (``header``: checksum and base-class headers),
+    then either its decoded ``members``, or an element count (``counts``: a DataVector interface) possibly followed
+    by one 4-byte word per element (``words``), or bytes that vary and are not decoded (``rest``). ``head_bytes``:
+    a header that differs between entries (a base class holding data). ``note`` says why decoding stopped."""
 
     entries: int
     sizes: np.ndarray  # bytes per entry
@@ -338,7 +340,7 @@ def layout(entries: list[bytes], classname: str, streamers: dict) -> Layout:
     versions = {e[4:6] for e in entries}
     if len(versions) != 1:
         lay.note = "version differs between entries"
-        lay.rest = [e[4:] for e in entries]
+        lay.rest = [e[6:] for e in entries]
         return lay
     lay.version = versions.pop().hex()
     header_ends = [4 + (_u32(e, 0) & ~BYTECOUNT) for e in entries]
