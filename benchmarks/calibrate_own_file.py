@@ -1,6 +1,6 @@
 """Calibrate real files' profiles, write each clone at its real file's own settings, compare kind by kind.
 
-    PYTHONPATH=src python benchmarks/calibrate_own_file.py --build /tmp/cal/build ../shared/data testdata/
+    PYTHONPATH=src python benchmarks/calibrate_own_file.py --build /tmp/cal/build samples/ testdata/
 
 Arguments are ROOT files or directories (their *.root files, sorted); a file whose bytes equal an earlier one's is
 measured once. For each file: ``rootparams.calibrate.recipe_from_file`` (the file's TTree or RNTuple), then the
