@@ -135,13 +135,6 @@ def minutes(seconds: float) -> str:
     return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def human_bytes(n: float) -> str:
-    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{n:.0f} B"
-
-
 @dataclass
 class FileFacts:
     """What the plan needs to know of the file: sources.describe's description and rootparams.inspection's bytes
@@ -187,8 +180,8 @@ class FileFacts:
         # Baskets kept inside the TTree object are compressed with its metadata: their own ratio is not known.
         ratio = "ratio not known" if self.inspection.in_tree_object else f"ratio {self.ratio:.2f}"
         return (
-            f"{kind} {s.tree}, {s.entries} entries, {algorithm.upper()}-{level}{af}, {human_bytes(self.size_bytes)} "
-            f"({human_bytes(self.zip_bytes / s.entries)}/event compressed, {ratio}, "
+            f"{kind} {s.tree}, {s.entries} entries, {algorithm.upper()}-{level}{af}, {inspection.human(self.size_bytes)} "
+            f"({inspection.human(self.zip_bytes / s.entries)}/event compressed, {ratio}, "
             f"{self.branches} top-level {unit})"
         )
 
@@ -331,7 +324,7 @@ class Plan:
         if self.approach == "clone":
             made = (
                 f"a calibrated clone of {self.clone_events} events (about "
-                f"{human_bytes(self.clone_events * self.facts.zip_bytes / s.entries)}; the file itself is too small "
+                f"{inspection.human(self.clone_events * self.facts.zip_bytes / s.entries)}; the file itself is too small "
                 "for valid timed windows, or ROOT cannot rewrite it)"
             )
         else:
@@ -406,7 +399,7 @@ def make_plan(
         approach = "rewrite" if facts.size_bytes >= REWRITE_MIN_BYTES else "clone"
         if approach == "clone":
             notes.append(
-                f"the file holds {human_bytes(facts.zip_bytes)} of event data: its timed loops are shorter than "
+                f"the file holds {inspection.human(facts.zip_bytes)} of event data: its timed loops are shorter than "
                 "a valid window, so its own rates are shown hollow and the settings are compared on its clone"
             )
     if approach == "rewrite" and s.container != RNTUPLE and s.atlas_containers:
@@ -588,7 +581,6 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
 @dataclass
 class Answer:
     decision: list[dict[str, Any]]  # cost_choice rows of the scanned format
-    ranking: list[dict[str, Any]]  # cost_ranking rows at 10 reads per file
     as_is: dict[str, Any]  # the file as it is: rate, validity, bottleneck
     bottlenecks: dict[str, bottleneck.Bottleneck | None]  # by setting
     rates: list[dict[str, Any]]  # per scanned setting: size, ratio, read rate, n, valid
@@ -602,8 +594,6 @@ def collect(plan: Plan) -> Answer:
     tables = plan.out / paths.TABLES
     choice = pd.read_csv(tables / "cost_choice.csv")
     choice = choice[choice["format"] == plan.made]
-    ranking = pd.read_csv(tables / "cost_ranking.csv")
-    ranking = ranking[(ranking["format"] == plan.made)]
     reps = pd.read_csv(tables / "repetitions.csv", low_memory=False)
     summary = pd.read_csv(tables / "summary.csv", low_memory=False)
     files = pd.read_csv(tables / "files.csv")
@@ -662,7 +652,6 @@ def collect(plan: Plan) -> Answer:
     ]
     return Answer(
         decision=choice.to_dict("records"),
-        ranking=ranking[ranking["reads_per_file"] == 10].sort_values("rank").to_dict("records"),
         as_is=as_is,
         bottlenecks=bottlenecks,
         rates=rates,
