@@ -280,7 +280,7 @@ def _enable_io(root: Path) -> None:
         except OSError as error:
             raise StorageProfileError(
                 f"cannot enable the io controller for the groups under {root} ({error}); a throttled profile "
-                "needs it (as root: echo +io > {control})"
+                f"needs it (as root: echo +io > {control})"
             ) from error
 
 
