@@ -218,6 +218,9 @@ class Plan:
     estimate: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     asked: dict[str, Any] = field(default_factory=dict)  # the command's options the plan was made for
+    planned_on: str = field(
+        default_factory=lambda: time.strftime("%Y-%m-%d %H:%M")
+    )  # kept when a rerun resumes
 
     @property
     def estimate_seconds(self) -> float:
@@ -434,6 +437,7 @@ def make_plan(
             notes=notes,
         )
         plan.estimate = _estimate(plan, build_present)
+        plan.asked = asked
         return plan
 
     # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
@@ -443,22 +447,19 @@ def make_plan(
         tier = next((t for t in TIERS if t[0] == previous["tier"]), None)
         if tier is not None:
             plan = plan_of(tier, int(previous["repetitions"]))
-            plan.asked = asked
-            notes.append(f"resuming the plan made on {previous.get('made', 'an earlier run')} in {out}")
+            plan.planned_on = previous.get("made", plan.planned_on)
+            notes.append(f"resuming the plan made on {plan.planned_on} in {out}")
             return plan
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
     options = [repetitions] if repetitions else list(range(MAX_REPETITIONS, MIN_REPETITIONS - 1, -1))
     fitting = [p for p in (plan_of(t, options[0]) for t in TIERS) if p.estimate_seconds <= budget_seconds]
     if fitting:
-        fitting[-1].asked = asked
         return fitting[-1]
     for reps in options[1:]:
         plan = plan_of(TIERS[0], reps)
         if plan.estimate_seconds <= budget_seconds:
-            plan.asked = asked
             return plan
     plan = plan_of(TIERS[0], options[-1])
-    plan.asked = asked
     notes.append(
         f"even the smallest plan ({TIERS[0][0]}, {plan.repetitions} repetitions) is estimated at "
         f"{minutes(plan.estimate_seconds)}, beyond the budget: raise --budget, or let it run longer"
@@ -875,15 +876,9 @@ def main(
         "# Written by rootparams advise: the study of one file. Rerun the same advise command to resume.\n"
         + yaml.safe_dump(plan.config(), sort_keys=False)
     )
-    previous = _previous_choice(out)
-    made = (
-        previous["made"]
-        if previous and previous.get("asked") == plan.asked
-        else time.strftime("%Y-%m-%d %H:%M")
-    )
     (out / "plan.json").write_text(
         json.dumps(
-            {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "made": made,
+            {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "made": plan.planned_on,
              "estimate_seconds": plan.estimate, "text": plan.text()},
             indent=2,
         )
