@@ -118,6 +118,122 @@ uint32_t stream_seed(uint64_t seed, uint64_t event, uint64_t stream)
    return static_cast<uint32_t>(z) | 1u;
 }
 
+// The events' random streams: TRandom3's Mersenne Twister (MT19937 with TRandom3's seeding, tempering and Rndm),
+// seeded lazily. TRandom3::SetSeed fills all 624 words of the state and its first Rndm twists all of them; here
+// a seed costs nothing until a number is drawn, and the first round of 624 numbers twists one word per number,
+// computing the seeding words as far as that word needs (397 ahead). Every container of every event seeds two
+// streams and most draw a few numbers or none (a container empty in every event draws none), so seeding was
+// most of the generation time. The numbers are TRandom3's, bit for bit: Gaus, Exp, Poisson, Integer and Uniform
+// are TRandom's own, drawing through Rndm. matches_trandom3 checks it when the writer starts.
+class LazyMersenneTwister final : public TRandom {
+public:
+   using TRandom::Rndm;
+   using TRandom::SetSeed;
+   LazyMersenneTwister() : TRandom(1u) { SetSeed(4357); }
+   void SetSeed(ULong_t seed) override
+   {
+      if (seed == 0 || seed > 0xffffffffUL)
+         fail("the event streams are seeded with 32-bit values other than 0 (TRandom3 seeds 0 from the clock)");
+      fSeed = static_cast<UInt_t>(seed);
+      mt_[0] = last_seeded_ = static_cast<uint32_t>(seed);
+      seeded_ = 1;
+      count_ = 0;
+      lazy_ = true;
+   }
+   Double_t Rndm() override
+   {
+      if (count_ >= kN) {  // a full round of the state (after the first one, which is twisted word by word)
+         twist_all();
+         count_ = 0;
+      } else if (lazy_) {
+         twist_one(count_);
+      }
+      uint32_t y = mt_[count_++];
+      if (count_ == kN)
+         lazy_ = false;
+      y ^= (y >> 11);
+      y ^= ((y << 7) & 0x9d2c5680u);
+      y ^= ((y << 15) & 0xefc60000u);
+      y ^= (y >> 18);
+      if (y)
+         return static_cast<Double_t>(y) * 2.3283064365386963e-10;  // 2^-32: never 1.0
+      return Rndm();
+   }
+
+private:
+   static constexpr int kN = 624, kM = 397;
+   static uint32_t mix(uint32_t upper, uint32_t lower, uint32_t far)
+   {
+      const uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu);
+      return far ^ (y >> 1) ^ ((y & 0x1u) ? 0x9908b0dfu : 0x0u);
+   }
+   // The seeding words up to word j (TRandom3::SetSeed's recurrence), each computed once.
+   void seed_to(int j)
+   {
+      while (seeded_ <= j) {
+         last_seeded_ = 1812433253u * (last_seeded_ ^ (last_seeded_ >> 30)) + static_cast<uint32_t>(seeded_);
+         mt_[seeded_++] = last_seeded_;
+      }
+   }
+   // Word i of the first round's twist, in place as TRandom3 twists all of them: words below i are twisted already,
+   // words above it still hold the seeding.
+   void twist_one(int i)
+   {
+      if (i < kN - kM) {
+         seed_to(i + kM);
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM]);
+      } else if (i < kN - 1) {
+         seed_to(i + 1);
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM - kN]);
+      } else {
+         mt_[i] = mix(mt_[i], mt_[0], mt_[kM - 1]);
+      }
+   }
+   void twist_all()
+   {
+      int i = 0;
+      for (; i < kN - kM; ++i)
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM]);
+      for (; i < kN - 1; ++i)
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM - kN]);
+      mt_[kN - 1] = mix(mt_[kN - 1], mt_[0], mt_[kM - 1]);
+   }
+   uint32_t mt_[kN];
+   uint32_t last_seeded_ = 0;
+   int seeded_ = 0, count_ = 0;
+   bool lazy_ = false;
+};
+
+// Whether LazyMersenneTwister draws what TRandom3 draws: for a few seeds, every kind of draw the recipes make,
+// across the first rounds of the state, compared bit for bit. If ROOT's TRandom3 ever differs, the writer uses
+// TRandom3 itself (the events must not depend on the ROOT version's internals more than they did).
+bool matches_trandom3()
+{
+   LazyMersenneTwister lazy;
+   TRandom3 root;
+   for (uint32_t seed : {1u, 4357u, 0x9e3779b9u, 0xffffffffu, stream_seed(20200326, 17, 3)}) {
+      for (int draws : {0, 1, 5, 300, 700, 1500}) {
+         lazy.SetSeed(seed);
+         root.SetSeed(seed);
+         for (int i = 0; i < draws; ++i) {
+            double a = 0, b = 0;
+            switch (i % 7) {
+            case 0: a = lazy.Rndm(), b = root.Rndm(); break;
+            case 1: a = lazy.Gaus(1.5, 2.0), b = root.Gaus(1.5, 2.0); break;
+            case 2: a = lazy.Exp(3.0), b = root.Exp(3.0); break;
+            case 3: a = lazy.Poisson(i % 3 ? 2.5 : 120.0), b = root.Poisson(i % 3 ? 2.5 : 120.0); break;
+            case 4: a = lazy.Integer(7), b = root.Integer(7); break;
+            case 5: a = lazy.Uniform(-1, 4), b = root.Uniform(-1, 4); break;
+            default: a = lazy.Rndm(), b = root.Rndm(); break;
+            }
+            if (std::memcmp(&a, &b, sizeof a) != 0)
+               return false;
+         }
+      }
+   }
+   return true;
+}
+
 struct CompiledMultiplicity;
 
 struct Distribution {
@@ -638,7 +754,7 @@ struct Column {
    }
 
    // start: the token the distribution begins at (0; 2 for the index distribution of a link, see make_link).
-   double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
+   double draw(TRandom &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
    {
       if (numbers.size() != values.args.size() + 1) {
          walked.assign(values.args.size() + 1, 0.0);
@@ -662,9 +778,9 @@ struct Column {
       return last;
    }
 
-   uint32_t inner_length(TRandom3 &rng) const { return multiplicity_of(inner, rng); }
+   uint32_t inner_length(TRandom &rng) const { return multiplicity_of(inner, rng); }
 
-   static uint32_t multiplicity_of(const Distribution &d, TRandom3 &rng)
+   static uint32_t multiplicity_of(const Distribution &d, TRandom &rng)
    {
       if (!d.compiled)
          d.compiled = compile_multiplicity(d);
@@ -700,7 +816,7 @@ struct Column {
       }
       return m;
    }
-   static uint32_t draw_multiplicity(const CompiledMultiplicity &m, TRandom3 &rng)
+   static uint32_t draw_multiplicity(const CompiledMultiplicity &m, TRandom &rng)
    {
       double n = 0;
       switch (m.op) {
@@ -719,7 +835,7 @@ struct Column {
       return n < 0 ? 0u : static_cast<uint32_t>(n);
    }
    // The definition of the multiplicities, word by word (for the words compile_multiplicity leaves as words).
-   static uint32_t interpret_multiplicity(const Distribution &d, TRandom3 &rng)
+   static uint32_t interpret_multiplicity(const Distribution &d, TRandom &rng)
    {
       double n = 0;
       if (d.kind == "fixed")
@@ -742,7 +858,7 @@ struct Column {
    }
 
    template <typename T>
-   void fill_scalar(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_scalar(size_t n, TRandom &rng, const Event &ev)
    {
       auto &v = *static_cast<std::vector<T> *>(address);
       v.resize(n);
@@ -750,7 +866,7 @@ struct Column {
          v[i] = static_cast<T>(draw(rng, ev, i, 0));
    }
    template <typename T>
-   void fill_nested(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_nested(size_t n, TRandom &rng, const Event &ev)
    {
       auto &v = *static_cast<std::vector<std::vector<T>> *>(address);
       v.resize(n);
@@ -760,7 +876,7 @@ struct Column {
             v[i][j] = static_cast<T>(draw(rng, ev, i, j));
       }
    }
-   void fill_bool(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_bool(size_t n, TRandom &rng, const Event &ev)
    {  // bytes holding 0 or 1, as a bool leaf reads them
       auto &v = *static_cast<std::vector<uint8_t> *>(address);
       v.resize(n);
@@ -801,7 +917,7 @@ struct Column {
       }
    }
 
-   xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
+   xAODlike::ElementLink_v1 make_link(TRandom &rng, const Event &ev, size_t index, size_t inner_index) const
    {
       xAODlike::ElementLink_v1 link;
       if (link_event != &ev) {  // the target, looked up once per event object (see link_size)
@@ -826,7 +942,7 @@ struct Column {
       return link;
    }
 
-   void fill(size_t n, TRandom3 &rng, const Event &ev)
+   void fill(size_t n, TRandom &rng, const Event &ev)
    {
       switch (kind) {
       case F: fill_scalar<float>(n, rng, ev); break;
@@ -1516,7 +1632,15 @@ int run(const std::map<std::string, std::string> &args)
             ? static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
             : nullptr);
    }
-   TRandom3 rng;
+   // The events' streams: TRandom3's numbers, seeded lazily (LazyMersenneTwister), or TRandom3 itself should it
+   // ever draw otherwise.
+   const bool lazy_streams = matches_trandom3();
+   std::unique_ptr<TRandom> streams;
+   if (lazy_streams)
+      streams = std::make_unique<LazyMersenneTwister>();
+   else
+      streams = std::make_unique<TRandom3>();
+   TRandom &rng = *streams;
    // ROOT's part of the writing, in wall time and in CPU time of all the process's threads (implicit MT
    // compresses baskets and pages on worker threads during the fills): the CPU time is the write cost that
    // does not grow when another job shares the cores.
@@ -1607,6 +1731,7 @@ int run(const std::map<std::string, std::string> &args)
       .raw("float_precision_loss", json_array(losses))
       .raw("hot_branches", json_string_array(hot_branches))
       .integer("hot_compression_setting", hot_compression)
+      .str("random_streams", lazy_streams ? "TRandom3 (lazily seeded)" : "TRandom3")
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
