@@ -20,6 +20,8 @@
 //   rootparams-write ... --hot-branches B1,B2,... --hot-compression S   (TTree only) the named top-level branches
 //                        and all their sub-branches compressed with setting S, the others with --compression
 //                        (rootparams.generate picks them: the N largest, or those a regex finds)
+//   rootparams-write ... --reference-draws   every value drawn by the recipe's word interpreter from TRandom3
+//                        itself, the definition of the events: slow, the same events (what the tests compare with)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
 //
 // The recipe (text, one directive per line, written by rootparams.formats) says which containers the
@@ -330,6 +332,11 @@ uint32_t hash32_continue(uint32_t h, const char *s, size_t n)
 // The private streams (perevent, perindex, copy): ROOT's TRandom with a seed of their own, one object per nesting
 // depth, seeded again for every value instead of constructed (a TRandom is a TNamed, whose construction costs
 // more than the few numbers drawn from it). SetSeed(s) leaves the state TRandom(s) starts with.
+// --reference-draws: every value drawn by the word interpreter (Column::Eval, Column::interpret_multiplicity)
+// from TRandom3 itself: the definition that the compiled distributions and the lazily seeded streams are tested
+// against (the same events, bit for bit; tests/test_cxx.py). Slow.
+bool reference_draws = false;
+
 TRandom &private_stream(size_t depth, UInt_t seed)
 {
    static std::vector<std::unique_ptr<TRandom>> streams;
@@ -774,7 +781,7 @@ struct Column {
       const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL || kind == VD;
       const bool first = nested ? inner_index == 0 : index == 0;
       const Eval eval{*this, ev, index, inner_index, first, nested ? inner_index : index};
-      last = run(compile(start), rng, eval, 0);
+      last = reference_draws ? eval(rng, start) : run(compile(start), rng, eval, 0);
       return last;
    }
 
@@ -782,6 +789,8 @@ struct Column {
 
    static uint32_t multiplicity_of(const Distribution &d, TRandom &rng)
    {
+      if (reference_draws)
+         return interpret_multiplicity(d, rng);
       if (!d.compiled)
          d.compiled = compile_multiplicity(d);
       return draw_multiplicity(*d.compiled, rng);
@@ -1634,7 +1643,8 @@ int run(const std::map<std::string, std::string> &args)
    }
    // The events' streams: TRandom3's numbers, seeded lazily (LazyMersenneTwister), or TRandom3 itself should it
    // ever draw otherwise.
-   const bool lazy_streams = matches_trandom3();
+   reference_draws = args.count("reference-draws") > 0;
+   const bool lazy_streams = !reference_draws && matches_trandom3();
    std::unique_ptr<TRandom> streams;
    if (lazy_streams)
       streams = std::make_unique<LazyMersenneTwister>();
@@ -1732,6 +1742,7 @@ int run(const std::map<std::string, std::string> &args)
       .raw("hot_branches", json_string_array(hot_branches))
       .integer("hot_compression_setting", hot_compression)
       .str("random_streams", lazy_streams ? "TRandom3 (lazily seeded)" : "TRandom3")
+      .boolean("reference_draws", reference_draws)
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
