@@ -420,3 +420,129 @@ def test_both_containers_check_the_read_request_alike(build, truth3_both):
             read(build, entry["path"], events=1, container=container)
         with pytest.raises(ToolError, match="--threads must be at least 1"):
             read(build, entry["path"], events=10, container=container, threads=0)
+
+
+# Every distribution, wrapper and multiplicity of the recipe language, nested as the recipes nest them, in both
+# layouts; the last cycle holds a word no distribution has, so that it is left to the interpreter (and drawn only
+# at its first position: Info holds one element).
+EVERY_DISTRIBUTION = {
+    "xaod": """\
+scalar EventWeight float either 0.3 gaus 1 0.1 exp 2
+scalar RunFlag uint8 choice 0 1 1 3
+container Info xAODlike::EventInfo_v1 - fixed 1
+dyn Info status int cycle 2 const 1 nonsense 3
+container Truth xAODlike::TruthParticleContainer_v1 xAODlike::TruthParticleAuxContainer_v1 gaus 10 3
+attr Truth px gaus 0 1000
+attr Truth barcode walk 10 int 1 3
+attr Truth prodVtxLink link Vertices
+dyn Truth extra float sparse 0.5 0 exp 3
+size Truth extra choice 1 2 3
+container Vertices xAODlike::VertexContainer_v1 xAODlike::VertexAuxContainer_v1 poisson 2
+attr Vertices z perevent gaus 0 30
+attr Vertices covariance perindex sparse 0.5 0 exp 3
+inner Vertices covariance gaus 4 2
+attr Vertices trackParticleLinks link Truth
+inner Vertices trackParticleLinks poisson 3
+container Jets xAODlike::JetContainer_v1 - empty 0.2 poisson 6
+dyn Jets pt float trunc 10 linear 5000 -100 exp 20000
+dyn Jets eta float round 0.05 gaus 0 1.5
+dyn Jets phi float mod 6.283 uniform -10 10
+dyn Jets ntrk int sparse 0.3 -1 int 0 40
+dyn Jets flavour int pick 3 0 4 5
+dyn Jets label uint8 repeat 0.6 choice 1 2 3
+dyn Jets copied float copy 0.5 7 gaus 0 1
+dyn Jets copiedToo int copy 0.5 7 int 0 9
+dyn Jets position uint32 seq
+dyn Jets word uint32 bits 0.05
+dyn Jets layout uint32 cycle 3 const 7 either 0.5 const 1 pick 2 8 9 perevent int 0 5
+dyn Jets trig vuint32 bits 0.1
+inner Jets trig fixed 5
+dyn Jets runs vint repeat 0.5 walk 0 int 0 3
+inner Jets runs choice 0 1 2 5
+dyn Jets dbl vdouble gaus 0 1
+inner Jets dbl poisson 2
+dyn Jets wide int64 int -100000 100000
+dyn Jets small int8 int -5 5
+dyn Jets medium int16 int -500 500
+dyn Jets u16 uint16 int 0 60000
+dyn Jets u64 uint64 const 123456789
+dyn Jets d double exp 5
+dyn Jets truthLink link Truth
+dyn Jets thinnedLink link Thinned sparse 0.2 4294967295 walk 0 int 1 3
+dyn Jets constituents vlink Truth
+inner Jets constituents poisson 3
+dyn Jets keyedLink link Truth
+keys Jets keyedLink 4294967295 choice 0 17 17 23
+reuse Jets constituents 0.4 4
+reuse Jets runs 0.3 3
+order Jets dbl ascending
+order Jets trig descending unique
+""",
+    "flat": """\
+layout flat
+scalar run uint32 const 1
+scalar event uint64 int 1 1000000
+collection Jet nJet choice 0 1 2 5
+column Jet Jet_pt float trunc 8 exp 30
+column Jet Jet_id bool sparse 0.2 0 const 1
+column Jet Jet_n int repeat 0.5 choice 1 2 3
+collection Muon nMuon empty 0.5 fixed 2
+column Muon Muon_eta float either 0.5 gaus 0 1 uniform -2 2
+reuse Jet Jet_n 0.5 4 choice 1 2 3
+order Jet Jet_pt descending
+""",
+}
+
+
+@pytest.mark.parametrize("layout", sorted(EVERY_DISTRIBUTION))
+def test_the_compiled_distributions_draw_what_the_recipe_words_define(build, tmp_path, layout):
+    """The writer compiles each distribution once and seeds its streams lazily; --reference-draws draws every
+    value from the words themselves with TRandom3: the same events, bit for bit."""
+    recipe = tmp_path / f"{layout}.recipe"
+    recipe.write_text(EVERY_DISTRIBUTION[layout])
+    written, checksums = {}, {}
+    for mode in ("compiled", "reference"):
+        out = tmp_path / f"{mode}.root"
+        written[mode] = run_tool(
+            [
+                str(build["writer"]),
+                *("--recipe", str(recipe), "--output", str(out), "--events", "300", "--seed", "11"),
+                *("--compression", "101", "--autoflush", "50", "--split", "99", "--basket", "32000"),
+                *(["--reference-draws"] if mode == "reference" else []),
+            ],
+            f"writing {out}",
+        )
+        checksums[mode] = run_tool([str(build["reader"]), "--file", str(out), "--checksum"], "checksum")
+    assert written["compiled"]["random_streams"] == "TRandom3 (lazily seeded)"
+    assert written["reference"]["random_streams"] == "TRandom3" and written["reference"]["reference_draws"]
+    for key in ("tree_tot_bytes", "tree_zip_bytes"):
+        assert written["compiled"][key] == written["reference"][key]
+    assert checksums["compiled"]["content_checksum"] == checksums["reference"]["content_checksum"]
+
+
+def test_a_word_no_distribution_has_fails_where_it_is_drawn(build, tmp_path):
+    recipe = tmp_path / "bad.recipe"
+    recipe.write_text(
+        EVERY_DISTRIBUTION["xaod"].replace(
+            "container Info xAODlike::EventInfo_v1 - fixed 1",
+            "container Info xAODlike::EventInfo_v1 - fixed 2",
+        )
+    )
+    with pytest.raises(ToolError, match="unknown distribution 'nonsense' for column status"):
+        run_tool(
+            [
+                str(build["writer"]),
+                *(
+                    "--recipe",
+                    str(recipe),
+                    "--output",
+                    str(tmp_path / "bad.root"),
+                    "--events",
+                    "3",
+                    "--seed",
+                    "1",
+                ),
+                *("--compression", "101", "--autoflush", "50", "--split", "99", "--basket", "32000"),
+            ],
+            "writing",
+        )

@@ -104,34 +104,8 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
     for name in CXX_SOURCES:
         shutil.copy(source_dir() / name, include_dir / name)
     lib = _aclic_event_model(include_dir / "EventModel.h", lib_dir)
-    common = [
-        "-O2",
-        "-std=c++17",
-        "-pthread",
-        f"-I{rootsys}/include",
-        f"-I{include_dir}",
-        "-Wno-cpp",  # the wheel warns when the standard differs from its own; we match it (C++17)
-    ]
-    links = [
-        "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
-        f"-L{lib_dir}",
-        f"-l:{lib.name}",  # by name, so the executables find it through their rpath
-        f"-L{rootsys}/lib",
-        "-lCore",
-        "-lRIO",
-        "-lTree",
-        "-lTreePlayer",
-        "-lROOTNTuple",
-        "-lROOTNTupleUtil",  # RNTupleImporter: a flat recipe written as an RNTuple (write_collection_tree.cxx)
-        "-lMathCore",
-        "-lImt",
-        "-lThread",
-        "-lROOTDataFrame",
-        "-lROOTVecOps",  # --reading-style rdataframe (read_rdataframe.cxx)
-        f"-Wl,-rpath,{rootsys}/lib",
-        "-Wl,-rpath,$ORIGIN/../lib",
-        "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
-    ]
+    common = _compile_flags(rootsys, include_dir)
+    links = _link_flags(rootsys, lib_dir, lib.name, "$ORIGIN/../lib")
     # The writer and the rewriter are one source each, compiled and linked in one step; the reader's units are
     # compiled to objects and linked after. All compilations are independent: they run side by side, one per
     # available core, the slowest first (RDataFrame's unit, then the writer), so that none starts last.
@@ -170,6 +144,68 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
     }
     (out_dir / "build.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
+
+
+def _compile_flags(rootsys: Path, include_dir: Path) -> list[str]:
+    return [
+        "-O2",
+        "-std=c++17",
+        "-pthread",
+        f"-I{rootsys}/include",
+        f"-I{include_dir}",
+        "-Wno-cpp",  # the wheel warns when the standard differs from its own; we match it (C++17)
+    ]
+
+
+def _link_flags(rootsys: Path, lib_dir: Path, library: str, lib_rpath: str) -> list[str]:
+    return [
+        "-Wl,--no-as-needed",  # keep the dictionary library: nothing references its symbols by name
+        f"-L{lib_dir}",
+        f"-l:{library}",  # by name, so the executables find it through their rpath
+        f"-L{rootsys}/lib",
+        "-lCore",
+        "-lRIO",
+        "-lTree",
+        "-lTreePlayer",
+        "-lROOTNTuple",
+        "-lROOTNTupleUtil",  # RNTupleImporter: a flat recipe written as an RNTuple (write_collection_tree.cxx)
+        "-lMathCore",
+        "-lImt",
+        "-lThread",
+        "-lROOTDataFrame",
+        "-lROOTVecOps",  # --reading-style rdataframe (read_rdataframe.cxx)
+        f"-Wl,-rpath,{rootsys}/lib",
+        f"-Wl,-rpath,{lib_rpath}",
+        "-Wl,--allow-shlib-undefined",  # the wheel's bundled libraries leave some symbols to others
+    ]
+
+
+def build_writer(source: str | Path, output: str | Path, build_dir: str | Path, cxx: str = "g++") -> Path:
+    """Compile one writer source (a write_collection_tree.cxx with the common.h and EventModel.h it includes
+    beside it, e.g. an earlier revision's) into the executable ``output``, linked against the event-model library
+    of the build in ``build_dir``, with the flags of build_all. For benchmarks that compare two writers; the
+    EventModel.h beside the source must be the build's (its dictionary is the library's), or this raises."""
+    source, output, build_dir = Path(source).resolve(), Path(output).resolve(), Path(build_dir).resolve()
+    built_model = build_dir / "include" / "EventModel.h"
+    if (source.parent / "EventModel.h").read_bytes() != built_model.read_bytes():
+        raise BuildError(
+            f"{source.parent / 'EventModel.h'} differs from {built_model}: the writer needs its own build of the "
+            "event model (build_all on its sources)"
+        )
+    rootsys, lib_dir = rootenv.rootsys(), build_dir / "lib"
+    output.parent.mkdir(parents=True, exist_ok=True)
+    _run(
+        [
+            cxx,
+            *_compile_flags(rootsys, source.parent),
+            str(source),
+            "-o",
+            str(output),
+            *_link_flags(rootsys, lib_dir, f"{LIBRARY_NAME}.so", str(lib_dir)),
+        ],
+        f"compiling {source}",
+    )
+    return output
 
 
 def _aclic_event_model(header: Path, lib_dir: Path) -> Path:

@@ -165,7 +165,8 @@ def recipe_input(wildcards):
 def content_input(wildcards):
     # A built-in format's events are generated once and read back for every file; a clone's files are each
     # generated from the seed (the same events: the writer is deterministic), as its recipe may hold flat
-    # columns and scalars, which the writer cannot read back from a content file.
+    # columns and scalars, which the writer cannot read back from a content file. Generating costs less than
+    # ROOT's writing of the same events (benchmarks/clone_generation.py).
     if format_kind(STUDY, wildcards.format) == "clone" or is_flat(wildcards.format):
         return []
     return paths.content_file(DATA_DIR, wildcards.format)

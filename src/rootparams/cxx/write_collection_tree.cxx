@@ -20,6 +20,8 @@
 //   rootparams-write ... --hot-branches B1,B2,... --hot-compression S   (TTree only) the named top-level branches
 //                        and all their sub-branches compressed with setting S, the others with --compression
 //                        (rootparams.generate picks them: the N largest, or those a regex finds)
+//   rootparams-write ... --reference-draws   every value drawn by the recipe's word interpreter from TRandom3
+//                        itself, the definition of the events: slow, the same events (what the tests compare with)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
 //
 // The recipe (text, one directive per line, written by rootparams.formats) says which containers the
@@ -92,6 +94,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -131,15 +134,147 @@ uint32_t stream_seed(uint64_t seed, uint64_t event, uint64_t stream)
    return static_cast<uint32_t>(z) | 1u;
 }
 
+// The events' random streams: TRandom3's Mersenne Twister (MT19937 with TRandom3's seeding, tempering and Rndm),
+// seeded lazily. TRandom3::SetSeed fills all 624 words of the state and its first Rndm twists all of them; here
+// a seed costs nothing until a number is drawn, and the first round of 624 numbers twists one word per number,
+// computing the seeding words as far as that word needs (397 ahead). Every container of every event seeds two
+// streams and most draw a few numbers or none (a container empty in every event draws none), so seeding was
+// most of the generation time. The numbers are TRandom3's, bit for bit: Gaus, Exp, Poisson, Integer and Uniform
+// are TRandom's own, drawing through Rndm. matches_trandom3 checks it when the writer starts.
+class LazyMersenneTwister final : public TRandom {
+public:
+   using TRandom::Rndm;
+   using TRandom::SetSeed;
+   LazyMersenneTwister() : TRandom(1u) { SetSeed(4357); }
+   void SetSeed(ULong_t seed) override
+   {
+      if (seed == 0 || seed > 0xffffffffUL)
+         fail("the event streams are seeded with 32-bit values other than 0 (TRandom3 seeds 0 from the clock)");
+      fSeed = static_cast<UInt_t>(seed);
+      mt_[0] = last_seeded_ = static_cast<uint32_t>(seed);
+      seeded_ = 1;
+      count_ = 0;
+      lazy_ = true;
+   }
+   Double_t Rndm() override
+   {
+      if (count_ >= kN) {  // a full round of the state (after the first one, which is twisted word by word)
+         twist_all();
+         count_ = 0;
+      } else if (lazy_) {
+         twist_one(count_);
+      }
+      uint32_t y = mt_[count_++];
+      if (count_ == kN)
+         lazy_ = false;
+      y ^= (y >> 11);
+      y ^= ((y << 7) & 0x9d2c5680u);
+      y ^= ((y << 15) & 0xefc60000u);
+      y ^= (y >> 18);
+      if (y)
+         return static_cast<Double_t>(y) * 2.3283064365386963e-10;  // 2^-32: never 1.0
+      return Rndm();
+   }
+
+private:
+   static constexpr int kN = 624, kM = 397;
+   static uint32_t mix(uint32_t upper, uint32_t lower, uint32_t far)
+   {
+      const uint32_t y = (upper & 0x80000000u) | (lower & 0x7fffffffu);
+      return far ^ (y >> 1) ^ ((y & 0x1u) ? 0x9908b0dfu : 0x0u);
+   }
+   // The seeding words up to word j (TRandom3::SetSeed's recurrence), each computed once.
+   void seed_to(int j)
+   {
+      while (seeded_ <= j) {
+         last_seeded_ = 1812433253u * (last_seeded_ ^ (last_seeded_ >> 30)) + static_cast<uint32_t>(seeded_);
+         mt_[seeded_++] = last_seeded_;
+      }
+   }
+   // Word i of the first round's twist, in place as TRandom3 twists all of them: words below i are twisted already,
+   // words above it still hold the seeding.
+   void twist_one(int i)
+   {
+      if (i < kN - kM) {
+         seed_to(i + kM);
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM]);
+      } else if (i < kN - 1) {
+         seed_to(i + 1);
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM - kN]);
+      } else {
+         mt_[i] = mix(mt_[i], mt_[0], mt_[kM - 1]);
+      }
+   }
+   void twist_all()
+   {
+      int i = 0;
+      for (; i < kN - kM; ++i)
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM]);
+      for (; i < kN - 1; ++i)
+         mt_[i] = mix(mt_[i], mt_[i + 1], mt_[i + kM - kN]);
+      mt_[kN - 1] = mix(mt_[kN - 1], mt_[0], mt_[kM - 1]);
+   }
+   uint32_t mt_[kN];
+   uint32_t last_seeded_ = 0;
+   int seeded_ = 0, count_ = 0;
+   bool lazy_ = false;
+};
+
+// Whether LazyMersenneTwister draws what TRandom3 draws: for a few seeds, every kind of draw the recipes make,
+// across the first rounds of the state, compared bit for bit. If ROOT's TRandom3 ever differs, the writer uses
+// TRandom3 itself (the events must not depend on the ROOT version's internals more than they did).
+bool matches_trandom3()
+{
+   LazyMersenneTwister lazy;
+   TRandom3 root;
+   for (uint32_t seed : {1u, 4357u, 0x9e3779b9u, 0xffffffffu, stream_seed(20200326, 17, 3)}) {
+      for (int draws : {0, 1, 5, 300, 700, 1500}) {
+         lazy.SetSeed(seed);
+         root.SetSeed(seed);
+         for (int i = 0; i < draws; ++i) {
+            double a = 0, b = 0;
+            switch (i % 7) {
+            case 0: a = lazy.Rndm(), b = root.Rndm(); break;
+            case 1: a = lazy.Gaus(1.5, 2.0), b = root.Gaus(1.5, 2.0); break;
+            case 2: a = lazy.Exp(3.0), b = root.Exp(3.0); break;
+            case 3: a = lazy.Poisson(i % 3 ? 2.5 : 120.0), b = root.Poisson(i % 3 ? 2.5 : 120.0); break;
+            case 4: a = lazy.Integer(7), b = root.Integer(7); break;
+            case 5: a = lazy.Uniform(-1, 4), b = root.Uniform(-1, 4); break;
+            default: a = lazy.Rndm(), b = root.Rndm(); break;
+            }
+            if (std::memcmp(&a, &b, sizeof a) != 0)
+               return false;
+         }
+      }
+   }
+   return true;
+}
+
+struct CompiledMultiplicity;
+
 struct Distribution {
    std::string kind = "gaus";
    std::vector<std::string> args{"0", "1"};
+   // As a multiplicity, its words parsed once (Column::multiplicity_of); assigning new words resets it.
+   mutable std::shared_ptr<const CompiledMultiplicity> compiled = nullptr;
    double p(size_t i) const
    {
       if (i >= args.size())
          fail("distribution '" + kind + "' needs at least " + std::to_string(i + 1) + " parameter(s)");
       return std::stod(args[i]);
    }
+};
+
+// A multiplicity's words (fixed n, poisson m, gaus m s, choice n1 n2 ..., empty p M) turned into numbers once, so
+// that an event's and an element's count is drawn without comparing and parsing words again. Words it cannot
+// take (a parameter that is not a number, an unknown kind) stay words: Column::interpret_multiplicity draws
+// from them, and fails, exactly as before.
+struct CompiledMultiplicity {
+   enum Op { Fixed, Poisson, Gaus, Choice, Empty, Words } op = Words;
+   double a = 0, b = 0;
+   std::vector<double> values;                  // choice
+   std::shared_ptr<const CompiledMultiplicity> inner;  // empty p M: M
+   Distribution words;                          // Words
 };
 
 // Float precision (--float-mantissa N): x rounded to N explicit mantissa bits, to nearest with ties to even on the
@@ -188,7 +323,42 @@ struct PrecisionLoss {
 struct Event {
    Long64_t number = 0;
    std::unordered_map<std::string, uint32_t> multiplicity;
+   // The sum over the containers of (hash32(name) + 1) * (multiplicity + 0x51), the event's multiplicities as
+   // they enter the private streams of perevent, perindex and copy; set once all multiplicities are drawn.
+   uint64_t multiplicity_hash = 0;
+   void hash_multiplicities()
+   {
+      multiplicity_hash = 0;
+      for (const auto &[name, n] : multiplicity)
+         multiplicity_hash += (static_cast<uint64_t>(hash32(name)) + 1) * (n + 0x51ull);
+   }
 };
+
+uint32_t hash32_continue(uint32_t h, const char *s, size_t n)
+{  // hash32 of a string that goes on from one whose hash32 is h
+   for (size_t i = 0; i < n; ++i) {
+      h ^= static_cast<unsigned char>(s[i]);
+      h *= 16777619u;
+   }
+   return h;
+}
+
+// The private streams (perevent, perindex, copy): ROOT's TRandom with a seed of their own, one object per nesting
+// depth, seeded again for every value instead of constructed (a TRandom is a TNamed, whose construction costs
+// more than the few numbers drawn from it). SetSeed(s) leaves the state TRandom(s) starts with.
+// --reference-draws: every value drawn by the word interpreter (Column::Eval, Column::interpret_multiplicity)
+// from TRandom3 itself: the definition that the compiled distributions and the lazily seeded streams are tested
+// against (the same events, bit for bit; tests/test_cxx.py). Slow.
+bool reference_draws = false;
+
+TRandom &private_stream(size_t depth, UInt_t seed)
+{
+   static std::vector<std::unique_ptr<TRandom>> streams;
+   while (streams.size() <= depth)
+      streams.push_back(std::make_unique<TRandom>(1u));
+   streams[depth]->SetSeed(seed);
+   return *streams[depth];
+}
 
 // One per-element column: a std::vector<...> somewhere in memory (a static aux member or a dynamic
 // attribute) that is cleared and refilled for every event.
@@ -229,8 +399,8 @@ struct Column {
    int order = 0;
    bool unique = false;
 
-   bool reusing(TRandom3 &rng) const { return reuse > 0 && !recent.empty() && rng.Rndm() < reuse; }
-   const std::vector<double> &reused(TRandom3 &rng) const { return recent[rng.Integer(recent.size())]; }
+   bool reusing(TRandom &rng) const { return reuse > 0 && !recent.empty() && rng.Rndm() < reuse; }
+   const std::vector<double> &reused(TRandom &rng) const { return recent[rng.Integer(recent.size())]; }
    void remember(std::vector<double> x)
    {
       if (reuse <= 0)
@@ -245,6 +415,12 @@ struct Column {
    mutable std::vector<double> walked;   // last value of each walk token (see draw)
    mutable double last = 0;              // the value drawn for the previous element (repeat, copy)
    PrecisionLoss loss;                   // what --float-mantissa took from this column (float kinds only)
+   // make_link's target: its hashed key, and where the event keeps its multiplicity (an unordered_map's entries
+   // stay where they are, and every container has its entry before the first column of an event is filled, so
+   // the place found for the first link holds the target's count in every event; nullptr: not a container).
+   mutable const Event *link_event = nullptr;
+   mutable uint32_t link_key = 0;
+   mutable const uint32_t *link_size = nullptr;
 
    bool is_float() const { return kind == F || kind == VF; }
    // Rounds this event's values of a float column to n mantissa bits in place, counting what was lost.
@@ -264,12 +440,377 @@ struct Column {
             round_all(inner_values);
    }
 
-   // start: the token the distribution begins at (0; 2 for the index distribution of a link, see make_link).
-   double draw(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
+   // The distribution is a token list: kind, then its parameters; wrapper kinds (trunc, round, sparse, either,
+   // linear, perevent, ...) take a nested distribution as their last parameter(s). Numeric parameters are parsed
+   // on the first draw and kept with the column (the recipe does not change afterwards).
+   const std::string &tok(size_t t) const
    {
-      // The distribution is a token list: kind, then its parameters; wrapper kinds (trunc, round, sparse,
-      // either, linear, perevent) take a nested distribution as their last parameter(s). Numeric parameters
-      // are parsed on the first draw and kept with the column (the recipe does not change afterwards).
+      if (t >= numbers.size())
+         fail("distribution of column " + name + " is missing parameters");
+      return t == 0 ? values.kind : values.args[t - 1];
+   }
+   double p(size_t t) const
+   {
+      tok(t);
+      if (std::isnan(numbers[t]))
+         fail("parameter '" + tok(t) + "' of column " + name + " is not a number");
+      return numbers[t];
+   }
+   // Index of the token after the distribution that starts at token t.
+   size_t span(size_t t) const
+   {
+      const std::string &k = tok(t);
+      if (k == "gaus" || k == "uniform" || k == "int")
+         return t + 3;
+      if (k == "exp" || k == "const" || k == "bits" || k == "link")
+         return t + 2;
+      if (k == "seq")
+         return t + 1;
+      if (k == "choice")
+         return numbers.size();
+      if (k == "pick")
+         return t + 2 + static_cast<size_t>(p(t + 1));
+      if (k == "trunc" || k == "round" || k == "mod" || k == "walk" || k == "repeat")
+         return span(t + 2);
+      if (k == "sparse" || k == "linear" || k == "copy")
+         return span(t + 3);
+      if (k == "cycle") {
+         size_t u = t + 2;
+         for (int i = 0; i < static_cast<int>(p(t + 1)); ++i)
+            u = span(u);
+         return u;
+      }
+      if (k == "perevent" || k == "perindex")
+         return span(t + 1);
+      if (k == "either")
+         return span(span(t + 2));
+      fail("unknown distribution '" + k + "' for column " + name);
+   }
+
+   // The interpreter of the token list: the definition of every distribution, word by word. draw runs the
+   // compiled program below instead and comes here only for what it could not compile (parameters that are not
+   // numbers, unknown kinds: the errors are raised here, where the value is drawn, as they always were).
+   struct Eval {
+      const Column &col;
+      const Event &ev;
+      size_t index, inner_index;
+      bool first;       // no previous element in this sequence (the container, or the inner vector)
+      size_t position;  // place in that sequence
+      // A private stream for per-element decisions shared between columns (copy): keyed by (k, event,
+      // element), independent of the column and of the container's own stream. The event's multiplicities
+      // enter the seed (as for perevent), so the decisions depend on the run seed as everything else does.
+      double keyed_uniform(double k, size_t depth) const
+      {
+         uint64_t h = static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
+         h += ev.multiplicity_hash;
+         h = h * 0xBF58476D1CE4E5B9ull + index;
+         h = h * 0x94D049BB133111EBull + inner_index;
+         h ^= h >> 31;
+         return private_stream(depth, static_cast<UInt_t>(h ^ (h >> 32)) | 1u).Rndm();
+      }
+      // The seed of the private stream of perevent (one value per column and event) or perindex (per element).
+      UInt_t private_seed(uint64_t name_hash, bool per_index) const
+      {
+         uint64_t h = name_hash * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
+         h += ev.multiplicity_hash;
+         if (per_index)
+            h = h * 0xBF58476D1CE4E5B9ull + index;
+         h ^= h >> 31;
+         return static_cast<UInt_t>(h ^ (h >> 32)) | 1u;
+      }
+      double p(size_t t) const { return col.p(t); }
+      // depth: private streams in use below this one (each perevent, perindex and copy takes the next).
+      double operator()(TRandom &r, size_t t, size_t depth = 0) const
+      {
+         const std::string &k = col.tok(t);
+         if (k == "gaus")
+            return r.Gaus(p(t + 1), p(t + 2));
+         if (k == "exp")
+            return r.Exp(p(t + 1));
+         if (k == "uniform")
+            return r.Uniform(p(t + 1), p(t + 2));
+         if (k == "int")
+            return std::floor(r.Uniform(p(t + 1), p(t + 2) + 1));
+         if (k == "const")
+            return p(t + 1);
+         if (k == "seq")
+            return static_cast<double>(index);
+         if (k == "choice") {
+            if (t + 1 >= col.numbers.size())
+               fail("distribution 'choice' needs at least one value");
+            return p(t + 1 + r.Integer(col.numbers.size() - t - 1));
+         }
+         if (k == "pick") {  // choice among the n values that follow (may stand anywhere)
+            const size_t n = static_cast<size_t>(p(t + 1));
+            if (n < 1)
+               fail("distribution 'pick' of column " + col.name + " needs n >= 1");
+            return p(t + 2 + r.Integer(n));
+         }
+         if (k == "bits") {
+            // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
+            uint32_t word = hash32(col.name + "/" + std::to_string(inner_index));
+            const double flip = p(t + 1);
+            for (int b = 0; b < 32; ++b)
+               if (r.Rndm() < flip)
+                  word ^= (1u << b);
+            return static_cast<double>(word);
+         }
+         if (k == "trunc") {
+            // Mantissa truncation as ATLAS float compression does it: keep n mantissa bits, rounded.
+            const double x = (*this)(r, t + 2, depth);
+            int e = 0;
+            const double m = std::frexp(x, &e);
+            const double scale = std::ldexp(1.0, static_cast<int>(p(t + 1)) + 1);
+            return std::ldexp(std::round(m * scale) / scale, e);
+         }
+         if (k == "round") {  // quantized to a step (detector granularity, integer-valued floats)
+            const double step = p(t + 1);
+            return std::round((*this)(r, t + 2, depth) / step) * step;
+         }
+         if (k == "mod") {  // wrapped into [0, m): counters stored in narrow types
+            const double m = p(t + 1);
+            const double x = (*this)(r, t + 2, depth);
+            return x - std::floor(x / m) * m;
+         }
+         if (k == "sparse")  // mostly a default value (0, -999, ...), otherwise drawn
+            return r.Rndm() < p(t + 1) ? p(t + 2) : (*this)(r, t + 3, depth);
+         if (k == "either") {  // one of two distributions with probability p / 1-p
+            const size_t b = col.span(t + 2);
+            return r.Rndm() < p(t + 1) ? (*this)(r, t + 2, depth) : (*this)(r, b, depth);
+         }
+         if (k == "linear")  // correlated with the element index: a + b * index + x
+            return p(t + 1) + p(t + 2) * static_cast<double>(index) + (*this)(r, t + 3, depth);
+         if (k == "walk") {  // running sum along the sequence, kept per walk token
+            const double x = (first ? p(t + 1) : col.walked[t]) + (*this)(r, t + 2, depth);
+            col.walked[t] = x;
+            return x;
+         }
+         if (k == "repeat")  // runs: the previous element's value with probability q
+            return !first && r.Rndm() < p(t + 1) ? col.last : (*this)(r, t + 2, depth);
+         if (k == "copy")  // the previous element's value, decided per element by a shared key
+            return !first && keyed_uniform(p(t + 2), depth) < p(t + 1) ? col.last : (*this)(r, t + 3, depth);
+         if (k == "cycle") {  // D_(position mod n)
+            const int n = static_cast<int>(p(t + 1));
+            if (n < 1)
+               fail("distribution 'cycle' of column " + col.name + " needs n >= 1");
+            size_t u = t + 2;
+            for (size_t i = 0; i < position % static_cast<size_t>(n); ++i)
+               u = col.span(u);
+            return (*this)(r, u, depth);
+         }
+         if (k == "perevent" || k == "perindex") {
+            // perevent: one value per (column, event), shared by all elements (a beam spot, a primary
+            // vertex); perindex: one value per (column, event, element), shared by its inner entries.
+            // Drawn from a private stream so the container's own stream is untouched. The event's
+            // multiplicities enter the seed, so it depends on the run seed as everything else does.
+            TRandom &local = private_stream(depth, private_seed(hash32(col.name), k == "perindex"));
+            return (*this)(local, t + 1, depth + 1);
+         }
+         fail("unknown distribution '" + k + "' for column " + col.name);
+      }
+   };
+
+   // The token list compiled into a tree of nodes, once per column: each node knows its kind, its numbers and
+   // the nodes nested in it, so a value is drawn without comparing words or walking the tokens again (a
+   // 'cycle 256 ...' of trigger words walked up to 255 distributions for each of its elements). A node draws
+   // the same random numbers in the same order as the interpreter; what cannot be compiled is an Interpret
+   // node, which hands its token to the interpreter.
+   struct Node {
+      enum Op : uint8_t {
+         Gaus, Exp, Uniform, Int, Const, Seq, Choice, Pick, Bits, Trunc, Round, Mod, Sparse, Either, Linear, Walk,
+         Repeat, Copy, Cycle, PerEvent, PerIndex, Interpret
+      };
+      Op op = Interpret;
+      size_t token = 0;               // where it starts in the token list
+      double a = 0, b = 0;            // its numbers (see compile)
+      uint32_t c0 = 0, c1 = 0;        // nested nodes
+      uint32_t first = 0, count = 0;  // choice, pick: node_values[first, first + count); cycle: node_children
+      uint32_t key = 0;               // bits: hash32 of "<column>/"; perevent, perindex: hash32 of the column
+   };
+   mutable std::vector<Node> program;
+   mutable std::vector<double> node_values;
+   mutable std::vector<uint32_t> node_children;
+   mutable std::vector<int64_t> node_of_token;  // the node compiled for each token, -1: none yet
+
+   // The node of the distribution that starts at token t (compiled on first use).
+   uint32_t compile(size_t t) const
+   {
+      if (t < node_of_token.size() && node_of_token[t] >= 0)
+         return static_cast<uint32_t>(node_of_token[t]);
+      const auto id = static_cast<uint32_t>(program.size());
+      program.emplace_back();
+      if (t < node_of_token.size())
+         node_of_token[t] = id;
+      Node n;
+      n.token = t;
+      try {
+         n = compile_node(t);
+      } catch (const std::runtime_error &) {
+         n = Node{};  // a word the interpreter will reject when (and only when) the value is drawn
+         n.token = t;
+      }
+      program[id] = n;
+      return id;
+   }
+   Node compile_node(size_t t) const
+   {
+      Node n;
+      n.token = t;
+      const size_t tokens = numbers.size();
+      auto number = [&](size_t u) {  // a parameter that is a number, or no compiled node
+         if (u >= tokens || std::isnan(numbers[u]))
+            throw std::runtime_error("not a number");
+         return numbers[u];
+      };
+      auto numbers_from = [&](size_t u, size_t count) {
+         n.first = static_cast<uint32_t>(node_values.size());
+         n.count = static_cast<uint32_t>(count);
+         for (size_t i = 0; i < count; ++i)
+            node_values.push_back(number(u + i));
+      };
+      if (t >= tokens)
+         return n;
+      const std::string &k = tok(t);
+      if (k == "gaus" || k == "uniform") {
+         n.op = k == "gaus" ? Node::Gaus : Node::Uniform;
+         n.a = number(t + 1);
+         n.b = number(t + 2);
+      } else if (k == "int") {
+         n.op = Node::Int;
+         n.a = number(t + 1);
+         n.b = number(t + 2) + 1;
+      } else if (k == "exp" || k == "const") {
+         n.op = k == "exp" ? Node::Exp : Node::Const;
+         n.a = number(t + 1);
+      } else if (k == "seq") {
+         n.op = Node::Seq;
+      } else if (k == "choice") {
+         if (t + 1 >= tokens)
+            return n;
+         numbers_from(t + 1, tokens - t - 1);
+         n.op = Node::Choice;
+      } else if (k == "pick") {
+         const size_t count = static_cast<size_t>(number(t + 1));
+         if (count < 1 || t + 2 + count > tokens)
+            return n;
+         numbers_from(t + 2, count);
+         n.op = Node::Pick;
+      } else if (k == "bits") {
+         n.op = Node::Bits;
+         n.a = number(t + 1);
+         n.key = hash32(name + "/");
+      } else if (k == "trunc") {
+         n.op = Node::Trunc;
+         n.b = std::ldexp(1.0, static_cast<int>(number(t + 1)) + 1);
+         n.c0 = compile(t + 2);
+      } else if (k == "round" || k == "mod") {
+         n.op = k == "round" ? Node::Round : Node::Mod;
+         n.a = number(t + 1);
+         n.c0 = compile(t + 2);
+      } else if (k == "sparse") {
+         n.op = Node::Sparse;
+         n.a = number(t + 1);
+         n.b = number(t + 2);
+         n.c0 = compile(t + 3);
+      } else if (k == "either") {
+         n.op = Node::Either;
+         n.a = number(t + 1);
+         const size_t second = span(t + 2);
+         n.c0 = compile(t + 2);
+         n.c1 = compile(second);
+      } else if (k == "linear") {
+         n.op = Node::Linear;
+         n.a = number(t + 1);
+         n.b = number(t + 2);
+         n.c0 = compile(t + 3);
+      } else if (k == "walk" || k == "repeat") {
+         n.op = k == "walk" ? Node::Walk : Node::Repeat;
+         n.a = number(t + 1);
+         n.c0 = compile(t + 2);
+      } else if (k == "copy") {
+         n.op = Node::Copy;
+         n.a = number(t + 1);  // q
+         n.b = number(t + 2);  // the key
+         n.c0 = compile(t + 3);
+      } else if (k == "cycle") {
+         const int count = static_cast<int>(number(t + 1));
+         if (count < 1)
+            return n;
+         std::vector<uint32_t> children;
+         size_t u = t + 2;
+         for (int i = 0; i < count; ++i) {
+            children.push_back(compile(u));
+            if (i + 1 < count)
+               u = span(u);
+         }
+         n.op = Node::Cycle;
+         n.first = static_cast<uint32_t>(node_children.size());
+         n.count = static_cast<uint32_t>(count);
+         node_children.insert(node_children.end(), children.begin(), children.end());
+      } else if (k == "perevent" || k == "perindex") {
+         n.op = k == "perevent" ? Node::PerEvent : Node::PerIndex;
+         n.key = hash32(name);
+         n.c0 = compile(t + 1);
+      }
+      return n;
+   }
+
+   // The value of node id, drawn from r (the interpreter's definitions, in the same order of random numbers).
+   double run(uint32_t id, TRandom &r, const Eval &e, size_t depth) const
+   {
+      const Node &n = program[id];
+      switch (n.op) {
+      case Node::Gaus: return r.Gaus(n.a, n.b);
+      case Node::Exp: return r.Exp(n.a);
+      case Node::Uniform: return r.Uniform(n.a, n.b);
+      case Node::Int: return std::floor(r.Uniform(n.a, n.b));
+      case Node::Const: return n.a;
+      case Node::Seq: return static_cast<double>(e.index);
+      case Node::Choice:
+      case Node::Pick: return node_values[n.first + r.Integer(n.count)];
+      case Node::Bits: {
+         char digits[24];
+         const int length = std::snprintf(digits, sizeof digits, "%zu", e.inner_index);
+         uint32_t word = hash32_continue(n.key, digits, static_cast<size_t>(length));
+         for (int b = 0; b < 32; ++b)
+            if (r.Rndm() < n.a)
+               word ^= (1u << b);
+         return static_cast<double>(word);
+      }
+      case Node::Trunc: {
+         const double x = run(n.c0, r, e, depth);
+         int exponent = 0;
+         const double m = std::frexp(x, &exponent);
+         return std::ldexp(std::round(m * n.b) / n.b, exponent);
+      }
+      case Node::Round: return std::round(run(n.c0, r, e, depth) / n.a) * n.a;
+      case Node::Mod: {
+         const double x = run(n.c0, r, e, depth);
+         return x - std::floor(x / n.a) * n.a;
+      }
+      case Node::Sparse: return r.Rndm() < n.a ? n.b : run(n.c0, r, e, depth);
+      case Node::Either: return r.Rndm() < n.a ? run(n.c0, r, e, depth) : run(n.c1, r, e, depth);
+      case Node::Linear: return n.a + n.b * static_cast<double>(e.index) + run(n.c0, r, e, depth);
+      case Node::Walk: {
+         const double start = e.first ? n.a : walked[n.token];
+         const double x = start + run(n.c0, r, e, depth);
+         walked[n.token] = x;
+         return x;
+      }
+      case Node::Repeat: return !e.first && r.Rndm() < n.a ? last : run(n.c0, r, e, depth);
+      case Node::Copy: return !e.first && e.keyed_uniform(n.b, depth) < n.a ? last : run(n.c0, r, e, depth);
+      case Node::Cycle: return run(node_children[n.first + e.position % n.count], r, e, depth);
+      case Node::PerEvent:
+      case Node::PerIndex:
+         return run(n.c0, private_stream(depth, e.private_seed(n.key, n.op == Node::PerIndex)), e, depth + 1);
+      case Node::Interpret: break;
+      }
+      return e(r, n.token, depth);
+   }
+
+   // start: the token the distribution begins at (0; 2 for the index distribution of a link, see make_link).
+   double draw(TRandom &rng, const Event &ev, size_t index, size_t inner_index, size_t start = 0) const
+   {
       if (numbers.size() != values.args.size() + 1) {
          walked.assign(values.args.size() + 1, 0.0);
          numbers.assign(values.args.size() + 1, std::nan(""));  // NaN for tokens that are distribution names
@@ -280,176 +821,78 @@ struct Column {
             if (end != a.c_str() && *end == '\0')
                numbers[t] = x;
          }
+         program.clear();
+         node_values.clear();
+         node_children.clear();
+         node_of_token.assign(numbers.size(), -1);
       }
       const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL || kind == VD;
-      struct Eval {
-         const Column &col;
-         const Event &ev;
-         const std::vector<double> &num;
-         size_t index, inner_index;
-         bool first;     // no previous element in this sequence (the container, or the inner vector)
-         size_t position;  // place in that sequence
-         // A private stream for per-element decisions shared between columns (copy): keyed by (k, event,
-         // element), independent of the column and of the container's own stream. The event's multiplicities
-         // enter the seed (as for perevent), so the decisions depend on the run seed as everything else does.
-         double keyed_uniform(double k) const
-         {
-            uint64_t h = static_cast<uint64_t>(k) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
-            for (const auto &[name, n] : ev.multiplicity)
-               h += (static_cast<uint64_t>(hash32(name)) + 1) * (n + 0x51ull);
-            h = h * 0xBF58476D1CE4E5B9ull + index;
-            h = h * 0x94D049BB133111EBull + inner_index;
-            h ^= h >> 31;
-            TRandom local(static_cast<UInt_t>(h ^ (h >> 32)) | 1u);
-            return local.Rndm();
-         }
-         const std::string &tok(size_t t) const
-         {
-            if (t >= num.size())
-               fail("distribution of column " + col.name + " is missing parameters");
-            return t == 0 ? col.values.kind : col.values.args[t - 1];
-         }
-         double p(size_t t) const
-         {
-            tok(t);
-            if (std::isnan(num[t]))
-               fail("parameter '" + tok(t) + "' of column " + col.name + " is not a number");
-            return num[t];
-         }
-         // Index of the token after the distribution that starts at token t.
-         size_t span(size_t t) const
-         {
-            const std::string &k = tok(t);
-            if (k == "gaus" || k == "uniform" || k == "int")
-               return t + 3;
-            if (k == "exp" || k == "const" || k == "bits" || k == "link")
-               return t + 2;
-            if (k == "seq")
-               return t + 1;
-            if (k == "choice")
-               return num.size();
-            if (k == "pick")
-               return t + 2 + static_cast<size_t>(p(t + 1));
-            if (k == "trunc" || k == "round" || k == "mod" || k == "walk" || k == "repeat")
-               return span(t + 2);
-            if (k == "sparse" || k == "linear" || k == "copy")
-               return span(t + 3);
-            if (k == "cycle") {
-               size_t u = t + 2;
-               for (int i = 0; i < static_cast<int>(p(t + 1)); ++i)
-                  u = span(u);
-               return u;
-            }
-            if (k == "perevent" || k == "perindex")
-               return span(t + 1);
-            if (k == "either")
-               return span(span(t + 2));
-            fail("unknown distribution '" + k + "' for column " + col.name);
-         }
-         double operator()(TRandom &r, size_t t) const
-         {
-            const std::string &k = tok(t);
-            if (k == "gaus")
-               return r.Gaus(p(t + 1), p(t + 2));
-            if (k == "exp")
-               return r.Exp(p(t + 1));
-            if (k == "uniform")
-               return r.Uniform(p(t + 1), p(t + 2));
-            if (k == "int")
-               return std::floor(r.Uniform(p(t + 1), p(t + 2) + 1));
-            if (k == "const")
-               return p(t + 1);
-            if (k == "seq")
-               return static_cast<double>(index);
-            if (k == "choice") {
-               if (t + 1 >= num.size())
-                  fail("distribution 'choice' needs at least one value");
-               return p(t + 1 + r.Integer(num.size() - t - 1));
-            }
-            if (k == "pick") {  // choice among the n values that follow (may stand anywhere)
-               const size_t n = static_cast<size_t>(p(t + 1));
-               if (n < 1)
-                  fail("distribution 'pick' of column " + col.name + " needs n >= 1");
-               return p(t + 2 + r.Integer(n));
-            }
-            if (k == "bits") {
-               // Trigger-like words: a fixed pattern per (column, word), each bit flipped with probability p.
-               uint32_t word = hash32(col.name + "/" + std::to_string(inner_index));
-               const double flip = p(t + 1);
-               for (int b = 0; b < 32; ++b)
-                  if (r.Rndm() < flip)
-                     word ^= (1u << b);
-               return static_cast<double>(word);
-            }
-            if (k == "trunc") {
-               // Mantissa truncation as ATLAS float compression does it: keep n mantissa bits, rounded.
-               const double x = (*this)(r, t + 2);
-               int e = 0;
-               const double m = std::frexp(x, &e);
-               const double scale = std::ldexp(1.0, static_cast<int>(p(t + 1)) + 1);
-               return std::ldexp(std::round(m * scale) / scale, e);
-            }
-            if (k == "round") {  // quantized to a step (detector granularity, integer-valued floats)
-               const double step = p(t + 1);
-               return std::round((*this)(r, t + 2) / step) * step;
-            }
-            if (k == "mod") {  // wrapped into [0, m): counters stored in narrow types
-               const double m = p(t + 1);
-               const double x = (*this)(r, t + 2);
-               return x - std::floor(x / m) * m;
-            }
-            if (k == "sparse")  // mostly a default value (0, -999, ...), otherwise drawn
-               return r.Rndm() < p(t + 1) ? p(t + 2) : (*this)(r, t + 3);
-            if (k == "either") {  // one of two distributions with probability p / 1-p
-               const size_t b = span(t + 2);
-               return r.Rndm() < p(t + 1) ? (*this)(r, t + 2) : (*this)(r, b);
-            }
-            if (k == "linear")  // correlated with the element index: a + b * index + x
-               return p(t + 1) + p(t + 2) * static_cast<double>(index) + (*this)(r, t + 3);
-            if (k == "walk") {  // running sum along the sequence, kept per walk token
-               const double x = (first ? p(t + 1) : col.walked[t]) + (*this)(r, t + 2);
-               col.walked[t] = x;
-               return x;
-            }
-            if (k == "repeat")  // runs: the previous element's value with probability q
-               return !first && r.Rndm() < p(t + 1) ? col.last : (*this)(r, t + 2);
-            if (k == "copy")  // the previous element's value, decided per element by a shared key
-               return !first && keyed_uniform(p(t + 2)) < p(t + 1) ? col.last : (*this)(r, t + 3);
-            if (k == "cycle") {  // D_(position mod n)
-               const int n = static_cast<int>(p(t + 1));
-               if (n < 1)
-                  fail("distribution 'cycle' of column " + col.name + " needs n >= 1");
-               size_t u = t + 2;
-               for (size_t i = 0; i < position % static_cast<size_t>(n); ++i)
-                  u = span(u);
-               return (*this)(r, u);
-            }
-            if (k == "perevent" || k == "perindex") {
-               // perevent: one value per (column, event), shared by all elements (a beam spot, a primary
-               // vertex); perindex: one value per (column, event, element), shared by its inner entries.
-               // Drawn from a private stream so the container's own stream is untouched. The event's
-               // multiplicities enter the seed, so it depends on the run seed as everything else does.
-               uint64_t h = hash32(col.name) * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(ev.number);
-               for (const auto &[name, n] : ev.multiplicity)
-                  h += (static_cast<uint64_t>(hash32(name)) + 1) * (n + 0x51ull);
-               if (k == "perindex")
-                  h = h * 0xBF58476D1CE4E5B9ull + index;
-               h ^= h >> 31;
-               TRandom local(static_cast<UInt_t>(h ^ (h >> 32)) | 1u);
-               return (*this)(local, t + 1);
-            }
-            fail("unknown distribution '" + k + "' for column " + col.name);
-         }
-      };
       const bool first = nested ? inner_index == 0 : index == 0;
-      const Eval eval{*this, ev, numbers, index, inner_index, first, nested ? inner_index : index};
-      last = eval(rng, start);
+      const Eval eval{*this, ev, index, inner_index, first, nested ? inner_index : index};
+      last = reference_draws ? eval(rng, start) : run(compile(start), rng, eval, 0);
       return last;
    }
 
-   uint32_t inner_length(TRandom3 &rng) const { return multiplicity_of(inner, rng); }
+   uint32_t inner_length(TRandom &rng) const { return multiplicity_of(inner, rng); }
 
-   static uint32_t multiplicity_of(const Distribution &d, TRandom3 &rng)
+   static uint32_t multiplicity_of(const Distribution &d, TRandom &rng)
+   {
+      if (reference_draws)
+         return interpret_multiplicity(d, rng);
+      if (!d.compiled)
+         d.compiled = compile_multiplicity(d);
+      return draw_multiplicity(*d.compiled, rng);
+   }
+   static std::shared_ptr<const CompiledMultiplicity> compile_multiplicity(const Distribution &d)
+   {
+      auto m = std::make_shared<CompiledMultiplicity>();
+      m->words = d;
+      m->words.compiled = nullptr;
+      try {
+         if (d.kind == "fixed") {
+            m->a = d.p(0);
+            m->op = CompiledMultiplicity::Fixed;
+         } else if (d.kind == "poisson") {
+            m->a = d.p(0);
+            m->op = CompiledMultiplicity::Poisson;
+         } else if (d.kind == "gaus") {
+            m->a = d.p(0);
+            m->b = d.p(1);
+            m->op = CompiledMultiplicity::Gaus;
+         } else if (d.kind == "choice" && !d.args.empty()) {
+            for (size_t i = 0; i < d.args.size(); ++i)
+               m->values.push_back(d.p(i));
+            m->op = CompiledMultiplicity::Choice;
+         } else if (d.kind == "empty" && d.args.size() >= 2) {
+            m->a = d.p(0);
+            m->inner = compile_multiplicity(Distribution{d.args[1], {d.args.begin() + 2, d.args.end()}});
+            m->op = CompiledMultiplicity::Empty;
+         }
+      } catch (const std::exception &) {  // not a number: the words fail when drawn, as they always did
+         m->op = CompiledMultiplicity::Words;
+      }
+      return m;
+   }
+   static uint32_t draw_multiplicity(const CompiledMultiplicity &m, TRandom &rng)
+   {
+      double n = 0;
+      switch (m.op) {
+      case CompiledMultiplicity::Fixed: n = m.a; break;
+      case CompiledMultiplicity::Poisson: n = rng.Poisson(m.a); break;
+      case CompiledMultiplicity::Gaus: n = std::round(rng.Gaus(m.a, m.b)); break;
+      case CompiledMultiplicity::Choice: n = m.values[rng.Integer(m.values.size())]; break;
+      case CompiledMultiplicity::Empty: {
+         const bool empty = rng.Rndm() < m.a;
+         const uint32_t drawn = draw_multiplicity(*m.inner, rng);  // drawn always: the stream stays aligned
+         n = empty ? 0 : drawn;
+         break;
+      }
+      case CompiledMultiplicity::Words: return interpret_multiplicity(m.words, rng);
+      }
+      return n < 0 ? 0u : static_cast<uint32_t>(n);
+   }
+   // The definition of the multiplicities, word by word (for the words compile_multiplicity leaves as words).
+   static uint32_t interpret_multiplicity(const Distribution &d, TRandom &rng)
    {
       double n = 0;
       if (d.kind == "fixed")
@@ -472,7 +915,7 @@ struct Column {
    }
 
    template <typename T>
-   void fill_scalar(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_scalar(size_t n, TRandom &rng, const Event &ev)
    {
       auto &v = *static_cast<std::vector<T> *>(address);
       v.resize(n);
@@ -515,7 +958,7 @@ struct Column {
          std::sort(begin, end, [](const auto &a, const auto &b) { return b < a; });
    }
    template <typename T>
-   void fill_nested(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_nested(size_t n, TRandom &rng, const Event &ev)
    {
       auto &v = *static_cast<std::vector<std::vector<T>> *>(address);
       v.resize(n);
@@ -541,7 +984,7 @@ struct Column {
             remember(std::vector<double>(v[i].begin(), v[i].end()));
       }
    }
-   void fill_bool(size_t n, TRandom3 &rng, const Event &ev)
+   void fill_bool(size_t n, TRandom &rng, const Event &ev)
    {  // bytes holding 0 or 1, as a bool leaf reads them
       auto &v = *static_cast<std::vector<uint8_t> *>(address);
       v.resize(n);
@@ -582,20 +1025,26 @@ struct Column {
       }
    }
 
-   xAODlike::ElementLink_v1 make_link(TRandom3 &rng, const Event &ev, size_t index, size_t inner_index) const
+   xAODlike::ElementLink_v1 make_link(TRandom &rng, const Event &ev, size_t index, size_t inner_index) const
    {
       xAODlike::ElementLink_v1 link;
-      if (values.kind != "link" || values.args.empty())
-         fail("column " + name + " holds element links: give it 'link <TargetContainer>'");
-      const std::string &target = values.args[0];
-      if (keys) {
+      if (link_event != &ev) {  // the target, looked up once per event object (see link_size)
+         if (values.kind != "link" || values.args.empty())
+            fail("column " + name + " holds element links: give it 'link <TargetContainer>'");
+         const std::string &target = values.args[0];
+         link_key = hash32(target);
+         auto it = ev.multiplicity.find(target);
+         link_size = it == ev.multiplicity.end() ? nullptr : &it->second;
+         link_event = &ev;
+      }
+      if (keys) {  // keys drawn from the real file's distribution; key 0 is a null link
          link.m_persKey = static_cast<uint32_t>(keys->draw(rng, ev, index, inner_index));
          if (link.m_persKey == 0) {
             link.m_persIndex = null_index;
             return link;
          }
       } else {
-         link.m_persKey = hash32(target);
+         link.m_persKey = link_key;
       }
       if (values.args.size() > 1) {
          // 'link <Target> D': the index drawn from D (a target that is not written, as a thinned truth record).
@@ -603,14 +1052,13 @@ struct Column {
          link.m_persIndex = x > 0 ? static_cast<uint32_t>(x) : 0u;
          return link;
       }
-      auto it = ev.multiplicity.find(target);
-      const uint32_t size = it == ev.multiplicity.end() ? 0 : it->second;
+      const uint32_t size = link_size ? *link_size : 0;
       // Links mostly point at nearby, increasing indices, as in real containers.
       link.m_persIndex = size ? static_cast<uint32_t>((index + inner_index + rng.Integer(3)) % size) : 0;
       return link;
    }
 
-   void fill(size_t n, TRandom3 &rng, const Event &ev)
+   void fill(size_t n, TRandom &rng, const Event &ev)
    {
       switch (kind) {
       case F: fill_scalar<float>(n, rng, ev); break;
@@ -1675,12 +2123,32 @@ int run(const std::map<std::string, std::string> &args)
    }
 
    TClass *base_class = TClass::GetClass("xAODlike::AuxVectorBase");
-   TRandom3 rng;
+   // Each container's count in the event (its entry in ev.multiplicity, which stays where it is) and the base
+   // of its interface object, found once instead of for every event.
+   Event ev;
+   std::vector<uint32_t *> multiplicity_of_container;
+   std::vector<xAODlike::AuxVectorBase *> interface_base;
+   for (auto &c : containers) {
+      multiplicity_of_container.push_back(&ev.multiplicity[c.name]);
+      interface_base.push_back(
+         c.interface_class
+            ? static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
+            : nullptr);
+   }
+   // The events' streams: TRandom3's numbers, seeded lazily (LazyMersenneTwister), or TRandom3 itself should it
+   // ever draw otherwise.
+   reference_draws = args.count("reference-draws") > 0;
+   const bool lazy_streams = !reference_draws && matches_trandom3();
+   std::unique_ptr<TRandom> streams;
+   if (lazy_streams)
+      streams = std::make_unique<LazyMersenneTwister>();
+   else
+      streams = std::make_unique<TRandom3>();
+   TRandom &rng = *streams;
    // ROOT's part of the writing, in wall time and in CPU time of all the process's threads (implicit MT
    // compresses baskets and pages on worker threads during the fills): the CPU time is the write cost that
    // does not grow when another job shares the cores.
    double generate_seconds = 0, fill_seconds = 0, fill_cpu_seconds = 0;
-   Event ev;
    for (Long64_t i = 0; i < events; ++i) {
       const double g0 = steady_now();
       if (content) {
@@ -1690,15 +2158,15 @@ int run(const std::map<std::string, std::string> &args)
          ev.number = i;
          for (size_t k = 0; k < containers.size(); ++k) {
             rng.SetSeed(stream_seed(seed, i, 2 * k));
-            ev.multiplicity[containers[k].name] = Column::multiplicity_of(containers[k].multiplicity, rng);
+            *multiplicity_of_container[k] = Column::multiplicity_of(containers[k].multiplicity, rng);
          }
+         ev.hash_multiplicities();
          for (size_t k = 0; k < containers.size(); ++k) {
             auto &c = containers[k];
             rng.SetSeed(stream_seed(seed, i, 2 * k + 1));
-            const uint32_t n = ev.multiplicity[c.name];
-            if (c.interface_class)
-               static_cast<xAODlike::AuxVectorBase *>(c.interface_class->DynamicCast(base_class, c.interface_object))
-                  ->m_size = n;
+            const uint32_t n = *multiplicity_of_container[k];
+            if (interface_base[k])
+               interface_base[k]->m_size = n;
             c.count = n;
             for (auto &col : c.columns)
                col.fill(col.has_size ? Column::multiplicity_of(col.size, rng) : n, rng, ev);
@@ -1770,6 +2238,8 @@ int run(const std::map<std::string, std::string> &args)
       .raw("float_precision_loss", json_array(losses))
       .raw("hot_branches", json_string_array(hot_branches))
       .integer("hot_compression_setting", hot_compression)
+      .str("random_streams", lazy_streams ? "TRandom3 (lazily seeded)" : "TRandom3")
+      .boolean("reference_draws", reference_draws)
       .integer("peak_rss_bytes", peak_rss_bytes());
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
    return 0;
