@@ -155,3 +155,34 @@ def test_a_rerun_resumes_the_plan_it_made(tmp_path):
     assert any("resuming the plan made on earlier" in n for n in again.notes)
     other = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=600, out=tmp_path)  # another budget
     assert not any("resuming" in n for n in other.notes)
+
+
+def test_the_time_left_weighs_each_measuring_block_by_what_it_reads(tmp_path):
+    """The file as it is is small: its block finishing early must not make the time left collapse (it did, from
+    13 to 3 minutes, when every block counted alike)."""
+    plan = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    assert plan.approach == "clone"
+    now = [0.0]
+    progress = advise.Progress(plan, {"generate_file": 14, "measure_block": 2, "tabulate": 1}, clock=lambda: now[0])
+    before = progress.total - progress.done_weight
+    now[0] = 30.0
+    for line in ("    jobid: 7", f"    wildcards: block={plan.name}", "Finished jobid: 7 (Rule: measure_block)"):
+        text = progress.feed(line)
+    assert text is not None and text.startswith("advise: [1/17] measure_block done; 30 s elapsed")
+    left = progress.total - progress.done_weight
+    assert left > 0.8 * before  # the as-is block is a small part of the reading
+    assert progress.feed("[Wed Nov 25 23:08:38 2026]") is None
+
+
+def test_a_clone_of_an_rntuple_writes_its_ttrees_with_clusters(tmp_path):
+    """An RNTuple has no AutoFlush: its clone's TTrees take ROOT's TTree default (30 MB) rather than AutoFlush 0
+    (no clusters at all), for both containers, and the cluster-size scan is around that default."""
+    from rootparams.config import RNTUPLE_CLONE_AUTOFLUSH, format_file_defaults
+
+    plan = advise.make_plan(str(PHYSLITE_RNTUPLE), storage=None, budget_seconds=1200, out=tmp_path)
+    config = load_study_config(plan.config())
+    assert format_file_defaults(config, plan.made)["autoflush"] == RNTUPLE_CLONE_AUTOFLUSH == -30_000_000
+    assert RNTUPLE_CLONE_AUTOFLUSH not in plan.autoflush and plan.autoflush
+    labels = {advise._label({"container": c, "algorithm": "zstd", "level": 5, "autoflush": af})
+              for c, af in (("ttree", -30_000_000), ("rntuple", 100), ("rntuple", 0))}  # fmt: skip
+    assert labels == {"ZSTD-5, AutoFlush 30 MB", "RNTuple ZSTD-5, clusters 100 ev", "RNTuple ZSTD-5"}

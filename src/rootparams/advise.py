@@ -37,7 +37,8 @@ from typing import Any
 
 import yaml
 
-from rootparams import bottleneck, inspection, paths, sources
+from rootparams import bottleneck, inspection, labels, paths, sources
+from rootparams.config import clone_autoflush
 from rootparams.errors import UserError
 from rootparams.vocabulary import RNTUPLE
 
@@ -417,7 +418,7 @@ def make_plan(
     if storage and not storage.startswith(("root://", "roots://")):
         storage_dir = str(Path(storage).resolve() / f"rootparams-advise-{name}")
     build_present = (CHECKOUT / paths.BUILD_INFO).exists() or (out / paths.BUILD_INFO).exists()
-    af_values = [] if (s.container == RNTUPLE and approach == "rewrite") else _autoflush_values(s)
+    af_values = [] if (s.container == RNTUPLE and approach == "rewrite") else _autoflush_values(s, approach)
 
     def plan_of(tier: tuple[str, dict], reps: int) -> Plan:
         name_of_tier, spec = tier
@@ -475,10 +476,13 @@ def _previous_choice(out: Path) -> dict[str, Any] | None:
         return None
 
 
-def _autoflush_values(s: sources.SourceFile) -> list[int]:
-    """Cluster sizes around the file's own: 100 and 1000 events, 10 MB and 30 MB (negative: bytes)."""
+def _autoflush_values(s: sources.SourceFile, approach: str) -> list[int]:
+    """Cluster sizes around the one the scanned files have by default: 100 and 1000 events, 10 MB and 30 MB
+    (negative: bytes)."""
+    own = sources.file_settings(s)
+    default = clone_autoflush(own) if approach == "clone" else s.autoflush
     values = [100, 1000, -10_000_000, -30_000_000]
-    return [v for v in values if v != s.autoflush][:3]
+    return [v for v in values if v != default][:3]
 
 
 # --- Running the workflow, with progress -------------------------------------------------------------------
@@ -504,7 +508,19 @@ def _job_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
     return weights
 
 
-_DONE = re.compile(r"Finished jobid: \d+ \(Rule: (\w+)\)")
+def _block_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
+    """The measuring blocks' estimated seconds, by block: the file as it is is read at its own (small) size, the
+    rest of the plan's reading is shared among the other blocks. Without this, the short block of the file as it
+    is counted as half the reading, and the time left was underestimated once it had finished."""
+    as_is = plan.repetitions * (REPETITION_OVERHEAD_SECONDS + plan.facts.zip_bytes / 150e6)
+    others = max(1, jobs.get("measure_block", 1) - 1)
+    rest = max(plan.estimate["reading"] - as_is, 0.0) / others
+    return {plan.name: as_is, "": rest}
+
+
+_DONE = re.compile(r"Finished jobid: (\d+) \(Rule: (\w+)\)")
+_JOBID = re.compile(r"^\s+jobid: (\d+)\s*$")
+_BLOCK = re.compile(r"^\s+wildcards: .*\bblock=([^,\s]+)")
 _JOB_ROW = re.compile(r"^(\w+)\s+(\d+)\s*$")
 
 
@@ -531,6 +547,47 @@ def planned_jobs(workdir: Path, snakemake: list[str], env: dict[str, str]) -> di
     return jobs
 
 
+class Progress:
+    """The progress line of a running study, from Snakemake's own output: a line per finished job with the time
+    elapsed and an estimate of the time left, each job weighted by the plan's estimate of its cost (a measuring
+    block by what it reads: see _block_weights)."""
+
+    def __init__(self, plan: Plan, jobs: dict[str, int], clock=time.monotonic):
+        self.weights = _job_weights(plan, jobs)
+        self.blocks = _block_weights(plan, jobs)
+        self.total = sum(n * self.weights.get(r, 3.0) for r, n in jobs.items() if r != "measure_block")
+        self.total += plan.estimate["reading"] if jobs.get("measure_block") else 0.0
+        self.jobs = sum(jobs.values())
+        self.clock, self.start = clock, clock()
+        self.done_weight, self.finished, self._jobid = 0.0, 0, ""
+        self._block_of_job: dict[str, str] = {}
+
+    def feed(self, line: str) -> str | None:
+        """One line of Snakemake's output; the progress line when it says a job finished, else None."""
+        if m := _JOBID.match(line):
+            self._jobid = m.group(1)
+        elif m := _BLOCK.match(line):
+            self._block_of_job[self._jobid] = m.group(1)
+        m = _DONE.search(line)
+        if not m:
+            return None
+        rule = m.group(2)
+        self.finished += 1
+        if rule == "measure_block":
+            block = self._block_of_job.get(m.group(1), "")
+            self.done_weight += self.blocks.get(block, self.blocks[""])
+        else:
+            self.done_weight += self.weights.get(rule, 3.0)
+        elapsed = self.clock() - self.start
+        fraction = min(0.99, self.done_weight / self.total) if self.total else 0
+        # The plan's estimate of what is left, until a quarter of the work is done; then the run's own pace.
+        left = elapsed * (1 - fraction) / fraction if fraction > 0.25 else self.total - self.done_weight
+        return (
+            f"advise: [{self.finished}/{self.jobs}] {rule} done; {minutes(elapsed)} elapsed, "
+            f"about {minutes(left)} left"
+        )
+
+
 def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int) -> int:
     """Snakemake on the plan's configuration in ``plan.out``, printing a progress line per finished job with an
     estimate of the time left; its whole output goes to ``<out>/advise.log``."""
@@ -542,34 +599,18 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
     if not jobs:
         print("advise: every result is already there (a finished earlier run); reporting it")
         return 0
-    weights = _job_weights(plan, jobs)
-    total = sum(n * weights.get(rule, 3.0) for rule, n in jobs.items())
+    progress = Progress(plan, jobs)
     print(f"advise: {sum(jobs.values())} jobs to run; the full log is {plan.out / 'advise.log'}")
-    done_weight, start = 0.0, time.monotonic()
     with open(plan.out / "advise.log", "a") as log:
         proc = subprocess.Popen(
             snakemake, cwd=plan.out, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
         )
         assert proc.stdout is not None
-        finished = 0
         for line in proc.stdout:
             log.write(line)
             log.flush()
-            m = _DONE.search(line)
-            if not m:
-                continue
-            rule = m.group(1)
-            finished += 1
-            done_weight += weights.get(rule, 3.0)
-            elapsed = time.monotonic() - start
-            fraction = min(0.99, done_weight / total) if total else 0
-            # The plan's estimate of what is left, until a quarter of the work is done; then the run's own pace.
-            left = elapsed * (1 - fraction) / fraction if fraction > 0.25 else total - done_weight
-            print(
-                f"advise: [{finished}/{sum(jobs.values())}] {rule} done; {minutes(elapsed)} elapsed, "
-                f"about {minutes(left)} left",
-                flush=True,
-            )
+            if text := progress.feed(line):
+                print(text, flush=True)
         code = proc.wait()
     if code != 0:
         tail = (plan.out / "advise.log").read_text().splitlines()[-30:]
@@ -671,8 +712,11 @@ def _label(row) -> str:
     )
     af = ""
     try:
+        value = int(row["autoflush"])
         if row["container"] != "rntuple":
-            af = f", AutoFlush {int(row['autoflush'])}"
+            af = f", AutoFlush {labels.autoflush_label(value)}"
+        elif value != 0:  # 0: RNTuple's own default cluster size
+            af = f", clusters {labels.autoflush_label(value)}"
     except (TypeError, ValueError):
         pass
     return f"{container}{name}{af}"
@@ -719,16 +763,18 @@ def answer_text(plan: Plan, a: Answer) -> str:
                 f"{d['runner_up']}, n = {int(d['n'])})"
             )
     lines += ["", "## The settings measured", "",
-              "| setting | kB/event | ratio | events/s (95 % CI) | n | valid | write MB/s | what limits the read |",
+              "| setting | file kB/event | ratio | events/s (95 % CI) | n | valid | write MB/s | what limits the read |",
               "|---|---|---|---|---|---|---|---|"]  # fmt: skip
     for r in sorted(a.rates, key=lambda r: (r["format"] != plan.name, -(r["rate"] or 0))):
         lines.append(
             f"| {r['setting']} | {r['bytes_per_event'] / 1e3:.2f} | {r['compression_ratio']:.2f} | "
             f"{_rate_text(r, short=True)} | {r['n']} | "
-            f"{'yes' if r['valid'] else 'no'} | {r['write_mb_per_s']:.1f} | {r['bottleneck']} |"
+            f"{'yes' if r['valid'] else 'no'} | {_or_dash(r['write_mb_per_s'], '.1f')} | {r['bottleneck']} |"
         )
     lines += [
         "",
+        "file kB/event: the file's size on disk over its events (metadata included: a large part of a file of a "
+        "few hundred events); ratio: uncompressed over compressed event data; write MB/s: uncompressed data.",
         "The costs are the study's (storage, write CPU and read CPU prices: config/README.md, decision); the "
         "intervals are 95 % intervals over the repetitions (rates) and bootstrap replicates over the interleaved "
         f"rounds (costs). The machine, its noise and the physics checks: {a.run_summary}.",
@@ -740,6 +786,15 @@ def answer_text(plan: Plan, a: Answer) -> str:
             "ranking of settings is the answer for the file."
         )
     return "\n".join(lines) + "\n"
+
+
+def _or_dash(value: Any, spec: str) -> str:
+    """A number, or "-" where there is none (the file as it is was not written by the study)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return "-"
+    return format(number, spec) if math.isfinite(number) else "-"
 
 
 def _rate_text(r: dict[str, Any], short: bool = False) -> str:

@@ -159,7 +159,8 @@ def source_of(config: Mapping[str, Any], fmt: str) -> SourceFile:
 
 def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     """A format's file settings where neither a scan nor file_defaults gives them: the paper's for a built-in
-    format, the file's own for a source; for a clone, the file's container, compression and AutoFlush, a TTree
+    format, the file's own for a source; for a clone, the file's container, compression and AutoFlush (of an
+    RNTuple: ROOT's TTree default, see clone_autoflush), a TTree
     split (split level 99, basket size 32000, as ATLAS and CMS write their trees), an RNTuple with ROOT's page
     size (1 MiB)."""
     kind = format_kind(config, fmt)
@@ -168,7 +169,21 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     own = file_settings(source_of(config, fmt))
     if kind == "source":
         return own
-    return {**own, "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+    return {**own, "autoflush": clone_autoflush(own), "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+
+
+# An RNTuple has no AutoFlush (its file settings say 0). A clone of one is written as TTrees too (the container
+# scan), and a TTree at AutoFlush 0 has no clusters at all: the TTreeCache then spans the whole file, which no one
+# writes. The clone takes ROOT's own TTree default, about 30 MB of compressed data per cluster, for both
+# containers, so that TTree and RNTuple are compared at the same cluster size.
+RNTUPLE_CLONE_AUTOFLUSH = -30_000_000
+
+
+def clone_autoflush(own: Mapping[str, Any]) -> int:
+    """The AutoFlush of a calibrated clone of a file with the settings ``own`` (file_settings)."""
+    if own["container"] == "rntuple" and int(own["autoflush"]) == 0:
+        return RNTUPLE_CLONE_AUTOFLUSH
+    return int(own["autoflush"])
 
 
 def _format_problems(config: dict[str, Any]) -> Iterator[str]:
