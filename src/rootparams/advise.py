@@ -79,6 +79,7 @@ BUILD_SECONDS = 240
 # The plan's tiers, smallest first: the largest that fits the budget at 10 repetitions is taken (else the first,
 # with fewer repetitions). Each adds to the one before.
 ALGORITHMS = ["lz4", "zlib", "zstd", "lzma"]
+CONTAINER_ALGORITHMS = ["lz4", "zlib", "zstd"]  # TTree against RNTuple, at level 5
 TIERS = (
     ("algorithms at level 5, TTree and RNTuple", {"levels": [5], "autoflush": False}),
     ("and cluster sizes", {"levels": [5], "autoflush": True}),
@@ -234,17 +235,19 @@ class Plan:
 
     def points(self) -> list[tuple[str, str, int, int | None]]:
         """The file settings of the scanned format: (container, algorithm, level, autoflush or None)."""
-        out = [("ttree", a, lv, None) for a in ALGORITHMS for lv in self.levels]
-        if self.facts.flat and self.facts.source.container != RNTUPLE:
+        # The compression and cluster-size scans write the container of the file (its clone's default); the
+        # container scan writes both at level 5, where both can be written.
+        own = self.facts.source.container
+        out = [(own, a, lv, None) for a in ALGORITHMS for lv in self.levels]
+        if self.facts.flat and own != RNTUPLE:
             pass  # a flat ntuple's RNTuple (collections of records) is built neither by our writer nor by a rewrite
-        elif self.approach == "clone" or self.facts.source.container == RNTUPLE:
-            out += [("rntuple", a, 5, None) for a in ("lz4", "zlib", "zstd")]
-        if self.facts.source.container == RNTUPLE and self.approach == "rewrite":
-            out = [
-                p for p in out if p[0] == "rntuple"
-            ]  # an RNTuple can be rewritten at another compression only
+        elif self.approach == "clone" or own == RNTUPLE:
+            out += [(c, a, 5, None) for a in CONTAINER_ALGORITHMS for c in ("ttree", "rntuple")]
+        if own == RNTUPLE and self.approach == "rewrite":
+            # An RNTuple can be rewritten at another compression only, not as a TTree.
+            out = [("rntuple", a, 5, None) for a in CONTAINER_ALGORITHMS]
         algorithm, level = self.facts.source.algorithm_level
-        out += [("ttree", algorithm, level, af) for af in self.autoflush]
+        out += [(own, algorithm, level, af) for af in self.autoflush]
         return list(dict.fromkeys(out))
 
     def config(self) -> dict[str, Any]:
@@ -267,20 +270,15 @@ class Plan:
             # The file as it is, at the reader's defaults (TTreeCache on), and the scanned format's default read.
             "cache": {"formats": list(dict.fromkeys([self.name, self.made])), "cache_size": [-1]},
         }
-        ttree_points = [p for p in self.points() if p[0] == "ttree" and p[3] is None]
-        if ttree_points:
-            scans["compression"] = {
-                "formats": [self.made],
-                "algorithm": sorted({p[1] for p in ttree_points}, key=ALGORITHMS.index),
-                "level": sorted({p[2] for p in ttree_points}),
-            }
+        if not (s.container == RNTUPLE and self.approach == "rewrite"):
+            scans["compression"] = {"formats": [self.made], "algorithm": ALGORITHMS, "level": self.levels}
         if any(p[0] == "rntuple" for p in self.points()):
             scans["container"] = {
                 "formats": [self.made],
                 "container": ["rntuple"]
                 if s.container == RNTUPLE and self.approach == "rewrite"
                 else ["ttree", "rntuple"],
-                "algorithm": ["lz4", "zlib", "zstd"],
+                "algorithm": CONTAINER_ALGORITHMS,
                 "level": [5],
             }
         if self.autoflush:
@@ -351,7 +349,9 @@ def _setting_text(point: tuple[str, str, int, int | None]) -> str:
     container, algorithm, level, af = point
     name = "uncompressed" if algorithm == "none" else f"{algorithm.upper()}-{level}"
     text = f"RNTuple {name}" if container == "rntuple" else name
-    return f"{text} AutoFlush {af}" if af is not None else text
+    if af is None:
+        return text
+    return f"{text}, {'clusters' if container == 'rntuple' else 'AutoFlush'} {labels.autoflush_label(af)}"
 
 
 def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
