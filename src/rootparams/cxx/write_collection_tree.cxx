@@ -172,7 +172,7 @@ public:
       y ^= ((y << 15) & 0xefc60000u);
       y ^= (y >> 18);
       if (y)
-         return static_cast<Double_t>(y) * 2.3283064365386963e-10;  // 2^-32: never 1.0
+         return static_cast<Double_t>(y) * (1.0 / 4294967296.0);  // 2^-32, exactly as TRandom3: never 1.0
       return Rndm();
    }
 
