@@ -28,6 +28,7 @@ rule storage_primitives:
         profiles=storagebench.profiles_to_measure(STUDY),
         data_dir=DATA_DIR,
         host_lock=STUDY["measurement"]["host_lock"],
+        hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
         seed=STUDY["seed"],
         repetitions=storagebench.REPETITIONS,
         runtime_seconds=storagebench.RUNTIME_SECONDS,
