@@ -6,7 +6,8 @@ Every module's own error derives from ``UserError``: ConfigError (config), ToolE
 DamagedFileError (native, measure), MonitorError and MonitorCSVError (monitor), EvictionError (pagecache),
 StorageProfileError (storage), RemoteEndpointError and RemoteToolError (remote), BuildError (build),
 RootNotFound (rootenv), DiskSpaceError (footprint), OverlapError (aggregate), CompressionSettingError
-(vocabulary), SourceError (sources), BranchCompressionError (generate), InspectError (inspection).
+(vocabulary), SourceError (sources), BranchCompressionError (generate), InspectError (inspection),
+StorageBenchError (storagebench).
 """
 
 from __future__ import annotations

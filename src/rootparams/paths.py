@@ -8,6 +8,7 @@ Layout:
     <data_dir>/files/<format>/<file_id>.root          the ROOT files under test (storage under test)
     <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
+    <data_dir>/primitives/storage-scratch.bin          the file fio reads for the storage primitives (removed after)
     results/build/                                     compiled event model and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
@@ -20,6 +21,8 @@ Layout:
     results/recommendations.md                         recommendations derived from the data
     results/tables/*.csv                               tidy tables for people and later stages
     results/provenance.json                            machine, software and config of the run
+    results/primitives/storage.csv                     the storage primitives: fio's rates per profile and request
+    results/primitives/storage_runs.csv                every fio run behind them
 """
 
 from __future__ import annotations
@@ -56,6 +59,11 @@ COST_RANKING_TABLE = (
     f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
 )
 FIGURES = f"{RESULTS}/figures"
+PRIMITIVES = f"{RESULTS}/primitives"
+# The storage primitives (rootparams.storagebench): one row per storage profile x pattern x request size x I/O mode,
+# and every fio run behind them.
+STORAGE_PRIMITIVES_TABLE = f"{PRIMITIVES}/storage.csv"
+STORAGE_PRIMITIVES_RUNS = f"{PRIMITIVES}/storage_runs.csv"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 
 
@@ -69,6 +77,11 @@ def content_file(data_dir: str, format: str = "{format}") -> str:
 
 def warmup_file(data_dir: str, format: str = "{format}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/warmup/{format}.root"
+
+
+def storage_scratch_file(data_dir: str) -> str:
+    """The file the storage primitives read with fio: on the disk the study's files are read from."""
+    return f"{Path(data_dir).as_posix().rstrip('/')}/primitives/storage-scratch.bin"
 
 
 def recipe_file(format: str = "{format}") -> str:

@@ -1,0 +1,244 @@
+"""The storage primitives (rootparams.storagebench): fio's command line and JSON report, the table and its check
+against a profile's nominal figures, and a real measurement under the hdd profile."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+
+import pytest
+from conftest import REPO, require
+
+from rootparams import storage, storagebench
+from rootparams.config import load_study_config
+from rootparams.storagebench import MIB, FioJob, StorageBenchError
+
+# A real report: fio 3.33, 4 KiB random buffered reads of a cold 64 MiB file for 0.3 s on the development VM.
+FIO_REPORT = REPO / "tests" / "data" / "fio-randread-4k.json"
+
+
+def test_a_real_fio_report_is_read_in_seconds_and_bytes():
+    result = storagebench.parse_fio_json(FIO_REPORT.read_text(), source=str(FIO_REPORT))
+    assert result.job_name == "random-buffered-4096"
+    assert result.fio_version == "fio-3.33"
+    assert (result.io_bytes, result.total_ios, result.runtime_s) == (19001344, 4639, 0.301)
+    assert result.bandwidth_bps == 63127388 and result.iops == pytest.approx(15411.960133)
+    assert result.io_bytes == 4096 * result.total_ios
+    # fio's nanoseconds as seconds; the percentiles of the total latency (--lat_percentiles)
+    assert result.latency_s_mean == pytest.approx(64044.498814e-9)
+    assert result.latency_s_p50 == pytest.approx(59136e-9)
+    assert result.latency_s_p99 == pytest.approx(113152e-9)
+    assert result.latency_s_p50 <= result.latency_s_p99
+
+
+def test_what_is_not_one_job_s_report_is_refused_with_its_source():
+    report = json.loads(FIO_REPORT.read_text())
+    with pytest.raises(
+        StorageBenchError, match=r"out\.json is not fio's JSON .* starts with 'fio: some warning"
+    ):
+        storagebench.parse_fio_json("fio: some warning\n{}", source="out.json")
+    with pytest.raises(StorageBenchError, match=r"r\.json holds 2 jobs under 'jobs'; .* exactly one"):
+        storagebench.parse_fio_json({**report, "jobs": report["jobs"] * 2}, source="r.json")
+    failed = {**report, "jobs": [{**report["jobs"][0], "error": 5}]}
+    with pytest.raises(
+        StorageBenchError, match=r"r\.json: fio's job 'random-buffered-4096' ended with error 5"
+    ):
+        storagebench.parse_fio_json(failed, source="r.json")
+    idle = {**report, "jobs": [{**report["jobs"][0], "read": {**report["jobs"][0]["read"], "total_ios": 0}}]}
+    with pytest.raises(StorageBenchError, match="completed no read"):
+        storagebench.parse_fio_json(idle, source="r.json")
+
+
+def test_the_command_reads_as_root_does(tmp_path):
+    random4k = storagebench.fio_command(
+        "fio", FioJob("random", 4096, "buffered"), tmp_path / "f", 1 << 30, 1.5, tmp_path / "o.json"
+    )
+    assert random4k[0] == "fio"
+    for option in (
+        "--rw=randread",
+        "--bs=4096",
+        "--direct=0",
+        "--ioengine=sync",  # read(2), as TFile
+        "--iodepth=1",  # one request at a time
+        "--numjobs=1",
+        f"--size={1 << 30}",  # the file once at most
+        "--runtime=1500ms",
+        "--fadvise_hint=0",  # no POSIX_FADV_RANDOM: the kernel's read-ahead as ROOT gets it
+        "--allow_file_create=0",
+        "--lat_percentiles=1",
+        "--percentile_list=50:99",
+        "--output-format=json",
+        f"--output={tmp_path / 'o.json'}",
+        f"--filename={tmp_path / 'f'}",
+    ):
+        assert option in random4k, option
+    assert "--time_based" not in random4k  # a time-based run would read the file again, from the page cache
+    direct = storagebench.fio_command("fio", FioJob("sequential", MIB, "direct"), "f", 1 << 30, 1.5, "o.json")
+    assert {"--rw=read", f"--bs={MIB}", "--direct=1"} <= set(direct)
+
+
+def test_the_jobs_are_root_s_request_sizes():
+    assert [(j.pattern, j.block_bytes, j.io_mode) for j in storagebench.JOBS] == [
+        ("sequential", MIB, "buffered"),
+        ("sequential", MIB, "direct"),
+        ("random", 4 << 10, "buffered"),
+        ("random", 64 << 10, "buffered"),
+        ("random", 512 << 10, "buffered"),
+        ("random", 4 << 20, "buffered"),
+    ]
+
+
+def test_fio_missing_says_how_to_install_it():
+    with pytest.raises(StorageBenchError, match=r"fio is not installed: 'no-such-fio' .*apt-get install fio"):
+        storagebench.find_fio("no-such-fio")
+
+
+def test_the_profiles_measured_are_native_and_the_study_s_local_ones():
+    config = load_study_config(
+        {
+            "read_defaults": {"storage_profile": "hdd"},
+            "measurement": {"storage_profiles": {"nfs": {"read_bps": 10_000_000}}},
+            "scans": {
+                "s": {"storage_profile": ["hdd_seek", "xrootd-wan", "nfs", "hdd"]},
+                "t": {"storage_profile": ["native"]},
+            },
+        }
+    )
+    profiles = storagebench.profiles_to_measure(config)
+    # remote profiles (xrootd-wan) are left out: their disk is native's, their network is measured elsewhere
+    assert [p.name for p in profiles] == ["native", "hdd", "hdd_seek", "nfs"]
+    assert profiles[-1].read_bps == 10_000_000
+    # The default study reads on hdd: native beside it, nothing else.
+    assert [p.name for p in storagebench.profiles_to_measure(load_study_config({}))] == ["native", "hdd"]
+
+
+def _run(profile, job, rep, bandwidth, *, runtime=1.5, requests=300, request_bytes=4 * MIB, io_bytes=None):
+    """One record as measure_storage makes it, with made-up figures."""
+    p = storage.PROFILES[profile]
+    return {
+        "host": "h",
+        "storage_profile": profile,
+        "device": "vda",
+        "device_number": "254:0",
+        "read_ahead_kb": 8192,
+        "max_sectors_kb": 4096,
+        "max_segments": 254,
+        "rotational": 1,
+        "pattern": job.pattern,
+        "block_bytes": job.block_bytes,
+        "io_mode": job.io_mode,
+        "rep": rep,
+        "position_in_round": 0,
+        "start_time": 0.0,
+        "runtime_s": runtime,
+        "io_bytes": io_bytes if io_bytes is not None else bandwidth * runtime,
+        "reads": bandwidth * runtime / job.block_bytes,
+        "bandwidth_bps": bandwidth,
+        "iops": bandwidth / job.block_bytes,
+        "latency_s_mean": job.block_bytes / bandwidth,
+        "latency_s_p50": job.block_bytes / bandwidth,
+        "latency_s_p99": 2 * job.block_bytes / bandwidth,
+        "device_requests": requests,
+        "device_bytes": requests * request_bytes,
+        "scratch_bytes": 1 << 30,
+        "free_page_reporting": "absent",
+        "nominal_read_bps": p.read_bps or math.nan,
+        "nominal_read_iops": p.read_iops or math.nan,
+        "fio_version": "fio-3.33",
+    }
+
+
+SEQ, DIRECT, RAND4K = storagebench.JOBS[0], storagebench.JOBS[1], storagebench.JOBS[2]
+
+
+def test_the_table_has_n_intervals_and_the_check_against_nominal():
+    records = [_run("hdd", SEQ, rep, bw, requests=54) for rep, bw in enumerate((146e6, 148e6, 147e6))] + [
+        _run("native", SEQ, rep, bw, requests=300) for rep, bw in enumerate((1.4e9, 1.5e9, 1.6e9))
+    ]
+    table = storagebench.summarize(records)
+    assert list(table.columns) == storagebench.SUMMARY_COLUMNS
+    assert list(table["storage_profile"]) == ["native", "hdd"]  # the study's order, not the runs'
+    native, hdd = table.iloc[0], table.iloc[1]
+    assert hdd["n"] == 3 and hdd["bandwidth_bps"] == pytest.approx(147e6)
+    assert hdd["bandwidth_bps_ci95_low"] < 147e6 < hdd["bandwidth_bps_ci95_high"]
+    assert hdd["bandwidth_vs_nominal"] == pytest.approx(147 / 150)
+    assert hdd["device_bytes_per_request"] == 4 * MIB
+    assert hdd["device_iops"] == pytest.approx(54 / 1.5)
+    assert (hdd["nominal_check"], native["nominal_check"]) == ("pass", "")
+    assert math.isnan(native["nominal_read_bps"]) and math.isnan(native["bandwidth_vs_nominal"])
+    # A throttle 20 % slow on a sequential read it binds fails, and says by how much.
+    slow = storagebench.summarize(
+        [_run("hdd", SEQ, rep, 120e6) for rep in range(3)] + [_run("native", SEQ, 0, 1.5e9)]
+    )
+    row = slow[slow["storage_profile"] == "hdd"].iloc[0]
+    assert row["nominal_check"] == "fail"
+    assert "20 % below the limit 150 MB/s" in row["nominal_check_detail"]
+
+
+def test_a_limit_that_does_not_bind_is_checked_as_a_ceiling():
+    # hdd_seek on 1 MiB direct reads: 50 requests/s of 1 MiB (52 MB/s) bind, not the 150 MB/s.
+    seek = storagebench.summarize(
+        [_run("hdd_seek", DIRECT, rep, 52.4e6, requests=75, request_bytes=MIB) for rep in range(3)]
+    ).iloc[0]
+    assert seek["nominal_check"] == "pass", seek["nominal_check_detail"]
+    assert "allows 52.4 MB/s, less than read_bps" in seek["nominal_check_detail"]
+    # More block requests than the limit allows fail.
+    leaky = storagebench.summarize(
+        [_run("hdd_seek", RAND4K, rep, 1e6, requests=150, request_bytes=4096) for rep in range(3)]
+    ).iloc[0]
+    assert (
+        leaky["nominal_check"] == "fail"
+        and "100 block requests/s exceed the limit 50" in leaky["nominal_check_detail"]
+    )
+    # A disk not much faster than the profile (ssd's 500 MB/s on a 600 MB/s disk) compounds with the throttle: the
+    # row cannot tell whether the throttle delivers read_bps, whatever it measured.
+    ssd = storagebench.summarize(
+        [_run("ssd", SEQ, rep, 360e6) for rep in range(3)]
+        + [_run("native", SEQ, rep, 600e6) for rep in range(3)]
+    )
+    row = ssd[ssd["storage_profile"] == "ssd"].iloc[0]
+    assert row["nominal_check"] == "cannot tell"
+    assert (
+        "the disk itself reads this at 600 MB/s (native), not 2x read_bps 500 MB/s"
+        in row["nominal_check_detail"]
+    )
+
+
+def test_hdd_delivers_its_nominal_bandwidth_to_a_cold_sequential_read(tmp_path):
+    """A physics check: fio's cold sequential reads under the hdd profile (150 MB/s) run at 150 MB/s within 10 %,
+    buffered (with the kernel's read-ahead, as ROOT reads) and direct; native beside it."""
+    require(shutil.which("fio") is not None, "fio is needed (apt-get install fio; .ci/run installs it)")
+    require(os.geteuid() == 0, "throttling needs root (CI runs as root)")
+    reason = storage.throttling_unavailable_reason()
+    require(reason is None, f"a block I/O throttle is needed: {reason}")
+    profiles = [storage.PROFILES["native"], storage.PROFILES["hdd"]]
+    # The host's own timed-read lock, not a private one: this is a timed measurement, and it must neither disturb
+    # nor be disturbed by another one on this host.
+    records = storagebench.measure_storage(
+        profiles,
+        tmp_path / "data",
+        jobs=storagebench.JOBS[:2],
+        scratch_bytes=512 * MIB,  # 1 s at 150 MB/s reads ~150 MB of it
+        say=lambda _: None,
+    )
+    table = storagebench.write_tables(records, tmp_path / "storage.csv", tmp_path / "runs.csv")
+    assert len(records) == 2 * 2 * storagebench.REPETITIONS
+    assert (tmp_path / "storage.csv").exists() and (tmp_path / "runs.csv").exists()
+    hdd = table[table["storage_profile"] == "hdd"].set_index("io_mode")
+    for mode in ("buffered", "direct"):
+        assert hdd.loc[mode, "n"] == 3
+        assert hdd.loc[mode, "bandwidth_bps"] == pytest.approx(150e6, rel=storagebench.NOMINAL_TOLERANCE), (
+            mode
+        )
+        assert hdd.loc[mode, "nominal_check"] == "pass", hdd.loc[mode, "nominal_check_detail"]
+        # Every byte fio read came from the disk, through the group (the reads were cold).
+        assert hdd.loc[mode, "read_amplification"] >= 1.0
+    native = table[table["storage_profile"] == "native"].iloc[0]
+    assert native["device"] and native["read_ahead_kb"] > 0 and native["max_sectors_kb"] > 0
+    assert native["max_segments"] > 0
+    assert native["rotational"] in (0, 1)
+    assert not list((tmp_path / "data").rglob("storage-scratch*"))  # the scratch file is gone
+    controller = storage.io_controller()
+    assert not list(controller.root.glob(f"rootparams-{os.getpid()}-primitives-*"))  # and the groups

@@ -1,0 +1,37 @@
+# Primitives: a few figures of this host from which a model of the cold read can predict every rate. The storage
+# part: fio under native storage and every local storage profile of the study (rootparams.storagebench), on a cold
+# scratch file in data_dir, in about two minutes. Like a measuring job it claims every core and the host's
+# timed-read lock, so that no other job or study disturbs it and it disturbs none.
+from rootparams import storagebench
+
+
+rule storage_primitives:
+    """Bandwidth, IOPS and per-request latency of sequential and random reads at ROOT's request sizes, buffered
+    and direct, under each storage profile the study reads on (remote ones left out), with their 95 % intervals,
+    and each throttled profile checked against its nominal figures."""
+    output:
+        table=report(
+            paths.STORAGE_PRIMITIVES_TABLE,
+            caption="../report/storage_primitives.rst",
+            category="Tables",
+            labels={"table": "storage primitives"},
+        ),
+        runs=paths.STORAGE_PRIMITIVES_RUNS,
+    log:
+        paths.log("primitives", "storage"),
+    conda:
+        CONDA_ENV
+    threads: all_cores
+    resources:
+        timed_read=1,
+    params:
+        profiles=storagebench.profiles_to_measure(STUDY),
+        data_dir=DATA_DIR,
+        host_lock=STUDY["measurement"]["host_lock"],
+        hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
+        seed=STUDY["seed"],
+        repetitions=storagebench.REPETITIONS,
+        runtime_seconds=storagebench.RUNTIME_SECONDS,
+        scratch_bytes=storagebench.SCRATCH_BYTES,
+    script:
+        "../scripts/storage_primitives.py"
