@@ -24,6 +24,7 @@ include: "workflow/rules/measure.smk"
 include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/decide.smk"
+include: "workflow/rules/primitives.smk"
 
 
 rule all:

@@ -163,10 +163,16 @@ def test_the_time_left_weighs_each_measuring_block_by_what_it_reads(tmp_path):
     plan = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
     assert plan.approach == "clone"
     now = [0.0]
-    progress = advise.Progress(plan, {"generate_file": 14, "measure_block": 2, "tabulate": 1}, clock=lambda: now[0])
+    progress = advise.Progress(
+        plan, {"generate_file": 14, "measure_block": 2, "tabulate": 1}, clock=lambda: now[0]
+    )
     before = progress.total - progress.done_weight
     now[0] = 30.0
-    for line in ("    jobid: 7", f"    wildcards: block={plan.name}", "Finished jobid: 7 (Rule: measure_block)"):
+    for line in (
+        "    jobid: 7",
+        f"    wildcards: block={plan.name}",
+        "Finished jobid: 7 (Rule: measure_block)",
+    ):
         text = progress.feed(line)
     assert text is not None and text.startswith("advise: [1/17] measure_block done; 30 s elapsed")
     left = progress.total - progress.done_weight

@@ -289,6 +289,7 @@ class Plan:
                 "autoflush": self.autoflush,
             }
         measurement: dict[str, Any] = {
+            "primitives": False,  # the storage's fio figures are for the model, not for this answer
             "attempts": 2,
             # Most repetitions must be valid for a point to count; a make-up round replaces a flagged one.
             "min_repetitions": max(2, self.repetitions - max(1, self.repetitions // 5)),

@@ -169,7 +169,13 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     own = file_settings(source_of(config, fmt))
     if kind == "source":
         return own
-    return {**own, "autoflush": clone_autoflush(own), "split_level": 99, "basket_size": 32000, "page_size": 1048576}
+    return {
+        **own,
+        "autoflush": clone_autoflush(own),
+        "split_level": 99,
+        "basket_size": 32000,
+        "page_size": 1048576,
+    }
 
 
 # An RNTuple has no AutoFlush (its file settings say 0). A clone of one is written as TTrees too (the container

@@ -307,6 +307,11 @@ def final_outputs():
         ),
         *(paths.figure(DECISION_FIGURES[1], ext) for ext in ("png", "pdf")),
         paths.RECOMMENDATIONS,
+        *(
+            [paths.STORAGE_PRIMITIVES_TABLE]
+            if STUDY["measurement"]["primitives"]
+            else []
+        ),
     ]
 
 
