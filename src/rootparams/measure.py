@@ -798,11 +798,12 @@ def measure_block(
                 break
             order = round_order(len(slots), block, len(rounds) + extra, seed)
             run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
-        # The warm reads, right after the cold ones: the same files, the same reader server, the same lock.
+        # The warm reads, right after the cold ones: the same files, the same reader server, the same lock. A file
+        # found damaged is not read again; a point that failed for its storage (a remote profile) still has a file.
         warm_taken = _warm_rounds(
             warm_sets,
             warm_kept,
-            [j for j in warm_todo if j not in warm_failed(failed, points, warm_sets)],
+            [j for j in warm_todo if warm_sets[j].root_file not in damaged],
             instrument,
             storages,
             measurement,
@@ -873,14 +874,6 @@ def _warm_sets_listing(warm_sets: list[warmread.WarmSet]) -> list[dict[str, Any]
         }
         for w in warm_sets
     ]
-
-
-def warm_failed(
-    failed: dict[int, str], points: list[PlannedPoint], warm_sets: list[warmread.WarmSet]
-) -> set[int]:
-    """The warm sets whose file failed its cold reads (damaged, unreadable): not read warm either."""
-    bad = {points[i].root_file for i in failed}
-    return {j for j, w in enumerate(warm_sets) if w.root_file in bad}
 
 
 def _warm_rounds(
