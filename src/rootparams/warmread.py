@@ -123,12 +123,14 @@ def warm_measurement_key(measurement: Mapping[str, Any]) -> str:
 
 
 def warm_records_dir(point: Any, set_id: str) -> Path:
-    """Where a set's warm records go: beside the study's repetition records (paths.warm_record) for a point of
-    the study, beside the point's own records for one measured on its own (tests, benchmarks)."""
+    """Where a set's warm records go: paths.warm_record for a point of the study; for points measured on their
+    own (tests, benchmarks), whose records lie one directory per point under a common one, a ``warm`` directory
+    there, per file: every point of the set finds the same place."""
     labels = point.labels
-    if "format" in labels and "file_id" in labels:
-        return Path(paths.warm_record(labels["format"], labels["file_id"], set_id, 0)).parent
-    return Path(point.records[min(point.records)]).parent / "warm" / set_id
+    file_id = labels.get("file_id", Path(point.root_file).stem)
+    if "format" in labels:
+        return Path(paths.warm_record(labels["format"], file_id, set_id, 0)).parent
+    return Path(point.records[min(point.records)]).parent.parent / "warm" / file_id / set_id
 
 
 def choose_warm_sets(points: Sequence[Any], reads: int, measurement: Mapping[str, Any]) -> list[WarmSet]:
@@ -300,7 +302,7 @@ def cpu_summary(table: pd.DataFrame) -> pd.DataFrame:
     minimum window is kept: the rate of a warm loop is not judged here, only CPU per byte and per event, which
     PerfStats and the reader's CPU clock resolve far below a second."""
     rows = []
-    for _, group in table.groupby(["format", "file_id", "warm_id"], sort=True):
+    for _, group in table.groupby(["format", "file_id", "warm_id"], sort=True, dropna=False):
         good = group[~group["flagged"].astype(bool)]
         row = {c: group[c].iloc[0] for c in SET_COLUMNS}
         row["n_flagged"] = int(group["flagged"].astype(bool).sum())
