@@ -139,8 +139,14 @@ EVENTS = 3000
 # levels 1 and 5: fast mode (1-3) and LZ4HC write differently shaped streams, and warm reads of TRUTH3 (6000
 # events) took 15 % more CPU per uncompressed MB at level 1 than at level 5 (0.334 against 0.291 ms/MB), as the
 # default study's cold reads did (rootparams.physics.level_groups keeps the two modes apart for that reason).
-# Ten warm reads per set: a slow spell of the host's memory moves one read's decompression by up to 30 %, and
-# pairing by round removes only the spells that both members of a round share.
+# Ten warm reads per set, and the reads made in a slow spell of the host left out of the comparison: on a shared
+# 2-core virtual machine a spell slowed a whole warm read, its loop by 30-70 % and its decompression per MB by
+# 10-30 %, one read at a time (so pairing by round does not remove it), while the other reads' loops stayed within
+# 7 % of their set's fastest. The memory probe around the reads did not tell them apart (the slow reads' probes
+# were +6 % to +45 % over the fastest probe, the others' +5 % to +31 %). A read whose loop took more than
+# SPELL_FACTOR times its set's fastest loop counts as made in a spell; the decompression is 7 % of the loop, so
+# this leaves out slow reads, not slow decompressions.
+SPELL_FACTOR = 1.15
 LEVELS = (5, 9)
 COLD_REPS, WARM_READS = 3, 10
 # The cold reads' storage: a disk throttled to 20 MB/s. At the hdd profile's 150 MB/s these ~15 MB reads are bound
@@ -249,13 +255,20 @@ def test_decompression_cpu_per_mb_is_the_same_at_two_lz4hc_levels(measured):
     per uncompressed MB at levels 5 and 9, paired by warm round, equal within DECOMPRESSION_MARGIN (an
     equivalence test: the 95 % interval of the ratio inside ±10 %)."""
     warm = measured["warm"]
+
+    def outside_spells(records):
+        fastest = min(r["loop_seconds"] for r in records if not r["flagged"])
+        return [r for r in records if r["loop_seconds"] <= SPELL_FACTOR * fastest]
+
     series = {
-        level: physics.by_round(warm[f"lz4-{level}"], warmread.unzip_cpu_s_per_mb_uncompressed)
+        level: physics.by_round(
+            outside_spells(warm[f"lz4-{level}"]), warmread.unzip_cpu_s_per_mb_uncompressed
+        )
         for level in LEVELS
     }
-    assert min(len(s) for s in series.values()) >= 3, "too few unflagged warm reads to compare"
+    assert min(len(s) for s in series.values()) >= 3, f"too few warm reads outside slow spells: {series}"
+    # Paired by warm round where both levels have at least 3 rounds left, unpaired otherwise.
     ratio = physics.compare_series(series[LEVELS[0]], series[LEVELS[1]])
-    assert ratio.paired
     verdict = ratio.equivalence(physics.DECOMPRESSION_MARGIN)
     assert verdict == "equal", f"LZ4-{LEVELS[0]} / LZ4-{LEVELS[1]} CPU per MB: {ratio.text()}"
 
