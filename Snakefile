@@ -25,6 +25,7 @@ include: "workflow/rules/aggregate.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/decide.smk"
 include: "workflow/rules/primitives.smk"
+include: "workflow/rules/primitives_cpu.smk"
 
 
 rule all:

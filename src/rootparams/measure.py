@@ -22,8 +22,10 @@ round starts with the paper's drop_caches and a warm-up read). For each repetiti
     bytes not matching ROOT's), try again if so (up to measurement.attempts), judge whether the timed loop
     holds the read's I/O (window validity), and write the record atomically.
 Between reads the drift sentinel (one reference point of the study) is read every sentinel.every_seconds. After
-the rounds, a point short of unflagged repetitions has its flagged ones measured again (makeup_rounds). Finally the
-monitor's samples are attributed to each record's loop span, and the records completed.
+the rounds, a point short of unflagged repetitions has its flagged ones measured again (makeup_rounds). With
+measurement.warm_reads, the block's warm sets are then read warm (the file verified resident, rootparams.warmread):
+the CPU primitives, from the same files, server and lock. Finally the monitor's samples are attributed to each
+record's loop span, and the records completed.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rootparams import hostmemory, pagecache, paths, remote, storage
+from rootparams import hostmemory, pagecache, paths, remote, storage, warmread
 from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
@@ -171,6 +173,10 @@ JUDGING_KEYS = (
     "order",
     "host_lock",
 )
+# Measurement settings of what a block measures besides its cold reads: a change of these keeps the cold
+# repetitions already taken (measurement.warm_reads: the warm reads of rootparams.warmread, with an identity of
+# their own).
+ALONGSIDE_KEYS = ("warm_reads",)
 
 
 def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
@@ -178,7 +184,7 @@ def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
     study's own storage profiles only the one the point reads on, so that redefining a profile re-measures the
     points on it and no others. (For a point on a built-in profile the key is the one kept records carry from
     before profiles were keyed per point.)"""
-    making = {k: v for k, v in measurement.items() if k not in JUDGING_KEYS}
+    making = {k: v for k, v in measurement.items() if k not in JUDGING_KEYS and k not in ALONGSIDE_KEYS}
     own = measurement.get("storage_profiles") or {}
     if "storage_profiles" in making:
         making["storage_profiles"] = {storage_profile: own[storage_profile]} if storage_profile in own else {}
@@ -467,6 +473,10 @@ def needs_measuring(point: PlannedPoint, measurement: dict[str, Any]) -> bool:
     kept = kept_records(point)
     if len(kept) < len(point.records):
         return True
+    # The point's warm set (measurement.warm_reads) with a warm read still to take needs the file too.
+    for warm in warmread.choose_warm_sets([point], measurement.get("warm_reads", 0), measurement):
+        if len(warmread.kept_warm_records(warm)) < len(warm.records):
+            return True
     return measurement.get("makeup_rounds", 0) > 0 and bool(
         _short_points([kept], _required(measurement, [point]))
     )
@@ -496,6 +506,10 @@ class BlockResult:
     measured_repetitions: int = 0
     failures: list[str] = field(default_factory=list)
     failed: dict[int, str] = field(default_factory=dict)
+    # measurement.warm_reads: per warm set (rootparams.warmread), its names, the read ids it stands for and its
+    # warm records (kept and taken), in the order of the sets; and the warm reads this job took.
+    warm_sets: list[dict[str, Any]] = field(default_factory=list)
+    measured_warm_reads: int = 0
 
 
 class PointFailed(ReadError):
@@ -577,12 +591,24 @@ def measure_block(
     short = _short_points(kept, required) if measurement.get("makeup_rounds", 0) > 0 else []
     # The points with something to read; the others are measured already, and their files may be gone.
     active = {i for slots in todo for i, _ in slots} | set(short)
-    if not active:
+    # The warm reads (measurement.warm_reads, rootparams.warmread): every set of the block's points, each with the
+    # warm records an earlier run kept under its identity; the sets with reads to take need their files.
+    warm_sets = warmread.choose_warm_sets(points, measurement.get("warm_reads", 0), measurement)
+    warm_kept = [warmread.kept_warm_records(w) for w in warm_sets]
+    warm_todo = [j for j, w in enumerate(warm_sets) if len(warm_kept[j]) < len(w.records)]
+    result.warm_sets = _warm_sets_listing(warm_sets)
+    if not active and not warm_todo:
         return result
     cold = measurement["cache_state"] == "cold"
     for i in sorted(active):
         if not os.access(points[i].root_file, os.R_OK):
             raise ReadError(f"{points[i].root_file}: not readable")
+    for j in warm_todo:
+        if not os.access(warm_sets[j].root_file, os.R_OK):
+            raise ReadError(
+                f"{warm_sets[j].root_file}: not readable, and its warm reads (measurement.warm_reads = "
+                f"{measurement['warm_reads']}) are still to take"
+            )
     tool = find_monitor(measurement["monitor"])
     job_start = time.time()
     csv_path = Path(monitor_csv(job_start) if callable(monitor_csv) else monitor_csv)
@@ -772,20 +798,37 @@ def measure_block(
                 break
             order = round_order(len(slots), block, len(rounds) + extra, seed)
             run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
+        # The warm reads, right after the cold ones: the same files, the same reader server, the same lock. A file
+        # found damaged is not read again; a point that failed for its storage (a remote profile) still has a file.
+        warm_taken = _warm_rounds(
+            warm_sets,
+            warm_kept,
+            [j for j in warm_todo if warm_sets[j].root_file not in damaged],
+            instrument,
+            storages,
+            measurement,
+            common,
+            block,
+            job_start,
+            seed,
+            say,
+        )
         read_sentinel(force=True)
         result.measured_loop_seconds = sum(r.get("loop_seconds", 0.0) for r in taken.values())
         result.measured_repetitions = len(taken)
-        if mon and (taken or sentinel_taken):
+        result.measured_warm_reads = len(warm_taken)
+        if mon and (taken or sentinel_taken or warm_taken):
             # One wait for the sample that covers the end of the last read; then every record gets the samples
             # of its own spans.
-            mon.wait_for_sample_after(
-                max(r["end_time"] for r in [*taken.values(), *sentinel_taken.values()]) + 0.05, timeout=10
-            )
+            ends = [*taken.values(), *sentinel_taken.values(), *warm_taken.values()]
+            mon.wait_for_sample_after(max(r["end_time"] for r in ends) + 0.05, timeout=10)
             samples = mon.samples()
             for (i, rep), record in taken.items():
                 taken[(i, rep)] = attach_monitor(record, samples)
                 write_json_atomic(points[i].records[rep], taken[(i, rep)])
             for path, record in sentinel_taken.items():
+                write_json_atomic(path, attach_monitor(record, samples))
+            for path, record in warm_taken.items():
                 write_json_atomic(path, attach_monitor(record, samples))
         say(
             f"block {block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
@@ -799,6 +842,7 @@ def measure_block(
         }
         result.records[i] = [merged[rep] for rep in sorted(merged)]
     result.sentinel_records = sorted(sentinel_taken)
+    result.warm_sets = _warm_sets_listing(warm_sets)
     result.failures = [
         f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
     ]
@@ -815,6 +859,104 @@ def measure_block(
             "reader's reason:\n  " + "\n  ".join(result.failures)
         )
     return result
+
+
+def _warm_sets_listing(warm_sets: list[warmread.WarmSet]) -> list[dict[str, Any]]:
+    """What the block record says of each warm set: its names, the points it stands for, its records (those
+    taken: a warm read that failed has none)."""
+    return [
+        {
+            "format": w.labels.get("format", ""),
+            "file_id": w.labels["file_id"],
+            "warm_id": w.labels["warm_id"],
+            "stands_for_read_ids": list(w.stands_for),
+            "records": [w.records[k] for k in sorted(w.records) if Path(w.records[k]).exists()],
+        }
+        for w in warm_sets
+    ]
+
+
+def _warm_rounds(
+    warm_sets: list[warmread.WarmSet],
+    kept: list[dict[int, dict[str, Any]]],
+    todo: list[int],
+    instrument: Instrument,
+    storages: StorageSet,
+    measurement: dict[str, Any],
+    common: dict[str, Any],
+    block: str,
+    job_start: float,
+    seed: int,
+    say: Callable[[str], None],
+) -> dict[str, dict[str, Any]]:
+    """The warm reads of the sets ``todo`` (indexes in ``warm_sets``), by record path. First, once per set, the
+    file is read whole into the page cache and read once by the reader, untimed (its code paths and ROOT's
+    streamer info for this file are then warm, as the cold reads' server is); then rounds like the cold ones:
+    warm read k of every set before warm read k+1 of any, each round in a shuffled order, so that a slow spell of
+    the host falls on every set alike and two sets can be compared round by round. Each warm read goes through
+    the cold reads' own attempt (_attempt) with cache_state warm: the file is read whole again and mincore
+    verifies that it is resident just before the read (and after it); a read that was not wholly from memory,
+    or on a busy machine, is flagged and tried again (warmread.warm_flag_reasons, flag_reasons). Storage is the
+    native profile: no throttle, and its group still counts any request that reaches the disk."""
+    taken: dict[str, dict[str, Any]] = {}
+    if not todo:
+        return taken
+    warm_measurement = {**measurement, "cache_state": "warm"}
+    where: dict[int, ReadStorage] = {}
+    todo = list(todo)
+    for j in list(todo):
+        w = warm_sets[j]
+        try:
+            where[j] = storages.for_read(warmread.WARM_IO["storage_profile"], w.root_file)
+            instrument.resolve_columns(w.root_file, w.read)
+            pagecache.make_warm(w.root_file)
+            what = f"untimed warm-up read of {w.root_file}"
+            instrument.read(where[j], w.root_file, w.events, w.read, what, "warm-untimed")
+        except (ReadError, DamagedFileError, storage.StorageProfileError) as error:
+            say(f"{w.name}: no warm reads: {error}")
+            todo.remove(j)
+    sets = [warm_sets[j] for j in todo]
+    rounds = schedule(sets, f"{block}-warm", seed)
+    for k, slots in enumerate(rounds):
+        key = f"{block}-warm@{job_start:.0f}/r{k}"
+        for position, (s, rep) in enumerate(slots):
+            j = todo[s]
+            w = warm_sets[j]
+            if rep in kept[j]:
+                continue
+            discarded: list[str] = []
+            try:
+                for attempt in range(1, measurement["attempts"] + 1):
+                    record = _attempt(
+                        instrument,
+                        where[j],
+                        w.root_file,
+                        w.events,
+                        w.read,
+                        warm_measurement,
+                        f"warm-{w.labels['file_id']}-{w.labels['warm_id']}-{rep}-{attempt}",
+                    )
+                    if not record["flagged"] or attempt == measurement["attempts"]:
+                        break
+                    discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
+            except (ReadError, DamagedFileError) as error:
+                say(f"{w.name}: warm read {rep} failed: {error}")
+                continue
+            record = {
+                **w.labels,
+                "warm_rep": rep,
+                **record,
+                **common,
+                "warm_round": k,
+                "round_key": key,
+                "order_in_round": position,
+                "attempt": attempt,
+                "discarded_attempts": " | ".join(discarded),
+            }
+            write_json_atomic(w.records[rep], record)
+            taken[w.records[rep]] = record
+        say(f"block {block}: warm round {k + 1} of {len(rounds)} done")
+    return taken
 
 
 def failure_reason(text: str, limit: int = 800) -> str:
@@ -956,6 +1098,8 @@ def _attempt(
                 record[f"read_net_{name}_bytes"] = nbytes - net_before.get(name, 0)
     record["memory_probe_after_seconds"] = instrument.memory_probe()
     record["memory_probe_fastest_seconds"] = instrument.fastest_probe
+    if not cold and not endpoint_read:  # the file stayed in memory for the whole warm read
+        record["resident_fraction_after"] = pagecache.residency(root_file).fraction
     reader_cpu = child["cpu_user_seconds"] + child["cpu_system_seconds"]
     record["reader_cpu_seconds"] = reader_cpu
     record["harness_request_seconds"] = request_end - request_start
@@ -1049,6 +1193,8 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
         reasons.append(
             f"host memory slow: the probe around the read took {slowdown:+.0%} over the point's fastest"
         )
+    if not cold:  # a warm read reads from memory alone, verified
+        reasons += warmread.warm_flag_reasons(record)
     return reasons
 
 

@@ -14,6 +14,8 @@ Layout:
     results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
     results/sentinel/<block>-<epoch ms>.json           one read of the drift sentinel
+    results/primitives/warm/<format>/<file_id>/<warm_id>/warm<N>.json   one warm read (kept across reruns)
+    results/primitives/cpu.csv, cpu_summary.csv        the CPU primitives from the warm reads (rootparams.warmread)
     results/monitor/<block>/<job start>.csv            raw dool/dstat samples of one measuring job
     results/tables/points.csv                          which scans each measured point belongs to
     results/tables/measure_jobs.csv                    each measuring job's wall time and timed loops
@@ -58,6 +60,10 @@ COST_CROSSOVERS_TABLE = f"{TABLES}/cost_crossovers.csv"
 COST_RANKING_TABLE = (
     f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
 )
+# The primitives a model predicts each point's rate from; the CPU ones come from warm reads (rootparams.warmread).
+PRIMITIVES = f"{RESULTS}/primitives"
+CPU_PRIMITIVES_TABLE = f"{PRIMITIVES}/cpu.csv"  # one row per warm read
+CPU_PRIMITIVES_SUMMARY = f"{PRIMITIVES}/cpu_summary.csv"  # one row per warm set: means, 95 % intervals, n
 FIGURES = f"{RESULTS}/figures"
 PRIMITIVES = f"{RESULTS}/primitives"
 # The storage primitives (rootparams.storagebench): one row per storage profile x pattern x request size x I/O mode,
@@ -97,6 +103,11 @@ def repetition_record(
     format: str = "{format}", file_id: str = "{file_id}", read_id: str = "{read_id}", rep: int | str = "{rep}"
 ) -> str:
     return f"{RESULTS}/repetitions/{format}/{file_id}/{read_id}/rep{rep}.json"
+
+
+def warm_record(format: str, file_id: str, warm_id: str, rep: int | str) -> str:
+    """One warm read of a file at one CPU-relevant read setting (rootparams.warmread), kept across reruns."""
+    return f"{PRIMITIVES}/warm/{format}/{file_id}/{warm_id}/warm{rep}.json"
 
 
 def block_record(block: str = "{block}") -> str:

@@ -312,6 +312,11 @@ def final_outputs():
             if STUDY["measurement"]["primitives"]
             else []
         ),
+        *(
+            [paths.CPU_PRIMITIVES_TABLE, paths.CPU_PRIMITIVES_SUMMARY]
+            if STUDY["measurement"]["warm_reads"]
+            else []
+        ),
     ]
 
 

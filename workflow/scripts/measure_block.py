@@ -83,6 +83,9 @@ def main(smk, say):
             "job_end_time": time.time(),
             "measured_loop_seconds": result.measured_loop_seconds,
             "measured_repetitions": result.measured_repetitions,
+            # measurement.warm_reads: each warm set's records (rootparams.warmread), read by the primitives stage.
+            "warm_sets": result.warm_sets,
+            "measured_warm_reads": result.measured_warm_reads,
         },
     )
 

@@ -1,0 +1,110 @@
+"""The CPU primitives of one format at several compression settings, from warm reads through the study's instrument.
+
+    python benchmarks/warm_primitives.py [--format truth3] [--events 6000] [--warm-reads 5]
+                                         [--settings lz4-1 lz4-5 lz4-9 zstd-5 zlib-5 lzma-5] [--scratch DIR]
+
+Each setting's file is written once into --scratch (the paper's other file settings of the format; kept and
+reused), then measured by one block (rootparams.measure.measure_block): 2 cold repetitions per file on native
+storage, then --warm-reads warm reads per file (measurement.warm_reads; particle containers, TTreeCache on, 1
+thread), in shuffled rounds. Prints per setting the CPU seconds per uncompressed MB of ROOT's decompression, the CPU
+microseconds per event outside it and the warm rate, each a mean with its 95 % interval and n (the columns of
+results/primitives/cpu_summary.csv, which it also writes into --scratch), beside the cold reads' own figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+from pathlib import Path
+
+from rootparams import paths, warmread
+from rootparams.build import ensure_built
+from rootparams.config import load_study_config
+from rootparams.generate import scratch_file
+from rootparams.measure import PlannedPoint, measure_block
+from rootparams.stats import Interval
+
+READ = {
+    "cache_size": -1,
+    "learn_entries": "default",
+    "threads": 1,
+    "branches": "particle",
+    "storage_profile": "native",
+    "container": "ttree",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--format", default="truth3")
+    parser.add_argument("--events", type=int, default=6000)
+    parser.add_argument("--warm-reads", type=int, default=5)
+    parser.add_argument(
+        "--settings", nargs="+", default=["lz4-1", "lz4-5", "lz4-9", "zstd-5", "zlib-5", "lzma-5"]
+    )
+    parser.add_argument(
+        "--scratch", type=Path, default=Path(tempfile.gettempdir()) / "rootparams-warm-primitives"
+    )
+    parser.add_argument("--build", type=Path, default=Path(paths.BUILD))
+    args = parser.parse_args()
+    tools = ensure_built(args.build)
+    args.scratch.mkdir(parents=True, exist_ok=True)
+    records = args.scratch / "records"
+    shutil.rmtree(records, ignore_errors=True)  # measured afresh: kept records would be reused
+    points = []
+    for setting in args.settings:
+        algorithm, level = setting.rsplit("-", 1)
+        root = scratch_file(
+            args.format, args.events, tools, args.scratch, algorithm=algorithm, level=int(level)
+        )
+        points.append(
+            PlannedPoint(
+                str(root),
+                args.events,
+                dict(READ),
+                {"read_id": setting},
+                {rep: str(records / setting / f"rep{rep}.json") for rep in range(2)},
+            )
+        )
+    measurement = load_study_config(
+        {"measurement": {"monitor": "none", "warm_reads": args.warm_reads, "makeup_rounds": 0}}
+    )["measurement"]
+    result = measure_block(
+        block="warm-primitives",
+        points=points,
+        reader=tools.reader,
+        measurement=measurement,
+        monitor_csv=str(args.scratch / "monitor.csv"),
+    )
+    table = warmread.cpu_table(warmread.records_of_blocks([{"warm_sets": result.warm_sets}]))
+    summary = warmread.cpu_summary(table)
+    table.to_csv(args.scratch / "cpu.csv", index=False)
+    summary.to_csv(args.scratch / "cpu_summary.csv", index=False)
+    by_setting = {row["stands_for_read_ids"]: row for row in summary.to_dict("records")}
+    print(
+        "| setting | unzip ms per MB, warm | µs per event outside unzip, warm | warm rate (Hz) | cold: unzip ms/MB, µs/event |"
+    )
+    print("|---|---|---|---|---|")
+    for point, cold in zip(points, result.records, strict=True):
+        setting = point.labels["read_id"]
+        row = by_setting[setting]
+        good = [r for r in cold if not r.get("flagged")]
+        unzip = Interval.of(1e3 * warmread.unzip_cpu_s_per_mb_uncompressed(r) for r in good)
+        deser = Interval.of(warmread.deser_cpu_us_per_event(r) for r in good)
+
+        def interval(name: str, scale: float = 1.0, row: dict = row) -> str:
+            return (
+                f"{scale * row[f'{name}_mean']:.3g} ({scale * row[f'{name}_ci95_low']:.3g}-"
+                f"{scale * row[f'{name}_ci95_high']:.3g}, n = {row[f'{name}_n']})"
+            )
+
+        print(
+            f"| {setting} | {interval('unzip_cpu_s_per_mb_uncompressed', 1e3)} | {interval('deser_cpu_us_per_event')} "
+            f"| {interval('warm_rate_hz')} | {unzip.mean:.3g}, {deser.mean:.3g} (n = {unzip.n}) |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,23 @@
+# The CPU primitives: what a read costs the CPU without any storage wait, from the warm reads each block takes
+# right after its cold reads (measurement.warm_reads; rootparams.warmread). The warm reads are made inside the
+# measuring job (rule measure_block): the same files, which the study removes once a format's block has read them
+# (keep_files: false), the same reader server and the same host lock, so that no warm read overlaps a timed read.
+# This rule only tabulates what the block records list; it reads no ROOT file.
+
+
+rule cpu_primitives:
+    """results/primitives/cpu.csv (one row per warm read: its time, CPU, unzip time and bytes, events, read
+    calls, residency and memory probes) and cpu_summary.csv (one row per warm set: the CPU seconds per
+    uncompressed MB of ROOT's decompression, the CPU microseconds per event outside it and the warm event rate,
+    each a mean with its 95 % interval and n)."""
+    input:
+        blocks=block_records(),
+    output:
+        reads=paths.CPU_PRIMITIVES_TABLE,
+        summary=paths.CPU_PRIMITIVES_SUMMARY,
+    log:
+        paths.log("primitives", "cpu"),
+    conda:
+        CONDA_ENV
+    script:
+        "../scripts/cpu_primitives.py"
