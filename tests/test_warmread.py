@@ -307,3 +307,15 @@ def test_the_tables_of_the_block(measured):
         low, mean, high = (row[f"deser_cpu_us_per_event_{s}"] for s in ("ci95_low", "mean", "ci95_high"))
         assert 0 < low <= mean <= high
     assert isinstance(summary, pd.DataFrame)
+
+
+def test_a_record_without_perfstats_spans_gives_nan_primitives():
+    """A reading style without TTreePerfStats records no unzip time (None): its primitives are NaN, not an error
+    that stops the table."""
+    from rootparams import warmread
+
+    record = {"loop_unzip_output_bytes": None, "loop_unzip_seconds": None, "loop_cpu_seconds": 0.5,
+              "events_read": 100, "loop_seconds": 0.6}  # fmt: skip
+    assert math.isnan(warmread.unzip_cpu_s_per_mb_uncompressed(record))
+    assert math.isnan(warmread.deser_cpu_us_per_event(record))
+    assert warmread.cpu_table([record])["warm_rate_hz"].iloc[0] == pytest.approx(100 / 0.6)

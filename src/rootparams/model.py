@@ -9,7 +9,7 @@ what the kernel's read-ahead hides behind the CPU:
     loop = decompression + deserialisation            (the warm read's spans)
          + storage transfer                           bytes the block layer served / the medium's bandwidth
          + storage requests                           ROOT's read calls x the medium's per-request latency
-         + throttled requests                         block requests / the profile's IOPS limit (hdd_seek)
+         + throttled requests                         block requests / the IOPS limit, beyond the transfer (hdd_seek)
          - overlap                                    what the kernel's read-ahead fetched behind the CPU
 
 The counts (bytes, read calls, block requests, clusters) are the file's layout as the reader met it: they are the
@@ -52,7 +52,9 @@ class Medium:
     ) -> dict[str, float]:
         transfer = storage_bytes / self.bandwidth_bps if self.bandwidth_bps else 0.0
         requests = read_calls * self.request_seconds
-        throttled = block_requests / self.block_iops if self.block_iops else 0.0
+        # A throttle with both limits holds each request until both allow it: the storage takes the longer of
+        # the two, so the requests' limit adds only what it takes beyond the transfer.
+        throttled = max(block_requests / self.block_iops - transfer, 0.0) if self.block_iops else 0.0
         return {"storage_transfer": transfer, "storage_requests": requests, "throttled_requests": throttled}
 
 

@@ -214,17 +214,26 @@ def warm_flag_reasons(record: Mapping[str, Any]) -> list[str]:
 
 def unzip_cpu_s_per_mb_uncompressed(record: Mapping[str, Any]) -> float:
     """Seconds of ROOT's decompression per MB (1e6 bytes) it put out, over the loop."""
-    out = record.get("loop_unzip_output_bytes")
-    if not out or out != out or out <= 0:
+    out = _number(record.get("loop_unzip_output_bytes"))
+    if not out > 0:
         return math.nan
-    return record.get("loop_unzip_seconds", math.nan) / out * 1e6
+    return _number(record.get("loop_unzip_seconds")) / out * 1e6
 
 
 def deser_cpu_us_per_event(record: Mapping[str, Any]) -> float:
     """The loop's CPU microseconds per event outside decompression (rootparams.physics.outside_unzip_us_per_event,
     the same formula on a cold record)."""
-    events = record.get("events_read") or math.nan
-    return 1e6 * (record["loop_cpu_seconds"] - record.get("loop_unzip_seconds", math.nan)) / events
+    events = _number(record.get("events_read")) or math.nan
+    return 1e6 * (_number(record.get("loop_cpu_seconds")) - _number(record.get("loop_unzip_seconds"))) / events
+
+
+def _number(value: Any) -> float:
+    """A record's figure, NaN where the reader did not record it (None: e.g. no PerfStats for the reading
+    style)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
 
 
 # The columns of results/primitives/cpu.csv, one row per warm read: the set, the read, and the primitives.
@@ -286,8 +295,7 @@ def cpu_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         row.update({c: r.get(key) for c, key in READ_COLUMNS.items()})
         row["unzip_cpu_s_per_mb_uncompressed"] = unzip_cpu_s_per_mb_uncompressed(r)
         row["deser_cpu_us_per_event"] = deser_cpu_us_per_event(r)
-        seconds = r.get("loop_seconds") or math.nan
-        row["warm_rate_hz"] = r.get("events_read", math.nan) / seconds
+        row["warm_rate_hz"] = _number(r.get("events_read")) / (_number(r.get("loop_seconds")) or math.nan)
         rows.append(row)
     columns = [*SET_COLUMNS, *READ_COLUMNS, *PRIMITIVES]
     table = pd.DataFrame(rows, columns=columns)

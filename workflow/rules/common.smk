@@ -4,6 +4,7 @@ import re
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from snakemake.exceptions import WorkflowError
 
 from rootparams import footprint, paths
 from rootparams.errors import UserError
@@ -114,8 +115,12 @@ def cxx_sources():
 
 def all_cores(wildcards):
     # A timed read takes every core Snakemake was given, so that no other job can run beside it.
-    # (A function, not `workflow.cores` directly: the latter fails when no --cores is given, e.g. --report.)
-    return workflow.cores
+    # (A function, not `workflow.cores` directly: the latter fails when no --cores is given, e.g. --report,
+    # which runs no job and may still ask a job without wildcards for its threads.)
+    try:
+        return workflow.cores
+    except WorkflowError:
+        return 1
 
 
 def file_point(wildcards):
