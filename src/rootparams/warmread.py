@@ -224,7 +224,9 @@ def deser_cpu_us_per_event(record: Mapping[str, Any]) -> float:
     """The loop's CPU microseconds per event outside decompression (rootparams.physics.outside_unzip_us_per_event,
     the same formula on a cold record)."""
     events = _number(record.get("events_read")) or math.nan
-    return 1e6 * (_number(record.get("loop_cpu_seconds")) - _number(record.get("loop_unzip_seconds"))) / events
+    return (
+        1e6 * (_number(record.get("loop_cpu_seconds")) - _number(record.get("loop_unzip_seconds"))) / events
+    )
 
 
 def _number(value: Any) -> float:
