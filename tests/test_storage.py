@@ -83,7 +83,8 @@ def io_on_cgroup_v2():
             time.sleep(0.1)
         else:
             pytest.xfail(
-                "unmounted, the blkio hierarchy stays alive (groups of earlier throttled reads, or something else, still hold it: a host that has not used blkio since boot is needed), so the io "
+                "unmounted, the blkio hierarchy stays alive (groups of earlier throttled reads, or something "
+                "else, still hold it: a host that has not used blkio since boot is needed), so the io "
                 "controller cannot move to cgroup v2 on this machine"
             )
         assert storage.io_controller() == storage.Controller(2, unified)
