@@ -26,6 +26,7 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/decide.smk"
 include: "workflow/rules/primitives.smk"
 include: "workflow/rules/primitives_cpu.smk"
+include: "workflow/rules/model.smk"
 
 
 rule all:

@@ -60,12 +60,15 @@ COST_CROSSOVERS_TABLE = f"{TABLES}/cost_crossovers.csv"
 COST_RANKING_TABLE = (
     f"{TABLES}/cost_ranking.csv"  # every candidate's cost interval and chance to be the cheapest
 )
-# The primitives a model predicts each point's rate from; the CPU ones come from warm reads (rootparams.warmread).
+# The primitives a model predicts each point's rate from (docs/model.md); the CPU ones come from warm reads
+# (rootparams.warmread).
 PRIMITIVES = f"{RESULTS}/primitives"
 CPU_PRIMITIVES_TABLE = f"{PRIMITIVES}/cpu.csv"  # one row per warm read
 CPU_PRIMITIVES_SUMMARY = f"{PRIMITIVES}/cpu_summary.csv"  # one row per warm set: means, 95 % intervals, n
+# The model against the measurements: one row per valid point (its parts), and the errors per scan and profile.
+MODEL_POINTS_TABLE = f"{TABLES}/model_points.csv"
+MODEL_ERRORS_TABLE = f"{TABLES}/model_errors.csv"
 FIGURES = f"{RESULTS}/figures"
-PRIMITIVES = f"{RESULTS}/primitives"
 # The storage primitives (rootparams.storagebench): one row per storage profile x pattern x request size x I/O mode,
 # and every fio run behind them.
 STORAGE_PRIMITIVES_TABLE = f"{PRIMITIVES}/storage.csv"

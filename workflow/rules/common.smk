@@ -322,6 +322,15 @@ def final_outputs():
             if STUDY["measurement"]["warm_reads"]
             else []
         ),
+        *(
+            [
+                paths.MODEL_POINTS_TABLE,
+                paths.MODEL_ERRORS_TABLE,
+                *(paths.figure(MODEL_FIGURE, ext) for ext in ("png", "pdf")),
+            ]
+            if STUDY["measurement"]["warm_reads"] and STUDY["measurement"]["primitives"]
+            else []
+        ),
     ]
 
 

@@ -1,0 +1,30 @@
+"""Snakemake entry point: the model of the timed loop against the study's measured rates (rootparams.model)."""
+
+import pandas as pd
+
+from rootparams import model
+from rootparams.figures import save
+from rootparams.snakescript import run_logged
+
+
+def main(smk, say):
+    points = model.study_points(
+        pd.read_csv(smk.input.repetitions, low_memory=False),
+        pd.read_csv(smk.input.files),
+        pd.read_csv(smk.input.summary, low_memory=False),
+        pd.read_csv(smk.input.points),
+    )
+    predicted = model.predicted_points(points, pd.read_csv(smk.input.storage), pd.read_csv(smk.input.warm))
+    predicted.to_csv(smk.output.points, index=False)
+    errors = model.errors_table(predicted)
+    errors.to_csv(smk.output.errors, index=False)
+    say(f"model: {len(predicted)} of {len(points)} valid points predicted")
+    for _, row in errors.iterrows():
+        say(
+            f"  {row['group']} {row['value']}: {row['points']} points, median error "
+            f"{100 * row['median_abs_error']:.1f} %, 90th percentile {100 * row['p90_abs_error']:.1f} %"
+        )
+    save(model.draw(predicted), smk.output.png, smk.output.pdf)
+
+
+run_logged(snakemake, main)
