@@ -255,8 +255,8 @@ def test_a_warm_loop_is_faster_than_a_cold_one_that_waits_for_its_disk(measured)
 def test_decompression_cpu_per_mb_is_the_same_at_two_lz4hc_levels(measured):
     """The decoder is one for every LZ4 level, and warm reads measure it without a storage wait: the CPU seconds
     per uncompressed MB at levels 5 and 9, the reads made in a slow spell left out (SPELL_FACTOR), paired by warm
-    round where they can be, judged by the equivalence test at DECOMPRESSION_MARGIN. The physics fails the test
-    when the run resolves a difference; a run too noisy to tell says so and passes (no tolerance is widened)."""
+    round where they can be, equal within DECOMPRESSION_MARGIN (an equivalence test: the 95 % interval of the
+    ratio inside ±10 %)."""
     warm = measured["warm"]
 
     def outside_spells(records):
@@ -273,8 +273,7 @@ def test_decompression_cpu_per_mb_is_the_same_at_two_lz4hc_levels(measured):
     assert min(len(s) for s in series.values()) >= 3, f"too few warm reads outside slow spells: {series}"
     ratio = physics.compare_series(series[LEVELS[0]], series[LEVELS[1]])
     verdict = ratio.equivalence(physics.DECOMPRESSION_MARGIN)
-    print(f"LZ4-{LEVELS[0]} / LZ4-{LEVELS[1]} decompression CPU per MB: {ratio.text()}: {verdict}")
-    assert verdict != "different", f"LZ4-{LEVELS[0]} / LZ4-{LEVELS[1]} CPU per MB: {ratio.text()}"
+    assert verdict == "equal", f"LZ4-{LEVELS[0]} / LZ4-{LEVELS[1]} CPU per MB: {ratio.text()}"
 
 
 def test_kept_warm_reads_are_not_taken_again_and_a_missing_one_is(measured, build, tmp_path):
