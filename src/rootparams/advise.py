@@ -705,22 +705,15 @@ def collect(plan: Plan) -> Answer:
 
 
 def _label(row) -> str:
-    container = "RNTuple " if row["container"] == "rntuple" else ""
-    name = (
-        "uncompressed"
-        if row["algorithm"] == "none"
-        else f"{str(row['algorithm']).upper()}-{int(row['level'])}"
-    )
-    af = ""
+    """A measured setting's name, as the plan names its points (_setting_text): a TTree with its AutoFlush, an
+    RNTuple with its cluster size unless it is RNTuple's own default (0)."""
     try:
-        value = int(row["autoflush"])
-        if row["container"] != "rntuple":
-            af = f", AutoFlush {labels.autoflush_label(value)}"
-        elif value != 0:  # 0: RNTuple's own default cluster size
-            af = f", clusters {labels.autoflush_label(value)}"
+        af: int | None = int(row["autoflush"])
     except (TypeError, ValueError):
-        pass
-    return f"{container}{name}{af}"
+        af = None
+    if row["container"] == "rntuple" and af == 0:
+        af = None
+    return _setting_text((str(row["container"]), str(row["algorithm"]), int(row["level"]), af))
 
 
 def answer_text(plan: Plan, a: Answer) -> str:
