@@ -9,16 +9,21 @@ storage, then --warm-reads warm reads per file (measurement.warm_reads; particle
 thread), in shuffled rounds. Prints per setting the CPU seconds per uncompressed MB of ROOT's decompression, the CPU
 microseconds per event outside it and the warm rate, each a mean with its 95 % interval and n (the columns of
 results/primitives/cpu_summary.csv, which it also writes into --scratch), beside the cold reads' own figures.
+Then, for every two levels of one algorithm that must decompress alike (rootparams.physics.level_groups: LZ4's fast
+mode 1-3 and its high-compression mode 4-9 apart), the ratio of their CPU per uncompressed MB with its 95 % interval
+and the equivalence verdict at the study's margin (equal / different / cannot tell), from the warm reads outside
+slow spells of the host (rootparams.warmread.outside_slow_spells), paired by round.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import shutil
 import tempfile
 from pathlib import Path
 
-from rootparams import paths, warmread
+from rootparams import paths, physics, warmread
 from rootparams.build import ensure_built
 from rootparams.config import load_study_config
 from rootparams.generate import scratch_file
@@ -104,6 +109,38 @@ def main() -> None:
             f"| {interval('warm_rate_hz')} | {unzip.mean:.3g}, {deser.mean:.3g} (n = {unzip.n}) |",
             flush=True,
         )
+
+    print_level_comparisons(args.settings, result.warm_sets)
+
+
+def print_level_comparisons(settings: list[str], warm_sets: list[dict]) -> None:
+    """Each pair of levels that must decompress alike: their CPU per uncompressed MB, equal within the study's
+    decompression margin or not, or cannot tell."""
+    warm = {s["file_id"]: [warmread.reusable_warm_record(p, {}) for p in s["records"]] for s in warm_sets}
+    by_setting = {}
+    for warm_set in warm_sets:
+        for read_id in warm_set["stands_for_read_ids"]:
+            by_setting[read_id] = warmread.outside_slow_spells(warm[warm_set["file_id"]])
+    levels: dict[str, list[int]] = {}
+    for setting in settings:
+        algorithm, level = setting.rsplit("-", 1)
+        levels.setdefault(algorithm, []).append(int(level))
+    margin = physics.DECOMPRESSION_MARGIN
+    print(
+        f"\nCPU per uncompressed MB, levels that must be equal (within ±{margin:.0%}; slow spells left out):"
+    )
+    for algorithm, found in levels.items():
+        for group in physics.level_groups(algorithm, found):
+            for a, b in itertools.pairwise(group):
+                series = [
+                    physics.by_round(by_setting[f"{algorithm}-{x}"], warmread.unzip_cpu_s_per_mb_uncompressed)
+                    for x in (a, b)
+                ]
+                ratio = physics.compare_series(*series)
+                print(
+                    f"  {algorithm}-{a} / {algorithm}-{b}: {ratio.text()} "
+                    f"(reads kept {len(series[0])}, {len(series[1])}): {ratio.equivalence(margin)}"
+                )
 
 
 if __name__ == "__main__":

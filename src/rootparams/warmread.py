@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -210,6 +211,23 @@ def warm_flag_reasons(record: Mapping[str, Any]) -> list[str]:
 
 
 # The primitives ---------------------------------------------------------------------------------------------
+
+
+# On a shared virtual machine a slow spell of the host slows a whole warm read (its loop by 30-70 %, its
+# decompression per MB by 10-30 %), one read at a time, so pairing reads by round does not remove it, while the
+# other reads' loops stay within 7 % of each other; the memory probe around the reads does not tell them apart. A
+# read whose loop took more than SLOW_SPELL_FACTOR times its set's median loop counts as made in a spell (the
+# median: a bound on the fastest read leaves out all but two reads when that one was unusually fast).
+SLOW_SPELL_FACTOR = 1.15
+
+
+def outside_slow_spells(records: Iterable[Mapping[str, Any]], factor: float = SLOW_SPELL_FACTOR) -> list:
+    """The unflagged warm reads of one set whose loop took at most `factor` times the set's median loop."""
+    good = [r for r in records if not r.get("flagged")]
+    if not good:
+        return []
+    median = statistics.median(r["loop_seconds"] for r in good)
+    return [r for r in good if r["loop_seconds"] <= factor * median]
 
 
 def unzip_cpu_s_per_mb_uncompressed(record: Mapping[str, Any]) -> float:
