@@ -48,35 +48,81 @@ def test_a_point_without_events_has_no_rate():
     assert model.predict({**POINT, "events_read": 0}, CPU, HDD)["predicted_rate_hz"] == 0
 
 
-def test_a_study_is_predicted_from_its_primitives_and_judged_per_scan_and_profile():
-    """The study's tables in, every valid point predicted from the primitives, the errors per scan and profile
-    (tables of the shapes the workflow writes; the numbers are made up)."""
+def _study(settings=(("zlib", 5),), fmt="xaod"):
+    """The study's tables (the shapes the workflow writes; the numbers made up): one point per setting, 3 valid
+    repetitions and a flagged one, native and hdd storage primitives, one warm set per file."""
     import pandas as pd
 
-    key = {"format": "xaod", "file_id": "zlib-5", "read_id": "r1"}
-    reps = pd.DataFrame(
-        [{**key, "flagged": False, "events_read": 1000, "loop_seconds": 2.0 + 0.02 * i, "loop_cpu_seconds": 1.0,
-          "loop_unzip_seconds": 0.4, "loop_unzip_output_bytes": 4e8, "loop_disk_seconds": 0.9,
-          "loop_storage_read_bytes": 150e6, "loop_bytes_read": 150e6, "loop_read_calls": 10, "storage_requests": 600,
-          "container": "ttree", "cache_size": -1, "threads": 1, "storage_profile": "hdd"} for i in range(3)]
-        + [{**key, "flagged": True, "loop_seconds": 99.0}]
-    )  # fmt: skip
-    files = pd.DataFrame([{"format": "xaod", "file_id": "zlib-5", "events_per_cluster": 100}])
-    summary = pd.DataFrame([{**key, "event_rate_hz_mean": 495.0, "event_rate_hz_ci95_low": 490.0,
-                             "event_rate_hz_ci95_high": 500.0, "n": 3, "valid": True}])  # fmt: skip
-    points = pd.DataFrame([{**key, "scans": "compression"}])
-    study = model.study_points(reps, files, summary, points)
-    assert len(study) == 1 and study["loop_seconds"].iloc[0] == pytest.approx(
-        2.02
-    )  # the flagged one left out
+    reps, files, summary, points, warm = [], [], [], [], []
+    for i, (algorithm, level) in enumerate(settings):
+        key = {"format": fmt, "file_id": f"{algorithm}-{level}", "read_id": "r1"}
+        reps += [
+            {
+                **key,
+                "flagged": False,
+                "events_read": 1000,
+                "loop_seconds": 2.0 + 0.02 * r,
+                "loop_cpu_seconds": 1.0,
+                "loop_unzip_seconds": 0.4,
+                "loop_unzip_output_bytes": 4e8,
+                "loop_disk_seconds": 0.9,
+                "loop_storage_read_bytes": 150e6,
+                "loop_bytes_read": 140e6,
+                "loop_read_calls": 10,
+                "storage_requests": 600,
+                "container": "ttree",
+                "cache_size": -1,
+                "threads": 1,
+                "storage_profile": "hdd",
+            }
+            for r in range(3)
+        ]
+        reps += [{**key, "flagged": True, "loop_seconds": 99.0}]
+        files.append(
+            {
+                "format": fmt,
+                "file_id": key["file_id"],
+                "events_per_cluster": 100,
+                "algorithm": algorithm,
+                "level": level,
+                "bytes_per_event": 1000.0 * (1 + i),
+            }
+        )
+        summary.append(
+            {
+                **key,
+                "event_rate_hz_mean": 495.0,
+                "event_rate_hz_ci95_low": 490.0,
+                "event_rate_hz_ci95_high": 500.0,
+                "n": 3,
+                "valid": True,
+            }
+        )
+        points.append({**key, "scans": "compression"})
+        warm.append(
+            {
+                "format": fmt,
+                "file_id": key["file_id"],
+                "stands_for_read_ids": "r1;r2",
+                "warm_rate_hz_mean": 1000.0 / (1 + i),
+                "unzip_cpu_s_per_mb_uncompressed_mean": 0.001 * (1 + i),
+            }
+        )
     storage = pd.DataFrame(
         [{"storage_profile": p, "pattern": pat, "io_mode": "buffered", "block_bytes": b, "bandwidth_bps": bw,
           "latency_s_mean": lat, "nominal_read_iops": None, "read_ahead_kb": 0}
          for p, bw in (("native", 1e9), ("hdd", 150e6))
          for pat, b, lat in (("sequential", 1 << 20, 1e-3), ("random", 4096, 1e-4))]
     )  # fmt: skip
-    warm = pd.DataFrame([{"format": "xaod", "file_id": "zlib-5", "stands_for_read_ids": "r1;r2",
-                          "warm_rate_hz_mean": 1000.0, "unzip_cpu_s_per_mb_uncompressed_mean": 0.001}])  # fmt: skip
+    frames = [pd.DataFrame(x) for x in (reps, files, summary, points)]
+    return model.study_points(*frames), storage, pd.DataFrame(warm), frames[1]
+
+
+def test_a_study_is_predicted_from_its_primitives_and_judged_per_scan_and_profile():
+    study, storage, warm, _ = _study()
+    assert len(study) == 1 and study["loop_seconds"].iloc[0] == pytest.approx(
+        2.02
+    )  # the flagged one left out
     predicted = model.predicted_points(study, storage, warm)
     row = predicted.iloc[0]
     assert row["decompression"] == pytest.approx(0.4) and row["deserialisation"] == pytest.approx(0.6)
@@ -91,3 +137,59 @@ def test_a_study_is_predicted_from_its_primitives_and_judged_per_scan_and_profil
         and (errors["part_most_off"] == "deserialisation -120 ms (median)").all()
     )
     assert model.errors_table(predicted.iloc[0:0]).empty
+
+
+def test_a_remote_medium_pays_a_round_trip_per_cache_fill_for_what_root_asked_and_has_no_read_ahead():
+    wan = model.MEDIA["wan-50ms"]
+    p = model.predict({**POINT, "loop_bytes_read": 100e6}, CPU, wan, read_ahead_bytes=8 << 20)
+    assert p["storage_requests"] == pytest.approx(10 * 0.05)  # 10 clusters: 10 vector reads
+    assert p["storage_transfer"] == pytest.approx(100e6 / 100e6)  # ROOT's bytes, not the block layer's
+    assert p["overlap"] == 0
+    no_cache = model.predict({**POINT, "cache_size": 0, "loop_read_calls": 700}, CPU, wan)
+    assert no_cache["storage_requests"] == pytest.approx(700 * 0.05)  # every read call a round trip
+
+
+def test_media_the_host_lacks_are_predictions_of_every_valid_point():
+    study, storage, warm, _ = _study((("zlib", 5), ("lzma", 5)))
+    media = model.media_points(study, storage, warm)
+    assert len(media) == 2 * len(model.MEDIA) and not media["measured"].any()
+    assert set(media["medium"]) == set(model.MEDIA) and media["medium_figures"].str.len().gt(0).all()
+    nvme = media[media["medium"] == "nvme"].set_index("file_id")
+    # the same CPU parts as on the host; storage at 3 GB/s
+    assert nvme.loc["zlib-5", "decompression"] == pytest.approx(0.4)
+    assert nvme.loc["zlib-5", "storage_transfer"] == pytest.approx(150e6 / 3e9)
+
+
+def test_the_note_testbed_table_scales_the_cpu_by_the_reference_rating_and_puts_the_note_beside_it():
+    import math
+
+    study, storage, warm, files = _study((("zlib", 5), ("lzma", 5)))
+    reference = model.ReferenceCpu("a testbed CPU", 2000.0, "stated")
+    table = model.note_testbed_table(study, storage, warm, files, host_mips=4000.0, reference=reference)
+    assert list(table["algorithm"]) == ["zlib", "lzma"] and (table["cpu_factor"] == 2.0).all()
+    zlib = table.iloc[0]
+    assert zlib["decompression_ms_per_event"] == pytest.approx(
+        2 * 0.4
+    )  # 0.4 s over 1000 events, twice as slow
+    assert zlib["note_rate_hz"] == 59.4 and zlib["note_size_relative"] == 1.0 and zlib["size_relative"] == 1.0
+    assert zlib["predicted_rate_hz_low"] <= zlib["predicted_rate_hz"] <= zlib["predicted_rate_hz_high"]
+    assert model.note_ratio(table, "note_rate_hz") == pytest.approx(59.4 / 15.5)
+    # the factor the note's ZLIB-5 rate needs: its 16.8 ms per event less the testbed's storage, over this host's
+    # 1 ms of CPU per event (1.0 s of warm loop for 1000 events)
+    storage_ms = zlib["testbed_storage_ms_per_event"]
+    assert zlib["host_cpu_ms_per_event"] == pytest.approx(1.0)
+    assert zlib["cpu_factor_fit_sum"] == pytest.approx(1e3 / 59.4 - storage_ms)
+    assert zlib["predicted_rate_hz_full_overlap"] == pytest.approx(1e3 / max(2.0, storage_ms))
+    text = model.note_testbed_markdown(table, 4000.0, reference)
+    assert "x 2.00" in text and "ZLIB-5 / LZMA-5 event rate: note 3.83" in text
+    assert math.isnan(model.cpu_factor(math.nan, reference))
+    assert "no factor" in model.note_testbed_markdown(table, math.nan, reference)
+
+
+def test_the_figures_draw_parts_and_media():
+    study, storage, warm, _ = _study((("zlib", 5), ("lzma", 5)))
+    predicted = model.predicted_points(study, storage, warm)
+    model.draw_parts(predicted, "xaod")
+    model.draw_parts(predicted, "truth3")  # none of its points: says so
+    model.draw_media(predicted, model.media_points(study, storage, warm))
+    assert list(model.point_labels(predicted)) == ["zlib-5", "lzma-5"]

@@ -68,6 +68,16 @@ CPU_PRIMITIVES_SUMMARY = f"{PRIMITIVES}/cpu_summary.csv"  # one row per warm set
 # The model against the measurements: one row per valid point (its parts), and the errors per scan and profile.
 MODEL_POINTS_TABLE = f"{TABLES}/model_points.csv"
 MODEL_ERRORS_TABLE = f"{TABLES}/model_errors.csv"
+# Every valid point predicted on each medium the host lacks (rootparams.model.MEDIA): predictions only.
+MODEL_MEDIA_TABLE = f"{TABLES}/model_media.csv"
+# This host's one-thread 7-Zip rating (rootparams.cpureference), and the note's Table 1 predicted for its testbed.
+CPU_REFERENCE_TABLE = f"{PRIMITIVES}/cpu_reference.csv"
+NOTE_TESTBED_TABLE = f"{TABLES}/note_testbed_table1"  # .csv and .md
+# The adaptive plan (measure anchors, predict the rest, measure what comes close to the decision) replayed on the
+# study (rootparams.adaptive): .csv and .md.
+ADAPTIVE_REPLAY_TABLE = f"{TABLES}/adaptive_replay"
+# The decision on each medium the host lacks, from predicted rates (cost.predicted_media).
+PREDICTED_CHOICE_TABLE = f"{TABLES}/cost_choice_predicted.csv"
 FIGURES = f"{RESULTS}/figures"
 # The storage primitives (rootparams.storagebench): one row per storage profile x pattern x request size x I/O mode,
 # and every fio run behind them.

@@ -326,7 +326,21 @@ def final_outputs():
             [
                 paths.MODEL_POINTS_TABLE,
                 paths.MODEL_ERRORS_TABLE,
-                *(paths.figure(MODEL_FIGURE, ext) for ext in ("png", "pdf")),
+                paths.MODEL_MEDIA_TABLE,
+                f"{paths.NOTE_TESTBED_TABLE}.csv",
+                f"{paths.NOTE_TESTBED_TABLE}.md",
+                f"{paths.ADAPTIVE_REPLAY_TABLE}.csv",
+                f"{paths.ADAPTIVE_REPLAY_TABLE}.md",
+                *([paths.PREDICTED_CHOICE_TABLE] if STUDY["cost"]["predicted_media"] else []),
+                *(
+                    paths.figure(name, ext)
+                    for name in (
+                        MODEL_FIGURE,
+                        MEDIA_FIGURE,
+                        *(parts_figure(fmt) for fmt in STUDY["formats"]),
+                    )
+                    for ext in ("png", "pdf")
+                ),
             ]
             if STUDY["measurement"]["warm_reads"] and STUDY["measurement"]["primitives"]
             else []

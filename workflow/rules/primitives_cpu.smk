@@ -21,3 +21,22 @@ rule cpu_primitives:
         CONDA_ENV
     script:
         "../scripts/cpu_primitives.py"
+
+
+rule cpu_reference:
+    """This host's one-thread 7-Zip benchmark rating (rootparams.cpureference): the figure other machines have
+    published, from which the model scales this host's CPU parts to another CPU. About a minute; under the host's
+    timed-read lock, like every measurement."""
+    output:
+        paths.CPU_REFERENCE_TABLE,
+    log:
+        paths.log("primitives", "cpu_reference"),
+    conda:
+        CONDA_ENV
+    threads: all_cores
+    resources:
+        timed_read=1,
+    params:
+        host_lock=STUDY["measurement"]["host_lock"],
+    script:
+        "../scripts/cpu_reference.py"

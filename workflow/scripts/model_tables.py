@@ -1,4 +1,5 @@
-"""Snakemake entry point: the model of the timed loop against the study's measured rates (rootparams.model)."""
+"""Snakemake entry point: the model of the timed loop against the study's measured rates, and the same points
+predicted for media the host lacks (rootparams.model)."""
 
 import pandas as pd
 
@@ -14,7 +15,8 @@ def main(smk, say):
         pd.read_csv(smk.input.summary, low_memory=False),
         pd.read_csv(smk.input.points),
     )
-    predicted = model.predicted_points(points, pd.read_csv(smk.input.storage), pd.read_csv(smk.input.warm))
+    storage, warm = pd.read_csv(smk.input.storage), pd.read_csv(smk.input.warm)
+    predicted = model.predicted_points(points, storage, warm)
     predicted.to_csv(smk.output.points, index=False)
     errors = model.errors_table(predicted)
     errors.to_csv(smk.output.errors, index=False)
@@ -25,6 +27,9 @@ def main(smk, say):
             f"{100 * row['median_abs_error']:.1f} %, 90th percentile {100 * row['p90_abs_error']:.1f} %"
         )
     save(model.draw(predicted), smk.output.png, smk.output.pdf)
+    media = model.media_points(points, storage, warm)
+    media.to_csv(smk.output.media, index=False)
+    save(model.draw_media(predicted, media), smk.output.media_png, smk.output.media_pdf)
 
 
 run_logged(snakemake, main)

@@ -1,0 +1,32 @@
+"""Snakemake entry point: the note's Table 1 predicted for its testbed (rootparams.model.note_testbed_table)."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from rootparams import model
+from rootparams.snakescript import run_logged
+
+
+def main(smk, say):
+    points = model.study_points(
+        pd.read_csv(smk.input.repetitions, low_memory=False),
+        pd.read_csv(smk.input.files),
+        pd.read_csv(smk.input.summary, low_memory=False),
+        pd.read_csv(smk.input.points),
+    )
+    host_mips = pd.read_csv(smk.input.cpu_reference)["decompression_mips"].iloc[0]
+    table = model.note_testbed_table(
+        points,
+        pd.read_csv(smk.input.storage),
+        pd.read_csv(smk.input.warm),
+        pd.read_csv(smk.input.files),
+        host_mips,
+    )
+    table.to_csv(smk.output.csv, index=False)
+    text = model.note_testbed_markdown(table, host_mips)
+    Path(smk.output.md).write_text(text)
+    say(text)
+
+
+run_logged(snakemake, main)
