@@ -322,7 +322,9 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=["group", "value", "points", "median_abs_error", "p90_abs_error"])
     rows = []
     groups = [("all", "all", predicted)]
-    groups += [("scan", k, g) for k, g in predicted.groupby("scans")]
+    # A point belongs to every scan it is in (the default point to most of them).
+    by_scan = predicted.assign(scan=predicted["scans"].astype(str).str.split(";")).explode("scan")
+    groups += [("scan", k, g) for k, g in by_scan.groupby("scan")]
     groups += [("storage_profile", k, g) for k, g in predicted.groupby("storage_profile")]
     for group, value, g in groups:
         err = g["rate_error"].abs()
@@ -493,7 +495,11 @@ def note_testbed_table(
         # right bound; a spread of factors under the wrong one.
         host = predict(p.to_dict(), cpu[key], NOTE_TESTBED_MEDIA["central"], 0.0, 1.0)
         cpu_ms = 1e3 * (host["decompression"] + host["deserialisation"]) / events
-        storage_ms = 1e3 * sum(host[k] for k in ("storage_transfer", "storage_requests", "throttled_requests")) / events
+        storage_ms = (
+            1e3
+            * sum(host[k] for k in ("storage_transfer", "storage_requests", "throttled_requests"))
+            / events
+        )
         note_ms = 1e3 / note[1] if note[1] == note[1] else math.nan
         full_overlap_ms = max(cpu_ms * use, storage_ms)
         note_reference = NOTE_TABLE1[NOTE_SIZE_REFERENCE][0]
@@ -591,13 +597,28 @@ def note_testbed_markdown(
         ]
     published = table[table["note_rate_hz"].notna()]
     if len(published):
-        lines += ["", "The CPU factor each published rate needs (this host's CPU per event x factor = the testbed's):", ""]
+        lines += [
+            "",
+            "The CPU factor each published rate needs (this host's CPU per event x factor = the testbed's):",
+            "",
+        ]
         for column, bound in (
             ("cpu_factor_fit_sum", "storage added to the CPU"),
-            ("cpu_factor_fit_overlap", "storage hidden behind the CPU (settings that would be storage-bound left out)"),
+            (
+                "cpu_factor_fit_overlap",
+                "storage hidden behind the CPU (settings that would be storage-bound left out)",
+            ),
         ):
             fits = published[column].dropna()
-            each = ", ".join(f"{a.upper()}-{lv} {v:.2f}" for a, lv, v in zip(published.loc[fits.index, "algorithm"], published.loc[fits.index, "level"], fits, strict=True))
+            each = ", ".join(
+                f"{a.upper()}-{lv} {v:.2f}"
+                for a, lv, v in zip(
+                    published.loc[fits.index, "algorithm"],
+                    published.loc[fits.index, "level"],
+                    fits,
+                    strict=True,
+                )
+            )
             spread = f"; spread {fits.min():.2f}-{fits.max():.2f}" if len(fits) else ""
             lines.append(f"- {bound}: {each or 'none'}{spread}")
         lines += [

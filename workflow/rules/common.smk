@@ -331,7 +331,11 @@ def final_outputs():
                 f"{paths.NOTE_TESTBED_TABLE}.md",
                 f"{paths.ADAPTIVE_REPLAY_TABLE}.csv",
                 f"{paths.ADAPTIVE_REPLAY_TABLE}.md",
-                *([paths.PREDICTED_CHOICE_TABLE] if STUDY["cost"]["predicted_media"] else []),
+                *(
+                    [paths.PREDICTED_CHOICE_TABLE]
+                    if STUDY["cost"]["predicted_media"]
+                    else []
+                ),
                 *(
                     paths.figure(name, ext)
                     for name in (

@@ -99,7 +99,8 @@ rule note_testbed:
 
 rule adaptive_replay:
     """The adaptive plan (anchors measured, the rest predicted, the candidates close to the decision measured)
-    replayed on this study: the points and measuring time it needs, and whether its decision is the study's."""
+    replayed on this study: the points and measuring time it needs, and whether its decision is the study's.
+    """
     input:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
@@ -116,12 +117,12 @@ rule adaptive_replay:
             labels={"table": "measuring only where it matters (replay)"},
         ),
         md=f"{paths.ADAPTIVE_REPLAY_TABLE}.md",
-    params:
-        study=STUDY,
     log:
         paths.log("report", "adaptive_replay"),
     conda:
         CONDA_ENV
+    params:
+        study=STUDY,
     script:
         "../scripts/adaptive_replay.py"
 
@@ -141,11 +142,11 @@ rule predicted_choice:
             category="Model",
             labels={"table": "the decision on media this host lacks (predicted)"},
         ),
-    params:
-        study=STUDY,
     log:
         paths.log("report", "predicted_choice"),
     conda:
         CONDA_ENV
+    params:
+        study=STUDY,
     script:
         "../scripts/predicted_choice.py"
