@@ -220,10 +220,11 @@ def markdown(table: pd.DataFrame, facts: Mapping[str, Any]) -> str:
         f"({facts['anchors']} anchors, the rest close to the decision or without a prediction), with every other "
         f"one's read predicted within a factor 1 + {facts['uncertainty']:.2f}.",
         "",
-        f"Measuring time (cold reads, their overheads; the primitives and warm reads, which the plan needs too, "
-        f"not counted): the whole study {full:.1f} min; the decision alone {only:.1f} min "
-        f"({_share(only, full)} of it); the decision and every figure's other points {figures:.1f} min "
-        f"({_share(figures, full)}).",
+        f"Measuring time (cold reads and their overheads; the primitives and warm reads, which the plan needs "
+        f"too, not counted): the whole study {full:.1f} min; the plan {only:.1f} min ({_share(only, full)} of "
+        f"it); the plan and every point outside the decision's candidates (what the figures would still need "
+        f"measured) {figures:.1f} min ({_share(figures, full)}). The figures' candidates the plan leaves out "
+        "would be drawn from predictions.",
         "",
         f"Decisions that agree with the full measurement: {facts['decisions_agreeing']} of {facts['decisions']} "
         "(the plan's setting is the full study's, or one it cannot tell from it).",
