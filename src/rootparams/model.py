@@ -213,6 +213,16 @@ def study_points(
     return out[out["valid"] == True].reset_index(drop=True)  # noqa: E712
 
 
+def read_study_points(repetitions: str, files: str, summary: str, points: str) -> pd.DataFrame:
+    """study_points of the study's tables on disk (repetitions.csv, files.csv, summary.csv, points.csv)."""
+    return study_points(
+        pd.read_csv(repetitions, low_memory=False),
+        pd.read_csv(files),
+        pd.read_csv(summary, low_memory=False),
+        pd.read_csv(points),
+    )
+
+
 def media_from_storage(table: pd.DataFrame) -> tuple[dict[str, Medium], float]:
     """Per storage profile, the medium fio measured (results/primitives/storage.csv): the bandwidth of buffered
     sequential reads (what ROOT meets, read-ahead included), the disk's own latency of a 4 kB random read beyond

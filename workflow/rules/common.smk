@@ -95,6 +95,15 @@ wildcard_constraints:
     figure="|".join(FIGURE_NAMES),
 
 
+# The model's figures (workflow/rules/model.smk): against the measured rates, the parts per format, other media.
+MODEL_FIGURE = "fig33_model_vs_measured"
+MEDIA_FIGURE = "fig35_predicted_media"
+
+
+def parts_figure(fmt):
+    return f"fig34_model_parts_{fmt}"
+
+
 def formats_pattern(*kinds):
     # The study's formats made in one of these ways (format_kind), as a wildcard constraint; "(?!)" matches
     # nothing, for a study without such formats.

@@ -3,13 +3,6 @@
 # each point's time beside its measured rate; the rates predicted for media the host lacks; and the note's Table 1
 # predicted for its testbed.
 
-MODEL_FIGURE = "fig33_model_vs_measured"
-MEDIA_FIGURE = "fig35_predicted_media"
-
-
-def parts_figure(fmt):
-    return f"fig34_model_parts_{fmt}"
-
 
 rule model_tables:
     input:

@@ -9,12 +9,8 @@ from rootparams.snakescript import run_logged
 
 
 def main(smk, say):
-    points = model.study_points(
-        pd.read_csv(smk.input.repetitions, low_memory=False),
-        pd.read_csv(smk.input.files),
-        pd.read_csv(smk.input.summary, low_memory=False),
-        pd.read_csv(smk.input.points),
-    )
+    i = smk.input
+    points = model.read_study_points(i.repetitions, i.files, i.summary, i.points)
     host_mips = pd.read_csv(smk.input.cpu_reference)["decompression_mips"].iloc[0]
     table = model.note_testbed_table(
         points,
