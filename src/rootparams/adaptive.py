@@ -32,20 +32,16 @@ import pandas as pd
 
 from rootparams import decision
 from rootparams.compare import Repetitions
-from rootparams.model import P90_ERROR_TARGET
+from rootparams.model import P90_ERROR_TARGET, number_or_zero, scans_of
 
 KEY = ["format", "file_id", "read_id"]
 # The anchors of a format: its points in the study's default scan (the format's default file and read).
 ANCHOR_SCAN = "default"
 
 
-def _scans(value) -> set[str]:
-    return set(str(value).split(";"))
-
-
 def anchors(points: pd.DataFrame) -> set[tuple]:
     """Per format, the points of the default scan."""
-    chosen = points[points["scans"].map(lambda s: ANCHOR_SCAN in _scans(s))]
+    chosen = points[scans_of(points["scans"]).map(lambda s: ANCHOR_SCAN in s)]
     return {tuple(k) for k in chosen[KEY].itertuples(index=False)}
 
 
@@ -105,8 +101,9 @@ def predicted_read_seconds(
 
 
 def _costs(parts: pd.DataFrame, read_seconds: pd.Series, price: Mapping[str, Any]) -> pd.Series:
-    per_second = 1e6 * parts["threads"].astype(float) * price["cpu_per_core_hour"] / 3600.0
-    return read_seconds * per_second
+    """The read cost of ``parts``' candidates if each read took ``read_seconds`` per event (the cost model's own
+    arithmetic: decision.cost_parts)."""
+    return decision.cost_parts(parts.assign(read_seconds_per_event=read_seconds), price)["read_cost"]
 
 
 def plan(
@@ -271,12 +268,11 @@ def open_seconds_on(summary_row: Mapping[str, Any], medium) -> float:
     """A file's open on another medium: this host's open less its storage wait (the CPU of reading the file's
     metadata), plus the open's read calls and bytes on the medium (each call a request: the metadata lie apart)."""
 
-    def value(name: str) -> float:
-        number = pd.to_numeric(summary_row.get(name), errors="coerce")
-        return float(number) if number == number else 0.0
-
-    cpu = value("open_seconds_mean") - value("open_disk_seconds_mean")
-    calls, data = value("open_read_calls_mean"), value("open_bytes_read_mean")
+    cpu = number_or_zero(summary_row.get("open_seconds_mean")) - number_or_zero(
+        summary_row.get("open_disk_seconds_mean")
+    )
+    calls = number_or_zero(summary_row.get("open_read_calls_mean"))
+    data = number_or_zero(summary_row.get("open_bytes_read_mean"))
     return max(cpu, 0.0) + calls * medium.request_seconds + data / medium.bandwidth_bps
 
 

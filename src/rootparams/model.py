@@ -121,11 +121,11 @@ NOTE_TESTBED_MEDIA = {
 def cache_fills(point: Mapping[str, Any]) -> float:
     """How many times the reader went back to the storage after working on what it had: one fill of the
     TTreeCache (or RNTuple's cluster cache) per cluster read, or, without a cache, every read call."""
-    cache_on = str(point.get("container")) == "rntuple" or _number(point.get("cache_size")) != 0
+    cache_on = str(point.get("container")) == "rntuple" or number_or_zero(point.get("cache_size")) != 0
     if not cache_on:
-        return max(1.0, _number(point.get("loop_read_calls")))
-    per_cluster = _number(point.get("events_per_cluster")) or _number(point.get("events_read"))
-    return max(1.0, math.ceil(_number(point.get("events_read")) / max(per_cluster, 1.0)))
+        return max(1.0, number_or_zero(point.get("loop_read_calls")))
+    per_cluster = number_or_zero(point.get("events_per_cluster")) or number_or_zero(point.get("events_read"))
+    return max(1.0, math.ceil(number_or_zero(point.get("events_read")) / max(per_cluster, 1.0)))
 
 
 def predict(
@@ -149,19 +149,19 @@ def predict(
     parts = {"decompression": decompression, "deserialisation": deserialisation}
     # A local read fetches what the block layer served (the read-ahead's overshoot included); a remote one what
     # ROOT asked for.
-    storage_bytes = _number(point.get("loop_bytes_read"))
+    storage_bytes = number_or_zero(point.get("loop_bytes_read"))
     if medium.read_ahead:
-        storage_bytes = _number(point.get("loop_storage_read_bytes")) or storage_bytes
+        storage_bytes = number_or_zero(point.get("loop_storage_read_bytes")) or storage_bytes
     fills = cache_fills(point)
-    requests = fills if medium.requests_per == "cache_fill" else _number(point.get("loop_read_calls"))
-    parts.update(medium.storage_parts(storage_bytes, requests, _number(point.get("storage_requests"))))
+    requests = fills if medium.requests_per == "cache_fill" else number_or_zero(point.get("loop_read_calls"))
+    parts.update(medium.storage_parts(storage_bytes, requests, number_or_zero(point.get("storage_requests"))))
     if not medium.read_ahead:
         read_ahead_bytes = 0.0
     hidden_bytes = min(fills * read_ahead_bytes, storage_bytes)
     hidden = hidden_bytes / medium.bandwidth_bps if medium.bandwidth_bps else 0.0
     parts["overlap"] = -min(hidden, parts["storage_transfer"], decompression + deserialisation)
     total = sum(parts.values())
-    events = _number(point.get("events_read"))
+    events = number_or_zero(point.get("events_read"))
     return {
         **parts,
         "predicted_loop_seconds": total,
@@ -169,7 +169,8 @@ def predict(
     }
 
 
-def _number(value) -> float:
+def number_or_zero(value) -> float:
+    """``value`` as a float; 0 where it is missing, not a number or not finite (a count the reader did not give)."""
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -211,6 +212,11 @@ def study_points(
     out = out.merge(files[["format", "file_id", "events_per_cluster"]], on=["format", "file_id"], how="left")
     out = out.merge(summary[[*KEYS, *rate]], on=KEYS, how="left").merge(points, on=KEYS, how="left")
     return out[out["valid"] == True].reset_index(drop=True)  # noqa: E712
+
+
+def scans_of(column: pd.Series) -> pd.Series:
+    """Each point's scans as a list (points.csv joins them with ";")."""
+    return column.fillna("").astype(str).str.split(";")
 
 
 def read_study_points(repetitions: str, files: str, summary: str, points: str) -> pd.DataFrame:
@@ -333,7 +339,7 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
     rows = []
     groups = [("all", "all", predicted)]
     # A point belongs to every scan it is in (the default point to most of them).
-    by_scan = predicted.assign(scan=predicted["scans"].astype(str).str.split(";")).explode("scan")
+    by_scan = predicted.assign(scan=scans_of(predicted["scans"])).explode("scan")
     groups += [("scan", k, g) for k, g in by_scan.groupby("scan")]
     groups += [("storage_profile", k, g) for k, g in predicted.groupby("storage_profile")]
     for group, value, g in groups:
@@ -472,7 +478,7 @@ def note_testbed_table(
     use = factor if factor == factor else 1.0
     chosen = points[
         (points["format"] == "xaod")
-        & points["scans"].astype(str).str.split(";").map(lambda s: "compression" in s)
+        & scans_of(points["scans"]).map(lambda s: "compression" in s)
         & (points["container"].astype(str) == "ttree")
         & (points["threads"].astype(float) == 1)
         & (points["cache_size"].astype(float) != 0)
@@ -721,7 +727,7 @@ def draw_media(predicted: pd.DataFrame, media: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     scans = sorted(
-        {s for value in predicted.get("scans", pd.Series(dtype=str)) for s in str(value).split(";")}
+        {s for scans in (scans_of(predicted["scans"]) if "scans" in predicted else []) for s in scans}
     )
     columns = 3
     rows = max(1, math.ceil(len(scans) / columns))
@@ -732,7 +738,7 @@ def draw_media(predicted: pd.DataFrame, media: pd.DataFrame):
     labelled = predicted.assign(label=point_labels(predicted))
     markers = ["s", "^", "D", "v", "P"]
     for ax, scan in zip(axes.flat, scans, strict=False):
-        g = labelled[labelled["scans"].astype(str).str.split(";").map(lambda s, scan=scan: scan in s)]
+        g = labelled[scans_of(labelled["scans"]).map(lambda s, scan=scan: scan in s)]
         g = g.sort_values(["format", "label"]).reset_index(drop=True)
         xs = range(len(g))
         ax.errorbar(
