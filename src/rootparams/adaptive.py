@@ -32,7 +32,7 @@ import pandas as pd
 
 from rootparams import decision
 from rootparams.compare import Repetitions
-from rootparams.model import P90_ERROR_TARGET, number_or_zero, scans_of
+from rootparams.model import MEDIA, P90_ERROR_TARGET, number_or_zero, scans_of
 
 KEY = ["format", "file_id", "read_id"]
 # The anchors of a format: its points in the study's default scan (the format's default file and read).
@@ -289,8 +289,6 @@ def predicted_choices(
     cheapest setting when every candidate's read is the model's prediction on that medium (loop and open), each
     within a factor (1 + ``uncertainty``); the settings whose cost interval reaches the cheapest's are named with
     it ("cannot tell"). Marked ``predicted``: no rate in it was measured on that medium."""
-    from rootparams.model import MEDIA
-
     rows = decision.candidates(summary, files, config)
     parts = decision.cost_model(rows, config, Repetitions(repetitions), replicates=200).parts
     price = decision.prices(config)
