@@ -23,16 +23,27 @@ anchors correct their format's predictions (a scale per format: the median of me
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from rootparams import decision
+from rootparams.aggregate import derive_metrics, load_catalogue, load_records, summarize
 from rootparams.compare import Repetitions
-from rootparams.model import MEDIA, P90_ERROR_TARGET, number_or_zero, scans_of
+from rootparams.measure import kept_records
+from rootparams.model import (
+    MEDIA,
+    P90_ERROR_TARGET,
+    number_or_zero,
+    predicted_points,
+    scans_of,
+    study_points,
+)
+from rootparams.warmread import cpu_summary, cpu_table, records_of_blocks
 
 KEY = ["format", "file_id", "read_id"]
 # The anchors of a format: its points in the study's default scan (the format's default file and read).
@@ -106,6 +117,33 @@ def _costs(parts: pd.DataFrame, read_seconds: pd.Series, price: Mapping[str, Any
     return decision.cost_parts(parts.assign(read_seconds_per_event=read_seconds), price)["read_cost"]
 
 
+def next_to_measure(
+    parts: pd.DataFrame,
+    predicted_read: pd.Series,
+    u: float,
+    measured: set,
+    reads_list: Sequence[float],
+) -> set:
+    """The predicted candidates (``parts``' index, not in ``measured``) that could be the cheapest: at some number
+    of reads, the low end of their cost interval (the predicted read cost within a factor 1 + ``u``) reaches the
+    lowest high end of their format's intervals (a measured candidate's from its repetitions' bootstrap)."""
+    fixed = parts["storage_cost"] + parts["write_cost"]
+    added = set()
+    for _, group in parts.groupby("format"):
+        for reads in reads_list:
+            low, high = {}, {}
+            for i in group.index:
+                if i in measured:
+                    low[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_low"]
+                    high[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_high"]
+                else:
+                    low[i] = fixed[i] + reads * predicted_read[i] / (1 + u)
+                    high[i] = fixed[i] + reads * predicted_read[i] * (1 + u)
+            bound = min(high.values())
+            added |= {i for i in group.index if i not in measured and low[i] <= bound}
+    return added
+
+
 def plan(
     parts: pd.DataFrame,
     predicted_seconds: pd.Series,
@@ -115,34 +153,18 @@ def plan(
     price: Mapping[str, Any],
 ) -> tuple[set[int], pd.DataFrame]:
     """The candidates (``parts``' index) the plan measures: the anchors, those without a prediction, and, until
-    none is added, every predicted one whose cost interval reaches below the lowest upper bound of its format's
-    intervals at some number of reads. Also the decision it ends with, per format and number of reads."""
+    none is added, every predicted one that could be the cheapest (next_to_measure). Also the decision it ends
+    with, per format and number of reads."""
     measured = {i for i, r in parts.iterrows() if tuple(r[k] for k in KEY) in anchor_keys}
     measured |= set(parts.index[predicted_seconds.isna()])
-    measured_read = parts["read_cost"]
     predicted_read = _costs(parts, predicted_seconds, price)
-    fixed = parts["storage_cost"] + parts["write_cost"]
-    while True:
-        added = set()
-        for _, group in parts.groupby("format"):
-            for reads in reads_list:
-                low, high = {}, {}
-                for i in group.index:
-                    if i in measured:
-                        low[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_low"]
-                        high[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_high"]
-                    else:
-                        low[i] = fixed[i] + reads * predicted_read[i] / (1 + u)
-                        high[i] = fixed[i] + reads * predicted_read[i] * (1 + u)
-                bound = min(high.values())
-                added |= {i for i in group.index if i not in measured and low[i] <= bound}
-        if not added:
-            break
+    while added := next_to_measure(parts, predicted_read, u, measured, reads_list):
         measured |= added
+    fixed = parts["storage_cost"] + parts["write_cost"]
     rows = []
     for fmt, group in parts.groupby("format"):
         for reads in reads_list:
-            read = [measured_read[i] if i in measured else predicted_read[i] for i in group.index]
+            read = [parts.at[i, "read_cost"] if i in measured else predicted_read[i] for i in group.index]
             total = fixed[group.index] + reads * pd.Series(read, index=group.index)
             best = total.idxmin()
             rows.append({"format": fmt, "reads_per_file": reads, "adaptive_setting": parts.at[best, "setting"],
@@ -339,3 +361,241 @@ def predicted_choices(
                     }
                 )
     return pd.DataFrame(out, columns=PREDICTED_CHOICE_COLUMNS)
+
+
+# --- The plan, live (measurement.adaptive) ------------------------------------------------------------------
+
+# A point the plan has not chosen is read once, cold, like any repetition: its survey read. It gives the layout
+# counts the model needs and that no warm read can (the bytes and requests that reach the block device), and it is
+# the point's first repetition should the plan choose it later.
+SURVEY_READS = 1
+# What the plan made of a point (the block record's "adaptive" section, tables/adaptive_plan.csv).
+ANCHOR, CHOSEN, PREDICTED, NOT_A_CANDIDATE = "anchor", "chosen", "predicted", "not a candidate"
+# Why a surveyed point has no rate of its own (its status in the summary).
+SURVEYED_WHY = (
+    "the adaptive plan read it once (measurement.adaptive): its rate is predicted (tables/adaptive_plan.csv), "
+    "it could not be the cheapest"
+)
+
+
+def key_of(point: Any) -> tuple:
+    """A planned point's (format, file_id, read_id)."""
+    return (point.labels["format"], point.labels["file_id"], point.labels["read_id"])
+
+
+def planned_repetitions(point: Any, scans: Sequence[str], config: Mapping[str, Any], full: set[tuple]) -> int:
+    """How many cold reads the plan takes of a planned point: its survey read if it is a candidate of the decision
+    the plan has not chosen; else (an anchor: a point of the default scan; a chosen candidate; a point outside the
+    decision, which the plan does not judge and the figures need) the study's repetitions."""
+    labels = point.labels if hasattr(point, "labels") else point
+    candidate = decision.eligible_setting(
+        config,
+        labels["format"],
+        labels["storage_profile"],
+        labels["branches"],
+        labels.get("float_precision", "full"),
+    )
+    key = (labels["format"], labels["file_id"], labels["read_id"])
+    if candidate and ANCHOR_SCAN not in scans and key not in full:
+        return SURVEY_READS
+    return int(config["repetitions"])
+
+
+def chosen_before(block_record: Mapping[str, Any] | None) -> set[tuple]:
+    """The candidates an earlier run of a block's plan chose (its block record), so that a rerun plans their
+    repetitions (and needs their files) from the start."""
+    rows = ((block_record or {}).get("adaptive") or {}).get("points", [])
+    return {tuple(r[k] for k in KEY) for r in rows if r.get("role") == CHOSEN}
+
+
+def predicted_keys(plan_record: Mapping[str, Any]) -> set[tuple]:
+    """The candidates a block's plan left predicted (read once)."""
+    return {tuple(r[k] for k in KEY) for r in plan_record.get("points", []) if r.get("role") == PREDICTED}
+
+
+def block_tables(
+    points: Sequence[Any],
+    scans: Mapping[tuple, Sequence[str]],
+    catalogues: Sequence[str],
+    warm_sets: Sequence[Mapping[str, Any]],
+    measurement: Mapping[str, Any],
+    repetitions: int,
+) -> dict[str, pd.DataFrame]:
+    """The study's tables (as the aggregation makes them) of one block's points, from the records taken so far:
+    repetitions, files, summary, points (with their scans) and the warm reads' CPU summary."""
+    paths = [p.records[rep] for p in points for rep in sorted(kept_records(p))]
+    reps = derive_metrics(load_records(paths))
+    return {
+        "repetitions": reps,
+        "files": load_catalogue(sorted(set(catalogues))),
+        "summary": summarize(reps, dict(measurement), repetitions),
+        "points": pd.DataFrame(
+            [{**dict(zip(KEY, key_of(p), strict=True)), "scans": ";".join(scans[key_of(p)])} for p in points]
+        ),
+        "warm": cpu_summary(cpu_table(records_of_blocks([{"warm_sets": list(warm_sets)}]))),
+    }
+
+
+def plan_step(
+    tables: Mapping[str, pd.DataFrame], storage: pd.DataFrame, config: Mapping[str, Any], full: set[tuple]
+) -> tuple[pd.DataFrame, set[tuple], float]:
+    """One step of the live plan on a block's tables (block_tables): every candidate of the decision with its role
+    (anchor, chosen: measured at full repetitions; predicted: surveyed only), its predicted and (where measured)
+    measured read cost; the candidates to measure next (next_to_measure, and any surveyed one the model cannot
+    predict); and the uncertainty u of the predictions."""
+    rows = decision.candidates(tables["summary"], tables["files"], config)
+    rows = rows[decision.eligible(rows, config)]
+    keys = [tuple(r) for r in rows[KEY].itertuples(index=False)]
+    is_full = pd.Series([k in full for k in keys], index=rows.index, dtype=bool)
+    measured = decision.cost_model(
+        rows[is_full], config, Repetitions(tables["repetitions"]), replicates=200
+    ).parts
+    price = decision.prices(config)
+    surveyed = decision.cost_parts(rows[~is_full].assign(read_seconds_per_event=np.nan), price)
+    parts = pd.concat([measured, surveyed], ignore_index=True).merge(tables["points"], on=KEY, how="left")
+    points = study_points(
+        tables["repetitions"], tables["files"], tables["summary"], tables["points"], valid_only=False
+    )
+    model_points = predicted_points(points, storage, tables["warm"]) if len(points) else pd.DataFrame()
+    anchor_keys = anchors(tables["points"])
+    if model_points.empty:
+        seconds, u = pd.Series(np.nan, index=parts.index), P90_ERROR_TARGET
+    else:
+        seconds, u, _ = predicted_read_seconds(parts, model_points, anchor_keys)
+    in_full = {i for i in parts.index if tuple(parts.loc[i, KEY]) in full}
+    # A measured candidate that is not valid has no interval: it is out of the decision, as in a full study.
+    usable = parts[~parts.index.isin(in_full) | parts["read_cost_ci95_low"].notna()]
+    predicted_read = _costs(usable, seconds[usable.index], price)
+    unknown = {i for i in usable.index if i not in in_full and pd.isna(predicted_read[i])}
+    known = usable.drop(index=list(unknown))
+    nxt = next_to_measure(
+        known, predicted_read[known.index], u, in_full & set(known.index), list(price["reads_per_file"])
+    )
+    to_measure = {tuple(parts.loc[i, KEY]) for i in nxt | unknown}
+    table = parts[[*KEY, "setting"]].copy()
+    table["role"] = [
+        ANCHOR if k in anchor_keys else CHOSEN if k in full else PREDICTED
+        for k in (tuple(r) for r in parts[KEY].itertuples(index=False))
+    ]
+    table["predicted_read_seconds_per_event"] = seconds
+    table["predicted_read_cost"] = _costs(parts, seconds, price)
+    table["measured_read_cost"] = parts["read_cost"].where(parts.index.isin(in_full))
+    table["measured_read_cost_ci95_low"] = parts["read_cost_ci95_low"]
+    table["measured_read_cost_ci95_high"] = parts["read_cost_ci95_high"]
+    table["storage_cost"] = parts["storage_cost"]
+    table["write_cost"] = parts["write_cost"]
+    table["uncertainty"] = u
+    return table, to_measure, u
+
+
+def measure_adaptively(
+    points_for: Callable[[set[tuple]], list[Any]],
+    scans: Mapping[tuple, Sequence[str]],
+    catalogues: Sequence[str],
+    measure: Callable[[list[Any]], Any],
+    storage: pd.DataFrame,
+    config: Mapping[str, Any],
+    full: set[tuple],
+    say: Callable[[str], None] = print,
+) -> tuple[list[Any], Any, dict[str, Any]]:
+    """The live plan of one block: measure (``measure``: rootparams.measure.measure_block bound to the block) the
+    points ``points_for(full)`` gives (the anchors and ``full`` at the study's repetitions, every other point its
+    survey read, every point's warm reads), predict, and measure next the candidates that could be the cheapest;
+    until none is added. ``full``: the points already chosen (an earlier run's). Returns the last planned points,
+    the last measurement (every point's records, earlier ones kept) and the plan: its rounds, uncertainty and
+    per candidate its role and costs."""
+    measurement, repetitions = config["measurement"], config["repetitions"]
+    full = set(full)
+    steps: list[dict[str, Any]] = []
+    spent = {"measured_loop_seconds": 0.0, "measured_repetitions": 0, "measured_warm_reads": 0}
+    schedule_: list[dict[str, Any]] = []
+    while True:
+        points = points_for(full)
+        result = measure(points)
+        spent = {k: v + getattr(result, k) for k, v in spent.items()}
+        schedule_ += result.schedule
+        tables = block_tables(points, scans, catalogues, result.warm_sets, measurement, repetitions)
+        table, to_measure, u = plan_step(tables, storage, config, full | anchors(tables["points"]))
+        added = to_measure - full - anchors(tables["points"])
+        steps.append({"step": len(steps), "added": sorted(map(list, added)), "uncertainty": u})
+        say(
+            f"adaptive plan, step {len(steps)}: {len(table)} candidates, {int((table['role'] != PREDICTED).sum())} "
+            f"measured in full, {len(added)} more to measure (u = {u:.2f})"
+        )
+        if not added:
+            break
+        full |= added
+    for k, v in spent.items():
+        setattr(result, k, v)
+    result.schedule = schedule_
+    plan_record = {
+        "steps": steps,
+        "uncertainty": u,
+        "points": json.loads(table.to_json(orient="records")),
+    }
+    return points, result, plan_record
+
+
+def plan_table(blocks: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """Every candidate of the blocks' live plans (their records' "adaptive" sections): its role, predicted and
+    measured read cost, storage and write cost, the plan's uncertainty and the number of steps of its block."""
+    frames = []
+    for block in blocks:
+        plan_record = block.get("adaptive")
+        if not plan_record:
+            continue
+        rows = pd.DataFrame(plan_record["points"])
+        rows["steps"] = len(plan_record["steps"])
+        frames.append(rows)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*KEY, "role"])
+
+
+def plan_markdown(
+    table: pd.DataFrame,
+    repetitions: pd.DataFrame,
+    measure_jobs: pd.DataFrame,
+    choice: pd.DataFrame,
+    planned: int,
+    warm_reads: pd.DataFrame | None = None,
+) -> str:
+    """The live plan in words for a person: per format, what it measured and left predicted, the measuring time it
+    took and the time reading the predicted candidates in full would have added (each one's survey read, with
+    its block's overhead per repetition, times the repetitions it was spared), and the decision it led to."""
+    spent = measuring_seconds(repetitions, measure_jobs, warm_reads)
+    lines = [
+        "# Measuring only where it matters: the adaptive plan",
+        "",
+        "Each format's anchors (its default points) and the points outside the decision were measured at the "
+        f"study's {planned} repetitions, every other candidate of the decision once; the model predicted each "
+        "candidate read once, and those that could be the cheapest were measured in full. The decision "
+        "(cost_choice.csv) uses measured reads only.",
+        "",
+        "| format | candidates | anchors | chosen | left predicted | steps | u | cold reads taken (min) "
+        "| spared (min, est.) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for fmt, group in table.groupby("format"):
+        roles = group["role"].value_counts()
+        keys = [tuple(r) for r in group[KEY].itertuples(index=False)]
+        taken = sum(v for k, v in spent.items() if k[0] == fmt) / 60
+        predicted = [k for k, role in zip(keys, group["role"], strict=True) if role == PREDICTED]
+        spared = sum(spent.get(k, 0.0) * (planned - SURVEY_READS) for k in predicted) / 60
+        lines.append(
+            f"| {fmt} | {len(group)} | {roles.get(ANCHOR, 0)} | {roles.get(CHOSEN, 0)} | {roles.get(PREDICTED, 0)} "
+            f"| {int(group['steps'].iloc[0])} | {float(group['uncertainty'].iloc[0]):.2f} | {taken:.1f} "
+            f"| {spared:.1f} |"
+        )
+    lines += [
+        "",
+        "Cold reads taken: every cold read of the format's block with its share of the block's overhead "
+        "(eviction and its check, the reader's start, the sentinel), warm reads not counted. Spared: an estimate, "
+        "each predicted candidate's survey read times the repetitions it did not get.",
+        "",
+        "## The decision",
+        "",
+        "| format | reads per file | choice |",
+        "|---|---|---|",
+    ]
+    for _, r in choice.iterrows():
+        lines.append(f"| {r['format']} | {r['reads_per_file']:g} | {r['choice']} |")
+    return "\n".join(lines) + "\n"

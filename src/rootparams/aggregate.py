@@ -531,11 +531,13 @@ def point_table(points, status: pd.DataFrame | None = None) -> pd.DataFrame:
 # A point of the study, and what became of it (module docstring).
 POINT_ID = ["format", "file_id", "read_id"]
 MEASURED, FAILED, REFUSED = "measured", "failed", "refused"
+# measurement.adaptive: a candidate the plan read once and left predicted (rootparams.adaptive).
+SURVEYED = "surveyed"
 STATUS_COLUMNS = [*POINT_ID, "status", "failure"]
 
 
 def point_status(blocks: list[dict]) -> pd.DataFrame:
-    """format, file_id, read_id, status (measured, failed, refused) and failure (the reason; "" when measured)
+    """format, file_id, read_id, status (measured, failed, refused, surveyed) and failure (the reason; "" when measured)
     of every point the block records list (workflow/scripts/measure_block.py)."""
     rows = []
     for block in blocks:
@@ -544,6 +546,8 @@ def point_status(blocks: list[dict]) -> pd.DataFrame:
                 status, why = REFUSED, p["refused"]
             elif p.get("failed"):
                 status, why = FAILED, p["failed"]
+            elif p.get("surveyed"):
+                status, why = SURVEYED, p["surveyed"]
             else:
                 status, why = MEASURED, ""
             rows.append(

@@ -557,6 +557,16 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
             f"measurement.min_repetitions = {measurement['min_repetitions']}: more than the {config['repetitions']} "
             f"repetitions the study takes; use at most {config['repetitions']}, or null (80 % of repetitions)"
         )
+    if measurement["adaptive"]:
+        needs = []
+        if not measurement["primitives"]:
+            needs.append("measurement.primitives: true (the storage primitives it predicts from)")
+        if measurement["warm_reads"] < 1:
+            needs.append("measurement.warm_reads of at least 1 (the CPU primitives it predicts from)")
+        if measurement["cache_state"] != "cold":
+            needs.append("measurement.cache_state: cold (the model predicts cold reads)")
+        if needs:
+            yield "measurement.adaptive = true needs " + "; and ".join(needs)
     sentinel = measurement["sentinel"]["format"]
     if sentinel is not None and sentinel not in config["formats"]:
         yield (

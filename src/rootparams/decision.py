@@ -496,6 +496,31 @@ class CostModel:
     write_draws: np.ndarray
 
 
+def eligible_setting(
+    config: Mapping[str, Any], fmt: str, storage_profile: str, branches: str, float_precision: str
+) -> bool:
+    """Whether a point with these settings may be a candidate of the cost model: read on the cost's storage
+    profile with its format's default branch selection, and lossless unless cost.lossy."""
+    price = prices(config)
+    return (
+        storage_profile == price["storage_profile"]
+        and branches == default_selection(config, fmt)
+        and (price["lossy"] or float_precision == "full")
+    )
+
+
+def eligible(rows: pd.DataFrame, config: Mapping[str, Any]) -> pd.Series:
+    """Which of ``candidates``' rows the cost model may choose among, valid or not (eligible_setting)."""
+    return pd.Series(
+        [
+            eligible_setting(config, r["format"], r["storage_profile"], r["branches"], r["float_precision"])
+            for r in rows.to_dict("records")
+        ],
+        index=rows.index,
+        dtype=bool,
+    )
+
+
 def cost_model(
     rows: pd.DataFrame,
     config: Mapping[str, Any],
@@ -509,15 +534,7 @@ def cost_model(
     ``repetitions``; their cost parts and the bootstrap of their read and write costs (``noise``: the write's
     relative noise, by default write_noise of ``repetitions``)."""
     price = prices(config)
-    keep = rows["valid"] & (rows["storage_profile"] == price["storage_profile"])
-    keep &= pd.Series(
-        [b == default_selection(config, f) for f, b in zip(rows["format"], rows["branches"], strict=True)],
-        index=rows.index,
-        dtype=bool,
-    )
-    if not price["lossy"]:
-        keep &= ~rows["lossy"]
-    chosen = rows[keep].reset_index(drop=True)
+    chosen = rows[rows["valid"] & eligible(rows, config)].reset_index(drop=True)
     spans = [read_seconds(r, repetitions) for r in chosen.to_dict("records")]
     timed = [len(s) >= MIN_TIMED_READS for s in spans]
     chosen = chosen.loc[pd.Series(timed, index=chosen.index, dtype=bool)].reset_index(drop=True)

@@ -176,7 +176,8 @@ JUDGING_KEYS = (
 # Measurement settings of what a block measures besides its cold reads: a change of these keeps the cold
 # repetitions already taken (measurement.warm_reads: the warm reads of rootparams.warmread, with an identity of
 # their own).
-ALONGSIDE_KEYS = ("warm_reads",)
+# measurement.adaptive chooses which points get how many repetitions, not how a read is made.
+ALONGSIDE_KEYS = ("warm_reads", "adaptive")
 
 
 def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:

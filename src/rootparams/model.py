@@ -200,10 +200,15 @@ P90_ERROR_TARGET = 0.25
 
 
 def study_points(
-    repetitions: pd.DataFrame, files: pd.DataFrame, summary: pd.DataFrame, points: pd.DataFrame
+    repetitions: pd.DataFrame,
+    files: pd.DataFrame,
+    summary: pd.DataFrame,
+    points: pd.DataFrame,
+    valid_only: bool = True,
 ) -> pd.DataFrame:
-    """The study's valid points: the means of their unflagged repetitions' counts and spans, their clusters, the
-    measured rate with its 95 % interval, and the scans they belong to."""
+    """The study's valid points (every point with an unflagged repetition, if not ``valid_only``: the adaptive
+    plan's surveyed points, whose one read gives their layout counts): the means of their unflagged repetitions'
+    counts and spans, their clusters, the measured rate with its 95 % interval, and the scans they belong to."""
     reps = repetitions[repetitions["flagged"] != True]  # noqa: E712 (booleans and NaN)
     firsts = [c for c in _FIRSTS if c in reps.columns]
     means = [c for c in _MEANS if c in reps.columns]
@@ -211,6 +216,8 @@ def study_points(
     rate = ["event_rate_hz_mean", "event_rate_hz_ci95_low", "event_rate_hz_ci95_high", "n", "valid"]
     out = out.merge(files[["format", "file_id", "events_per_cluster"]], on=["format", "file_id"], how="left")
     out = out.merge(summary[[*KEYS, *rate]], on=KEYS, how="left").merge(points, on=KEYS, how="left")
+    if not valid_only:
+        return out
     return out[out["valid"] == True].reset_index(drop=True)  # noqa: E712
 
 

@@ -76,6 +76,7 @@ NOTE_TESTBED_TABLE = f"{TABLES}/note_testbed_table1"  # .csv and .md
 # The adaptive plan (measure anchors, predict the rest, measure what comes close to the decision) replayed on the
 # study (rootparams.adaptive): .csv and .md.
 ADAPTIVE_REPLAY_TABLE = f"{TABLES}/adaptive_replay"
+ADAPTIVE_PLAN_TABLE = f"{TABLES}/adaptive_plan"
 # The decision on each medium the host lacks, from predicted rates (cost.predicted_media).
 PREDICTED_CHOICE_TABLE = f"{TABLES}/cost_choice_predicted.csv"
 FIGURES = f"{RESULTS}/figures"

@@ -6,7 +6,9 @@ from pathlib import Path
 from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 
-from rootparams import footprint, paths
+from dataclasses import asdict
+
+from rootparams import adaptive, footprint, paths
 from rootparams.errors import UserError
 from rootparams.measure import needs_measuring, plan_point
 from rootparams.records import read_json
@@ -84,6 +86,8 @@ SENTINEL_FILE_ID = re.escape(SENTINEL.file.id) if _sentinel_written else "(?!)"
 BLOCKS = {fmt: [p for p in POINTS if p.file.format == fmt] for fmt in STUDY["formats"]}
 BLOCKS = {fmt: points for fmt, points in BLOCKS.items() if points}
 WARMUP_EVENTS = 10
+# Measure only where the decision needs it (rootparams.adaptive).
+ADAPTIVE = STUDY["measurement"]["adaptive"]
 
 
 wildcard_constraints:
@@ -218,12 +222,48 @@ def _plan_entry(point):
             source_of(STUDY, fmt).tree if format_kind(STUDY, fmt) == "source" else None
         ),
         "events": STUDY["formats"][fmt]["read"],
+        # measurement.adaptive: the anchors are the points of the default scan.
+        **({"scans": list(point.scans)} if ADAPTIVE else {}),
     }
 
 
 def block_plan(wildcards):
     # Every point of the block, with its file, catalogue entry, warm-up file and events.
     return [_plan_entry(p) for p in BLOCKS[wildcards.block]]
+
+
+@functools.cache
+def chosen_before(block):
+    # measurement.adaptive: the candidates the block's plan chose in an earlier run (its record, read before the
+    # job replaces it).
+    record = Path(paths.block_record(block))
+    return adaptive.chosen_before(read_json(record) if record.exists() else None)
+
+
+def block_adaptive(wildcards):
+    # measurement.adaptive: what the block's plan needs besides its points (the study: the decision's prices and
+    # defaults), and the candidates chosen before; None: the block measures every point in full.
+    if not ADAPTIVE:
+        return None
+    return {"study": STUDY, "chosen": sorted(chosen_before(wildcards.block))}
+
+
+def block_storage_primitives(wildcards):
+    # The adaptive plan predicts from the storage primitives.
+    return paths.STORAGE_PRIMITIVES_TABLE if ADAPTIVE else []
+
+
+def planned_repetitions(point):
+    if not ADAPTIVE:
+        return STUDY["repetitions"]
+    chosen = chosen_before(point.file.format)
+    entry = {
+        **asdict(point.file),
+        **asdict(point.read),
+        "file_id": point.file.id,
+        "read_id": point.read.id,
+    }
+    return adaptive.planned_repetitions(entry, point.scans, STUDY, chosen)
 
 
 def sentinel_plan(wildcards):
@@ -258,9 +298,21 @@ def block_to_measure(block):
         if read_json(entry["catalogue"]).get("refused"):
             continue  # a rewrite ROOT refused: nothing to read
         if needs_measuring(
-            plan_point(entry, measurement, STUDY["repetitions"]), measurement
+            plan_point(entry, measurement, planned_repetitions(point)), measurement
         ):
             todo.append(point)
+    if ADAPTIVE and todo:
+        # The plan may choose any candidate of the block: every file is needed while it runs.
+        todo = [
+            p
+            for p in BLOCKS[block]
+            if not (
+                Path(paths.catalogue_entry(p.file.format, p.file.id)).exists()
+                and read_json(paths.catalogue_entry(p.file.format, p.file.id)).get(
+                    "refused"
+                )
+            )
+        ]
     return todo + ([SENTINEL] if todo and SENTINEL else [])
 
 
@@ -338,8 +390,11 @@ def final_outputs():
                 paths.MODEL_MEDIA_TABLE,
                 f"{paths.NOTE_TESTBED_TABLE}.csv",
                 f"{paths.NOTE_TESTBED_TABLE}.md",
-                f"{paths.ADAPTIVE_REPLAY_TABLE}.csv",
-                f"{paths.ADAPTIVE_REPLAY_TABLE}.md",
+                # A replay needs every point measured; a live plan has its own table.
+                *(
+                    f"{paths.ADAPTIVE_PLAN_TABLE if ADAPTIVE else paths.ADAPTIVE_REPLAY_TABLE}.{ext}"
+                    for ext in ("csv", "md")
+                ),
                 *(
                     [paths.PREDICTED_CHOICE_TABLE]
                     if STUDY["cost"]["predicted_media"]

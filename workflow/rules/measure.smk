@@ -20,6 +20,7 @@ rule measure_block:
         catalogues=block_catalogues,
         warmup=block_warmup_files,
         reader=paths.READER_EXE,
+        storage=block_storage_primitives,
     output:
         paths.block_record(),
     log:
@@ -35,5 +36,6 @@ rule measure_block:
         repetitions=STUDY["repetitions"],
         measurement=block_measurement,
         seed=STUDY["seed"],
+        adaptive=block_adaptive,
     script:
         "../scripts/measure_block.py"

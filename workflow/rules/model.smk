@@ -120,6 +120,33 @@ rule adaptive_replay:
         "../scripts/adaptive_replay.py"
 
 
+rule adaptive_plan:
+    """measurement.adaptive: what each block's plan measured and left predicted, the measuring time it took and
+    spared, and the decision it led to."""
+    input:
+        blocks=block_records(),
+        repetitions=paths.REPETITIONS_TABLE,
+        measure_jobs=paths.MEASURE_JOBS_TABLE,
+        warm_reads=paths.CPU_PRIMITIVES_TABLE,
+        choice=paths.COST_CHOICE_TABLE,
+    output:
+        csv=report(
+            f"{paths.ADAPTIVE_PLAN_TABLE}.csv",
+            caption="../report/adaptive_plan.rst",
+            category="Model",
+            labels={"table": "measuring only where it matters"},
+        ),
+        md=f"{paths.ADAPTIVE_PLAN_TABLE}.md",
+    log:
+        paths.log("report", "adaptive_plan"),
+    conda:
+        CONDA_ENV
+    params:
+        repetitions=STUDY["repetitions"],
+    script:
+        "../scripts/adaptive_plan.py"
+
+
 rule predicted_choice:
     """The decision on each medium the host lacks (cost.predicted_media), every candidate's read predicted."""
     input:

@@ -3,7 +3,9 @@
 import time
 from pathlib import Path
 
-from rootparams import paths
+import pandas as pd
+
+from rootparams import adaptive, paths
 from rootparams.exclusive import process_start_epoch
 from rootparams.measure import PointFailed, Sentinel, measure_block, plan_point
 from rootparams.records import read_json, write_json_atomic
@@ -12,7 +14,7 @@ from rootparams.snakescript import run_logged
 
 def main(smk, say):
     block, measurement = smk.wildcards.block, smk.params.measurement
-    points, refused = [], []
+    points, refused, kept_entries = [], [], []
     for entry in smk.params.plan:
         why = read_json(entry["catalogue"]).get("refused")
         if why:
@@ -29,6 +31,7 @@ def main(smk, say):
             )
             continue
         points.append(plan_point(entry, measurement, smk.params.repetitions))
+        kept_entries.append(entry)
     sentinel = None
     if smk.params.sentinel:
         sentinel = Sentinel(
@@ -36,10 +39,11 @@ def main(smk, say):
             directory=paths.SENTINEL_RECORDS,
             every_seconds=measurement["sentinel"]["every_seconds"],
         )
-    try:
-        result = measure_block(
+
+    def measure(planned):
+        return measure_block(
             block=block,
-            points=points,
+            points=planned,
             reader=smk.input.reader,
             measurement=measurement,
             monitor_csv=lambda start: paths.monitor_samples(block, start),
@@ -47,6 +51,34 @@ def main(smk, say):
             sentinel=sentinel,
             say=say,
         )
+
+    plan = None
+    try:
+        if smk.params.adaptive:
+            # measurement.adaptive: the anchors and the points outside the decision in full, every other candidate
+            # once, then in full only those that could be the cheapest (rootparams.adaptive).
+            study = smk.params.adaptive["study"]
+            entries = {adaptive.key_of(p): e for p, e in zip(points, kept_entries, strict=True)}
+            scans = {k: e["scans"] for k, e in entries.items()}
+
+            def points_for(full):
+                return [
+                    plan_point(e, measurement, adaptive.planned_repetitions(p, scans[k], study, full))
+                    for (k, e), p in zip(entries.items(), points, strict=True)
+                ]
+
+            points, result, plan = adaptive.measure_adaptively(
+                points_for,
+                scans,
+                [e["catalogue"] for e in kept_entries],
+                measure,
+                pd.read_csv(smk.input.storage),
+                study,
+                {tuple(k) for k in smk.params.adaptive["chosen"]},
+                say,
+            )
+        else:
+            result = measure(points)
     except PointFailed as error:
         # A damaged generated file: removed, so that the rerun writes it again instead of failing here again; every
         # other point's records are kept and the rerun measures only what is missing.
@@ -70,6 +102,11 @@ def main(smk, say):
                     "read_id": p.labels["read_id"],
                     "records": [p.records[r["rep"]] for r in recs],
                     **({"failed": result.failed[i]} if i in result.failed else {}),
+                    **(
+                        {"surveyed": adaptive.SURVEYED_WHY}
+                        if plan and adaptive.key_of(p) in adaptive.predicted_keys(plan)
+                        else {}
+                    ),
                 }
                 for i, (p, recs) in enumerate(zip(points, result.records, strict=True))
             ]
@@ -86,6 +123,8 @@ def main(smk, say):
             # measurement.warm_reads: each warm set's records (rootparams.warmread), read by the primitives stage.
             "warm_sets": result.warm_sets,
             "measured_warm_reads": result.measured_warm_reads,
+            # measurement.adaptive: the plan's steps, its uncertainty and every candidate's role and costs.
+            **({"adaptive": plan} if plan else {}),
         },
     )
 
