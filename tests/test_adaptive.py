@@ -89,3 +89,100 @@ def test_the_decision_on_a_medium_the_host_lacks_is_made_from_predictions_and_sa
     assert adaptive.open_seconds_on(summary.iloc[0].to_dict(), MEDIA["wan-50ms"]) == pytest.approx(1.01)
     at_one = table[table["reads_per_file"] == 1].iloc[0]
     assert at_one["setting"] == "LZMA-5"  # the smallest file, at one read
+
+
+# --- The plan, live (measurement.adaptive) ------------------------------------------------------------------
+
+
+def labels(file_id, **settings):
+    return {
+        "format": "xaod",
+        "file_id": file_id,
+        "read_id": f"r_{file_id}_1",
+        "storage_profile": "hdd",
+        "branches": "particle",
+        "float_precision": "full",
+        **settings,
+    }
+
+
+def test_a_candidate_is_read_once_unless_it_is_an_anchor_chosen_or_outside_the_decision():
+    cfg = {**config(), "repetitions": 10}
+    assert adaptive.planned_repetitions(labels("lz4"), ["compression"], cfg, set()) == adaptive.SURVEY_READS
+    assert adaptive.planned_repetitions(labels("zlib5"), ["compression", "default"], cfg, set()) == 10
+    chosen = {("xaod", "lz4", "r_lz4_1")}
+    assert adaptive.planned_repetitions(labels("lz4"), ["compression"], cfg, chosen) == 10
+    # outside the decision: another storage profile, another branch selection, a lossy file; the figures need them
+    for other in ({"storage_profile": "native"}, {"branches": "all"}, {"float_precision": "mantissa7"}):
+        assert adaptive.planned_repetitions(labels("lz4", **other), ["compression"], cfg, set()) == 10
+
+
+def test_the_next_candidates_are_those_whose_interval_reaches_the_cheapest():
+    parts = pd.DataFrame(
+        {
+            "format": ["xaod"] * 3,
+            "storage_cost": [1.0, 1.0, 5.0],
+            "write_cost": [0.0, 0.0, 0.0],
+            "read_cost_ci95_low": [0.95, float("nan"), float("nan")],
+            "read_cost_ci95_high": [1.05, float("nan"), float("nan")],
+        }
+    )
+    predicted = pd.Series([1.0, 1.1, 1.0])
+    # at one read: the measured one costs 2.0-2.1; the close one 1 + 1.1/1.25 = 1.88 at least: added; the third
+    # has four times the storage: never
+    assert adaptive.next_to_measure(parts, predicted, 0.25, {0}, [1, 10]) == {1}
+    assert adaptive.next_to_measure(parts, predicted, 0.25, {0, 1}, [1, 10]) == set()
+
+
+def live_tables(full_ids):
+    """The hand-made study as a live plan would have it: the anchor and ``full_ids`` with every repetition, every
+    other candidate with its first (survey) read only."""
+    summary, files, repetitions, points, model_points, _ = study()
+    keep = repetitions["file_id"].isin({"zlib5", *full_ids}) | (repetitions["rep"] == 0)
+    return (
+        {"summary": summary, "files": files, "repetitions": repetitions[keep], "points": points},
+        model_points,
+    )
+
+
+def test_the_live_plan_measures_what_could_be_the_cheapest_until_nothing_is_added():
+    full = {("xaod", "zlib5", "r_zlib5_1")}
+    steps = 0
+    while True:
+        tables, model_points = live_tables({k[1] for k in full})
+        table, to_measure, u = adaptive.plan_step(tables, model_points, config(), full)
+        steps += 1
+        if not to_measure - full:
+            break
+        full |= to_measure
+    roles = dict(zip(table["file_id"], table["role"], strict=True))
+    assert roles == {"zlib5": "anchor", "lz4": "chosen", "lzma5": "chosen", "none": "predicted"}
+    assert steps == 2 and u == 0.25
+    measured = table[table["role"] != "predicted"]
+    assert measured["measured_read_cost"].notna().all()
+    assert table.loc[table["file_id"] == "none", "measured_read_cost"].isna().all()
+    assert adaptive.predicted_keys({"points": table.to_dict("records")}) == {("xaod", "none", "r_none_1")}
+    assert adaptive.chosen_before({"adaptive": {"points": table.to_dict("records")}}) == {
+        ("xaod", "lz4", "r_lz4_1"),
+        ("xaod", "lzma5", "r_lzma5_1"),
+    }
+
+
+def test_a_surveyed_candidate_without_a_prediction_is_measured():
+    tables, model_points = live_tables(set())
+    model_points = model_points[model_points["file_id"] != "none"]
+    _, to_measure, _ = adaptive.plan_step(tables, model_points, config(), {("xaod", "zlib5", "r_zlib5_1")})
+    assert ("xaod", "none", "r_none_1") in to_measure
+
+
+def test_the_plan_table_and_its_words():
+    tables, model_points = live_tables({"lz4", "lzma5"})
+    full = {("xaod", k, f"r_{k}_1") for k in ("zlib5", "lz4", "lzma5")}
+    table, _, _ = adaptive.plan_step(tables, model_points, config(), full)
+    blocks = [{"adaptive": {"steps": [{}, {}], "points": table.to_dict("records")}}, {"points": []}]
+    plan = adaptive.plan_table(blocks)
+    assert len(plan) == 4 and (plan["steps"] == 2).all()
+    _, _, repetitions, _, _, jobs = study()
+    choice = pd.DataFrame({"format": ["xaod"], "reads_per_file": [1], "choice": ["LZMA-5"]})
+    text = adaptive.plan_markdown(plan, repetitions, jobs, choice, 10)
+    assert "| xaod | 4 | 1 | 2 | 1 | 2 | 0.25 |" in text and "LZMA-5" in text

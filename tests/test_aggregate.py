@@ -228,6 +228,9 @@ def test_a_failed_or_refused_point_is_a_row_with_its_status_and_reason_never_lef
         }
     ]
     status = point_status(blocks)
+    # measurement.adaptive: a candidate read once and left predicted is a row too, not valid, with the reason.
+    surveyed = point_status([{"points": [{**blocks[0]["points"][0], "surveyed": "read once"}]}])
+    assert list(surveyed["status"]) == ["surveyed"] and list(surveyed["failure"]) == ["read once"]
     summary = with_status(
         summarize(pd.concat([measured, partial])), status, points, {"cache_state": "cold"}, 2
     )

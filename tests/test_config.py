@@ -84,6 +84,10 @@ def test_the_configs_said_to_add_to_the_default_study_keep_every_default_point(e
             ["formats.xaod.read = 20", "more events than are written"],
         ),
         ({"repetitions": 1}, ["repetitions = 1", "at least 2", "require_sigma: false"]),
+        (
+            {"measurement": {"adaptive": True, "warm_reads": 0, "primitives": False}},
+            ["measurement.adaptive = true needs", "primitives: true", "warm_reads of at least 1"],
+        ),
         ({"read_defaults": {"learn_entries": "often"}}, ["learn_entries = 'often'", "'default'", "integer"]),
         ({"data_dir": "../elsewhere"}, ["data_dir = '../elsewhere'", ".."]),
         ({"data_dir": "results/data"}, ["data_dir", "separate from results/"]),

@@ -1,20 +1,24 @@
-"""Spend measuring time where it matters: an adaptive plan for the decision, replayed on a study measured whole.
+"""Spend measuring time where it matters: an adaptive plan for the decision, as an option of a study
+(measurement.adaptive) and replayed on a study measured whole (docs/model.md, "Measuring only where it matters").
 
 The plan: measure the primitives (storage, warm reads) and a few anchor points, predict every other candidate of
 the decision with the model of the timed loop (rootparams.model), and measure only the candidates that could be the
 cheapest at some number of reads per file given the prediction's uncertainty; repeat with what was measured until
-no new candidate comes close. The decision is then made from measured rates where there are some and predicted
-ones elsewhere.
+no new candidate comes close. When it stops, every candidate left predicted costs more, even at the low end of its
+interval, than the high end of the cheapest measured one's: the decision made from measured reads is the plan's.
 
-What this module does is the *replay*: on a study that measured every point, it plays the plan with the study's
-own tables (the measurements of a point are looked at only once the plan has chosen to measure it), and says how
-many points and how much measuring time the plan would have needed, and whether its decision is the full study's.
-It does not yet run the plan live (a study still measures its whole grid).
+Live (measure_adaptively, run by a block's measuring job): the anchors and the points outside the decision are
+measured at the study's repetitions and every other candidate once (its survey read: the layout counts the model
+needs, which only a cold read gives), then the candidates that could be the cheapest in full, step by step.
 
-What the plan knows of a point it has not measured: its predicted loop (the model: this host's warm reads and
-storage primitives, and the point's layout counts, which do not depend on the machine's speed: the same in every
-repetition, and known from a warm read with the point's read settings), the open time of its format's anchors,
-and the file's size and write cost (the decision's fixed costs, known once the file is written).
+The replay: on a study that measured every point, the plan is played with the study's own tables (the measurements
+of a point are looked at only once the plan has chosen to measure it); it says how many points and how much
+measuring time the plan would have needed, and whether its decision is the full study's.
+
+What the plan knows of a point it has not measured in full: its predicted loop (the model: this host's warm reads
+and storage primitives, and the point's layout counts, which do not depend on the machine's speed), the open time
+of its format's anchors, and the file's size and write cost (the decision's fixed costs, known once the file is
+written).
 
 The prediction's uncertainty: a predicted read cost is taken as anywhere within a factor (1 + u) of its value, u
 the larger of the model's 90th-percentile target (25 %) and the 90th percentile of the anchors' errors before the
@@ -436,13 +440,26 @@ def block_tables(
     }
 
 
+def block_model_points(tables: Mapping[str, pd.DataFrame], storage: pd.DataFrame) -> pd.DataFrame:
+    """The model's prediction of every point of a block's tables (block_tables) with an unflagged read, surveyed
+    ones too (rootparams.model.predicted_points)."""
+    points = study_points(
+        tables["repetitions"], tables["files"], tables["summary"], tables["points"], valid_only=False
+    )
+    return predicted_points(points, storage, tables["warm"]) if len(points) else pd.DataFrame()
+
+
 def plan_step(
-    tables: Mapping[str, pd.DataFrame], storage: pd.DataFrame, config: Mapping[str, Any], full: set[tuple]
+    tables: Mapping[str, pd.DataFrame],
+    model_points: pd.DataFrame,
+    config: Mapping[str, Any],
+    full: set[tuple],
 ) -> tuple[pd.DataFrame, set[tuple], float]:
-    """One step of the live plan on a block's tables (block_tables): every candidate of the decision with its role
-    (anchor, chosen: measured at full repetitions; predicted: surveyed only), its predicted and (where measured)
-    measured read cost; the candidates to measure next (next_to_measure, and any surveyed one the model cannot
-    predict); and the uncertainty u of the predictions."""
+    """One step of the live plan on a block's tables (block_tables) and the model's predictions of its points
+    (block_model_points): every candidate of the decision with its role (anchor; chosen: measured at full
+    repetitions; predicted: surveyed only), its predicted and (where measured) measured read cost; the candidates
+    to measure next (next_to_measure, and any surveyed one the model cannot predict); and the uncertainty u of the
+    predictions."""
     rows = decision.candidates(tables["summary"], tables["files"], config)
     rows = rows[decision.eligible(rows, config)]
     keys = [tuple(r) for r in rows[KEY].itertuples(index=False)]
@@ -453,10 +470,6 @@ def plan_step(
     price = decision.prices(config)
     surveyed = decision.cost_parts(rows[~is_full].assign(read_seconds_per_event=np.nan), price)
     parts = pd.concat([measured, surveyed], ignore_index=True).merge(tables["points"], on=KEY, how="left")
-    points = study_points(
-        tables["repetitions"], tables["files"], tables["summary"], tables["points"], valid_only=False
-    )
-    model_points = predicted_points(points, storage, tables["warm"]) if len(points) else pd.DataFrame()
     anchor_keys = anchors(tables["points"])
     if model_points.empty:
         seconds, u = pd.Series(np.nan, index=parts.index), P90_ERROR_TARGET
@@ -515,7 +528,8 @@ def measure_adaptively(
         spent = {k: v + getattr(result, k) for k, v in spent.items()}
         schedule_ += result.schedule
         tables = block_tables(points, scans, catalogues, result.warm_sets, measurement, repetitions)
-        table, to_measure, u = plan_step(tables, storage, config, full | anchors(tables["points"]))
+        predicted = block_model_points(tables, storage)
+        table, to_measure, u = plan_step(tables, predicted, config, full | anchors(tables["points"]))
         added = to_measure - full - anchors(tables["points"])
         steps.append({"step": len(steps), "added": sorted(map(list, added)), "uncertainty": u})
         say(
