@@ -1,5 +1,6 @@
-"""The timed-loop model: its parts add up, the overlap is at most one read-ahead window per cache fill and never
-more than the CPU time, and the physics checks are special cases of it."""
+"""The timed-loop model: its parts add up, each cache fill after the first hides one read-ahead window (RNTuple:
+its next cluster) and the overlap is never more than the CPU time or the transfer, only requests that reach the
+device pay its latency, and the physics checks are special cases of it."""
 
 import pytest
 
@@ -20,17 +21,70 @@ def test_the_parts_add_up_to_the_loop():
     assert p["predicted_rate_hz"] == pytest.approx(1000 / 2.0)
 
 
-def test_the_read_ahead_hides_one_window_per_cache_fill_and_no_more_than_the_cpu():
+def test_each_fill_after_the_first_hides_one_read_ahead_window_and_no_more_than_the_cpu():
     window = 8 << 20
     p = model.predict(POINT, CPU, HDD, read_ahead_bytes=window)
     assert model.cache_fills(POINT) == 10
-    assert -p["overlap"] == pytest.approx(min(10 * window / 150e6, 1.0))
+    # 9 of the 10 fills come after work on the one before: nothing precedes the first
+    assert -p["overlap"] == pytest.approx(9 * window / 150e6)
     busy = model.predict(
         {**POINT, "events_per_cluster": 1}, {"unzip_seconds": 0.0, "loop_seconds": 0.1}, HDD, window
     )
-    assert -busy["overlap"] == pytest.approx(0.1)  # at most the CPU time there is
+    assert -busy["overlap"] == pytest.approx(0.1 * 999 / 1000)  # at most the CPU time there is
     no_cache = {**POINT, "cache_size": 0, "loop_read_calls": 7000}
     assert model.cache_fills(no_cache) == 7000
+    one_fill = model.predict({**POINT, "events_per_cluster": 1000}, CPU, HDD, window)
+    assert one_fill["overlap"] == 0  # one cluster: read before any work, nothing left after it
+
+
+def test_the_overlap_never_exceeds_the_cpu_or_the_transfer():
+    window = 8 << 20
+    for container in ("ttree", "rntuple"):
+        for per_cluster in (1, 10, 100, 1000):
+            for cpu_seconds in (0.01, 0.5, 5.0):
+                for nbytes in (1e6, 150e6, 1.5e9):
+                    point = {**POINT, "container": container, "events_per_cluster": per_cluster}
+                    point["loop_storage_read_bytes"] = nbytes
+                    cpu = {"unzip_seconds": 0.3 * cpu_seconds, "loop_seconds": cpu_seconds}
+                    p = model.predict(point, cpu, HDD, window)
+                    assert 0 <= -p["overlap"] <= min(cpu_seconds, p["storage_transfer"]) + 1e-12
+                    # what is left is at least the larger of the CPU and the storage
+                    assert p["predicted_loop_seconds"] >= max(cpu_seconds, p["storage_transfer"]) - 1e-12
+
+
+def test_rntuple_hides_its_next_cluster_behind_the_cpu_even_without_read_ahead():
+    rntuple = {**POINT, "container": "rntuple"}  # 10 clusters of 15 MB, 0.1 s of transfer each
+    p = model.predict(rntuple, CPU, HDD, read_ahead_bytes=0)
+    # every cluster but the first: loaded while the one before is worked on
+    assert -p["overlap"] == pytest.approx(0.9)
+    ttree = model.predict(POINT, CPU, HDD, read_ahead_bytes=0)
+    assert ttree["overlap"] == 0  # the TTreeCache reads when asked: without read-ahead nothing is hidden
+    wan = model.predict({**rntuple, "loop_bytes_read": 150e6}, CPU, model.MEDIA["wan-50ms"], 8 << 20)
+    assert -wan["overlap"] == pytest.approx(0.9 * 1.0)  # the cluster pool's I/O thread, not the kernel's
+
+
+def test_only_the_requests_that_reach_the_device_pay_its_latency():
+    disk = model.Medium("disk", 150e6, 1e-4, requests_per="device_request")
+    many_calls = {**POINT, "loop_read_calls": 7000, "storage_requests": 600}
+    # 7000 read calls, most served from pages the read-ahead brought in: 600 requests reached the device
+    assert model.predict(many_calls, CPU, disk)["storage_requests"] == pytest.approx(600 * 1e-4)
+    # 10 large read calls split into 600 requests, sent together: one latency per call
+    few_calls = model.predict(POINT, CPU, disk)
+    assert few_calls["storage_requests"] == pytest.approx(10 * 1e-4)
+    unknown = {**many_calls, "storage_requests": float("nan")}
+    assert model.predict(unknown, CPU, disk)["storage_requests"] == pytest.approx(7000 * 1e-4)
+    per_call = model.Medium("disk", 150e6, 1e-4)
+    assert model.predict(many_calls, CPU, per_call)["storage_requests"] == pytest.approx(7000 * 1e-4)
+
+
+def test_the_measured_medium_charges_the_block_layers_bytes_at_the_block_layers_rate():
+    _, storage, _, _ = _study()
+    media, _ = model.media_from_storage(storage)
+    assert media["hdd"].bandwidth_bps == 150e6  # no device count: fio's own rate
+    assert media["hdd"].requests_per == "device_request"
+    # fio read 140 MB/s; the device served 156 MB/s, the read-ahead beyond fio's last read included
+    device = storage.assign(device_bandwidth_bps=storage["bandwidth_bps"] * 156 / 150)
+    assert model.media_from_storage(device)[0]["hdd"].bandwidth_bps == pytest.approx(156e6)
 
 
 def test_another_medium_and_another_cpu():

@@ -4,20 +4,23 @@ from the reads it predicts.
 A cold read of a point is the warm read of the same file and read settings (the CPU: ROOT's decompression and
 everything else, measured with the file resident in the page cache: ``rootparams.warmread``) plus what the storage
 adds (``rootparams.storagebench``: fio's bandwidth and per-request latency under the same storage profile), less
-what the kernel's read-ahead hides behind the CPU:
+what is fetched while the CPU works (the kernel's read-ahead, RNTuple's cluster pool):
 
     loop = decompression + deserialisation            (the warm read's spans)
          + storage transfer                           bytes the block layer served / the medium's bandwidth
-         + storage requests                           ROOT's read calls x the medium's per-request latency
+         + storage requests                           the requests that reach the device x its per-request latency
          + throttled requests                         block requests / the IOPS limit, beyond the transfer (hdd_seek)
-         - overlap                                    what the kernel's read-ahead fetched behind the CPU
+         - overlap                                    what was fetched behind the CPU (the kernel's read-ahead,
+                                                      RNTuple's cluster pool)
 
 The counts (bytes, read calls, block requests, clusters) are the file's layout as the reader met it: they are the
 same in every repetition and do not depend on the machine's speed, so the model may take them from the reader's
 counters and the file's catalogue; none of its times come from the read it predicts. The overlap is physics, not a
 fitted constant: ROOT reads a cluster (a TTreeCache fill) and then works on it; meanwhile the kernel's read-ahead
-fetches at most one window (the device's ``read_ahead_kb``) of what comes next. So per fill at most one window of
-storage time is hidden, and never more than the CPU time there is (``predict``).
+fetches at least one window (the device's ``read_ahead_kb``) of what comes next, and RNTuple's cluster pool the
+whole next cluster. Nothing is fetched behind the first fill (no work precedes it) or after the last (nothing is
+left), so each fill after the first hides at most that much storage time, never more than the CPU time spent on a
+fill and never more than the fill's own transfer (``predict``).
 
 What the model is for: to tell *why* a rate is what it is (the stacked parts beside the measured rate), to carry
 the rates to media the host does not have (``MEDIA``: drawn as predictions, never mixed with measurements), and to
@@ -48,9 +51,12 @@ class Medium:
     block_iops: float | None = None
     measured: bool = True  # False: a medium the host does not have, its figures stated, its rates predictions
     source: str = ""
-    # What one request is on this medium: "read_call" (each of ROOT's read calls pays the latency: a local disk)
-    # or "cache_fill" (a cache fill is one round trip: XRootD sends a fill's baskets as one vector read; or, on a
-    # seeking disk, the lower bound when each fill's baskets lie together and only the jump to a cluster seeks).
+    # What one request is on this medium: "read_call" (each of ROOT's read calls pays the latency), "device_request"
+    # (each request the block layer sent to the device pays it: a read call the read-ahead already brought into
+    # the page cache never reaches the device, and costs what it costs in the warm read; a large call's requests go
+    # out together, so never more than the read calls), or "cache_fill" (a cache fill is one round trip: XRootD
+    # sends a fill's baskets as one vector read; or, on a seeking disk, the lower bound when each fill's baskets
+    # lie together and only the jump to a cluster seeks).
     requests_per: str = "read_call"
     # The kernel's read-ahead fetches ahead of the reader on a local block device, not over the network.
     read_ahead: bool = True
@@ -140,10 +146,10 @@ def predict(
     ``point``: the layout counts of the point (events_read, loop_storage_read_bytes or loop_bytes_read,
     loop_read_calls, storage_requests, events_per_cluster, container, cache_size); ``cpu``: the CPU parts of the
     same file and read, ``unzip_seconds`` and ``loop_seconds`` of its warm read (wall time in the loop, so that
-    decompression on several threads counts once); ``read_ahead_bytes``: the device's read-ahead (the kernel
-    fetches up to that much ahead of the reader asynchronously: after each cache fill, while the CPU works on it,
-    at most one read-ahead window of the next cluster arrives: that is the overlap); ``cpu_factor`` scales the
-    CPU parts (another CPU: its time over this host's)."""
+    decompression on several threads counts once); ``read_ahead_bytes``: the device's read-ahead window (the
+    kernel fetches ahead of the reader asynchronously: while the CPU works on a fill, at least one window of what
+    comes next arrives; RNTuple's cluster pool loads the whole next cluster in its I/O thread: that is the
+    overlap); ``cpu_factor`` scales the CPU parts (another CPU: its time over this host's)."""
     decompression = float(cpu["unzip_seconds"]) * cpu_factor
     deserialisation = max(float(cpu["loop_seconds"]) - float(cpu["unzip_seconds"]), 0.0) * cpu_factor
     parts = {"decompression": decompression, "deserialisation": deserialisation}
@@ -153,13 +159,17 @@ def predict(
     if medium.read_ahead:
         storage_bytes = number_or_zero(point.get("loop_storage_read_bytes")) or storage_bytes
     fills = cache_fills(point)
-    requests = fills if medium.requests_per == "cache_fill" else number_or_zero(point.get("loop_read_calls"))
-    parts.update(medium.storage_parts(storage_bytes, requests, number_or_zero(point.get("storage_requests"))))
-    if not medium.read_ahead:
-        read_ahead_bytes = 0.0
-    hidden_bytes = min(fills * read_ahead_bytes, storage_bytes)
-    hidden = hidden_bytes / medium.bandwidth_bps if medium.bandwidth_bps else 0.0
-    parts["overlap"] = -min(hidden, parts["storage_transfer"], decompression + deserialisation)
+    block_requests = number_or_zero(point.get("storage_requests"))
+    requests = number_or_zero(point.get("loop_read_calls"))
+    if medium.requests_per == "cache_fill":
+        requests = fills
+    elif medium.requests_per == "device_request" and block_requests:
+        # ROOT's read calls mostly find their pages already read ahead; at most the block requests reach the disk.
+        requests = min(requests, block_requests)
+    parts.update(medium.storage_parts(storage_bytes, requests, block_requests))
+    parts["overlap"] = -hidden_storage(
+        point, medium, storage_bytes, fills, read_ahead_bytes, decompression + deserialisation
+    )
     total = sum(parts.values())
     events = number_or_zero(point.get("events_read"))
     return {
@@ -167,6 +177,31 @@ def predict(
         "predicted_loop_seconds": total,
         "predicted_rate_hz": events / total if total > 0 else math.nan,
     }
+
+
+def hidden_storage(
+    point: Mapping[str, Any],
+    medium: Medium,
+    storage_bytes: float,
+    fills: float,
+    read_ahead_bytes: float,
+    cpu_seconds: float,
+) -> float:
+    """The storage time fetched while the CPU worked (seconds): the overlap.
+
+    While the reader works on a fill, what comes next is fetched up to a reach: the kernel's read-ahead window
+    (it keeps the current window and the next one in flight, so one window is the least it has ahead when the reader
+    stops), or, for RNTuple, the whole next cluster, which its cluster pool loads in a background I/O thread
+    whatever the medium. The first fill has nothing before it to hide behind, and after the last nothing is left
+    to fetch: of the ``fills``, all but the first are hidden, each by at most the reach, the CPU time of a fill and
+    its own transfer. So the overlap never exceeds the CPU time or the storage transfer."""
+    if fills <= 1 or not medium.bandwidth_bps:
+        return 0.0
+    reach = read_ahead_bytes if medium.read_ahead else 0.0
+    if str(point.get("container")) == "rntuple":
+        reach = max(reach, storage_bytes / fills)
+    transfer = storage_bytes / medium.bandwidth_bps
+    return (fills - 1) / fills * min(fills * reach / medium.bandwidth_bps, transfer, cpu_seconds)
 
 
 def number_or_zero(value) -> float:
@@ -238,19 +273,31 @@ def read_study_points(repetitions: str, files: str, summary: str, points: str) -
 
 def media_from_storage(table: pd.DataFrame) -> tuple[dict[str, Medium], float]:
     """Per storage profile, the medium fio measured (results/primitives/storage.csv): the bandwidth of buffered
-    sequential reads (what ROOT meets, read-ahead included), the disk's own latency of a 4 kB random read beyond
-    its transfer (a throttled profile adds its limits, charged as throttled requests, not as latency), the
-    profile's IOPS limit; and the device's read-ahead in bytes."""
+    sequential reads (what ROOT meets, read-ahead included) in the block layer's bytes, the disk's own latency of a
+    4 kB random read beyond its transfer, paid by each request that reaches the device (a throttled profile adds
+    its limits, charged as throttled requests, not as latency), the profile's IOPS limit; and the device's
+    read-ahead in bytes.
+
+    The bandwidth is the device's bytes per second of the buffered run (``device_bandwidth_bps``), not fio's own:
+    ``predict`` charges the bytes the block layer served (the read-ahead's included), and fio's own rate is lower
+    by the read-ahead it never used when its run stopped (up to two windows; 15 MiB of a 1 s run on ``hdd``), an
+    end effect of a 1 s run, not a rate. Without the device's count, fio's own rate."""
     media = {}
     native = table[(table["storage_profile"] == "native") & (table["io_mode"] == "buffered")]
     rnd = native[(native["pattern"] == "random") & (native["block_bytes"] == 4096)]
     for profile, g in table.groupby("storage_profile"):
         seq = g[(g["pattern"] == "sequential") & (g["io_mode"] == "buffered")]
         bandwidth = float(seq["bandwidth_bps"].iloc[0])
+        if "device_bandwidth_bps" in seq:
+            bandwidth = number_or_zero(seq["device_bandwidth_bps"].iloc[0]) or bandwidth
         latency = float(rnd["latency_s_mean"].iloc[0]) - 4096 / bandwidth if len(rnd) else 0.0
         iops = g["nominal_read_iops"].dropna()
         media[str(profile)] = Medium(
-            str(profile), bandwidth, max(latency, 0.0), float(iops.iloc[0]) if len(iops) else None
+            str(profile),
+            bandwidth,
+            max(latency, 0.0),
+            float(iops.iloc[0]) if len(iops) else None,
+            requests_per="device_request",
         )
     return media, float(table["read_ahead_kb"].iloc[0]) * 1024
 
