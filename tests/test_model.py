@@ -238,6 +238,10 @@ def test_the_note_testbed_table_scales_the_cpu_by_the_reference_rating_and_puts_
     assert "x 2.00" in text and "ZLIB-5 / LZMA-5 event rate: note 3.83" in text
     assert math.isnan(model.cpu_factor(math.nan, reference))
     assert "no factor" in model.note_testbed_markdown(table, math.nan, reference)
+    # a study without the primary xAOD (e.g. one format, measured adaptively): nothing to predict, said so
+    others = study.assign(format="truth3")
+    empty = model.note_testbed_table(others, storage, warm, files, host_mips=4000.0, reference=reference)
+    assert empty.empty and "Nothing to predict" in model.note_testbed_markdown(empty, 4000.0, reference)
 
 
 def test_the_figures_draw_parts_and_media():

@@ -615,6 +615,16 @@ def note_testbed_markdown(
     """The predicted Table 1 beside the published one, with what it assumed, and the ZLIB-5 / LZMA-5 ratio."""
     factor = cpu_factor(host_mips, reference)
     lines = ["# The note's Table 1 predicted for its testbed", ""]
+    if table.empty:
+        # A study without the primary xAOD's compression scan (read as the note read it), or without its warm reads.
+        return "\n".join(
+            [
+                *lines,
+                "Nothing to predict: this study has no valid point of the primary xAOD's compression scan read as "
+                "the note read it (TTree, cache on, one thread) with its warm reads. The default study has them.",
+                "",
+            ]
+        )
     if factor == factor:
         lines.append(
             f"CPU: this host's CPU parts (its warm reads) x {factor:.2f}, the ratio of this host's one-thread "

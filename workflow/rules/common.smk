@@ -240,14 +240,6 @@ def chosen_before(block):
     return adaptive.chosen_before(read_json(record) if record.exists() else None)
 
 
-def block_adaptive(wildcards):
-    # measurement.adaptive: what the block's plan needs besides its points (the study: the decision's prices and
-    # defaults), and the candidates chosen before; None: the block measures every point in full.
-    if not ADAPTIVE:
-        return None
-    return {"study": STUDY, "chosen": sorted(chosen_before(wildcards.block))}
-
-
 def block_storage_primitives(wildcards):
     # The adaptive plan predicts from the storage primitives.
     return paths.STORAGE_PRIMITIVES_TABLE if ADAPTIVE else []
@@ -276,10 +268,20 @@ def block_measurement(wildcards):
     points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
     used = {p.read.storage_profile for p in points}
     own = STUDY["measurement"]["storage_profiles"]
-    return {
+    measurement = {
         **STUDY["measurement"],
         "storage_profiles": {name: own[name] for name in own if name in used},
     }
+    # measurement.adaptive: what the block's plan needs besides its points (the study: the decision's prices and
+    # defaults) and the candidates an earlier run chose. Without it, no key at all: a study that is not adaptive
+    # passes its blocks the settings it always did, and they do not run again.
+    del measurement["adaptive"]
+    if ADAPTIVE:
+        measurement["adaptive"] = {
+            "study": STUDY,
+            "chosen": sorted(chosen_before(wildcards.block)),
+        }
+    return measurement
 
 
 @functools.cache

@@ -36,6 +36,5 @@ rule measure_block:
         repetitions=STUDY["repetitions"],
         measurement=block_measurement,
         seed=STUDY["seed"],
-        adaptive=block_adaptive,
     script:
         "../scripts/measure_block.py"

@@ -54,10 +54,10 @@ def main(smk, say):
 
     plan = None
     try:
-        if smk.params.adaptive:
+        if plan_of_block := measurement.get("adaptive"):
             # measurement.adaptive: the anchors and the points outside the decision in full, every other candidate
             # once, then in full only those that could be the cheapest (rootparams.adaptive).
-            study = smk.params.adaptive["study"]
+            study = plan_of_block["study"]
             entries = {adaptive.key_of(p): e for p, e in zip(points, kept_entries, strict=True)}
             scans = {k: e["scans"] for k, e in entries.items()}
 
@@ -74,7 +74,7 @@ def main(smk, say):
                 measure,
                 pd.read_csv(smk.input.storage),
                 study,
-                {tuple(k) for k in smk.params.adaptive["chosen"]},
+                {tuple(k) for k in plan_of_block["chosen"]},
                 say,
             )
         else:
