@@ -186,3 +186,43 @@ def test_the_plan_table_and_its_words():
     choice = pd.DataFrame({"format": ["xaod"], "reads_per_file": [1], "choice": ["LZMA-5"]})
     text = adaptive.plan_markdown(plan, repetitions, jobs, choice, 10)
     assert "| xaod | 4 | 1 | 2 | 1 | 2 | 0.25 |" in text and "LZMA-5" in text
+
+
+def test_a_block_measures_its_survey_then_the_chosen_until_none_is_added(monkeypatch):
+    """The loop around the measurement (rootparams.measure.measure_block stands in: a unit test of the loop, not a
+    measurement): each step measures what the plan asks, the plan sees what was measured, the block's record
+    gets every step's rounds and sentinel reads and the sum of their reads."""
+    from types import SimpleNamespace
+
+    asked = []
+
+    def points_for(full):
+        asked.append(set(full))
+        return [SimpleNamespace(full=set(full))]
+
+    def measure(points):
+        return SimpleNamespace(
+            schedule=[{"round": len(asked)}],
+            sentinel_records=[f"s{len(asked)}"],
+            measured_loop_seconds=10.0,
+            measured_repetitions=len(points[0].full) * 9 or 4,
+            measured_warm_reads=0,
+            warm_sets=[],
+        )
+
+    monkeypatch.setattr(
+        adaptive, "block_tables", lambda points, *a: live_tables({k[1] for k in points[0].full})[0]
+    )
+    monkeypatch.setattr(
+        adaptive, "block_model_points", lambda tables, storage: live_tables(set())[1]
+    )
+    cfg = {**config(), "repetitions": 10, "measurement": {}}
+    points, result, plan = adaptive.measure_adaptively(
+        points_for, {}, [], measure, pd.DataFrame(), cfg, set(), say=lambda _: None
+    )
+    assert asked == [set(), {("xaod", "lz4", "r_lz4_1"), ("xaod", "lzma5", "r_lzma5_1")}]
+    assert len(plan["steps"]) == 2 and plan["steps"][-1]["added"] == []
+    assert result.sentinel_records == ["s1", "s2"] and len(result.schedule) == 2
+    assert result.measured_loop_seconds == 20.0 and result.measured_repetitions == 4 + 18
+    roles = {r["file_id"]: r["role"] for r in plan["points"]}
+    assert roles == {"zlib5": "anchor", "lz4": "chosen", "lzma5": "chosen", "none": "predicted"}

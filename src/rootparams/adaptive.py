@@ -522,11 +522,13 @@ def measure_adaptively(
     steps: list[dict[str, Any]] = []
     spent = {"measured_loop_seconds": 0.0, "measured_repetitions": 0, "measured_warm_reads": 0}
     schedule_: list[dict[str, Any]] = []
+    sentinel_records: list[str] = []
     while True:
         points = points_for(full)
         result = measure(points)
         spent = {k: v + getattr(result, k) for k, v in spent.items()}
         schedule_ += result.schedule
+        sentinel_records += result.sentinel_records
         tables = block_tables(points, scans, catalogues, result.warm_sets, measurement, repetitions)
         predicted = block_model_points(tables, storage)
         table, to_measure, u = plan_step(tables, predicted, config, full | anchors(tables["points"]))
@@ -541,7 +543,9 @@ def measure_adaptively(
         full |= added
     for k, v in spent.items():
         setattr(result, k, v)
+    # The block's record lists every step's rounds and sentinel reads, not only the last step's.
     result.schedule = schedule_
+    result.sentinel_records = sentinel_records
     plan_record = {
         "steps": steps,
         "uncertainty": u,

@@ -276,10 +276,21 @@ def block_measurement(wildcards):
     # defaults) and the candidates an earlier run chose. Without it, no key at all: a study that is not adaptive
     # passes its blocks the settings it always did, and they do not run again.
     del measurement["adaptive"]
+    measurement_settings = dict(measurement)
     if ADAPTIVE:
+        # Of the study, only what the block's decision reads: a change elsewhere (another format, a figure)
+        # does not run the block again.
+        block = wildcards.block
         measurement["adaptive"] = {
-            "study": STUDY,
-            "chosen": sorted(chosen_before(wildcards.block)),
+            "study": {
+                "formats": {block: STUDY["formats"][block]},
+                "file_defaults": {block: STUDY["file_defaults"][block]},
+                "read_defaults": STUDY["read_defaults"],
+                "cost": STUDY["cost"],
+                "repetitions": STUDY["repetitions"],
+                "measurement": measurement_settings,
+            },
+            "chosen": sorted(chosen_before(block)),
         }
     return measurement
 
