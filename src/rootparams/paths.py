@@ -12,6 +12,7 @@ Layout:
     results/build/                                     compiled event model and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
+    results/blocks/<block>.measuring-job.json          the timing of the block's last job that took reads
     results/repetitions/<format>/<file_id>/<read_id>/rep<N>.json   one timed read (kept across reruns)
     results/sentinel/<block>-<epoch ms>.json           one read of the drift sentinel
     results/primitives/warm/<format>/<file_id>/<warm_id>/warm<N>.json   one warm read (kept across reruns)
@@ -127,6 +128,12 @@ def warm_record(format: str, file_id: str, warm_id: str, rep: int | str) -> str:
 def block_record(block: str = "{block}") -> str:
     """A block's measurement, done: the records of its points, its sentinel reads and the order of its rounds."""
     return f"{RESULTS}/blocks/{block}.json"
+
+
+def block_measuring_job(block: str = "{block}") -> str:
+    """The timing of the last job of a block that measured something (kept across reruns: not a declared output),
+    for a rerun that finds every read taken."""
+    return f"{RESULTS}/blocks/{block}.measuring-job.json"
 
 
 SENTINEL_RECORDS = f"{RESULTS}/sentinel"  # one record per read of the drift sentinel
