@@ -121,6 +121,12 @@ def _costs(parts: pd.DataFrame, read_seconds: pd.Series, price: Mapping[str, Any
     return decision.cost_parts(parts.assign(read_seconds_per_event=read_seconds), price)["read_cost"]
 
 
+def predicted_interval(fixed, read, reads: float, u: float):
+    """A predicted total cost at ``reads`` reads per file: (the cost, its low end, its high end), the read cost
+    ``read`` taken as anywhere within a factor 1 + ``u`` of its prediction; ``fixed`` the storage and write."""
+    return fixed + reads * read, fixed + reads * read / (1 + u), fixed + reads * read * (1 + u)
+
+
 def next_to_measure(
     parts: pd.DataFrame,
     predicted_read: pd.Series,
@@ -141,8 +147,7 @@ def next_to_measure(
                     low[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_low"]
                     high[i] = fixed[i] + reads * parts.at[i, "read_cost_ci95_high"]
                 else:
-                    low[i] = fixed[i] + reads * predicted_read[i] / (1 + u)
-                    high[i] = fixed[i] + reads * predicted_read[i] * (1 + u)
+                    _, low[i], high[i] = predicted_interval(fixed[i], predicted_read[i], reads, u)
             bound = min(high.values())
             added |= {i for i in group.index if i not in measured and low[i] <= bound}
     return added
@@ -335,9 +340,9 @@ def predicted_choices(
         fixed = known["storage_cost"] + known["write_cost"]
         for fmt, group in known.groupby("format"):
             for reads in price["reads_per_file"]:
-                total = fixed[group.index] + reads * read[group.index]
-                low = fixed[group.index] + reads * read[group.index] / (1 + uncertainty)
-                high = fixed[group.index] + reads * read[group.index] * (1 + uncertainty)
+                total, low, high = predicted_interval(
+                    fixed[group.index], read[group.index], reads, uncertainty
+                )
                 best = total.idxmin()
                 tied = [i for i in total.sort_values().index if low[i] <= high[best]]
                 names = [group.at[i, "setting"] for i in tied]
