@@ -213,11 +213,9 @@ def test_a_block_measures_its_survey_then_the_chosen_until_none_is_added(monkeyp
     monkeypatch.setattr(
         adaptive, "block_tables", lambda points, *a: live_tables({k[1] for k in points[0].full})[0]
     )
-    monkeypatch.setattr(
-        adaptive, "block_model_points", lambda tables, storage: live_tables(set())[1]
-    )
+    monkeypatch.setattr(adaptive, "block_model_points", lambda tables, storage: live_tables(set())[1])
     cfg = {**config(), "repetitions": 10, "measurement": {}}
-    points, result, plan = adaptive.measure_adaptively(
+    _, result, plan = adaptive.measure_adaptively(
         points_for, {}, [], measure, pd.DataFrame(), cfg, set(), say=lambda _: None
     )
     assert asked == [set(), {("xaod", "lz4", "r_lz4_1"), ("xaod", "lzma5", "r_lzma5_1")}]

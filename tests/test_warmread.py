@@ -297,3 +297,18 @@ def test_a_record_without_perfstats_spans_gives_nan_primitives():
     assert math.isnan(warmread.unzip_cpu_s_per_mb_uncompressed(record))
     assert math.isnan(warmread.deser_cpu_us_per_event(record))
     assert warmread.cpu_table([record])["warm_rate_hz"].iloc[0] == pytest.approx(100 / 0.6)
+
+
+def test_the_memory_probe_before_a_warm_read_gives_the_hosts_memory_latency():
+    """The reader server's probe: a chain of dependent loads through 64 MB, so its time per load is the latency of
+    one load from memory; without a probe (memory_probe_loads 0) there is none."""
+    from rootparams import warmread
+
+    record = {"events_read": 100, "loop_seconds": 0.6, "memory_probe_before_seconds": 0.07}
+    assert warmread.cpu_table([record], probe_loads=700_000)["memory_latency_ns"].iloc[0] == pytest.approx(
+        100
+    )
+    assert math.isnan(warmread.cpu_table([record])["memory_latency_ns"].iloc[0])
+    summary = warmread.cpu_summary(warmread.cpu_table([record] * 3, probe_loads=700_000))
+    assert summary["memory_latency_ns_mean"].iloc[0] == pytest.approx(100)
+    assert summary["memory_latency_ns_n"].iloc[0] == 3

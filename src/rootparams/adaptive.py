@@ -441,7 +441,11 @@ def block_tables(
         "points": pd.DataFrame(
             [{**dict(zip(KEY, key_of(p), strict=True)), "scans": ";".join(scans[key_of(p)])} for p in points]
         ),
-        "warm": cpu_summary(cpu_table(records_of_blocks([{"warm_sets": list(warm_sets)}]))),
+        "warm": cpu_summary(
+            cpu_table(
+                records_of_blocks([{"warm_sets": list(warm_sets)}]), measurement.get("memory_probe_loads")
+            )
+        ),
     }
 
 

@@ -304,11 +304,18 @@ READ_COLUMNS = {
     "process_start_time": "process_start_time",
     "end_time": "end_time",
 }
-PRIMITIVES = ("unzip_cpu_s_per_mb_uncompressed", "deser_cpu_us_per_event", "warm_rate_hz")
+PRIMITIVES = (
+    "unzip_cpu_s_per_mb_uncompressed",
+    "deser_cpu_us_per_event",
+    "warm_rate_hz",
+    "memory_latency_ns",
+)
 
 
-def cpu_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
-    """One row per warm read: the set's settings, the read's figures (READ_COLUMNS) and its primitives."""
+def cpu_table(records: Iterable[Mapping[str, Any]], probe_loads: int | None = None) -> pd.DataFrame:
+    """One row per warm read: the set's settings, the read's figures (READ_COLUMNS) and its primitives. The host's
+    memory latency (``memory_latency_ns``): the memory probe just before the read (the reader server's chain of
+    ``probe_loads`` dependent loads through 64 MB: measurement.memory_probe_loads) per load; NaN without a probe."""
     rows = []
     for r in records:
         row = {c: r.get(c) for c in SET_COLUMNS}
@@ -316,6 +323,9 @@ def cpu_table(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
         row["unzip_cpu_s_per_mb_uncompressed"] = unzip_cpu_s_per_mb_uncompressed(r)
         row["deser_cpu_us_per_event"] = deser_cpu_us_per_event(r)
         row["warm_rate_hz"] = _number(r.get("events_read")) / (_number(r.get("loop_seconds")) or math.nan)
+        row["memory_latency_ns"] = (
+            1e9 * _number(r.get("memory_probe_before_seconds")) / probe_loads if probe_loads else math.nan
+        )
         rows.append(row)
     columns = [*SET_COLUMNS, *READ_COLUMNS, *PRIMITIVES]
     table = pd.DataFrame(rows, columns=columns)

@@ -8,8 +8,8 @@
 rule cpu_primitives:
     """results/primitives/cpu.csv (one row per warm read: its time, CPU, unzip time and bytes, events, read
     calls, residency and memory probes) and cpu_summary.csv (one row per warm set: the CPU seconds per
-    uncompressed MB of ROOT's decompression, the CPU microseconds per event outside it and the warm event rate,
-    each a mean with its 95 % interval and n)."""
+    uncompressed MB of ROOT's decompression, the CPU microseconds per event outside it, the warm event rate and
+    the host's memory latency, each a mean with its 95 % interval and n)."""
     input:
         blocks=block_records(),
     output:
@@ -19,6 +19,9 @@ rule cpu_primitives:
         paths.log("primitives", "cpu"),
     conda:
         CONDA_ENV
+    params:
+        # The memory probe's length: its time per load is the host's memory latency.
+        probe_loads=STUDY["measurement"]["memory_probe_loads"],
     script:
         "../scripts/cpu_primitives.py"
 

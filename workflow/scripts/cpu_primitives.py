@@ -11,7 +11,7 @@ from rootparams.warmread import cpu_summary, cpu_table, records_of_blocks
 
 def main(smk, say):
     blocks = [json.loads(Path(block).read_text()) for block in smk.input.blocks]
-    table = cpu_table(records_of_blocks(blocks))
+    table = cpu_table(records_of_blocks(blocks), smk.params.probe_loads)
     summary = cpu_summary(table)
     if table.empty:
         say("no warm reads in these blocks: measurement.warm_reads is 0, or every warm read failed")

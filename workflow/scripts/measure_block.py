@@ -104,7 +104,9 @@ def main(smk, say):
     if timing["measured_repetitions"] or timing["measured_warm_reads"] or not measuring_job.exists():
         write_json_atomic(measuring_job, timing)
     else:
-        say(f"block {block}: every read was taken before; its measuring time is that of the job that took them")
+        say(
+            f"block {block}: every read was taken before; its measuring time is that of the job that took them"
+        )
         timing = {**timing, **read_json(measuring_job)}
     write_json_atomic(
         smk.output[0],
