@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 
 from rootparams import physics
-from rootparams.aggregate import valid_points
+from rootparams.aggregate import SURVEYED, valid_points
 from rootparams.labels import profile_list
 from rootparams.vocabulary import RNTUPLE, TTREE
 
@@ -38,7 +38,15 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
         median = f"{rel.median():.1%}" if len(rel) else "n/a"
         problems.append(f"median σ/mean {median} (> {PAPER_GRADE['median_rel_std']:.0%})")
     valid = valid_points(summary)
-    if len(summary) and valid.mean() < PAPER_GRADE["valid_share"]:
+    surveyed = _surveyed(summary)
+    if surveyed.any():
+        # measurement.adaptive: by design not the whole grid; the share of valid points is judged on the others.
+        problems.append(
+            f"an adaptive study: {int(surveyed.sum())} of {len(summary)} points read once and predicted "
+            "(measurement.adaptive; tables/adaptive_plan.md), not measured in full"
+        )
+        valid = valid[~surveyed]
+    if len(valid) and valid.mean() < PAPER_GRADE["valid_share"]:
         problems.append(f"{valid.mean():.0%} of the points are valid (< {PAPER_GRADE['valid_share']:.0%})")
     if drift is not None and drift.reads >= 3 and len(rel) and drift.rel_spread > rel.median():
         problems.append(
@@ -47,6 +55,13 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
             "different formats, and this run with others, with that in mind)"
         )
     return problems
+
+
+def _surveyed(summary: pd.DataFrame) -> pd.Series:
+    """The points the adaptive plan read once and left predicted (status ``surveyed``)."""
+    if "status" not in summary:
+        return pd.Series(False, index=summary.index)
+    return summary["status"].fillna("") == SURVEYED
 
 
 def run_summary_markdown(
@@ -113,8 +128,13 @@ def run_summary_markdown(
             f"{100 * PAPER_GRADE['median_rel_std']:g} %, at least {100 * PAPER_GRADE['valid_share']:g} % valid points, a "
             "host drift within that noise)\n"
             if not problems
-            else f"**Paper-grade: no**: {'; '.join(problems)}. A smoke or development run; do not compare its "
-            "numbers with the note's.\n",
+            else f"**Paper-grade: no**: {'; '.join(problems)}. "
+            + (
+                "Its decision is made from the points measured in full, the others are drawn hollow; do not "
+                "compare its figures with the note's.\n"
+                if _surveyed(summary).any()
+                else "A smoke or development run; do not compare its numbers with the note's.\n"
+            ),
         )
     if "cpu_steal_during_mean" in summary:
         steal = summary["cpu_steal_during_mean"].dropna()
