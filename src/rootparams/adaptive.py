@@ -379,7 +379,7 @@ def predicted_choices(
 # the point's first repetition should the plan choose it later.
 SURVEY_READS = 1
 # What the plan made of a point (the block record's "adaptive" section, tables/adaptive_plan.csv).
-ANCHOR, CHOSEN, PREDICTED, NOT_A_CANDIDATE = "anchor", "chosen", "predicted", "not a candidate"
+ANCHOR, CHOSEN, PREDICTED = "anchor", "chosen", "predicted"
 # Why a surveyed point has no rate of its own (its status in the summary).
 SURVEYED_WHY = (
     "the adaptive plan read it once (measurement.adaptive): its rate is predicted (tables/adaptive_plan.csv), "
@@ -392,11 +392,13 @@ def key_of(point: Any) -> tuple:
     return (point.labels["format"], point.labels["file_id"], point.labels["read_id"])
 
 
-def planned_repetitions(point: Any, scans: Sequence[str], config: Mapping[str, Any], full: set[tuple]) -> int:
-    """How many cold reads the plan takes of a planned point: its survey read if it is a candidate of the decision
-    the plan has not chosen; else (an anchor: a point of the default scan; a chosen candidate; a point outside the
-    decision, which the plan does not judge and the figures need) the study's repetitions."""
-    labels = point.labels if hasattr(point, "labels") else point
+def planned_repetitions(
+    labels: Mapping[str, Any], scans: Sequence[str], config: Mapping[str, Any], full: set[tuple]
+) -> int:
+    """How many cold reads the plan takes of a point (``labels``: its settings and identity, as a planned point
+    carries them): its survey read if it is a candidate of the decision the plan has not chosen; else (an anchor: a
+    point of the default scan; a chosen candidate; a point outside the decision, which the plan does not judge and
+    the figures need) the study's repetitions."""
     candidate = decision.eligible_setting(
         config,
         labels["format"],
@@ -540,8 +542,9 @@ def measure_adaptively(
         sentinel_records += result.sentinel_records
         tables = block_tables(points, scans, catalogues, result.warm_sets, measurement, repetitions)
         predicted = block_model_points(tables, storage)
-        table, to_measure, u = plan_step(tables, predicted, config, full | anchors(tables["points"]))
-        added = to_measure - full - anchors(tables["points"])
+        anchor_keys = anchors(tables["points"])
+        table, to_measure, u = plan_step(tables, predicted, config, full | anchor_keys)
+        added = to_measure - full - anchor_keys
         steps.append({"step": len(steps), "added": sorted(map(list, added)), "uncertainty": u})
         say(
             f"adaptive plan, step {len(steps)}: {len(table)} candidates, {int((table['role'] != PREDICTED).sum())} "

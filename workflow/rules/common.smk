@@ -302,30 +302,23 @@ def block_to_measure(block):
     # that adding a scan to a finished study writes and measures only the new points. The sentinel is read only
     # in a block that measures something.
     measurement = block_measurement(SimpleNamespace(block=block))
-    todo = []
+    todo, readable = [], []
     for point in BLOCKS[block]:
         entry = _plan_entry(point)
         if not Path(entry["catalogue"]).exists():
             todo.append(point)
+            readable.append(point)
             continue
         if read_json(entry["catalogue"]).get("refused"):
             continue  # a rewrite ROOT refused: nothing to read
+        readable.append(point)
         if needs_measuring(
             plan_point(entry, measurement, planned_repetitions(point)), measurement
         ):
             todo.append(point)
     if ADAPTIVE and todo:
         # The plan may choose any candidate of the block: every file is needed while it runs.
-        todo = [
-            p
-            for p in BLOCKS[block]
-            if not (
-                Path(paths.catalogue_entry(p.file.format, p.file.id)).exists()
-                and read_json(paths.catalogue_entry(p.file.format, p.file.id)).get(
-                    "refused"
-                )
-            )
-        ]
+        todo = readable
     return todo + ([SENTINEL] if todo and SENTINEL else [])
 
 

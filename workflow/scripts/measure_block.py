@@ -58,13 +58,15 @@ def main(smk, say):
             # measurement.adaptive: the anchors and the points outside the decision in full, every other candidate
             # once, then in full only those that could be the cheapest (rootparams.adaptive).
             study = plan_of_block["study"]
-            entries = {adaptive.key_of(p): e for p, e in zip(points, kept_entries, strict=True)}
-            scans = {k: e["scans"] for k, e in entries.items()}
+            pairs = list(zip(points, kept_entries, strict=True))
+            scans = {adaptive.key_of(p): e["scans"] for p, e in pairs}
 
             def points_for(full):
                 return [
-                    plan_point(e, measurement, adaptive.planned_repetitions(p, scans[k], study, full))
-                    for (k, e), p in zip(entries.items(), points, strict=True)
+                    plan_point(
+                        e, measurement, adaptive.planned_repetitions(p.labels, e["scans"], study, full)
+                    )
+                    for p, e in pairs
                 ]
 
             points, result, plan = adaptive.measure_adaptively(
