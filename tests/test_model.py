@@ -2,6 +2,7 @@
 its next cluster) and the overlap is never more than the CPU time or the transfer, only requests that reach the
 device pay its latency, and the physics checks are special cases of it."""
 
+import pandas as pd
 import pytest
 
 from rootparams import model
@@ -105,8 +106,6 @@ def test_a_point_without_events_has_no_rate():
 def _study(settings=(("zlib", 5),), fmt="xaod"):
     """The study's tables (the shapes the workflow writes; the numbers made up): one point per setting, 3 valid
     repetitions and a flagged one, native and hdd storage primitives, one warm set per file."""
-    import pandas as pd
-
     reps, files, summary, points, warm = [], [], [], [], []
     for i, (algorithm, level) in enumerate(settings):
         key = {"format": fmt, "file_id": f"{algorithm}-{level}", "read_id": "r1"}
@@ -191,6 +190,31 @@ def test_a_study_is_predicted_from_its_primitives_and_judged_per_scan_and_profil
         and (errors["part_most_off"] == "deserialisation -120 ms (median)").all()
     )
     assert model.errors_table(predicted.iloc[0:0]).empty
+
+
+def test_the_page_cache_fill_is_cpu_per_byte_the_block_layer_served_on_this_host_s_local_media():
+    filled = model.Medium("hdd", 150e6, 0.0, fill_seconds_per_byte=1.5e-9)  # 1.5 ms per MB
+    p = model.predict(POINT, CPU, filled, read_ahead_bytes=0)
+    assert p["page_cache_fill"] == pytest.approx(150e6 * 1.5e-9)  # the block layer's bytes
+    assert p["predicted_loop_seconds"] == pytest.approx(0.4 + 0.6 + 0.225 + 1.0)
+    # CPU like any other: the storage hides behind it too (up to the window per fill)
+    window = 64 << 20
+    more = model.predict(POINT, {"unzip_seconds": 0.0, "loop_seconds": 0.05}, filled, window)
+    less = model.predict(POINT, {"unzip_seconds": 0.0, "loop_seconds": 0.05}, HDD, window)
+    assert -more["overlap"] > -less["overlap"]
+    study, storage, warm, _ = _study()
+    assert model.page_cache_fill_seconds_per_byte(storage) == 0  # a table measured before the fill was
+    fill_row = {"storage_profile": "native", "pattern": "page-cache fill", "io_mode": "buffered",
+                "block_bytes": 1 << 20, "bandwidth_bps": 1.3e9, "fill_cpu_s_per_mb": 2e-3}  # fmt: skip
+    storage = pd.concat([storage, pd.DataFrame([fill_row])], ignore_index=True)
+    assert model.page_cache_fill_seconds_per_byte(storage) == pytest.approx(2e-9)
+    media, _ = model.media_from_storage(storage)
+    assert media["hdd"].fill_seconds_per_byte == pytest.approx(2e-9)
+    assert media["hdd"].bandwidth_bps == 150e6  # the fill's row is not the sequential one
+    # a local disk the host lacks pays this host's fill; a WAN's bytes never pass through the page cache
+    other = model.media_points(study, storage, warm)
+    by_medium = other.set_index("medium")["page_cache_fill"]
+    assert by_medium["nvme"] > 0 and by_medium["wan-50ms"] == 0
 
 
 def test_a_remote_medium_pays_a_round_trip_per_cache_fill_for_what_root_asked_and_has_no_read_ahead():

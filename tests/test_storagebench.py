@@ -177,6 +177,34 @@ def test_the_table_has_n_intervals_and_the_check_against_nominal():
     assert "20 % below the limit 150 MB/s" in row["nominal_check_detail"]
 
 
+def _fill_run(rep, per_mb):
+    fill = {
+        "fill_bytes": 256 * MIB,
+        "cold_system_s": 0.01 + per_mb * 256 * MIB / 1e6,
+        "warm_system_s": 0.01,
+        "cold_wall_s": 0.2,
+        "warm_wall_s": 0.02,
+        "fill_cpu_s_per_mb": per_mb,
+    }
+    base = _run("native", SEQ, rep, 1.4e9)
+    device = storagebench.Device(*(base[c] for c in storagebench.DEVICE_COLUMNS))
+    record = storagebench._fill_record("h", device, rep, 6, 0.0, fill, 1 << 30)
+    return record | {"free_page_reporting": "absent", "fio_version": "fio-3.33"}
+
+
+def test_the_page_cache_fill_is_a_row_of_native_storage_with_its_interval():
+    records = [_run("native", SEQ, rep, 1.5e9) for rep in range(3)]
+    records += [_fill_run(rep, per_mb) for rep, per_mb in enumerate((1.4e-3, 1.6e-3, 1.5e-3, 1.5e-3))]
+    table = storagebench.summarize(records)
+    assert list(table["pattern"]) == ["sequential", storagebench.FILL_PATTERN]  # fio's jobs first
+    fill = table.iloc[1]
+    assert fill["n"] == 4 and fill["fill_cpu_s_per_mb"] == pytest.approx(1.5e-3)
+    assert fill["fill_cpu_s_per_mb_ci95_low"] < 1.5e-3 < fill["fill_cpu_s_per_mb_ci95_high"]
+    assert fill["bandwidth_bps"] == pytest.approx(256 * MIB / 0.2)  # the cold read's
+    assert fill["nominal_check"] == "" and math.isnan(table.iloc[0]["fill_cpu_s_per_mb"])
+    assert "1.500 ms of system CPU per MB" in storagebench.describe(table)[1]
+
+
 def test_a_limit_that_does_not_bind_is_checked_as_a_ceiling():
     # hdd_seek on 1 MiB direct reads: 50 requests/s of 1 MiB (52 MB/s) bind, not the 150 MB/s.
     seek = storagebench.summarize(
@@ -224,7 +252,8 @@ def test_hdd_delivers_its_nominal_bandwidth_to_a_cold_sequential_read(tmp_path):
         say=lambda _: None,
     )
     table = storagebench.write_tables(records, tmp_path / "storage.csv", tmp_path / "runs.csv")
-    assert len(records) == 2 * 2 * storagebench.REPETITIONS
+    fills = storagebench.FILL_RUNS_PER_ROUND * storagebench.REPETITIONS
+    assert len(records) == 2 * 2 * storagebench.REPETITIONS + fills
     assert (tmp_path / "storage.csv").exists() and (tmp_path / "runs.csv").exists()
     hdd = table[table["storage_profile"] == "hdd"].set_index("io_mode")
     for mode in ("buffered", "direct"):
@@ -235,6 +264,11 @@ def test_hdd_delivers_its_nominal_bandwidth_to_a_cold_sequential_read(tmp_path):
         assert hdd.loc[mode, "nominal_check"] == "pass", hdd.loc[mode, "nominal_check_detail"]
         # Every byte fio read came from the disk, through the group (the reads were cold).
         assert hdd.loc[mode, "read_amplification"] >= 1.0
+    # A cold read costs the CPU more than a warm one: the page cache's pages are allocated and filled (and, on a
+    # virtual machine that reports free memory to its host, backed again by the host).
+    fill = table[table["pattern"] == storagebench.FILL_PATTERN].iloc[0]
+    assert fill["storage_profile"] == "native" and fill["n"] == fills
+    assert fill["fill_cpu_s_per_mb"] > 0 and math.isfinite(fill["fill_cpu_s_per_mb_ci95_high"])
     native = table[table["storage_profile"] == "native"].iloc[0]
     assert native["device"] and native["read_ahead_kb"] > 0 and native["max_sectors_kb"] > 0
     assert native["max_segments"] > 0

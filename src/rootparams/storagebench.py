@@ -12,6 +12,13 @@ same throttle the timed reads run under (rootparams.storage):
   ~32 kB at a time without the TTreeCache, a cluster's baskets in large reads with it), one at a time
   (ROOT reads synchronously: iodepth 1).
 
+Beside fio, one more job of native storage, read by this module itself: the **page-cache fill**, the CPU a cold
+read costs beyond a warm one (``measure_page_cache_fill``). A cold read's pages are new to the page cache: the kernel
+allocates them, builds the block requests and, on a virtual machine whose host takes back free memory (free page
+reporting, rootparams.hostmemory), faults in memory the host must back again. That is system CPU of the reader's
+own thread, which no warm read shows; its figure, seconds per MB the block layer brings in, is the model's part
+``page_cache_fill``.
+
 Each run reports bandwidth, IOPS and per-request latency (mean, p50, p99), and, from the cgroup's counters, the
 block requests and bytes it cost the disk: the throttle's IOPS limit counts those requests (bios), not the
 reader's calls. Every run is repeated (three times by default) in interleaved, shuffled rounds, and the table has
@@ -28,6 +35,7 @@ import json
 import math
 import os
 import random
+import resource
 import shlex
 import shutil
 import signal
@@ -70,6 +78,21 @@ NOMINAL_TOLERANCE = 0.10
 # as fast as the limit compounds with it (measured: under ssd's 500 MB/s, buffered reads of a disk that managed
 # ~510 MB/s natively ran at ~360 MB/s).
 DISK_HEADROOM = 2.0
+
+
+# The page-cache fill (measure_page_cache_fill): the first FILL_BYTES of the scratch file, read in 1 MiB calls cold
+# and then warm, FILL_RUNS_PER_ROUND times in every round. 256 MB take ~0.2 s on a host-cached disk and give ~0.1 s
+# of system CPU at ~0.5 ms per MB, well above the kernel's 4 ms accounting tick.
+FILL_PATTERN = "page-cache fill"
+FILL_BYTES = 256 * MIB
+FILL_CHUNK_BYTES = 1 * MIB
+FILL_RUNS_PER_ROUND = 2
+# Free page reporting hands a freed block to the host about 2 s after it was freed (PAGE_REPORTING_DELAY in the
+# kernel's mm/page_reporting.c). A timed read starts seconds after its eviction (the residency check, the monitor,
+# the reader's start), so its page cache lands on reported memory; the fill waits as long before it reads. Without
+# the wait the allocator hands back the pages just freed, not yet reported: measured on a 2-core VM, 0.0-0.08 ms
+# per MB beyond a warm read, against 1.5-1.9 ms per MB after 3 s.
+REPORTING_WAIT_SECONDS = 3.0
 
 
 class StorageBenchError(UserError):
@@ -366,6 +389,49 @@ def run_fio(
     return parse_fio_json(output.read_text(), source=f"fio's report {output}"), used
 
 
+def _read_system_seconds(path: Path, nbytes: int, chunk: int) -> tuple[float, float, int]:
+    """(system CPU seconds of this thread, wall seconds, bytes) of reading the first ``nbytes`` of ``path`` in calls
+    of ``chunk`` bytes. The thread's own system time: what the kernel did for these reads, not for other threads."""
+    view = memoryview(bytearray(chunk))
+    done = 0
+    with open(path, "rb", buffering=0) as f:
+        before, start = resource.getrusage(resource.RUSAGE_THREAD).ru_stime, time.perf_counter()
+        while done < nbytes:
+            got = f.readinto(view[: min(chunk, nbytes - done)])
+            if not got:
+                break
+            done += got
+        wall = time.perf_counter() - start
+        system = resource.getrusage(resource.RUSAGE_THREAD).ru_stime - before
+    return system, wall, done
+
+
+def measure_page_cache_fill(
+    path: Path,
+    nbytes: int = FILL_BYTES,
+    chunk: int = FILL_CHUNK_BYTES,
+    wait_seconds: float = REPORTING_WAIT_SECONDS,
+) -> dict[str, float]:
+    """One run of the page-cache fill: ``path`` evicted (verified with mincore), ``wait_seconds`` for the host to
+    take back the freed memory as it does before a timed read, then its first ``nbytes`` read cold and at once again
+    warm, in the same calls. The difference of the two reads' system CPU per MB read is what filling the page
+    cache costs the reader's CPU: page allocation, the block requests, and the host backing reported memory again."""
+    pagecache.make_cold(path, system_wide=False)
+    time.sleep(wait_seconds)
+    cold_system, cold_wall, done = _read_system_seconds(path, nbytes, chunk)
+    warm_system, warm_wall, _ = _read_system_seconds(path, nbytes, chunk)
+    if not done:
+        raise StorageBenchError(f"the scratch file {path} is empty: the page-cache fill read nothing")
+    return {
+        "fill_bytes": done,
+        "cold_system_s": cold_system,
+        "warm_system_s": warm_system,
+        "cold_wall_s": cold_wall,
+        "warm_wall_s": warm_wall,
+        "fill_cpu_s_per_mb": (cold_system - warm_system) / (done / 1e6),
+    }
+
+
 def measure_storage(
     profiles: Sequence[StorageProfile],
     data_dir: str | Path,
@@ -447,6 +513,13 @@ def measure_storage(
                     _record(host, profile, device, job, rep, position, start, result, used, scratch_bytes)
                     | {"free_page_reporting": page_reporting, "fio_version": version}
                 )
+            for run in range(FILL_RUNS_PER_ROUND):
+                start = time.time()
+                fill = measure_page_cache_fill(scratch, min(FILL_BYTES, scratch_bytes))
+                records.append(
+                    _fill_record(host, device, rep, len(order) + run, start, fill, scratch_bytes)
+                    | {"free_page_reporting": page_reporting, "fio_version": version}
+                )
             say(f"storage primitives: round {rep + 1} of {repetitions} done")
     return records
 
@@ -492,6 +565,45 @@ def _record(
     }
 
 
+def _fill_record(
+    host: str,
+    device: Device,
+    rep: int,
+    position: int,
+    start: float,
+    fill: Mapping[str, float],
+    scratch_bytes: int,
+) -> dict[str, Any]:
+    """A page-cache fill run as a row of the runs' table: a job of native storage whose figure is the CPU per MB;
+    its bandwidth is the cold read's, the fio columns it has no value for are NaN."""
+    nan = math.nan
+    return {
+        "host": host,
+        "storage_profile": "native",
+        **device.as_record(),
+        "pattern": FILL_PATTERN,
+        "block_bytes": FILL_CHUNK_BYTES,
+        "io_mode": "buffered",
+        "rep": rep,
+        "position_in_round": position,
+        "start_time": start,
+        "runtime_s": fill["cold_wall_s"],
+        "io_bytes": fill["fill_bytes"],
+        "reads": math.ceil(fill["fill_bytes"] / FILL_CHUNK_BYTES),
+        "bandwidth_bps": fill["fill_bytes"] / fill["cold_wall_s"] if fill["cold_wall_s"] > 0 else nan,
+        "iops": nan,
+        "latency_s_mean": nan,
+        "latency_s_p50": nan,
+        "latency_s_p99": nan,
+        "device_requests": nan,
+        "device_bytes": nan,
+        "scratch_bytes": scratch_bytes,
+        "nominal_read_bps": nan,
+        "nominal_read_iops": nan,
+        **fill,
+    }
+
+
 # The columns of the summary, in order: what was measured where, then the figures, then the check.
 SUMMARY_COLUMNS = [
     "host",
@@ -512,6 +624,10 @@ SUMMARY_COLUMNS = [
     "latency_s_mean_ci95_high",
     "latency_s_p50",
     "latency_s_p99",
+    # The page-cache fill's row only: system CPU per MB a cold read costs beyond a warm one.
+    "fill_cpu_s_per_mb",
+    "fill_cpu_s_per_mb_ci95_low",
+    "fill_cpu_s_per_mb_ci95_high",
     "device_bandwidth_bps",
     "device_iops",
     "device_bytes_per_request",
@@ -542,7 +658,9 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     # and of JOBS, not in the shuffled order of the runs.
     profiles = [p for p in STORAGE_ORDER if p in set(runs["storage_profile"])]
     profiles += sorted(set(runs["storage_profile"]) - set(profiles))
-    jobs = [(j.pattern, j.block_bytes, j.io_mode) for j in JOBS]
+    jobs = [(j.pattern, j.block_bytes, j.io_mode) for j in JOBS] + [
+        (FILL_PATTERN, FILL_CHUNK_BYTES, "buffered")
+    ]
     runs["_order"] = [
         (profiles.index(r.storage_profile), _job_rank(jobs, (r.pattern, r.block_bytes, r.io_mode)))
         for r in runs.itertuples()
@@ -561,8 +679,8 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
             "fio_version",
         ):
             row[column] = first[column]
-        for metric in ("bandwidth_bps", "iops", "latency_s_mean"):
-            interval = Interval.of(group[metric])
+        for metric in ("bandwidth_bps", "iops", "latency_s_mean", "fill_cpu_s_per_mb"):
+            interval = Interval.of(group.get(metric, []))
             row[metric] = interval.mean
             row[f"{metric}_ci95_low"] = interval.low
             row[f"{metric}_ci95_high"] = interval.high
@@ -677,6 +795,14 @@ def describe(table: pd.DataFrame) -> list[str]:
     lines = []
     for _, r in table.iterrows():
         check = f", nominal {r['nominal_check']}" if r["nominal_check"] else ""
+        if r["pattern"] == FILL_PATTERN:
+            lines.append(
+                f"{r['storage_profile']:>9} {r['pattern']}: {r['fill_cpu_s_per_mb'] * 1e3:.3f} ms of system CPU "
+                f"per MB beyond a warm read ({r['fill_cpu_s_per_mb_ci95_low'] * 1e3:.3f}-"
+                f"{r['fill_cpu_s_per_mb_ci95_high'] * 1e3:.3f}, n = {r['n']}), free page reporting "
+                f"{r['free_page_reporting']}"
+            )
+            continue
         lines.append(
             f"{r['storage_profile']:>9} {r['pattern']:>10} {r['io_mode']:>8} {int(r['block_bytes']) // KIB:>5} KiB: "
             f"{r['bandwidth_bps'] / 1e6:8.1f} MB/s ({r['bandwidth_bps_ci95_low'] / 1e6:.1f}-"
