@@ -192,16 +192,28 @@ def test_a_study_is_predicted_from_its_primitives_and_judged_per_scan_and_profil
     assert model.errors_table(predicted.iloc[0:0]).empty
 
 
-def test_the_page_cache_fill_is_cpu_per_byte_the_block_layer_served_on_this_host_s_local_media():
+def test_the_page_cache_fill_runs_beside_the_transfer_the_slower_of_the_two_sets_the_pace():
     filled = model.Medium("hdd", 150e6, 0.0, fill_seconds_per_byte=1.5e-9)  # 1.5 ms per MB
     p = model.predict(POINT, CPU, filled, read_ahead_bytes=0)
     assert p["page_cache_fill"] == pytest.approx(150e6 * 1.5e-9)  # the block layer's bytes
-    assert p["predicted_loop_seconds"] == pytest.approx(0.4 + 0.6 + 0.225 + 1.0)
-    # CPU like any other: the storage hides behind it too (up to the window per fill)
-    window = 64 << 20
-    more = model.predict(POINT, {"unzip_seconds": 0.0, "loop_seconds": 0.05}, filled, window)
-    less = model.predict(POINT, {"unzip_seconds": 0.0, "loop_seconds": 0.05}, HDD, window)
-    assert -more["overlap"] > -less["overlap"]
+    # 150 MB at 150 MB/s: 1 s of transfer, behind which the 0.225 s fill hides whole
+    assert p["overlap"] == pytest.approx(-0.225)
+    assert p["predicted_loop_seconds"] == pytest.approx(0.4 + 0.6 + 1.0)
+    # a fast disk: the fill is the read's pace, and the 0.1 s transfer hides behind it
+    fast = model.Medium("nvme", 1.5e9, 0.0, fill_seconds_per_byte=1.5e-9)
+    p = model.predict(POINT, CPU, fast, read_ahead_bytes=0)
+    assert p["predicted_loop_seconds"] == pytest.approx(0.4 + 0.6 + 0.225)
+    # what is left of the transfer still hides behind the other CPU, no more than the read-ahead reaches
+    window = 8 << 20
+    p = model.predict(POINT, CPU, filled, read_ahead_bytes=window)
+    assert -p["overlap"] == pytest.approx(0.225 + 9 * window / 150e6)
+    for per_mb in (0.0, 0.5e-3, 2e-3, 20e-3):
+        for medium in (model.Medium("a", 150e6, 0.0), model.Medium("b", 1.5e9, 0.0)):
+            m = model.Medium(medium.name, medium.bandwidth_bps, 0.0, fill_seconds_per_byte=per_mb / 1e6)
+            p = model.predict(POINT, CPU, m, read_ahead_bytes=window)
+            busy = CPU["loop_seconds"] + p["page_cache_fill"]
+            assert 0 <= -p["overlap"] <= min(busy, p["storage_transfer"]) + 1e-12
+            assert p["predicted_loop_seconds"] >= max(busy, p["storage_transfer"]) - 1e-12
     study, storage, warm, _ = _study()
     assert model.page_cache_fill_seconds_per_byte(storage) == 0  # a table measured before the fill was
     fill_row = {"storage_profile": "native", "pattern": "page-cache fill", "io_mode": "buffered",

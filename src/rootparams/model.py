@@ -172,8 +172,8 @@ def predict(
     storage_bytes = number_or_zero(point.get("loop_bytes_read"))
     if medium.read_ahead:
         storage_bytes = number_or_zero(point.get("loop_storage_read_bytes")) or storage_bytes
-    # System CPU on the reader's own thread, in the reader's own time: nothing overlaps it, and storage can hide
-    # behind it like behind any other CPU.
+    # System CPU of the reader's own thread: the kernel allocates a read-ahead window's pages and sends its requests
+    # (on a virtual machine, the host backs reported memory again) in the reader's read calls.
     page_cache = storage_bytes * medium.fill_seconds_per_byte
     parts = {
         "decompression": decompression,
@@ -189,8 +189,18 @@ def predict(
         # ROOT's read calls mostly find their pages already read ahead; at most the block requests reach the disk.
         requests = min(requests, block_requests)
     parts.update(medium.storage_parts(storage_bytes, requests, block_requests))
-    parts["overlap"] = -hidden_storage(
-        point, medium, storage_bytes, fills, read_ahead_bytes, decompression + deserialisation + page_cache
+    # While the reader fills the pages of one window, the device transfers the window before it: the transfer hides
+    # behind the fill first, up to the smaller of the two (a fast disk leaves the fill's CPU as the read's pace, a
+    # slow one hides the fill), and what is left of it behind the reader's other work, as far as it reaches.
+    behind_fill = min(page_cache, parts["storage_transfer"])
+    parts["overlap"] = -behind_fill - hidden_storage(
+        point,
+        medium,
+        storage_bytes,
+        fills,
+        read_ahead_bytes,
+        decompression + deserialisation,
+        parts["storage_transfer"] - behind_fill,
     )
     total = sum(parts.values())
     events = number_or_zero(point.get("events_read"))
@@ -208,8 +218,11 @@ def hidden_storage(
     fills: float,
     read_ahead_bytes: float,
     cpu_seconds: float,
+    transfer_left: float | None = None,
 ) -> float:
-    """The storage time fetched while the CPU worked (seconds): the overlap.
+    """The storage time fetched while the CPU worked (seconds): the overlap behind decompression and
+    deserialisation (``transfer_left``: the transfer not already hidden behind the page-cache fill; all of it by
+    default).
 
     While the reader works on a fill, what comes next is fetched up to a reach: the kernel's read-ahead window
     (it keeps the current window and the next one in flight, so one window is the least it has ahead when the reader
@@ -222,7 +235,7 @@ def hidden_storage(
     reach = read_ahead_bytes if medium.read_ahead else 0.0
     if str(point.get("container")) == "rntuple":
         reach = max(reach, storage_bytes / fills)
-    transfer = storage_bytes / medium.bandwidth_bps
+    transfer = storage_bytes / medium.bandwidth_bps if transfer_left is None else transfer_left
     return (fills - 1) / fills * min(fills * reach / medium.bandwidth_bps, transfer, cpu_seconds)
 
 
