@@ -224,6 +224,12 @@ def test_the_page_cache_fill_runs_beside_the_transfer_the_slower_of_the_two_sets
     assert media["hdd"].fill_seconds_per_byte == pytest.approx(2e-9)
     assert media["hdd"].bandwidth_bps == 150e6  # the fill's row is not the sequential one
     # a local disk the host lacks pays this host's fill; a WAN's bytes never pass through the page cache
+    # the cold loop's system CPU beyond the warm read's is the fill as it happened, beside the predicted one
+    measured = model.predicted_points(
+        study.assign(loop_system_cpu_seconds=1.0), storage, warm.assign(system_cpu_us_per_event_mean=100.0)
+    )
+    assert measured["measured_page_cache_fill"].iloc[0] == pytest.approx(1.0 - 100e-6 * 1000)
+    assert model.errors_table(measured)["part_most_off"].str.startswith("page-cache fill").all()
     other = model.media_points(study, storage, warm)
     by_medium = other.set_index("medium")["page_cache_fill"]
     assert by_medium["nvme"] > 0 and by_medium["wan-50ms"] == 0

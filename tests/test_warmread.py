@@ -312,3 +312,16 @@ def test_the_memory_probe_before_a_warm_read_gives_the_hosts_memory_latency():
     summary = warmread.cpu_summary(warmread.cpu_table([record] * 3, probe_loads=700_000))
     assert summary["memory_latency_ns_mean"].iloc[0] == pytest.approx(100)
     assert summary["memory_latency_ns_n"].iloc[0] == 3
+
+
+def test_the_warm_loop_s_system_cpu_per_event_is_kept_for_the_page_cache_fill():
+    from rootparams import warmread
+
+    record = {"events_read": 100, "loop_seconds": 0.6, "loop_system_cpu_seconds": 0.02}
+    table = warmread.cpu_table([record] * 2)
+    assert table["warm_loop_system_cpu_seconds"].iloc[0] == 0.02
+    assert table["system_cpu_us_per_event"].iloc[0] == pytest.approx(200)
+    assert warmread.cpu_summary(table)["system_cpu_us_per_event_mean"].iloc[0] == pytest.approx(200)
+    assert math.isnan(
+        warmread.cpu_table([{"events_read": 100, "loop_seconds": 0.6}])["system_cpu_us_per_event"][0]
+    )

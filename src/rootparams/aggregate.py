@@ -59,6 +59,7 @@ SUMMARY_METRICS = [
     "first_entry_seconds",
     "process_seconds",
     "loop_cpu_seconds",
+    "loop_system_cpu_seconds",
     "reader_cpu_seconds",
     "loop_read_calls",
     "loop_bytes_read",

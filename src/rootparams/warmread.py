@@ -286,6 +286,7 @@ READ_COLUMNS = {
     "learn_entries": "learn_entries",
     "warm_loop_seconds": "loop_seconds",
     "warm_loop_cpu_seconds": "loop_cpu_seconds",
+    "warm_loop_system_cpu_seconds": "loop_system_cpu_seconds",
     "unzip_seconds": "loop_unzip_seconds",
     "unzip_input_bytes": "loop_unzip_input_bytes",
     "unzip_output_bytes": "loop_unzip_output_bytes",
@@ -309,6 +310,7 @@ PRIMITIVES = (
     "deser_cpu_us_per_event",
     "warm_rate_hz",
     "memory_latency_ns",
+    "system_cpu_us_per_event",
 )
 
 
@@ -323,6 +325,11 @@ def cpu_table(records: Iterable[Mapping[str, Any]], probe_loads: int | None = No
         row["unzip_cpu_s_per_mb_uncompressed"] = unzip_cpu_s_per_mb_uncompressed(r)
         row["deser_cpu_us_per_event"] = deser_cpu_us_per_event(r)
         row["warm_rate_hz"] = _number(r.get("events_read")) / (_number(r.get("loop_seconds")) or math.nan)
+        # The kernel's share of the warm loop (its read calls from the page cache): a cold read's beyond it is the
+        # page-cache fill (rootparams.model).
+        row["system_cpu_us_per_event"] = (
+            1e6 * _number(r.get("loop_system_cpu_seconds")) / (_number(r.get("events_read")) or math.nan)
+        )
         row["memory_latency_ns"] = (
             1e9 * _number(r.get("memory_probe_before_seconds")) / probe_loads if probe_loads else math.nan
         )

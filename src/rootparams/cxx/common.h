@@ -104,6 +104,14 @@ inline double process_cpu_seconds()
    return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
+// The process's system CPU time (all threads): what the kernel did for it, page-cache fills included.
+inline double process_system_cpu_seconds()
+{
+   rusage usage{};
+   getrusage(RUSAGE_SELF, &usage);
+   return usage.ru_stime.tv_sec + 1e-6 * usage.ru_stime.tv_usec;
+}
+
 // Resident set size now, from /proc/self/statm (pages -> bytes).
 inline long long current_rss_bytes()
 {

@@ -94,6 +94,7 @@ void add_span(JsonObject &out, const std::string &span, const Snapshot &a, const
    const double nan = std::nan("");
    out.num(span + "_seconds", b.steady - a.steady)
       .num(span + "_cpu_seconds", b.cpu - a.cpu)
+      .num(span + "_system_cpu_seconds", b.system_cpu - a.system_cpu)
       .integer(span + "_storage_read_bytes", b.io.storage_read_bytes - a.io.storage_read_bytes)
       .integer(span + "_read_syscalls", b.io.syscr - a.io.syscr);
    if (a.disk_completed_bytes >= 0 && b.disk_completed_bytes >= 0)

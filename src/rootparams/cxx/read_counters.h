@@ -127,7 +127,7 @@ long long disk_completed_read_bytes();
 
 // Every counter at one instant; a span's figures are the differences between the snapshots at its ends.
 struct Snapshot {
-   double steady = 0, epoch = 0, cpu = 0;
+   double steady = 0, epoch = 0, cpu = 0, system_cpu = 0;
    long long bytes = 0, calls = 0, unzip_in = 0, unzip_out = 0;  // of the file under test
    double disk = 0, unzip = 0;
    long long disk_completed_bytes = -1;
@@ -139,6 +139,7 @@ struct Snapshot {
       s.steady = steady_now();
       s.epoch = epoch_now();
       s.cpu = process_cpu_seconds();
+      s.system_cpu = process_system_cpu_seconds();
       if (perf) {
          s.bytes = perf->bytes();
          s.calls = perf->calls();
