@@ -92,6 +92,8 @@ STORAGE_PRIMITIVES_RUNS = f"{PRIMITIVES}/storage_runs.csv"
 # bandwidth and vector reads through the reads' own endpoint, measured with ROOT), and every timed request.
 REMOTE_PRIMITIVES_TABLE = f"{PRIMITIVES}/remote.csv"
 REMOTE_PRIMITIVES_REQUESTS = f"{PRIMITIVES}/remote_requests.csv"
+# The logs of the servers and proxies the remote primitives start: <this>/<profile>/{xrootd,toxiproxy}.log
+REMOTE_PRIMITIVES_ENDPOINT_LOGS = f"{LOGS}/primitives/remote-endpoints"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 
 

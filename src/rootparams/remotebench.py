@@ -75,7 +75,7 @@ VECTOR_REPETITIONS = 10
 # The scratch file: the transfer and the spread reads fit in it with room (offsets differ from one kind to the next).
 SCRATCH_BYTES = 128 * MIB
 # How far the measured round trip may lie from the nominal one: the proxy's own hop and the server's cold read of a
-# small block (0.1-0.3 ms on the 2-core development VM), and Go's timers in the two latency toxics (+0.7 to +1.7 ms
+# small block (0.1-0.3 ms on a 2-core virtual machine), and Go's timers in the two latency toxics (+0.7 to +1.7 ms
 # at 20 and 50 ms: tests/test_remote_endpoint.py), with room for a busy host. See docs/model.md for the figures.
 ROUND_TRIP_ALLOWANCE_S = 3e-3
 PROBE_TIMEOUT_SECONDS = 600
@@ -215,7 +215,7 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
     def cold(ranges: Sequence[tuple[int, int]]) -> None:
         # The bytes the next reads fetch, evicted from the server's page cache and verified out of it, never
         # assumed. A few pages the server's last requests used can stay resident a while (held by the kernel beyond
-        # the eviction: seen 1-2 MiB on the development VM); they are not what the next reads fetch.
+        # the eviction: seen 1-2 MiB on a 2-core virtual machine); they are not what the next reads fetch.
         if not local:
             return
         for _ in range(EVICTION_ATTEMPTS):
