@@ -76,6 +76,8 @@ def _result(rtt=0.0211, bandwidth=94e6, spread=0.0002, transfer_bytes=64 * MIB, 
         "transfer_bytes": transfer_bytes,
         "vector_pieces": pieces,
         "vector_piece_bytes": piece,
+        "resident_pages": 0,
+        "requested_pages": 51912,
         "round_trip": list(rtt + KIB / bandwidth + spread * rng.random(200)),
         "transfer": [rtt + spread / 2 + transfer_bytes / bandwidth] * 3,
         "vector": [rtt + spread / 2 + pieces * piece / bandwidth] * 10,
@@ -101,6 +103,13 @@ def test_a_probe_becomes_a_round_trip_a_bandwidth_and_the_model_s_latency():
     assert (row["nominal_rtt_s"], row["applied_rtt_s"], row["nominal_bandwidth_bps"]) == (0.02, 0.02, 100e6)
     assert row["nominal_check"] == "pass", row["nominal_check_detail"]
     assert row["rtt_minus_nominal_s"] == pytest.approx(row["round_trip_s_median"] - 0.02)
+    assert row["cold"] and row["resident_share"] == 0
+    # pages the eviction could not drop are counted, and the row is not called cold
+    warmish = remotebench.summarize_probe(
+        "h", WAN, {**_result(), "resident_pages": 512, "requested_pages": 51912}, described
+    )
+    assert not warmish["cold"] and warmish["resident_share"] == pytest.approx(512 / 51912)
+    assert remotebench.pages_of([(0, 1), (4095, 2), (8192, 4096)]) == 3
 
 
 def test_the_check_against_the_nominal_figures():
@@ -230,7 +239,9 @@ def test_the_round_trip_through_the_wan_profile_is_its_20_ms(data_dir, tmp_path)
     )  # fmt: skip
     (row,) = rows
     assert row["nominal_check"] in ("pass", "fail"), row["nominal_check_detail"]
-    assert row["file_class"] == "TNetXNGFile" and row["cold"]  # through the server, the file evicted first
+    # through the server, the file evicted first: pages the server keeps resident despite the eviction are counted
+    # (1-3 % of a read's pages at most on a 2-core virtual machine), never left unsaid
+    assert row["file_class"] == "TNetXNGFile" and row["resident_share"] < 0.05
     assert row["round_trip_n"] == 50 and len(requests) == 50 + 3 + 3
     median = row["round_trip_s_median"]
     assert 0.020 <= median <= 0.020 + remotebench.ROUND_TRIP_ALLOWANCE_S, row

@@ -18,6 +18,7 @@ from pathlib import Path
 from rootparams.errors import UserError
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+PAGE_SIZE = mmap.PAGESIZE
 
 
 class EvictionError(UserError):

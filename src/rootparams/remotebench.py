@@ -22,8 +22,9 @@ and times, in compiled code:
 
 On our own server the file is evicted from this host's page cache before the round trips and before every transfer
 and vector read, and the bytes each of them fetches are verified out of it (rootparams.pagecache), as the timed
-reads evict theirs: a request's time includes the server's cold read of the disk, as theirs does. A user's server caches what it likes; the table says
-``cold`` false there.
+reads evict theirs: a request's time includes the server's cold read of the disk, as theirs does. Pages that stay
+resident despite the eviction are counted (``resident_share``: ``cold`` is true only where there were none). A
+user's server caches what it likes; the table says ``cold`` false there.
 
 ROOT reads in a child process: XrdCl's fork handler can hang the next fork() of a process that has read root://
 (rootparams.remote), and this job starts the servers. Each profile is checked against its nominal figures: the
@@ -212,23 +213,25 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
     code = ROOT.rootparams_remotebench
     local = plan["local_path"]
 
+    resident = {"pages": 0, "of": 0}
+
     def cold(ranges: Sequence[tuple[int, int]]) -> None:
-        # The bytes the next reads fetch, evicted from the server's page cache and verified out of it, never
-        # assumed. A few pages the server's last requests used can stay resident a while (held by the kernel beyond
-        # the eviction: seen 1-2 MiB on a 2-core virtual machine); they are not what the next reads fetch.
+        # The bytes the next reads fetch, evicted from the server's page cache and verified, never assumed. Some
+        # pages the server served shortly before can stay resident for seconds after an eviction (1-2 MiB at a time
+        # on a 2-core virtual machine, more often through the proxy: not explained yet). Where they overlap the next
+        # reads after EVICTION_ATTEMPTS tries, the reads go ahead and the pages are counted: the table gives the
+        # share of the requested pages that were resident (``resident_share``), so a warm part is seen, not hidden.
         if not local:
             return
+        left = 0
         for _ in range(EVICTION_ATTEMPTS):
             pagecache.evict(local, system_wide=False)
-            if pagecache.resident_pages_in(local, ranges) == 0:
-                return
+            left = pagecache.resident_pages_in(local, ranges)
+            if left == 0:
+                break
             time.sleep(EVICTION_PAUSE_SECONDS)
-        left = pagecache.resident_pages_in(local, ranges)
-        raise pagecache.EvictionError(
-            f"{local}: {left} pages of the {len(ranges)} ranges about to be read over root:// are still in the page "
-            f"cache after {EVICTION_ATTEMPTS} evictions; a cold read of them cannot be measured (another process "
-            "keeps reading the file?)"
-        )
+        resident["pages"] += left
+        resident["of"] += pages_of(ranges)
 
     started = time.perf_counter()
     file = ROOT.TFile.Open(plan["url"])
@@ -273,7 +276,16 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
             raise RemoteBenchError(f"a vector read of {len(positions)} pieces from {plan['url']} failed")
         out["vector"].append(seconds)
     file.Close()
+    out["resident_pages"], out["requested_pages"] = resident["pages"], resident["of"]
     return out
+
+
+def pages_of(ranges: Iterable[tuple[int, int]]) -> int:
+    """How many pages hold the byte ranges ``(offset, length)`` (each page once)."""
+    page = pagecache.PAGE_SIZE
+    return len(
+        {i for offset, length in ranges for i in range(offset // page, (offset + length + page - 1) // page)}
+    )
 
 
 def run_probe(plan: Mapping[str, Any], say: Callable[[str], None] = print) -> dict[str, Any]:
@@ -412,7 +424,12 @@ def summarize_probe(
         "storage_profile": profile.name,
         "storage_access": profile.access,
         "file_class": result.get("file_class", ""),
-        "cold": bool(result.get("cold", False)),
+        "cold": bool(result.get("cold", False)) and result.get("resident_pages", 0) == 0,
+        "resident_share": (
+            result["resident_pages"] / result["requested_pages"]
+            if result.get("requested_pages")
+            else math.nan
+        ),
         "round_trip_n": rt.n,
         "round_trip_bytes": rt_bytes,
         "round_trip_s_median": float(np.median(round_trips)) if round_trips else math.nan,
@@ -545,6 +562,7 @@ SUMMARY_COLUMNS = [
     "url",
     "file_class",
     "cold",
+    "resident_share",
     "round_trip_n",
     "round_trip_bytes",
     "round_trip_s_median",
@@ -620,7 +638,13 @@ def describe(table: pd.DataFrame) -> list[str]:
             f"{int(r['round_trip_n'])}), bandwidth {r['bandwidth_bps'] / 1e6:.1f} MB/s (round trip "
             f"{100 * r['round_trip_share_of_transfer']:.1f} % of a {r['transfer_bytes'] / MIB:.0f} MiB transfer), "
             f"vector read of {int(r['vector_pieces'])} x {int(r['vector_piece_bytes']) // KIB} KiB {r['vector_s_mean'] * 1e3:.2f} ms "
-            f"({r['vector_vs_predicted']:.2f} x predicted); nominal {r['nominal_check'] or '-'}: "
+            f"({r['vector_vs_predicted']:.2f} x predicted)"
+            + (
+                f", {100 * r['resident_share']:.1f} % of the requested pages resident despite the eviction"
+                if r["resident_share"] > 0
+                else ""
+            )
+            + f"; nominal {r['nominal_check'] or '-'}: "
             f"{r['nominal_check_detail']}"
         )
     return lines
