@@ -55,3 +55,17 @@ def test_empty_file_has_no_pages(tmp_path):
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
     assert pagecache.residency(empty).total_pages == 0
+
+
+def test_the_pages_of_byte_ranges_are_counted_apart_from_the_rest(data_file):
+    pagecache.make_cold(data_file, system_wide=False)
+    fd = os.open(data_file, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead around the one read
+        os.pread(fd, 4096, 1 << 20)
+    finally:
+        os.close(fd)
+    assert pagecache.resident_pages_in(data_file, [((1 << 20) + 100, 10)]) == 1
+    assert pagecache.resident_pages_in(data_file, [(0, 4096), (2 << 20, 8192)]) == 0
+    # a range over two pages looks at both (one is resident); the same page twice counts once
+    assert pagecache.resident_pages_in(data_file, [((1 << 20) - 10, 20), ((1 << 20), 1)]) == 1

@@ -3,14 +3,17 @@ from the reads it predicts.
 
 A cold read of a point is the warm read of the same file and read settings (the CPU: ROOT's decompression and
 everything else, measured with the file resident in the page cache: ``rootparams.warmread``) plus what the storage
-adds (``rootparams.storagebench``: fio's bandwidth and per-request latency under the same storage profile), less
-what is fetched while the CPU works (the kernel's read-ahead, RNTuple's cluster pool):
+adds (``rootparams.storagebench``: fio's bandwidth and per-request latency under the same storage profile; on a
+remote profile ``rootparams.remotebench``: the round trip and bandwidth ROOT meets through the profile's endpoint,
+every request a round trip), less what is fetched while the CPU works (the kernel's read-ahead, RNTuple's cluster
+pool):
 
     loop = decompression + deserialisation            (the warm read's spans)
          + page-cache fill                            bytes the block layer served x the host's system CPU per
                                                       MB of a cold read beyond a warm one (local storage)
          + storage transfer                           bytes the block layer served / the medium's bandwidth
          + storage requests                           the requests that reach the device x its per-request latency
+                                                      (remote: the requests ROOT sends x the round trip)
          + throttled requests                         block requests / the IOPS limit, beyond the transfer (hdd_seek)
          - overlap                                    what was fetched behind the CPU (the kernel's read-ahead,
                                                       RNTuple's cluster pool)
@@ -65,7 +68,11 @@ class Medium:
     # the page cache never reaches the device, and costs what it costs in the warm read; a large call's requests go
     # out together, so never more than the read calls), or "cache_fill" (a cache fill is one round trip: XRootD
     # sends a fill's baskets as one vector read; or, on a seeking disk, the lower bound when each fill's baskets
-    # lie together and only the jump to a cluster seeks).
+    # lie together and only the jump to a cluster seeks), or "round_trip" (a remote medium: every request ROOT
+    # sends over the network waits for its answer. A TTree's read calls are exactly those requests: a TTreeCache
+    # fill is one call, TNetXNGFile::ReadBuffers, one vector read however many baskets it holds, and the learning
+    # phase's and a cache-less read's baskets one call each. RNTuple counts the byte ranges inside its vector
+    # reads as read calls, so there it is one request per cluster its cache loads, or per read call without it).
     requests_per: str = "read_call"
     # The kernel's read-ahead fetches ahead of the reader on a local block device, not over the network.
     read_ahead: bool = True
@@ -183,7 +190,9 @@ def predict(
     fills = cache_fills(point)
     block_requests = number_or_zero(point.get("storage_requests"))
     requests = number_or_zero(point.get("loop_read_calls"))
-    if medium.requests_per == "cache_fill":
+    if medium.requests_per == "cache_fill" or (
+        medium.requests_per == "round_trip" and str(point.get("container")) == "rntuple"
+    ):
         requests = fills
     elif medium.requests_per == "device_request" and block_requests:
         # ROOT's read calls mostly find their pages already read ahead; at most the block requests reach the disk.
@@ -351,6 +360,36 @@ def page_cache_fill_seconds_per_byte(table: pd.DataFrame) -> float:
     return number_or_zero(table["fill_cpu_s_per_mb"].dropna().mean()) / 1e6
 
 
+def media_from_remote(table: pd.DataFrame | None) -> dict[str, Medium]:
+    """Per remote storage profile, the medium measured through its endpoint with ROOT (results/primitives/remote.csv,
+    rootparams.remotebench): the bandwidth of one large transfer (its round trip taken off), the mean round trip of
+    a small read less its own bytes' transfer, paid by every request ROOT sends (``requests_per="round_trip"``),
+    and no kernel read-ahead (the reader's kernel reads nothing ahead over the network; the server's disk is in the
+    measured figures: the file was cold, as in the timed reads). A profile that was not measured has no medium, and
+    its points stay unpredicted."""
+    if table is None or table.empty:
+        return {}
+    media = {}
+    for _, row in table.iterrows():
+        bandwidth, latency = number_or_zero(row.get("bandwidth_bps")), row.get("request_seconds")
+        if bandwidth <= 0 or not (latency == latency and latency is not None):
+            continue
+        name = str(row["storage_profile"])
+        media[name] = Medium(
+            name,
+            bandwidth,
+            float(latency),
+            None,
+            source=(
+                f"measured through its endpoint: {bandwidth / 1e6:.1f} MB/s, {float(latency) * 1e3:.3f} ms per "
+                "round trip"
+            ),
+            requests_per="round_trip",
+            read_ahead=False,
+        )
+    return media
+
+
 def cpu_of_points(points: pd.DataFrame, warm: pd.DataFrame) -> dict[tuple, dict[str, float]]:
     """Per point, the CPU parts of its warm set (results/primitives/cpu_summary.csv): the warm loop's wall time
     for the point's events, split into decompression (CPU per uncompressed MB x the point's uncompressed MB) and
@@ -377,11 +416,15 @@ def cpu_of_points(points: pd.DataFrame, warm: pd.DataFrame) -> dict[tuple, dict[
     return cpu
 
 
-def predicted_points(points: pd.DataFrame, storage: pd.DataFrame, warm: pd.DataFrame) -> pd.DataFrame:
+def predicted_points(
+    points: pd.DataFrame, storage: pd.DataFrame, warm: pd.DataFrame, remote: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Every valid point with its predicted parts (seconds), predicted rate, the measured rate and its interval,
-    and the error of the rate (predicted / measured - 1). Points without a warm set or a measured medium (remote
-    profiles) are left out."""
+    and the error of the rate (predicted / measured - 1). The media are the local profiles' (``storage``: fio) and
+    the remote profiles' (``remote``: round trips and bandwidth through their endpoints, where the study has any).
+    Points without a warm set or a measured medium (a remote profile whose primitives are missing) are left out."""
     media, read_ahead = media_from_storage(storage)
+    media.update(media_from_remote(remote))
     cpu = cpu_of_points(points, warm)
     rows = []
     for p, pred in _predictions(points, cpu, lambda p: media.get(str(p["storage_profile"])), read_ahead):
@@ -398,9 +441,14 @@ def predicted_points(points: pd.DataFrame, storage: pd.DataFrame, warm: pd.DataF
                 "measured_disk_seconds": p["loop_disk_seconds"],
                 "measured_unzip_seconds": p["loop_unzip_seconds"],
                 # The cold loop's system CPU beyond the warm read's: the page-cache fill as it happened (NaN where
-                # the reader did not count system CPU apart).
-                "measured_page_cache_fill": p.get("loop_system_cpu_seconds", math.nan)
-                - cpu[(p["format"], p["file_id"], p["read_id"])].get("system_seconds", math.nan),
+                # the reader did not count system CPU apart, or where its bytes came over the network, not through
+                # its page cache).
+                "measured_page_cache_fill": (
+                    p.get("loop_system_cpu_seconds", math.nan)
+                    - cpu[(p["format"], p["file_id"], p["read_id"])].get("system_seconds", math.nan)
+                    if media[str(p["storage_profile"])].read_ahead
+                    else math.nan
+                ),
             }
         )
     return pd.DataFrame(rows)

@@ -11,12 +11,14 @@ import ctypes
 import ctypes.util
 import mmap
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rootparams.errors import UserError
 
 DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+PAGE_SIZE = mmap.PAGESIZE
 
 
 class EvictionError(UserError):
@@ -51,10 +53,26 @@ _MAP_FAILED = ctypes.c_void_p(-1).value
 
 def residency(path: str | Path) -> Residency:
     """How many of the file's pages are in the page cache now (mmap + mincore; reads no data)."""
+    flags = _page_flags(path)
+    return Residency(sum(b & 1 for b in flags), len(flags))
+
+
+def resident_pages_in(path: str | Path, ranges: Iterable[tuple[int, int]]) -> int:
+    """How many of the pages that hold the byte ranges ``(offset, length)`` of the file are in the page cache now
+    (each page counted once): whether the bytes a read is about to fetch are cold, whatever else is resident."""
+    flags = _page_flags(path)
+    pages = set()
+    for offset, length in ranges:
+        pages.update(range(offset // mmap.PAGESIZE, (offset + length + mmap.PAGESIZE - 1) // mmap.PAGESIZE))
+    return sum(flags[i] & 1 for i in pages if i < len(flags))
+
+
+def _page_flags(path: str | Path) -> bytes:
+    """mincore's byte per page of the whole file (bit 0: resident)."""
     size = os.path.getsize(path)
     pages = (size + mmap.PAGESIZE - 1) // mmap.PAGESIZE
     if size == 0:
-        return Residency(0, 0)
+        return b""
     fd = os.open(path, os.O_RDONLY)
     try:
         address = _libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
@@ -66,12 +84,12 @@ def residency(path: str | Path) -> Residency:
             if _libc.mincore(ctypes.c_void_p(address), size, vec) != 0:
                 err = ctypes.get_errno()
                 raise OSError(err, f"mincore failed on {path}: {os.strerror(err)}")
-            resident = sum(b & 1 for b in bytes(vec))
+            flags = bytes(vec)
         finally:
             _libc.munmap(ctypes.c_void_p(address), size)
     finally:
         os.close(fd)
-    return Residency(resident, pages)
+    return flags
 
 
 def evict(path: str | Path, system_wide: bool = True) -> str:

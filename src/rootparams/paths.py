@@ -9,6 +9,7 @@ Layout:
     <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
     <data_dir>/primitives/storage-scratch.bin          the file fio reads for the storage primitives (removed after)
+    <data_dir>/primitives/remote/remote-scratch.bin    the file ROOT reads over root:// for the remote primitives
     results/build/                                     compiled event model and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
@@ -26,6 +27,8 @@ Layout:
     results/provenance.json                            machine, software and config of the run
     results/primitives/storage.csv                     the storage primitives: fio's rates per profile and request
     results/primitives/storage_runs.csv                every fio run behind them
+    results/primitives/remote.csv                      the remote primitives: round trip, bandwidth per remote profile
+    results/primitives/remote_requests.csv             every timed request behind them
 """
 
 from __future__ import annotations
@@ -85,6 +88,12 @@ FIGURES = f"{RESULTS}/figures"
 # and every fio run behind them.
 STORAGE_PRIMITIVES_TABLE = f"{PRIMITIVES}/storage.csv"
 STORAGE_PRIMITIVES_RUNS = f"{PRIMITIVES}/storage_runs.csv"
+# The remote storage primitives (rootparams.remotebench): one row per remote storage profile (its round trip,
+# bandwidth and vector reads through the reads' own endpoint, measured with ROOT), and every timed request.
+REMOTE_PRIMITIVES_TABLE = f"{PRIMITIVES}/remote.csv"
+REMOTE_PRIMITIVES_REQUESTS = f"{PRIMITIVES}/remote_requests.csv"
+# The logs of the servers and proxies the remote primitives start: <this>/<profile>/{xrootd,toxiproxy}.log
+REMOTE_PRIMITIVES_ENDPOINT_LOGS = f"{LOGS}/primitives/remote-endpoints"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 
 
@@ -103,6 +112,11 @@ def warmup_file(data_dir: str, format: str = "{format}") -> str:
 def storage_scratch_file(data_dir: str) -> str:
     """The file the storage primitives read with fio: on the disk the study's files are read from."""
     return f"{Path(data_dir).as_posix().rstrip('/')}/primitives/storage-scratch.bin"
+
+
+def remote_scratch_file(data_dir: str) -> str:
+    """The file the remote primitives read over root://: in a directory of its own, which the server exports."""
+    return f"{Path(data_dir).as_posix().rstrip('/')}/primitives/remote/remote-scratch.bin"
 
 
 def recipe_file(format: str = "{format}") -> str:

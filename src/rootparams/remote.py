@@ -491,7 +491,8 @@ class Endpoint:
 
     def describe(self) -> dict[str, object]:
         """For the records: the versions, the ports, and the emulated network as applied (which can differ
-        from the profile's nominal numbers: toxiproxy's latency is whole milliseconds)."""
+        from the profile's nominal numbers: toxiproxy's latency is whole milliseconds). These are the toxics'
+        settings; what ROOT meets through them is measured by rootparams.remotebench (results/primitives/remote.csv)."""
         proxy = self.proxy
         return {
             "xrootd_version": self.server.xrootd_version,

@@ -311,7 +311,8 @@ def profiles_to_measure(config: Mapping[str, Any]) -> list[StorageProfile]:
     """native, then every local profile the study reads on (read_defaults and the scans), in the config's order.
 
     Remote profiles are left out: they read through root:// over the unthrottled disk, and what they add is the
-    network's round trips and bandwidth, which a later step measures on its own; their disk is native's. The config
+    network's round trips and bandwidth, which rootparams.remotebench measures through their endpoints; their disk
+    is native's. The config
     is the workflow's, after without_throttling: on a machine that cannot throttle only native remains."""
     custom = config["measurement"]["storage_profiles"]
     names = dict.fromkeys(["native", *(name for _, name in used_storage_profiles(config))])

@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from dataclasses import asdict
 
-from rootparams import adaptive, footprint, paths
+from rootparams import adaptive, footprint, paths, remotebench
 from rootparams.errors import UserError
 from rootparams.measure import needs_measuring, plan_point
 from rootparams.records import read_json
@@ -240,6 +240,20 @@ def chosen_before(block):
     return adaptive.chosen_before(read_json(record) if record.exists() else None)
 
 
+def remote_primitives():
+    # The remote profiles' round trips and bandwidth, where the study reads on any (the model predicts their
+    # points from them); nothing for a study on local storage only.
+    if STUDY["measurement"]["primitives"] and remotebench.profiles_to_measure(STUDY):
+        return [paths.REMOTE_PRIMITIVES_TABLE]
+    return []
+
+
+def model_remote_primitives(wildcards):
+    # One path (the script reads it as one table) or none.
+    tables = remote_primitives()
+    return tables[0] if tables else []
+
+
 def block_storage_primitives(wildcards):
     # The adaptive plan predicts from the storage primitives.
     return paths.STORAGE_PRIMITIVES_TABLE if ADAPTIVE else []
@@ -384,6 +398,7 @@ def final_outputs():
             if STUDY["measurement"]["primitives"]
             else []
         ),
+        *remote_primitives(),
         *(
             [paths.CPU_PRIMITIVES_TABLE, paths.CPU_PRIMITIVES_SUMMARY]
             if STUDY["measurement"]["warm_reads"]

@@ -11,6 +11,7 @@ rule model_tables:
         summary=paths.SUMMARY_TABLE,
         points=paths.POINTS_TABLE,
         storage=paths.STORAGE_PRIMITIVES_TABLE,
+        remote=model_remote_primitives,
         warm=paths.CPU_PRIMITIVES_SUMMARY,
     output:
         points=report(

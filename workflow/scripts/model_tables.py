@@ -12,7 +12,9 @@ def main(smk, say):
     i = smk.input
     points = model.read_study_points(i.repetitions, i.files, i.summary, i.points)
     storage, warm = pd.read_csv(smk.input.storage), pd.read_csv(smk.input.warm)
-    predicted = model.predicted_points(points, storage, warm)
+    # The remote profiles' primitives, where the study reads on any.
+    remote = pd.read_csv(smk.input.remote) if smk.input.remote else None
+    predicted = model.predicted_points(points, storage, warm, remote)
     predicted.to_csv(smk.output.points, index=False)
     errors = model.errors_table(predicted)
     errors.to_csv(smk.output.errors, index=False)
