@@ -7,8 +7,8 @@ fractions f_k of kind k, ``mixed_rate`` gives sum_k f_k x rate_k.
 
 How it is measured (``measure``, rootparams-unzipkinds, src/rootparams/cxx/unzip_kinds.cxx): one TTree file per
 format; its branches grouped by kind with rootparams.inspection (the same kinds ``rootparams inspect`` gives); of
-each kind a sample of its baskets (``sample_plan``: the same share of every branch of the kind, evenly spaced over
-the file, about BYTES_PER_KIND uncompressed bytes in all), loaded by ROOT and kept as their object bytes. For each
+each kind a sample of its baskets (``sample_plan``: evenly spaced over all of the kind's baskets, through its
+branches, about BYTES_PER_KIND uncompressed bytes in all), loaded by ROOT and kept as their object bytes. For each
 setting every basket is compressed in memory as ROOT's TBasket::WriteBuffer does (R__zipMultipleAlgorithm, blocks
 of at most 16 MB, a basket that does not shrink stored as it is), and ROOT's R__unzip is timed on one kind's
 baskets at a time, as TBasket::ReadBasketBuffers calls it, with the thread's CPU clock, REPETITIONS times in
@@ -49,8 +49,8 @@ from rootparams.stats import Interval
 from rootparams.vocabulary import TTREE, UNCOMPRESSED, decode, encode
 
 # Uncompressed bytes sampled of each kind: enough baskets (32 kB to a few MB each) for a figure that does not depend
-# on which basket was taken, and few enough that LZMA-9's compression of every kind of four formats takes about a
-# minute.
+# much on which baskets were taken, and few enough that a format's kinds at the default study's 12 settings take
+# 25-40 s on 2 cores (most of it LZMA's compression, which is not timed).
 BYTES_PER_KIND = 2_000_000
 REPETITIONS = 5
 # The least CPU time of one timed repetition: a kind whose sample unzips faster is unzipped that many times over
@@ -74,8 +74,9 @@ class PlanEntry:
 
 
 def sample_plan(inspection: Inspection, bytes_per_kind: int = BYTES_PER_KIND) -> list[PlanEntry]:
-    """Every branch holding baskets, with the share of its baskets to load: the same share for every branch of a
-    kind (so that each contributes in proportion to its bytes), about ``bytes_per_kind`` of the kind in all.
+    """Every branch holding baskets, with the share of its kind's baskets to load: the same for every branch of a
+    kind, about ``bytes_per_kind`` of the kind in all (rootparams-unzipkinds spaces them evenly over all of the
+    kind's baskets, through its branches, so that a branch is sampled in proportion to its baskets).
     ``inspection``: rootparams.inspection.inspect_file(..., all_branches=True) of a TTree."""
     if inspection.container != TTREE:
         raise UnzipKindsError(
@@ -115,10 +116,12 @@ def measure(
     min_seconds: float = MIN_SECONDS,
     host_lock: str | Path = DEFAULT_LOCK,
     say: Callable[[str], None] = print,
+    jobs: int = 1,
 ) -> tuple[dict[str, Any], Inspection]:
     """The tool's result on ``root_file`` (its branches' kinds from rootparams.inspection), at ROOT's compression
     ``settings`` (uncompressed ones left out: nothing to unzip), under the host's timed-read lock; and the
-    inspection it was planned from."""
+    inspection it was planned from. ``jobs``: threads that compress the samples (not timed); the timings run
+    on one thread after them."""
     settings = sorted({int(s) for s in settings if decode(int(s))[0] != UNCOMPRESSED})
     if not settings:
         raise UnzipKindsError("no compressing setting to measure (every setting given is uncompressed)")
@@ -141,6 +144,8 @@ def measure(
             str(repetitions),
             "--min-seconds",
             str(min_seconds),
+            "--jobs",
+            str(jobs),
         ]
         with HostLock(host_lock, say):
             result = run_tool(cmd, f"timing ROOT's decompression per content kind on {root_file}")

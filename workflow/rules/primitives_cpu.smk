@@ -51,7 +51,8 @@ rule unzip_kinds:
     groups them), a sample of each kind's baskets compressed in memory at every compressing setting of the study
     as ROOT's TBasket does, and ROOT's R__unzip timed on them: one row per format, kind and setting with the
     sample's bytes, its compression ratio and the CPU seconds per uncompressed MB (mean, 95 % interval and n).
-    About a minute; under the host's timed-read lock, like every measurement."""
+    In the default study about 25-40 s per format on 2 cores, after writing its file (about 20 s); under the host's
+    timed-read lock, like every measurement."""
     input:
         tool=paths.UNZIP_KINDS_EXE,
         samples=unzip_kind_samples,

@@ -23,6 +23,7 @@ def main(smk, say):
             tree=smk.params.trees[fmt],
             host_lock=smk.params.host_lock,
             say=say,
+            jobs=smk.threads,  # the rule holds every core: the compression (not timed) uses them
         )
         table = unzipkinds.kind_summary(fmt, result, inspection)
         say(

@@ -2,20 +2,24 @@
 // at each compression setting asked for (rootparams.unzipkinds groups the branches by content kind).
 //
 //   rootparams-unzipkinds --file F [--tree T] --plan P --settings S,S,... [--repetitions R] [--min-seconds M]
+//                         [--jobs J]
 //
 //   P: a text file, one branch per line, tab-separated: <index> <name> <group> <share>. index: the branch's
 //      position in the tree's branches walked depth first (each branch before its sub-branches, in
 //      TTree::GetListOfBranches order: the order rootparams.inspection lists them in); name is checked against it.
 //      share (0 < share <= 1): the part of the branch's baskets to load, evenly spaced over the file (basket i is
-//      taken where floor((i + 1) share) > floor(i share)); at least one basket.
+//      taken where floor((i + 1) share) > floor(i share), i counting the baskets of the group's branches in the
+//      plan's order, so that the group's sample is evenly spaced over all of its baskets; a group that would get
+//      none takes the middle basket of its branch with the most).
 //   S: ROOT's compression settings (100 x algorithm + level; 0 and level 0 are refused: nothing to unzip).
 //   R: repetitions of each timing (default 5); M: the least CPU time of one repetition (default 0.01 s): a group
 //      whose baskets unzip faster is unzipped that many times over (passes) and its time divided by them.
+//   J: threads that compress (default 1); the timings run on the main thread alone, after them.
 //
 // What it does, in order:
 //   1. loads the chosen baskets of each branch (TBranch::GetBasket: ROOT reads and decompresses them) and keeps
 //      each basket's object bytes (fObjlen bytes after its key: what TBasket::WriteBuffer compressed);
-//   2. for each setting compresses every basket as TBasket::WriteBuffer does (R__zipMultipleAlgorithm in blocks
+//   2. for each setting (J settings at a time) compresses every basket as TBasket::WriteBuffer does (R__zipMultipleAlgorithm in blocks
 //      of at most kMAXZIPBUF, with the target no larger than the source; a basket whose block does not shrink is
 //      stored as it is, and ROOT does not unzip it when reading);
 //   3. unzips every compressed basket once and compares the result with the original bytes (a failure stops);
@@ -43,6 +47,7 @@
 #include <TTree.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -51,6 +56,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 using rootparams::JsonObject;
@@ -133,23 +139,23 @@ void walk(TObjArray *branches, std::vector<TBranch *> &out)
    }
 }
 
-LoadedBranch load(TBranch *b, const PlanEntry &plan, const std::string &path)
+// The baskets of a branch written to the file (its current basket, kept in the TTree object, is not one).
+std::vector<int> baskets_on_disk(TBranch *b)
+{
+   std::vector<int> on_disk;
+   for (int i = 0; i < b->GetWriteBasket(); ++i)
+      if (b->GetBasketBytes()[i] > 0)
+         on_disk.push_back(i);
+   return on_disk;
+}
+
+// Loads the baskets `chosen` of branch `b`: their object bytes, and their bytes in the file.
+LoadedBranch load(TBranch *b, const PlanEntry &plan, const std::vector<int> &chosen, long in_file,
+                  const std::string &path)
 {
    LoadedBranch out;
    out.plan = plan;
-   // Baskets written to the file; the branch's current basket (kept in the TTree object) is not one.
-   const int n = b->GetWriteBasket();
-   std::vector<int> on_disk;
-   for (int i = 0; i < n; ++i)
-      if (b->GetBasketBytes()[i] > 0)
-         on_disk.push_back(i);
-   out.baskets_in_file = static_cast<long>(on_disk.size());
-   std::vector<int> chosen;
-   for (size_t k = 0; k < on_disk.size(); ++k)
-      if (std::floor((k + 1) * plan.share) > std::floor(k * plan.share))
-         chosen.push_back(on_disk[k]);
-   if (chosen.empty() && !on_disk.empty())
-      chosen.push_back(on_disk[on_disk.size() / 2]);
+   out.baskets_in_file = in_file;
    for (int i : chosen) {
       TBasket *basket = b->GetBasket(i);
       if (!basket || !basket->GetBufferRef())
@@ -247,15 +253,22 @@ int run(const std::map<std::string, std::string> &args)
    const auto settings = parse_settings(rootparams::required_arg(args, "settings"));
    const int repetitions = args.count("repetitions") ? std::stoi(args.at("repetitions")) : 5;
    const double min_seconds = args.count("min-seconds") ? std::stod(args.at("min-seconds")) : 0.01;
+   const int jobs = args.count("jobs") ? std::stoi(args.at("jobs")) : 1;
    if (repetitions < 1)
       fail("--repetitions must be at least 1");
+   if (jobs < 1)
+      fail("--jobs must be at least 1");
 
    auto [file, tree] = rootparams::read::open_tree(path, tree_name);
    std::vector<TBranch *> all;
    walk(tree->GetListOfBranches(), all);
 
-   // 1. The baskets, per group in the plan's order.
-   std::vector<LoadedBranch> loaded;
+   // 1. The baskets, per group in the plan's order. A group's baskets are counted through its branches in the
+   // plan's order, and basket k of the group is taken where floor((k + 1) share) > floor(k share): evenly spaced
+   // over the group, whatever the size of each branch. A group that gets none this way (fewer baskets than
+   // 1 / share) takes the middle basket of its branch with the most.
+   std::vector<TBranch *> branch_of;
+   std::vector<std::vector<int>> on_disk;
    std::vector<std::string> groups;
    for (const auto &entry : plan) {
       if (entry.index < 0 || entry.index >= static_cast<long>(all.size()))
@@ -265,15 +278,37 @@ int run(const std::map<std::string, std::string> &args)
       if (entry.name != b->GetName())
          fail(path + ": branch " + std::to_string(entry.index) + " of " + tree_name + " is '" + b->GetName() +
               "', the plan says '" + entry.name + "' (a plan made for another file?)");
-      loaded.push_back(load(b, entry, path));
-      bool known = false;
-      for (auto &g : groups)
-         known = known || g == entry.group;
-      if (!known)
+      branch_of.push_back(b);
+      on_disk.push_back(baskets_on_disk(b));
+      if (std::find(groups.begin(), groups.end(), entry.group) == groups.end())
          groups.push_back(entry.group);
    }
+   std::vector<std::vector<int>> chosen(plan.size());
+   for (const auto &group : groups) {
+      long k = 0;
+      size_t taken = 0, most = plan.size();
+      for (size_t p = 0; p < plan.size(); ++p) {
+         if (plan[p].group != group)
+            continue;
+         if (most == plan.size() || on_disk[p].size() > on_disk[most].size())
+            most = p;
+         for (int i : on_disk[p]) {
+            if (std::floor((k + 1) * plan[p].share) > std::floor(k * plan[p].share)) {
+               chosen[p].push_back(i);
+               ++taken;
+            }
+            ++k;
+         }
+      }
+      if (!taken && most < plan.size() && !on_disk[most].empty())
+         chosen[most].push_back(on_disk[most][on_disk[most].size() / 2]);
+   }
+   std::vector<LoadedBranch> loaded;
+   for (size_t p = 0; p < plan.size(); ++p)
+      loaded.push_back(load(branch_of[p], plan[p], chosen[p], static_cast<long>(on_disk[p].size()), path));
 
-   // 2-3. Every basket at every setting, checked once.
+   // 2-3. Every basket at every setting, checked once; the settings share out over --jobs threads (the compression
+   // is not timed, and LZMA-9 takes most of the run), the timings below run on this thread alone.
    size_t largest = 1;
    for (auto &lb : loaded)
       for (auto &bk : lb.baskets)
@@ -282,7 +317,9 @@ int run(const std::map<std::string, std::string> &args)
    // [setting][group] -> the group's compressed baskets
    std::vector<std::map<std::string, std::vector<Compressed>>> compressed(settings.size());
    std::vector<std::map<std::string, std::pair<long long, long>>> raw(settings.size());  // bytes, baskets
-   for (size_t s = 0; s < settings.size(); ++s) {
+   std::vector<std::string> problems(settings.size());
+   auto compress_setting = [&](size_t s) {
+      std::vector<unsigned char> check(largest);
       for (auto &lb : loaded) {
          for (auto &bk : lb.baskets) {
             if (bk.bytes.empty())
@@ -293,14 +330,38 @@ int run(const std::map<std::string, std::string> &args)
                raw[s][lb.plan.group].second += 1;
                continue;
             }
-            if (!unzip(c.bytes, static_cast<int>(bk.bytes.size()), target.data()) ||
-                std::memcmp(target.data(), bk.bytes.data(), bk.bytes.size()) != 0)
-               fail(path + ": branch " + lb.plan.name + " compressed at setting " + std::to_string(settings[s]) +
-                    " does not unzip to its own bytes");
+            if (!unzip(c.bytes, static_cast<int>(bk.bytes.size()), check.data()) ||
+                std::memcmp(check.data(), bk.bytes.data(), bk.bytes.size()) != 0) {
+               problems[s] = path + ": branch " + lb.plan.name + " compressed at setting " +
+                             std::to_string(settings[s]) + " does not unzip to its own bytes";
+               return;
+            }
             compressed[s][lb.plan.group].push_back(std::move(c));
          }
       }
+   };
+   {
+      // The slowest first (LZMA, then the higher levels), each thread taking the next setting when it is done.
+      std::vector<size_t> order(settings.size());
+      for (size_t s = 0; s < order.size(); ++s)
+         order[s] = s;
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+         auto cost = [&](size_t s) { return std::make_pair(settings[s] / 100 != 2, -(settings[s] % 100)); };
+         return cost(a) < cost(b);
+      });
+      std::atomic<size_t> next{0};
+      std::vector<std::thread> workers;
+      for (int t = 0; t < jobs; ++t)
+         workers.emplace_back([&]() {
+            for (size_t i = next++; i < order.size(); i = next++)
+               compress_setting(order[i]);
+         });
+      for (auto &w : workers)
+         w.join();
    }
+   for (auto &problem : problems)
+      if (!problem.empty())
+         fail(problem);
 
    // 4. The timings: passes per (setting, group) from one untimed pass, then rounds of repetitions.
    auto unzip_all = [&](const std::vector<Compressed> &baskets) {
