@@ -28,7 +28,8 @@ def main(smk, say):
         table = unzipkinds.kind_summary(fmt, result, inspection)
         say(
             f"decompression per content kind: {fmt}, {table['kind'].nunique()} kinds x "
-            f"{table['compression_setting'].nunique()} settings in {time.time() - start:.1f} s"
+            f"{table['compression_setting'].nunique()} settings in {time.time() - start:.1f} s (with any wait for "
+            "the host's lock)"
         )
         tables.append(table)
     summary = (
