@@ -12,7 +12,9 @@ branches, about BYTES_PER_KIND uncompressed bytes in all), loaded by ROOT and ke
 setting every basket is compressed in memory as ROOT's TBasket::WriteBuffer does (R__zipMultipleAlgorithm, blocks
 of at most 16 MB, a basket that does not shrink stored as it is), and ROOT's R__unzip is timed on one kind's
 baskets at a time, as TBasket::ReadBasketBuffers calls it, with the thread's CPU clock, REPETITIONS times in
-rounds over every setting and kind.
+rounds over every setting and kind. A kind is timed as a whole, not branch by branch: most branches give the sample
+one basket of tens of kB, which LZ4 unzips in microseconds, where a kind's baskets take milliseconds (and a kind too
+fast for MIN_SECONDS is unzipped several times over per repetition).
 
 Why the baskets are compressed in memory rather than read from a file written at each setting: the bytes a
 setting's file holds are exactly what ROOT's compressor makes of the same basket content (the writer calls the same
