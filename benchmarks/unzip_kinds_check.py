@@ -1,7 +1,7 @@
 """The decompression per content kind (rootparams.unzipkinds) against the warm reads of a study's compression scan.
 
     python benchmarks/unzip_kinds_check.py <study>/results [--config config/config.yaml] [--formats xaod truth3]
-                                           [--scratch DIR] [--build DIR] [--keep]
+                                           [--scratch DIR] [--build DIR] [--keep] [--bytes-per-kind B]
 
 For each format: its default file written again into --scratch (the study's events and seed: the content and layout
 of the study's default file), the primitive measured on it at every compressing setting of the study's compression
@@ -56,6 +56,9 @@ def main() -> None:
     )
     parser.add_argument("--build", type=Path, default=REPO / "results" / "build")
     parser.add_argument("--keep", action="store_true", help="keep the written files")
+    parser.add_argument(
+        "--bytes-per-kind", type=int, default=unzipkinds.BYTES_PER_KIND, help="the sample of each kind"
+    )
     args = parser.parse_args()
 
     study = load_study_config(yaml.safe_load(args.config.read_text()))
@@ -87,6 +90,7 @@ def main() -> None:
             tools.unzip_kinds,
             str(sample),
             [encode(a, level) for a, level in settings],
+            bytes_per_kind=args.bytes_per_kind,
             host_lock=scratch / "lock",
             jobs=2,
         )
