@@ -51,6 +51,7 @@ def build(workdir) -> dict[str, Path]:
         "writer": workdir / paths.WRITER_EXE,
         "reader": workdir / paths.READER_EXE,
         "rewriter": workdir / paths.REWRITER_EXE,
+        "unzip_kinds": workdir / paths.UNZIP_KINDS_EXE,
         "info": workdir / paths.BUILD_INFO,
     }
 

@@ -61,6 +61,7 @@ def test_every_stage_produced_its_output(tiny_run):
         paths.table1("xaod", "csv"),
         paths.table1("xaod", "md"),
         paths.table1("xaod", "tex"),
+        paths.UNZIP_KINDS_TABLE,
     ):
         assert (tiny_run / path).stat().st_size > 0, path
     root_files = list((tiny_run / "data" / "files" / "xaod").glob("*.root"))

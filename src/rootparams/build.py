@@ -1,4 +1,5 @@
-"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter executables.
+"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter executables, and
+rootparams-unzipkinds (ROOT's decompression timed per content kind: rootparams.unzipkinds).
 
 The event model gets its ROOT I/O dictionary from ACLiC (the wheel's CMake config is broken; ACLiC works).
 The writer and reader are small native executables linked against that library and ROOT, so that every
@@ -42,11 +43,14 @@ READER_HEADERS = (
     "read_rdataframe.h",
     "read_checksum.h",
 )
+# rootparams-unzipkinds: one source, linked with the reader's read_common (opening the file, failing).
+UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
 CXX_SOURCES = (
     "EventModel.h",
     "common.h",
     "write_collection_tree.cxx",
     "rewrite_tree.cxx",
+    UNZIP_KINDS_SOURCE,
     *READER_UNITS,
     *READER_HEADERS,
 )
@@ -63,6 +67,7 @@ class Tools:
     reader: str
     library: str
     rewriter: str = ""  # rootparams-rewrite: a user's own file at other settings (rootparams.rewrite)
+    unzip_kinds: str = ""  # rootparams-unzipkinds: decompression per content kind (rootparams.unzipkinds)
 
 
 def ensure_built(out_dir: str | Path) -> Tools:
@@ -79,6 +84,7 @@ def ensure_built(out_dir: str | Path) -> Tools:
         reader=str(out_dir / "bin" / "rootparams-read"),
         library=str(out_dir / "lib" / f"{LIBRARY_NAME}.so"),
         rewriter=str(out_dir / "bin" / "rootparams-rewrite"),
+        unzip_kinds=str(out_dir / "bin" / "rootparams-unzipkinds"),
     )
 
 
@@ -116,6 +122,11 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         src: ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
         for src, obj in zip(READER_UNITS, objects, strict=True)
     }
+    unzip_kinds_object = obj_dir / f"{Path(UNZIP_KINDS_SOURCE).stem}.o"
+    compilations[UNZIP_KINDS_SOURCE] = (
+        [cxx, *common, "-c", str(include_dir / UNZIP_KINDS_SOURCE), "-o", str(unzip_kinds_object)],
+        f"compiling {UNZIP_KINDS_SOURCE}",
+    )
     single = {"rootparams-write": "write_collection_tree.cxx", "rootparams-rewrite": "rewrite_tree.cxx"}
     for exe, src in single.items():
         compilations[src] = (
@@ -135,6 +146,19 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
             raise
     reader = bin_dir / "rootparams-read"
     _run([cxx, *common, *map(str, objects), "-o", str(reader), *links], "linking rootparams-read")
+    read_common = obj_dir / "read_common.o"
+    _run(
+        [
+            cxx,
+            *common,
+            str(unzip_kinds_object),
+            str(read_common),
+            "-o",
+            str(bin_dir / "rootparams-unzipkinds"),
+            *links,
+        ],
+        "linking rootparams-unzipkinds",
+    )
     info = {
         "root_version": rootenv.root_version(),
         "rootsys": str(rootsys),

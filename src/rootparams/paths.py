@@ -8,6 +8,8 @@ Layout:
     <data_dir>/files/<format>/<file_id>.root          the ROOT files under test (storage under test)
     <data_dir>/warmup/<format>.root                    a few events, read before each timed read to warm ROOT
     <data_dir>/content/<format>.root                   the events of a format, generated once (temporary)
+    <data_dir>/unzip-sample/<format>.root              the format's default file, written for the decompression
+                                                       per content kind (temporary)
     <data_dir>/primitives/storage-scratch.bin          the file fio reads for the storage primitives (removed after)
     <data_dir>/primitives/remote/remote-scratch.bin    the file ROOT reads over root:// for the remote primitives
     results/build/                                     compiled event model and reader/writer/rewriter executables
@@ -18,6 +20,7 @@ Layout:
     results/sentinel/<block>-<epoch ms>.json           one read of the drift sentinel
     results/primitives/warm/<format>/<file_id>/<warm_id>/warm<N>.json   one warm read (kept across reruns)
     results/primitives/cpu.csv, cpu_summary.csv        the CPU primitives from the warm reads (rootparams.warmread)
+    results/primitives/unzip_kinds.csv                 ROOT's decompression per content kind (rootparams.unzipkinds)
     results/monitor/<block>/<job start>.csv            raw dool/dstat samples of one measuring job
     results/tables/points.csv                          which scans each measured point belongs to
     results/tables/measure_jobs.csv                    each measuring job's wall time and timed loops
@@ -43,6 +46,7 @@ LOGS = f"{RESULTS}/logs"
 WRITER_EXE = f"{BUILD}/bin/rootparams-write"
 READER_EXE = f"{BUILD}/bin/rootparams-read"
 REWRITER_EXE = f"{BUILD}/bin/rootparams-rewrite"
+UNZIP_KINDS_EXE = f"{BUILD}/bin/rootparams-unzipkinds"
 EVENT_MODEL_LIB = f"{BUILD}/lib/libRootparamsEventModel.so"
 BUILD_INFO = f"{BUILD}/build.json"
 
@@ -69,6 +73,8 @@ COST_RANKING_TABLE = (
 PRIMITIVES = f"{RESULTS}/primitives"
 CPU_PRIMITIVES_TABLE = f"{PRIMITIVES}/cpu.csv"  # one row per warm read
 CPU_PRIMITIVES_SUMMARY = f"{PRIMITIVES}/cpu_summary.csv"  # one row per warm set: means, 95 % intervals, n
+# ROOT's decompression CPU per uncompressed MB per format, content kind and setting (rootparams.unzipkinds).
+UNZIP_KINDS_TABLE = f"{PRIMITIVES}/unzip_kinds.csv"
 # The model against the measurements: one row per valid point (its parts), and the errors per scan and profile.
 MODEL_POINTS_TABLE = f"{TABLES}/model_points.csv"
 MODEL_ERRORS_TABLE = f"{TABLES}/model_errors.csv"
@@ -107,6 +113,11 @@ def content_file(data_dir: str, format: str = "{format}") -> str:
 
 def warmup_file(data_dir: str, format: str = "{format}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/warmup/{format}.root"
+
+
+def unzip_sample_file(data_dir: str, format: str = "{format}") -> str:
+    """The format's default file, written again for the decompression per content kind (rootparams.unzipkinds)."""
+    return f"{Path(data_dir).as_posix().rstrip('/')}/unzip-sample/{format}.root"
 
 
 def storage_scratch_file(data_dir: str) -> str:

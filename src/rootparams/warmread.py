@@ -21,8 +21,8 @@ settings WARM_IO. (ROOT's decompression works basket by basket, so its cost per 
 the CPU outside it does a little: with the cache off, every basket is a read call of its own. The records keep
 ``read_calls``, so that a model can add a per-call cost for such points.)
 
-Per-content-kind decompression figures (one branch selection per kind, rootparams.contentkinds) are not made
-here: these figures are of each file's own mix of content.
+These figures are of each file's own mix of content; ROOT's decompression per content kind
+(rootparams.contentkinds) is a primitive of its own, rootparams.unzipkinds.
 """
 
 from __future__ import annotations

@@ -38,6 +38,8 @@ from rootparams.formats import is_flat
 from rootparams.monitor import find_monitor
 from rootparams.scans import notes as scan_notes
 from rootparams.storage import throttling_unavailable_reason
+from rootparams.unzipkinds import study_settings
+from rootparams.vocabulary import TTREE
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
 CONDA_ENV = "../../envs/rootparams.yaml"
@@ -196,6 +198,37 @@ def format_warmup_file(fmt):
     if format_kind(STUDY, fmt) == "source":
         return source_of(STUDY, fmt).path
     return paths.warmup_file(DATA_DIR, fmt)
+
+
+# The decompression per content kind, measured by the unzip_kinds rule. Per format whose default file is a TTree,
+# the compressing settings of the study's TTree files of that format.
+UNZIP_KIND_SETTINGS = {
+    fmt: settings
+    for fmt, settings in study_settings(POINTS).items()
+    if default_file_point(STUDY, fmt).container == TTREE
+}
+
+
+def unzip_kind_sample(fmt):
+    # A user's file as it is is measured itself; any other format on its default file, written again.
+    if format_kind(STUDY, fmt) == "source":
+        return source_of(STUDY, fmt).path
+    return paths.unzip_sample_file(DATA_DIR, fmt)
+
+
+def unzip_kind_samples(wildcards):
+    # In the order of UNZIP_KIND_SETTINGS (the rule's params.formats).
+    return [unzip_kind_sample(fmt) for fmt in UNZIP_KIND_SETTINGS]
+
+
+def unzip_kind_trees(wildcards):
+    # The tree of a user's file; None: the one inspect finds (CollectionTree, Events, or the only one).
+    return {
+        fmt: (
+            source_of(STUDY, fmt).tree if format_kind(STUDY, fmt) == "source" else None
+        )
+        for fmt in UNZIP_KIND_SETTINGS
+    }
 
 
 def content_point(wildcards):
@@ -399,6 +432,11 @@ def final_outputs():
             else []
         ),
         *remote_primitives(),
+        *(
+            [paths.UNZIP_KINDS_TABLE]
+            if STUDY["measurement"]["primitives"] and UNZIP_KIND_SETTINGS
+            else []
+        ),
         *(
             [paths.CPU_PRIMITIVES_TABLE, paths.CPU_PRIMITIVES_SUMMARY]
             if STUDY["measurement"]["warm_reads"]

@@ -93,6 +93,20 @@ rule generate_warmup_file:
         "../scripts/generate_file.py"
 
 
+# The decompression per content kind (rule unzip_kinds) is measured on the format's default file, written again with
+# the study's events and seed (the same content and layout as the study's default file) and removed once measured.
+use rule generate_warmup_file as generate_unzip_sample with:
+    output:
+        root=temp(paths.unzip_sample_file(DATA_DIR)),
+    log:
+        paths.log("generate", "{format}", "unzip-sample"),
+    threads: 2
+    params:
+        point=warmup_file_point,
+        events=events_written,
+        seed=STUDY["seed"],
+
+
 rule calibrate_recipe:
     input:
         source=source_file,

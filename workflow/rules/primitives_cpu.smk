@@ -43,3 +43,37 @@ rule cpu_reference:
         host_lock=STUDY["measurement"]["host_lock"],
     script:
         "../scripts/cpu_reference.py"
+
+
+rule unzip_kinds:
+    """ROOT's own decompression per content kind (rootparams.unzipkinds): for each format's default file (written
+    again, or a user's file as it is), its branches grouped by kind (rootparams.contentkinds, as rootparams inspect
+    groups them), a sample of each kind's baskets compressed in memory at every compressing setting of the study
+    as ROOT's TBasket does, and ROOT's R__unzip timed on them: one row per format, kind and setting with the
+    sample's bytes, its compression ratio and the CPU seconds per uncompressed MB (mean, 95 % interval and n).
+    In the default study about 25-40 s per format on 2 cores, after writing its file (about 20 s); under the host's
+    timed-read lock, like every measurement."""
+    input:
+        tool=paths.UNZIP_KINDS_EXE,
+        samples=unzip_kind_samples,
+    output:
+        report(
+            paths.UNZIP_KINDS_TABLE,
+            caption="../report/unzip_kinds.rst",
+            category="Tables",
+            labels={"table": "decompression per content kind"},
+        ),
+    log:
+        paths.log("primitives", "unzip_kinds"),
+    conda:
+        CONDA_ENV
+    threads: all_cores
+    resources:
+        timed_read=1,
+    params:
+        formats=list(UNZIP_KIND_SETTINGS),
+        settings=UNZIP_KIND_SETTINGS,
+        trees=unzip_kind_trees,
+        host_lock=STUDY["measurement"]["host_lock"],
+    script:
+        "../scripts/unzip_kinds.py"
