@@ -69,3 +69,4 @@ def test_the_pages_of_byte_ranges_are_counted_apart_from_the_rest(data_file):
     assert pagecache.resident_pages_in(data_file, [(0, 4096), (2 << 20, 8192)]) == 0
     # a range over two pages looks at both (one is resident); the same page twice counts once
     assert pagecache.resident_pages_in(data_file, [((1 << 20) - 10, 20), ((1 << 20), 1)]) == 1
+    assert pagecache.pages_of([(0, 1), (4095, 2), (8192, 4096)]) == {0, 1, 2}

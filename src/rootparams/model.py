@@ -134,11 +134,11 @@ def _testbed_disk(iops: float, requests_per: str) -> Medium:
     )
 
 
-# The ATLAS note's testbed (its section 2): a WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS. No
-# page-cache fill: this host's is mostly what a virtual machine pays to have freed memory backed again, and the
-# testbed was a workstation. Which
+# The ATLAS note's testbed (its section 2): a WDC WD5000AZRZ, 5400 rpm, ~150 MB/s host to disk, ~10-50 IOPS. Which
 # of ROOT's requests seek is not known from counts, so the prediction is a range: from a seek per cache fill at 50
-# IOPS (the fastest) to a seek per read call at 10 IOPS (the slowest); the central one is a seek per fill at 30.
+# IOPS (the fastest) to a seek per read call at 10 IOPS (the slowest); the central one is a seek per fill at 30. No
+# page-cache fill: this host's is mostly what a virtual machine pays to have freed memory backed again, and the
+# testbed was a workstation.
 NOTE_TESTBED_MEDIA = {
     "fastest": _testbed_disk(50, "cache_fill"),
     "central": _testbed_disk(30, "cache_fill"),
@@ -227,11 +227,10 @@ def hidden_storage(
     fills: float,
     read_ahead_bytes: float,
     cpu_seconds: float,
-    transfer_left: float | None = None,
+    transfer: float,
 ) -> float:
     """The storage time fetched while the CPU worked (seconds): the overlap behind decompression and
-    deserialisation (``transfer_left``: the transfer not already hidden behind the page-cache fill; all of it by
-    default).
+    deserialisation (``cpu_seconds``) of the ``transfer`` (seconds) not already hidden behind the page-cache fill.
 
     While the reader works on a fill, what comes next is fetched up to a reach: the kernel's read-ahead window
     (it keeps the current window and the next one in flight, so one window is the least it has ahead when the reader
@@ -244,7 +243,6 @@ def hidden_storage(
     reach = read_ahead_bytes if medium.read_ahead else 0.0
     if str(point.get("container")) == "rntuple":
         reach = max(reach, storage_bytes / fills)
-    transfer = storage_bytes / medium.bandwidth_bps if transfer_left is None else transfer_left
     return (fills - 1) / fills * min(fills * reach / medium.bandwidth_bps, transfer, cpu_seconds)
 
 
@@ -428,6 +426,13 @@ def predicted_points(
     cpu = cpu_of_points(points, warm)
     rows = []
     for p, pred in _predictions(points, cpu, lambda p: media.get(str(p["storage_profile"])), read_ahead):
+        # The cold loop's system CPU beyond the warm read's: the page-cache fill as it happened (NaN where the
+        # reader did not count system CPU apart, or where its bytes came over the network, not through its page
+        # cache).
+        measured_fill = math.nan
+        if media[str(p["storage_profile"])].read_ahead:
+            warm_system = cpu[(p["format"], p["file_id"], p["read_id"])].get("system_seconds", math.nan)
+            measured_fill = p.get("loop_system_cpu_seconds", math.nan) - warm_system
         rows.append(
             {
                 **{k: p[k] for k in (*KEYS, "scans", "storage_profile", "events_read")},
@@ -440,15 +445,7 @@ def predicted_points(
                 "measured_loop_seconds": p["loop_seconds"],
                 "measured_disk_seconds": p["loop_disk_seconds"],
                 "measured_unzip_seconds": p["loop_unzip_seconds"],
-                # The cold loop's system CPU beyond the warm read's: the page-cache fill as it happened (NaN where
-                # the reader did not count system CPU apart, or where its bytes came over the network, not through
-                # its page cache).
-                "measured_page_cache_fill": (
-                    p.get("loop_system_cpu_seconds", math.nan)
-                    - cpu[(p["format"], p["file_id"], p["read_id"])].get("system_seconds", math.nan)
-                    if media[str(p["storage_profile"])].read_ahead
-                    else math.nan
-                ),
+                "measured_page_cache_fill": measured_fill,
             }
         )
     return pd.DataFrame(rows)

@@ -61,10 +61,16 @@ def resident_pages_in(path: str | Path, ranges: Iterable[tuple[int, int]]) -> in
     """How many of the pages that hold the byte ranges ``(offset, length)`` of the file are in the page cache now
     (each page counted once): whether the bytes a read is about to fetch are cold, whatever else is resident."""
     flags = _page_flags(path)
-    pages = set()
-    for offset, length in ranges:
-        pages.update(range(offset // mmap.PAGESIZE, (offset + length + mmap.PAGESIZE - 1) // mmap.PAGESIZE))
-    return sum(flags[i] & 1 for i in pages if i < len(flags))
+    return sum(flags[i] & 1 for i in pages_of(ranges) if i < len(flags))
+
+
+def pages_of(ranges: Iterable[tuple[int, int]]) -> set[int]:
+    """The indices of the pages that hold the byte ranges ``(offset, length)``, each page once."""
+    return {
+        i
+        for offset, length in ranges
+        for i in range(offset // PAGE_SIZE, (offset + length + PAGE_SIZE - 1) // PAGE_SIZE)
+    }
 
 
 def _page_flags(path: str | Path) -> bytes:

@@ -232,7 +232,7 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
                 break
             time.sleep(EVICTION_PAUSE_SECONDS)
         resident["pages"] += left
-        resident["of"] += pages_of(ranges)
+        resident["of"] += len(pagecache.pages_of(ranges))
 
     started = time.perf_counter()
     file = ROOT.TFile.Open(plan["url"])
@@ -279,14 +279,6 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
     file.Close()
     out["resident_pages"], out["requested_pages"] = resident["pages"], resident["of"]
     return out
-
-
-def pages_of(ranges: Iterable[tuple[int, int]]) -> int:
-    """How many pages hold the byte ranges ``(offset, length)`` (each page once)."""
-    page = pagecache.PAGE_SIZE
-    return len(
-        {i for offset, length in ranges for i in range(offset // page, (offset + length + page - 1) // page)}
-    )
 
 
 def run_probe(plan: Mapping[str, Any], say: Callable[[str], None] = print) -> dict[str, Any]:

@@ -87,9 +87,7 @@ def sample_plan(inspection: Inspection, bytes_per_kind: int = BYTES_PER_KIND) ->
         )
     if not inspection.all_branches:
         raise ValueError("sample_plan needs the inspection of every branch (all_branches=True)")
-    totals: dict[str, int] = defaultdict(int)
-    for row in inspection.rows:
-        totals[row.kind] += row.uncompressed
+    totals = uncompressed_by_kind(inspection)
     plan = [
         PlanEntry(i, row.name, row.kind, min(1.0, bytes_per_kind / totals[row.kind]))
         for i, row in enumerate(inspection.rows)
@@ -188,9 +186,7 @@ def kind_summary(fmt: str, result: Mapping[str, Any], inspection: Inspection) ->
     compression (and as the file it came from holds them, at the file's own setting), its ratio, the bytes stored
     as they are, and ROOT's unzip CPU seconds per MB (1e6 bytes) it put out, the mean over the repetitions with its
     95 % interval (rootparams.stats.Interval) and n."""
-    in_file: dict[str, int] = defaultdict(int)
-    for row in inspection.rows:
-        in_file[row.kind] += row.uncompressed
+    in_file = uncompressed_by_kind(inspection)
     branches: dict[str, int] = defaultdict(int)
     file_bytes: dict[str, int] = defaultdict(int)
     for b in result["branches"]:
@@ -236,14 +232,20 @@ def kind_summary(fmt: str, result: Mapping[str, Any], inspection: Inspection) ->
     return table.sort_values(["format", "compression_setting", "kind"], kind="stable").reset_index(drop=True)
 
 
-def kind_fractions(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, float]:
-    """Each kind's share of the uncompressed bytes of the branches of ``tops`` (top-level branch names; None:
-    every branch): the mix of content a read of those branches decompresses."""
+def uncompressed_by_kind(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, int]:
+    """Each kind's uncompressed bytes in the branches of ``tops`` (top-level branch names; None: every branch)."""
     chosen = None if tops is None else set(tops)
     bytes_of: dict[str, int] = defaultdict(int)
     for row in inspection.rows:
         if chosen is None or row.top in chosen:
             bytes_of[row.kind] += row.uncompressed
+    return bytes_of
+
+
+def kind_fractions(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, float]:
+    """Each kind's share of the uncompressed bytes of the branches of ``tops`` (top-level branch names; None:
+    every branch): the mix of content a read of those branches decompresses."""
+    bytes_of = uncompressed_by_kind(inspection, tops)
     total = sum(bytes_of.values())
     if not total:
         return {}
