@@ -41,7 +41,7 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def build(workdir) -> dict[str, Path]:
-    """The event model, writer, reader and rewriter, built once, in the place the workflow expects them."""
+    """The event model, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
     from rootparams import paths
     from rootparams.build import build_all
 
@@ -51,6 +51,7 @@ def build(workdir) -> dict[str, Path]:
         "writer": workdir / paths.WRITER_EXE,
         "reader": workdir / paths.READER_EXE,
         "rewriter": workdir / paths.REWRITER_EXE,
+        "recompressor": workdir / paths.RECOMPRESSOR_EXE,
         "unzip_kinds": workdir / paths.UNZIP_KINDS_EXE,
         "info": workdir / paths.BUILD_INFO,
     }

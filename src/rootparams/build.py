@@ -1,5 +1,5 @@
-"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter executables, and
-rootparams-unzipkinds (ROOT's decompression timed per content kind: rootparams.unzipkinds).
+"""Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter/recompressor
+executables, and rootparams-unzipkinds (ROOT's decompression timed per content kind: rootparams.unzipkinds).
 
 The event model gets its ROOT I/O dictionary from ACLiC (the wheel's CMake config is broken; ACLiC works).
 The writer and reader are small native executables linked against that library and ROOT, so that every
@@ -48,8 +48,10 @@ UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
 CXX_SOURCES = (
     "EventModel.h",
     "common.h",
+    "rewrite_common.h",
     "write_collection_tree.cxx",
     "rewrite_tree.cxx",
+    "recompress_baskets.cxx",
     UNZIP_KINDS_SOURCE,
     *READER_UNITS,
     *READER_HEADERS,
@@ -67,6 +69,7 @@ class Tools:
     reader: str
     library: str
     rewriter: str = ""  # rootparams-rewrite: a user's own file at other settings (rootparams.rewrite)
+    recompressor: str = ""  # rootparams-recompress: its baskets recompressed and tiled (rootparams.recompress)
     unzip_kinds: str = ""  # rootparams-unzipkinds: decompression per content kind (rootparams.unzipkinds)
 
 
@@ -84,6 +87,7 @@ def ensure_built(out_dir: str | Path) -> Tools:
         reader=str(out_dir / "bin" / "rootparams-read"),
         library=str(out_dir / "lib" / f"{LIBRARY_NAME}.so"),
         rewriter=str(out_dir / "bin" / "rootparams-rewrite"),
+        recompressor=str(out_dir / "bin" / "rootparams-recompress"),
         unzip_kinds=str(out_dir / "bin" / "rootparams-unzipkinds"),
     )
 
@@ -127,7 +131,11 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         [cxx, *common, "-c", str(include_dir / UNZIP_KINDS_SOURCE), "-o", str(unzip_kinds_object)],
         f"compiling {UNZIP_KINDS_SOURCE}",
     )
-    single = {"rootparams-write": "write_collection_tree.cxx", "rootparams-rewrite": "rewrite_tree.cxx"}
+    single = {
+        "rootparams-write": "write_collection_tree.cxx",
+        "rootparams-rewrite": "rewrite_tree.cxx",
+        "rootparams-recompress": "recompress_baskets.cxx",
+    }
     for exe, src in single.items():
         compilations[src] = (
             [cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links],

@@ -8,6 +8,7 @@ rule build_cxx:
         writer=paths.WRITER_EXE,
         reader=paths.READER_EXE,
         rewriter=paths.REWRITER_EXE,
+        recompressor=paths.RECOMPRESSOR_EXE,
         unzip_kinds=paths.UNZIP_KINDS_EXE,
         info=paths.BUILD_INFO,
     log:
