@@ -43,7 +43,8 @@ from rootparams.vocabulary import (
 
 # A point's identity and every setting it was written and read at (the vocabulary's keys), then what the
 # harness and the reader add: the page cache's state and how the reader read.
-POINT_KEYS = ["format", "file_id", "read_id", "origin", *FILE_KEYS, *READ_KEYS, "cache_state", "read_mode"]
+POINT_KEYS = ["format", "file_id", "read_id", "origin", *FILE_KEYS, *READ_KEYS, "cache_state", "read_mode",
+              "rewrite_method", "tiled_copies"]  # fmt: skip
 # read_mode (the reader's): "objects" (every selected branch streamed into its objects), "baskets" or
 # "objects+baskets" (branches of classes without a dictionary, in a user's real file, read basket by basket:
 # the same I/O and decompression, without building emulated objects; docs/measurement.md).

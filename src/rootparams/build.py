@@ -69,7 +69,9 @@ class Tools:
     reader: str
     library: str
     rewriter: str = ""  # rootparams-rewrite: a user's own file at other settings (rootparams.rewrite)
-    recompressor: str = ""  # rootparams-recompress: its baskets recompressed and tiled (rootparams.recompress)
+    recompressor: str = (
+        ""  # rootparams-recompress: its baskets recompressed and tiled (rootparams.recompress)
+    )
     unzip_kinds: str = ""  # rootparams-unzipkinds: decompression per content kind (rootparams.unzipkinds)
 
 

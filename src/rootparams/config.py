@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -27,6 +28,8 @@ from rootparams.formats import (
     is_flat,
 )
 from rootparams.grid import expand_points, format_kind, left_out_of, scan_formats
+from rootparams.inspection import inspect_file
+from rootparams.recompress import MAX_OUTPUT_BYTES
 from rootparams.sources import SourceError, SourceFile, describe, file_settings, resolve_path
 from rootparams.storage import PROFILES, resolve_profile
 from rootparams.vocabulary import (
@@ -185,6 +188,21 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
 RNTUPLE_CLONE_AUTOFLUSH = -30_000_000
 
 
+def tile_copies(source: SourceFile, target_bytes: float, target_uncompressed_bytes: float) -> int:
+    """How many copies of ``source``'s event data (tile: auto) make about ``target_bytes`` compressed and
+    ``target_uncompressed_bytes`` uncompressed, whichever needs more; at least 1, and at most what keeps the tiled
+    file under rootparams.recompress's size limit. Baskets kept inside the TTree object (small files written
+    without a final flush) count with the tree's key."""
+    ins = inspect_file(source.path, source.tree)
+    zipped = ins.compressed + (ins.tree_key_bytes if ins.in_tree_object else 0)
+    unzipped = ins.uncompressed + ins.in_tree_object
+    wanted = max(
+        math.ceil(target_bytes / max(zipped, 1)), math.ceil(target_uncompressed_bytes / max(unzipped, 1))
+    )
+    limit = max(1, MAX_OUTPUT_BYTES // max(ins.file_size, 1))
+    return int(min(max(wanted, 1), limit, 100_000))
+
+
 def clone_autoflush(own: Mapping[str, Any]) -> int:
     """The AutoFlush of a calibrated clone of a file with the settings ``own`` (file_settings)."""
     if own["container"] == "rntuple" and int(own["autoflush"]) == 0:
@@ -211,6 +229,10 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
                 )
             if "written" not in entry:
                 yield f"{where}: give written (events per file) as well as read"
+            elif entry["read"] == "all":
+                entry["read"] = entry["written"]
+            if entry.get("tile", 1) != 1:
+                yield f"{where}.tile = {entry['tile']!r}: only a format made from a file as it is (source) is tiled"
             continue
         if len(made_from) != 1:
             close = _closest(fmt, list(KNOWN_FORMATS))
@@ -236,12 +258,25 @@ def _format_problems(config: dict[str, Any]) -> Iterator[str]:
             yield f"{where}.{made_from[0]}: {error}"
             continue
         if made_from == ["source"]:
-            entry["written"] = found.entries  # the files of a source hold its entries
-            if entry["read"] > found.entries:
-                yield (
-                    f"{where}.read = {entry['read']}: {found.path} has {found.entries} entries in {found.tree}; "
-                    f"read at most {found.entries}"
+            copies = (
+                tile_copies(found, config["tile_target_bytes"], config["tile_target_uncompressed_bytes"])
+                if entry.get("tile", 1) == "auto"
+                else int(entry.get("tile", 1))
+            )
+            entry["tile"] = copies
+            entry["written"] = found.entries * copies  # the files of a source hold its entries (every copy's)
+            if entry["read"] != "all" and entry["read"] > entry["written"]:
+                held = f"{found.entries} entries in {found.tree}" + (
+                    f", {copies} copies" if copies > 1 else ""
                 )
+                yield f"{where}.read = {entry['read']}: {found.path} has {held}; read at most {entry['written']}"
+        elif entry.get("tile", 1) != 1:
+            yield (
+                f"{where}.tile = {entry['tile']!r}: only a format made from a file as it is (source) is tiled; a "
+                "calibrate format writes as many events as its written says"
+            )
+        if entry["read"] == "all":
+            entry["read"] = entry["written"]
 
 
 def _schema_errors(config: dict[str, Any]) -> list[jsonschema.ValidationError]:

@@ -3,8 +3,10 @@
 The file is written under a temporary name next to its destination and renamed only once the writer
 succeeded and the file was read back, so a crash, a full disk or a kill never leaves a file that looks
 finished. The catalogue entry holds the settings read back from the file, not the requested ones. A user's own
-file (rootparams.sources) is catalogued as it is (catalogue_source) or rewritten by ROOT at a point's settings
-(rewrite_point, through rootparams.rewrite).
+file (rootparams.sources) is catalogued as it is (catalogue_source), repeated when it is too short to time
+(tile_source), or remade at a point's settings (rewrite_point): its baskets recompressed when only the compression
+changes (rootparams.recompress: no class dictionary needed, the file's own bytes), else rewritten by ROOT
+(rootparams.rewrite: every entry re-streamed).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from rootparams.errors import UserError
 from rootparams.formats import recipe_text
 from rootparams.grid import FilePoint
 from rootparams.native import run_tool
+from rootparams.recompress import recompress_file
 from rootparams.records import write_json_atomic
 from rootparams.rewrite import RewriteError, file_identity, rewrite_file
 from rootparams.vocabulary import (
@@ -343,16 +346,74 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
     }
 
 
-def catalogue_source(point: FilePoint, *, source: str, tree: str, reader: str, catalogue: str) -> dict:
+def catalogue_source(
+    point: FilePoint, *, source: str, tree: str, reader: str, catalogue: str, tiled: dict | None = None
+) -> dict:
     """The catalogue entry of a source as it is: what the reader finds in it, and its identity (size, mtime,
-    checksum of its first 64 kB), so that a later run can tell whether the user's file changed."""
+    checksum of its first 64 kB), so that a later run can tell whether the user's file changed. ``tiled``: the
+    tile record (tile_source) when ``source`` is the file repeated, whose copies and original it names."""
     before = file_identity(source)
     inspected = run_tool(
         [reader, "--file", source, "--tree", tree, "--inspect"], f"reading {source} as it is"
     )
-    entry = {**catalogue_entry(point, None, inspected, source), **_source_fields(before)}
+    entry = {
+        **catalogue_entry(point, None, inspected, source),
+        **_source_fields(before),
+        **_tile_fields(tiled),
+    }
     write_json_atomic(catalogue, entry)
     return entry
+
+
+def _tile_fields(tiled: dict | None) -> dict:
+    """How a point's source was tiled (every point of a tiled format carries it): copies and the original file."""
+    if not tiled:
+        return {"tiled_copies": 1, "tiled_from": None}
+    return {"tiled_copies": tiled["copies"], "tiled_from": tiled["source"]["path"]}
+
+
+def tile_source(
+    source: str,
+    *,
+    tree: str,
+    copies: int,
+    output: str,
+    record: str,
+    recompressor: str,
+    reader: str,
+    selections: list[str] | tuple[str, ...] = (),
+    say=print,
+    log_path: str | None = None,
+) -> dict:
+    """``source`` repeated ``copies`` times into ``output``, every basket (page) as it is (rootparams.recompress,
+    compression kept), checked against the source; ``record`` gets the tool's JSON, the checks and the source's
+    identity. A file that cannot be tiled is an error naming the file and why: every point of its format is made
+    from the tiled file."""
+    result = recompress_file(
+        source, tree=tree, output=output, compression=None, copies=copies, recompressor=recompressor,
+        reader=reader, selections=selections, log_path=log_path,
+    )  # fmt: skip
+    w = result["written"]
+    say(
+        f"{source}: {copies} copies of its {w['source_entries']} entries in {output} "
+        f"({w.get('baskets_written', w.get('pages_written'))} baskets or pages, each checked against the source's; "
+        f"uproot agrees on {result['uproot']['compared']} branches)"
+    )
+    entry = {"copies": copies, "source": result["source"], "written": w, "check": result["check"],
+             "uproot": result["uproot"]}  # fmt: skip
+    write_json_atomic(record, entry)
+    return entry
+
+
+def rewrite_method(point: FilePoint, own: dict[str, Any]) -> str:
+    """How a rewrite of a source at ``point`` is made: "recompress" when it changes only the compression (its
+    container, AutoFlush and basket sizes are the file's own ``own`` settings: an RNTuple always), the baskets
+    recompressed as they are (no class dictionary needed, the file's own bytes); else "root", ROOT's slow clone,
+    which re-streams every entry (needs the classes' dictionaries)."""
+    if point.container == RNTUPLE:
+        return "recompress"
+    same_layout = point.container == own["container"] and point.autoflush == int(own["autoflush"])
+    return "recompress" if same_layout and point.basket_size == 0 else "root"
 
 
 def _source_fields(identity: dict) -> dict:
@@ -372,9 +433,14 @@ def rewrite_point(
     say,
     log_path: str | None = None,
     selections: list[str] | tuple[str, ...] = (),
+    recompressor: str | None = None,
+    source_settings: dict[str, Any] | None = None,
+    tiled: dict | None = None,
 ) -> dict:
-    """Rewrite ``source`` at ``point``'s settings (rootparams.rewrite: a process of its own; ROOT's output in
-    ``log_path``), and check, untimed, that the new file can stand in for the source: its streamer info records,
+    """Remake ``source`` at ``point``'s settings in a process of its own (output in ``log_path``): its baskets
+    recompressed (rootparams.recompress) where only the compression changes (rewrite_method, from the file's own
+    ``source_settings``), else rewritten by ROOT (rootparams.rewrite). Then check, untimed, that the new file can
+    stand in for the source: its streamer info records,
     entries and top-level branches, and the branches the reader finds for each of ``selections`` (the branch
     selections of the point's reads; rewrite.check_rewrite). If ROOT cannot rewrite it (it crashes on a class
     without a dictionary, say) or the new file fails the check, ``on_failure`` "fail" raises the error, which
@@ -384,20 +450,27 @@ def rewrite_point(
     reads a refused point's file)."""
     identity = file_identity(source)  # also for a refused rewrite, which returns none
     ttree = point.container == TTREE
+    method = rewrite_method(point, source_settings) if recompressor and source_settings else "root"
     try:
-        result = rewrite_file(
-            source,
-            tree=tree,
-            output=output,
-            compression=point.compression_setting,
-            autoflush=point.autoflush if ttree else None,
-            basket_size=point.basket_size if ttree else None,
-            rewriter=rewriter,
-            reader=reader,
-            container=point.container,
-            selections=selections,
-            log_path=log_path,
-        )
+        if method == "recompress":
+            result = recompress_file(
+                source, tree=tree, output=output, compression=point.compression_setting, copies=1,
+                recompressor=recompressor, reader=reader, selections=selections, log_path=log_path,
+            )  # fmt: skip
+        else:
+            result = rewrite_file(
+                source,
+                tree=tree,
+                output=output,
+                compression=point.compression_setting,
+                autoflush=point.autoflush if ttree else None,
+                basket_size=point.basket_size if ttree else None,
+                rewriter=rewriter,
+                reader=reader,
+                container=point.container,
+                selections=selections,
+                log_path=log_path,
+            )
     except RewriteError as error:
         if on_failure == "fail":
             raise
@@ -410,7 +483,9 @@ def rewrite_point(
             "refused_signal": error.signal_name,
             "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),
             "refused_message": str(error),
+            "rewrite_method": method,
             **_source_fields(identity),
+            **_tile_fields(tiled),
         }
         write_json_atomic(catalogue, entry)
         return entry
@@ -421,7 +496,9 @@ def rewrite_point(
         "write_end_time": w["rewrite_end_time"],
         "write_wall_seconds": w["rewrite_wall_seconds"],
         "write_cpu_seconds": w["rewrite_cpu_seconds"],
-        "content_source": f"rewrite of {source}",
+        "content_source": (
+            f"baskets of {source} recompressed" if method == "recompress" else f"rewrite of {source}"
+        ),
         "generate_seconds": 0.0,
         "root_write_seconds": w["rewrite_wall_seconds"],
         "root_write_cpu_seconds": w["rewrite_cpu_seconds"],
@@ -431,7 +508,16 @@ def rewrite_point(
     entry = {
         **catalogue_entry(point, written, result["inspected"], output),
         **_source_fields(identity),
+        **_tile_fields(tiled),
         "refused": None,
+        # How the file was made (rewrite_method) and, for a recompression, what its checks compared: baskets or
+        # pages (the tool's, through ROOT's reading code) and branches whose values uproot compared.
+        "rewrite_method": method,
+        "recompress_units_compared": w.get("baskets_compared", w.get("pages_compared")),
+        "recompress_stored_uncompressed": w.get(
+            "baskets_stored_uncompressed", w.get("pages_stored_uncompressed")
+        ),
+        "uproot_branches_compared": (result.get("uproot") or {}).get("compared"),
         # What the rewrite carries of the source's streamer info records (TTree; none for an RNTuple rewrite)
         # and the branch selections checked on it before any timed read.
         "streamer_infos_copied": w.get("streamer_infos_copied"),

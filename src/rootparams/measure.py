@@ -438,13 +438,18 @@ def plan_point(entry: dict[str, Any], measurement: dict[str, Any], repetitions: 
     be gone once it is measured."""
     file_point, read_point = entry["file"], entry["read"]
     fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
+    catalogue = read_json(entry["catalogue"])
     labels = {
         **asdict(file_point),
         **asdict(read_point),
         "file_id": file_id,
         "read_id": read_id,
         "events_requested": entry["events"],
-        **point_identity(read_json(entry["catalogue"]), measurement, read_point.storage_profile),
+        # How a user's file was remade (its baskets recompressed, or rewritten by ROOT) and how many copies of it
+        # the file holds (a tiled source): said beside every rate of it.
+        "rewrite_method": catalogue.get("rewrite_method"),
+        "tiled_copies": catalogue.get("tiled_copies", 1),
+        **point_identity(catalogue, measurement, read_point.storage_profile),
     }
     return PlannedPoint(
         root_file=entry["root"],

@@ -108,6 +108,17 @@ def root_file(data_dir: str, format: str = "{format}", file_id: str = "{file_id}
     return f"{Path(data_dir).as_posix().rstrip('/')}/files/{format}/{file_id}.root"
 
 
+def tiled_source_file(data_dir: str, format: str = "{format}", copies: int | str = "{copies}") -> str:
+    """A source's file repeated ``copies`` times (formats.<name>.tile; rootparams.recompress): what every point of
+    the format is made from. Kept while the study needs it (the file as it is reads it)."""
+    return f"{Path(data_dir).as_posix().rstrip('/')}/tiled/{format}_x{copies}.root"
+
+
+def tile_record(format: str = "{format}", copies: int | str = "{copies}") -> str:
+    """How a source was tiled: the recompressor's JSON and its checks, the source's identity."""
+    return f"{RESULTS}/catalogue/{format}/tiled_x{copies}.json"
+
+
 def content_file(data_dir: str, format: str = "{format}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/content/{format}.root"
 

@@ -286,15 +286,19 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
     out = []
     for r in summary.itertuples():
         origin = getattr(r, "origin", "recipe")
+        copies = getattr(r, "tiled_copies", 1)
+        tiled = f", its clusters x{int(copies)}" if pd.notna(copies) and int(copies) > 1 else ""
         if origin == "asis":  # a user's file: its own settings, as read from it
             kind = "RNTuple " if getattr(r, "container", TTREE) == RNTUPLE else ""
-            out.append(f"{kind}as it is ({r.algorithm}-{r.level})")
+            out.append(f"{kind}as it is ({r.algorithm}-{r.level}{tiled})")
+        elif origin == "rewrite" and getattr(r, "rewrite_method", None) == "recompress":
+            out.append(f"its baskets recompressed at {r.algorithm}-{r.level}{tiled}")
         elif origin == "rewrite":
             baskets = "baskets kept" if r.basket_size == 0 else f"baskets {r.basket_size} B"
             clusters = (
                 "" if getattr(r, "container", TTREE) == RNTUPLE else f", AutoFlush {r.autoflush}, {baskets}"
             )
-            out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}")
+            out.append(f"rewritten by ROOT at {r.algorithm}-{r.level}{clusters}{tiled}")
         elif getattr(r, "container", TTREE) == RNTUPLE:
             out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")
         else:

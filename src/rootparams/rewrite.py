@@ -329,8 +329,10 @@ def check_rewrite(
     inspected: dict,
     selections: Sequence[str] = (),
     timeout: float = REWRITE_TIMEOUT_SECONDS,
+    copies: int = 1,
 ) -> dict[str, Any]:
-    """Whether ``rewrite`` can stand in for ``source`` (not timed; metadata reads only): the streamer info
+    """Whether ``rewrite`` can stand in for ``source`` (``copies``: it holds the source's entries that many times,
+    one copy after the other, rootparams.recompress) (not timed; metadata reads only): the streamer info
     records the rewriter found missing when it read the new file back (``written``, its JSON), the entries, the
     top-level branches with their classes and which of them are particle containers, the number of branches in
     all (``inspected``: the reader's --inspect of the rewrite, against the source's), and, for each branch
@@ -354,8 +356,9 @@ def check_rewrite(
             "culprits": culprits,
             "selections": {},
         }
-    if inspected["entries"] != original["entries"]:
-        problems.append(f"it holds {inspected['entries']} entries, the source {original['entries']}")
+    if inspected["entries"] != copies * original["entries"]:
+        held = f"{copies} x {original['entries']}" if copies > 1 else str(original["entries"])
+        problems.append(f"it holds {inspected['entries']} entries, expected {held}")
     mine = {b["name"]: b for b in inspected["branch_list"]}
     theirs = {b["name"]: b for b in original["branch_list"]}
     if lost := [n for n in theirs if n not in mine]:

@@ -212,6 +212,10 @@ class BlockCounters:
         return BlockCounters(self.requests - other.requests, self.bytes - other.bytes)
 
 
+# A read limit no storage reaches (1 PB/s): set only so that cgroup v1's blk-throttle counts an unthrottled group.
+UNREACHABLE_BYTES_PER_SECOND = 1 << 50
+
+
 class IoGroup:
     """A cgroup (v1 blkio or v2 io) on the disk that holds the file under test: the storage profile's throttle
     (none for native), and the read requests and bytes that the group's processes sent to that disk.
@@ -237,10 +241,11 @@ class IoGroup:
         self.dir.mkdir(exist_ok=True)
         try:
             if self.controller.version == 1:
-                if profile.read_bps:
-                    (self.dir / "blkio.throttle.read_bps_device").write_text(
-                        f"{self.device} {int(profile.read_bps)}\n"
-                    )
+                # Without a rule for the device, blk-throttle keeps no counters for the group on some kernels
+                # (seen: an unthrottled group's io_service_bytes stayed 0 while its reader fetched 33 MB, so every
+                # native read looked like another process's): a limit no disk reaches makes it count.
+                bps = int(profile.read_bps) if profile.read_bps else UNREACHABLE_BYTES_PER_SECOND
+                (self.dir / "blkio.throttle.read_bps_device").write_text(f"{self.device} {bps}\n")
                 if profile.read_iops:
                     (self.dir / "blkio.throttle.read_iops_device").write_text(
                         f"{self.device} {int(profile.read_iops)}\n"

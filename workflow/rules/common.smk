@@ -14,6 +14,7 @@ from rootparams.measure import needs_measuring, plan_point
 from rootparams.records import read_json
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import (
+    format_file_defaults,
     left_out_notes,
     load_study_config,
     source_of,
@@ -147,9 +148,9 @@ def read_point(wildcards):
 
 
 def point_root_file(fmt, file_id):
-    # The file a point reads: a source as it is is the user's file itself, never copied.
+    # The file a point reads: a source as it is is the user's file itself, never copied, or its tiled copy.
     if file_id == ASIS_ID:
-        return source_of(STUDY, fmt).path
+        return source_file(SimpleNamespace(format=fmt))
     return paths.root_file(DATA_DIR, fmt, file_id)
 
 
@@ -164,8 +165,32 @@ def file_selections(wildcards):
     )
 
 
-def source_file(wildcards):
+def original_source_file(wildcards):
     return source_of(STUDY, wildcards.format).path
+
+
+def tile_copies_of(fmt):
+    return int(STUDY["formats"][fmt].get("tile", 1))
+
+
+def source_file(wildcards):
+    # What a source's points are made from: the file, or its tiled copy (formats.<name>.tile > 1). A clone's
+    # recipe is always calibrated on the file itself.
+    if format_kind(STUDY, wildcards.format) == "source" and tile_copies_of(wildcards.format) > 1:
+        return paths.tiled_source_file(DATA_DIR, wildcards.format, tile_copies_of(wildcards.format))
+    return source_of(STUDY, wildcards.format).path
+
+
+def tile_record_input(wildcards):
+    # A tiled source's record (copies, the original, the checks), which every point of the format carries.
+    if format_kind(STUDY, wildcards.format) == "source" and tile_copies_of(wildcards.format) > 1:
+        return paths.tile_record(wildcards.format, tile_copies_of(wildcards.format))
+    return []
+
+
+def source_settings(wildcards):
+    # The file's own settings: a rewrite that keeps them but the compression recompresses the baskets.
+    return format_file_defaults(STUDY, wildcards.format)
 
 
 def tree_name(wildcards):

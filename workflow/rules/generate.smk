@@ -109,7 +109,7 @@ use rule generate_warmup_file as generate_unzip_sample with:
 
 rule calibrate_recipe:
     input:
-        source=source_file,
+        source=original_source_file,
     output:
         paths.recipe_file(),
     log:
@@ -125,10 +125,36 @@ rule calibrate_recipe:
         "../scripts/calibrate_recipe.py"
 
 
+# A source too short to time, repeated (formats.<name>.tile): its baskets copied as they are, N times, checked.
+rule tile_source:
+    input:
+        source=original_source_file,
+        recompressor=paths.RECOMPRESSOR_EXE,
+        reader=paths.READER_EXE,
+    output:
+        root=paths.tiled_source_file(DATA_DIR),
+        record=paths.tile_record(),
+    log:
+        paths.log("generate", "{format}", "tile_x{copies}"),
+    wildcard_constraints:
+        format=SOURCE_FORMATS,
+        copies=r"\d+",
+    conda:
+        CONDA_ENV
+    threads: 1
+    params:
+        tree=tree_name,
+        # the branch selections of the format's reads, checked on the tiled file as on any rewrite
+        selections=lambda w: sorted({p.read.branches for p in POINTS if p.file.format == w.format}),
+    script:
+        "../scripts/tile_source.py"
+
+
 rule catalogue_source:
     input:
         source=source_file,
         reader=paths.READER_EXE,
+        tiled=tile_record_input,
     output:
         catalogue=paths.catalogue_entry(file_id=ASIS_ID),
     log:
@@ -148,7 +174,9 @@ rule rewrite_file:
     input:
         source=source_file,
         rewriter=paths.REWRITER_EXE,
+        recompressor=paths.RECOMPRESSOR_EXE,
         reader=paths.READER_EXE,
+        tiled=tile_record_input,
     output:
         root=unless_kept(paths.root_file(DATA_DIR)),
         catalogue=paths.catalogue_entry(),
@@ -166,5 +194,6 @@ rule rewrite_file:
         on_failure=STUDY["rewrite_failures"],
         # The branch selections of the reads of this file, checked on it before any timed read.
         selections=file_selections,
+        source_settings=source_settings,
     script:
         "../scripts/rewrite_file.py"

@@ -1,6 +1,7 @@
-"""Snakemake entry point: describe a user's source file as it is (it is never written to)."""
+"""Snakemake entry point: describe a user's source file as it is (it is never written to), or its tiled copy."""
 
 from rootparams.generate import catalogue_source
+from rootparams.records import read_json
 from rootparams.snakescript import run_logged
 
 
@@ -11,6 +12,7 @@ def main(smk):
         tree=smk.params.tree,
         reader=smk.input.reader,
         catalogue=smk.output.catalogue,
+        tiled=read_json(smk.input.tiled) if smk.input.get("tiled") else None,
     )
 
 

@@ -1,6 +1,8 @@
-"""Snakemake entry point: rewrite a user's source file at one grid point's settings, in a process of its own."""
+"""Snakemake entry point: a user's source file at one grid point's settings (its baskets recompressed, or
+rewritten by ROOT), in a process of its own."""
 
 from rootparams.generate import rewrite_point
+from rootparams.records import read_json
 from rootparams.snakescript import run_logged
 
 
@@ -17,6 +19,9 @@ def main(smk, say):
         say=say,
         log_path=f"{smk.log[0]}.root.log",
         selections=smk.params.selections,
+        recompressor=smk.input.recompressor,
+        source_settings=smk.params.source_settings,
+        tiled=read_json(smk.input.tiled) if smk.input.get("tiled") else None,
     )
 
 

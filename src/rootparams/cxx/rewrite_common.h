@@ -190,12 +190,21 @@ inline std::vector<std::string> missing_streamer_infos(const std::set<InfoRecord
    std::set<std::pair<std::string, unsigned>> have;
    for (const auto &record : info_records(written.get()))
       have.emplace(record.name, record.checksum);
-   // STL collections (vector<int>, vector<vector<float> >, ...) are left out: ROOT knows their layout without
-   // a record, and writes theirs only where it needs one (it does not write those of an older file's spelling).
+   // Left out: STL collections (vector<int>, vector<vector<float> >, ...), whose layout ROOT knows without a record
+   // and writes only where it needs one (not those of an older file's spelling); and classes this process has a
+   // dictionary for (ROOT's own, such as an older ROOT's TBranchElement or a TBranchRef no branch uses): every
+   // reader brings its own dictionary for them, and ROOT registers no record of another checksum for such a class,
+   // so none could be copied. What the check is for are the classes without a dictionary (an experiment's), whose
+   // records are all a reader has.
    std::vector<std::string> missing;
-   for (const auto &record : source)
-      if (!have.count({record.name, record.checksum}) && TClassEdit::IsSTLCont(record.name) == ROOT::kNotSTL)
-         missing.push_back(record.text());
+   for (const auto &record : source) {
+      if (have.count({record.name, record.checksum}) || TClassEdit::IsSTLCont(record.name) != ROOT::kNotSTL)
+         continue;
+      TClass *cl = TClass::GetClass(record.name.c_str(), false, true);
+      if (cl && cl->HasDictionary())
+         continue;
+      missing.push_back(record.text());
+   }
    return missing;
 }
 
