@@ -10,7 +10,7 @@ the file it was made for:
   code names them, and what no key was found for.
 
 Every framework key printed here was read in the framework's own public code; ``SOURCES`` says where
-(repository, path, commit), and docs/applying.md lists them. hadd's flags are those of the ROOT wheel's own
+(repository and path), and docs/applying.md lists them. hadd's flags are those of the ROOT wheel's own
 ``hadd --help``; the ROOT calls are checked by tests/test_applying.py, which runs them.
 
 ``apply_it(decision, context)`` returns an ``ApplyIt``: ``markdown()`` (the "## Apply it" block of advise.md),
@@ -197,14 +197,14 @@ def context_of(source: SourceFile, ins: Inspection) -> FileContext:
 
 @dataclass(frozen=True)
 class Source:
+    """A file of a framework's public repository, as read in November 2026, and what it shows."""
+
     repository: str
     path: str
-    commit: str | None  # None where the code index that was searched gave the file's text without its commit
     shows: str
 
     def cite(self) -> str:
-        at = f" @ {self.commit[:12]}" if self.commit else " (a recent version)"
-        return f"{self.repository} {self.path}{at}"
+        return f"{self.repository} {self.path}"
 
 
 ATHENA = "ATLAS-experiment/athena"  # the GitHub mirror of gitlab.cern.ch/atlas/athena
@@ -216,126 +216,107 @@ SOURCES: dict[str, Source] = {
     "athena-flags": Source(
         ATHENA,
         "Control/AthenaConfiguration/python/AllConfigFlags.py",
-        "07c9f53b95e5d63a1eed25c3e6566bfb964fee1d",
         "Output.TreeAutoFlush (\"dict with auto-flush settings for stream e.g. {'STREAM': 123}\") and "
         "PoolSvc.DefaultContainerType ('ROOTTREEINDEX' by default)",
     ),
     "athena-flags-older": Source(
         ATHENA,
         "Control/AthenaConfiguration/python/AllConfigFlags.py",
-        "9230aeea6e120338ba210d4149d317609a415e13",
         "in older releases, Output.StorageTechnology.EventData chooses the event data's technology",
     ),
     "athena-pool-write": Source(
         ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/python/PoolWriteConfig.py",
-        "21fe3f1d8e8523d46e0696ce63cf15b20b44a1c3",
         "PoolWriteCfg sets each stream's compression and AutoFlush from its own table (DAOD_PHYS: ZSTD-5, 500 "
         "entries) and takes Output.TreeAutoFlush[stream] over the table's AutoFlush",
     ),
     "athena-pool-attribute-helper": Source(
         ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/python/PoolAttributeHelper.py",
-        "0fdd102e222e47ec90ce44d886a419317a12c19f",
         "setFileCompAlg and setFileCompLvl write the COMPRESSION_ALGORITHM and COMPRESSION_LEVEL pool attributes "
         "of a file",
     ),
     "athena-cnvsvc": Source(
         ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/src/AthenaPoolCnvSvc.h",
-        "0ddd039d0e6d2b6fea7f18b3e61a40976072c00f",
         "the PoolAttributes property of AthenaPoolCnvSvc",
     ),
     "athena-root-database": Source(
         ATHENA,
         "Database/APR/RootStorageSvc/src/RootDatabase.cpp",
-        "003c5e82fd272d5121becf056290c915539b080b",
         "COMPRESSION_ALGORITHM and COMPRESSION_LEVEL become TFile::SetCompressionAlgorithm and "
         "SetCompressionLevel; TREE_AUTO_FLUSH becomes TTree::SetAutoFlush",
     ),
     "athena-rntuple-writer": Source(
         ATHENA,
         "Database/APR/RootStorageSvc/src/RNTupleWriterHelper.cpp",
-        "04ae001089d57698155dc775c610fd1c9e476f38",
         "an RNTuple takes its file's compression (SetCompression(GetCompressionSettings())); no cluster size is "
         "set on its write options",
     ),
     "athena-shared-writer": Source(
         ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/src/AthenaPoolCnvSvc.cxx",
-        "4b41a0a803b4f4528e0a41701a71a8107d2d74e0",
         "with the shared writer's parallel compression, a negative TREE_AUTO_FLUSH is replaced by "
         "NumberEventsPerWrite",
     ),
     "athena-transform-exec": Source(
         ATHENA,
         "Tools/PyJobTransforms/python/TransformUtils.py",
-        "fddc91fdffd2c314a946b406c4fa7e3bdd525a65",
         "a transform's --preExec runs with flags, its --postExec with flags and cfg (the flags then locked)",
     ),
     "cms-pool-output": Source(
         CMSSW_CFI,
         "IOPool/Output/PoolOutputModule.py",
-        "4dc19d5e044754ff88be8e3e682468b2fc771668",
         "PoolOutputModule: compressionAlgorithm ('ZSTD'), compressionLevel (4), eventAutoFlushCompressedSize "
         "(20971520)",
     ),
     "cms-pool-output-source": Source(
         CMSSW,
         "IOPool/Output/src/PoolOutputModule.cc",
-        None,
         "fillDescription: compressionAlgorithm allows ZLIB, LZMA, LZ4 and ZSTD; eventAutoFlushCompressedSize is "
         "the AutoFlush of the event TTree in compressed bytes (-1 ROOT's default, 0 off)",
     ),
     "cms-rntuple-output": Source(
         CMSSW_CFI,
         "FWIO/RNTuple/RNTupleOutputModule.py",
-        "f205a767cbcf6c816b947739d7de6cb8ebd24012",
         "RNTupleOutputModule: compressionAlgorithm, compressionLevel, approxZippedClusterSize; "
         "eventAutoFlushCompressedSize obsolete",
     ),
     "cms-rntuple-output-source": Source(
         CMSSW,
         "FWIO/RNTuple/plugins/RNTupleOutputModule.cc",
-        "5d882b692451cec000d54839beff548f1cfa7849",
         "approxZippedClusterSize is RNTupleWriteOptions' ApproxZippedClusterSize",
     ),
     "cms-nanoaod-output": Source(
         CMSSW_CFI,
         "PhysicsTools/NanoAOD/NanoAODOutputModule.py",
-        "467a03539d838b7a077e59d2af15cf2ee52ae62f",
         "NanoAODOutputModule: compressionAlgorithm ('ZLIB'), compressionLevel (9), autoFlush (-10000000)",
     ),
     "cms-nanoaod-output-source": Source(
         CMSSW,
         "PhysicsTools/NanoAOD/src/NanoAODOutputModuleBase.cc",
-        "2ce0500a9dfe3111ea6018b826ae6e10a9fa72f3",
         "compressionAlgorithm ZLIB, LZMA, ZSTD or LZ4; autoFlush > 0 entries, < 0 bytes (turned into entries at "
         "the first 1000 events)",
     ),
     "cms-nanoaod-output-older": Source(
         CMSSW,
         "PhysicsTools/NanoAOD/plugins/NanoAODOutputModule.cc",
-        "c03d58d5c1569f24a0290e05caa1300302acf43d",
         "older releases: compressionAlgorithm ZLIB or LZMA only",
     ),
     "cms-nanoaod-rntuple-output": Source(
         CMSSW_CFI,
         "PhysicsTools/NanoAOD/NanoAODRNTupleOutputModule.py",
-        "467a03539d838b7a077e59d2af15cf2ee52ae62f",
         "NanoAODRNTupleOutputModule: compressionAlgorithm, compressionLevel, "
         "rntupleWriteOptions.approxZippedClusterSize",
     ),
     "cms-nanoaod-rntuple-output-older": Source(
         CMSSW,
         "PhysicsTools/NanoAOD/plugins/NanoAODRNTupleOutputModule.cc",
-        "5078be1a8f068997558b62d6cf886549d31130b2",
         "older releases: compressionAlgorithm ZLIB or LZMA only, and no cluster size",
     ),
     "cms-plugin-help": Source(
         CMSSW,
         "FWCore/ParameterSet/bin/edmPluginHelp.cpp",
-        "1242475acf13cf1966341cc0986d2272dd3f6151",
         "edmPluginHelp -p MODULE prints a module's parameters as the release at hand has them",
     ),
 }
