@@ -873,6 +873,7 @@ class ApplyIt:
                 ],
                 "not_found": f.not_found,
                 "notes": f.notes,
+                "sources": [SOURCES[name].cite() for name in f.sources()],
             },
         }
 
