@@ -156,6 +156,10 @@ def test_the_block_as_data_terminal_text_and_html():
     assert keys["Output.TreeAutoFlush"]["source"].startswith(
         "ATLAS-experiment/athena Control/AthenaConfiguration"
     )
+    assert (
+        "ATLAS-experiment/athena Tools/PyJobTransforms/python/TransformUtils.py"
+        in data["framework"]["sources"]
+    )
     terminal = block.terminal()
     assert "```" not in terminal and "**" not in terminal
     assert "    hadd -f505 out.root in1.root in2.root ..." in terminal
