@@ -4,18 +4,27 @@ It runs the study's own workflow (Snakemake underneath, resumable) on a configur
 
 * the file **as it is**, read cold on the storage given, with the study's instrument and validity rules: what
   limits its reads now (rootparams.bottleneck: the storage, decompression or deserialisation);
-* the file at the settings that matter (compression algorithm and level, TTree against RNTuple, cluster size):
-  rewritten by ROOT where the file is large enough for valid timed windows, else through a **calibrated clone**
-  (rootparams.calibrate: a synthetic file of the same content kinds, sizes and compression ratios, written with
-  enough events that every timed window is valid). A small real file's own loops are too short to time a rate
-  (a 100-event PHYSLITE file reads in tens of milliseconds), so the clone is how a sample becomes an answer;
+* **every compression setting on the file's own bytes**: its baskets (an RNTuple's pages) recompressed at each
+  algorithm and level without reading any object (rootparams.recompress: no class dictionary is needed, so this works
+  on any experiment's file). A file too short for a valid timed window is **tiled**: its own clusters repeated until
+  the fastest setting's timed loop lasts about TARGET_LOOP_SECONDS (a warm read of the file at LZ4-1 measures the
+  pace first). Each basket keeps its own bytes; only the order in which baskets are met across copies differs from a
+  longer real file;
+* **the settings that change the layout** (cluster size, TTree against RNTuple) on a **calibrated clone**
+  (rootparams.calibrate: a synthetic file of the same kinds of content, sizes and compression ratios), labelled as a
+  clone everywhere; the clone is also read at the file's own setting, beside the file, so that the answer states how
+  faithful it is (size per event, compression ratio and rate, against the file);
 * the study's decision (rootparams.decision) among those settings, with its uncertainty: the setting named only
-  where it is cheapest in 95 % of the bootstrap replicates, ties said as ties.
+  where it is cheapest in 95 % of the bootstrap replicates, ties said as ties; one decision for the compression (on
+  the file's own bytes) and one for the layout (on the clone);
+* what to type to get it (rootparams.applying): hadd, the ROOT calls, the framework's output keys.
 
 The plan (points, files, repetitions) is fitted to a time budget before anything starts and printed with its
-estimate; progress is shown with an estimate of the time left. The answer is printed and written to
-``<out>/advise.md`` and ``<out>/advise.html`` (one page, the supporting figures inside); the whole study's
-outputs stay in ``<out>/results/``.
+estimate; progress is shown with an estimate of the time left. ``--quick`` gives a first answer in about three
+minutes: the compression settings at level 5 on the file's own bytes, three repetitions, no clone. The answer is
+printed and written to ``<out>/advise.md``, ``<out>/advise.html`` (one page, the supporting figures inside) and
+``<out>/advise.json``; the whole study's outputs stay in ``<out>/results/``. One setting that fails (a writer, a
+recompression or a reader error) is reported with its reason and the answer is made from the others.
 """
 
 from __future__ import annotations
@@ -37,25 +46,53 @@ from typing import Any
 
 import yaml
 
-from rootparams import bottleneck, inspection, labels, paths, sources
-from rootparams.config import clone_autoflush
+from rootparams import applying, bottleneck, inspection, labels, paths, sources
+from rootparams.build import ensure_built
+from rootparams.config import clone_autoflush, tile_copies
 from rootparams.errors import UserError
-from rootparams.vocabulary import RNTUPLE
+from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
+from rootparams.measure import reader_command
+from rootparams.native import json_result
+from rootparams.recompress import MAX_OUTPUT_BYTES, RecompressError, recompress_file
+from rootparams.vocabulary import PAPER_READ_DEFAULTS, RNTUPLE, TTREE
 
 # Where the workflow lives: beside the package in the checkout it was installed from (pip install -e .).
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 DEFAULT_BUDGET = "20m"
-# A calibrated clone is written with about this many compressed bytes: its timed loops then last 1-3 s on a local
-# disk (PHYSLITE-like content reads at 4000-6000 events/s, NanoAOD-like at ~25000), above the 1 s minimum window.
-CLONE_TARGET_BYTES = 100_000_000
-CLONE_MAX_EVENTS = 400_000
-# A file at least this large is rewritten by ROOT itself (its own content, its timed loops long enough).
-REWRITE_MIN_BYTES = 100_000_000
+QUICK_BUDGET = "3m"
+# A tiled file is made long enough that its fastest setting's timed loop lasts about this long (the study's valid
+# window is at least 1 s: measurement.min_window_seconds); --quick aims lower.
+TARGET_LOOP_SECONDS = 1.6
+QUICK_TARGET_LOOP_SECONDS = 1.3
+# The pace probe: the file recompressed at LZ4-1 (usually the fastest to read) with this many compressed bytes,
+# read warm twice; the faster read sets the seconds per copy.
+PROBE_SETTING = 401
+PROBE_BYTES = 30_000_000
+# Without a probe (a dry run, or no tools yet): tile to these bytes (config's tile: auto rule), and assume this read
+# pace for the estimate.
+TILE_TARGET_BYTES, TILE_TARGET_UNCOMPRESSED_BYTES = 150_000_000, 600_000_000
+ASSUMED_READ_BYTES_PER_SECOND = (
+    150e6  # compressed bytes per second at the file's own setting, for the estimate
+)
+# A tiled file (and each of its recompressions) stays below this size.
+MAX_TILED_BYTES = min(1_200_000_000, MAX_OUTPUT_BYTES)
+CLONE_MAX_EVENTS = 2_000_000
+# A file read longer than this as it is needs no tiling (and no probe).
+LONG_ENOUGH_BYTES = 1_000_000_000
 
-# For the plan's estimate only (the progress line corrects it with the run's own pace): write speeds in MB/s of
-# uncompressed data, as the default study measured them on a 2-core virtual machine (results/tables/files.csv,
-# write_mb_per_s_uncompressed), by algorithm and level.
+# For the plan's estimate only (the progress line corrects it with the run's own pace).
+# Compression speed in MB/s of uncompressed data (a 2-core virtual machine, benchmarks/compressor_speed.py's order of
+# magnitude): what recompressing one copy costs.
+COMPRESS_MB_PER_S = {
+    ("lz4", 1): 400, ("lz4", 5): 60, ("lz4", 9): 30,
+    ("zlib", 1): 60, ("zlib", 5): 35, ("zlib", 9): 8,
+    ("zstd", 1): 300, ("zstd", 5): 80, ("zstd", 9): 40,
+    ("lzma", 1): 20, ("lzma", 5): 8, ("lzma", 9): 5,
+    ("none", 0): 1000,
+}  # fmt: skip
+# ROOT's own writing of a clone's files (recipe generation included), uncompressed MB/s, as the default study measured
+# (results/tables/files.csv, write_mb_per_s_uncompressed).
 WRITE_MB_PER_S = {
     ("lz4", 1): 86, ("lz4", 5): 40, ("lz4", 9): 21,
     ("zlib", 1): 35, ("zlib", 5): 27, ("zlib", 9): 5,
@@ -63,30 +100,41 @@ WRITE_MB_PER_S = {
     ("lzma", 1): 14, ("lzma", 5): 6, ("lzma", 9): 4,
     ("none", 0): 80,
 }  # fmt: skip
-# A calibrated clone's files are each generated from its recipe (the same events every time), at a cost per
-# top-level branch and event that depends on the layout (a 2-core virtual machine, benchmarks/clone_generation.py,
-# 1000 events: the PHYSLITE sample's clone, 1503 branches of xAOD objects, 0.45 ms per event; the CMS NanoAOD
-# sample's, 947 flat arrays, 0.09 ms). ROOT's own writing is in WRITE_MB_PER_S.
+# Decompression speed on one core, MB/s of uncompressed output (orders of magnitude of ROOT's decompression on these
+# machines, results/primitives/unzip_kinds.csv): a read at another algorithm than the probe's LZ4 takes longer by its
+# uncompressed bytes over these (a flat ntuple read at LZMA is mostly decompression).
+UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 500.0, "zlib": 250.0, "lzma": 50.0, "none": 1e9}
+# A calibrated clone's files are each generated from its recipe, at a cost per top-level branch and event
+# (benchmarks/clone_generation.py: 1503 xAOD branches 0.45 ms per event; 947 flat arrays 0.09 ms).
 GENERATE_SECONDS_PER_BRANCH_EVENT = {inspection.XAOD: 0.3e-6, inspection.FLAT: 0.1e-6}
 # One repetition beyond its timed loop: eviction and its check, the reader's start and open, the monitor, the
-# record (the default study: 1260 repetitions in 74 min of measuring, loops of 1.5-3 s).
+# record; one point's file made from the user's file: the recompression's checks (ROOT's reader, uproot).
 REPETITION_OVERHEAD_SECONDS = 1.7
-# Snakemake's start, the tables, the ~30 figures, the decision and the report; the calibration; a C++ build.
-FIXED_SECONDS = 150
+RECOMPRESSION_CHECK_SECONDS = 6.0
+# Snakemake's start, the tables, the figures advise shows, the decision; the calibration; a C++ build.
+FIXED_SECONDS = 90
 CALIBRATE_SECONDS = 40
 BUILD_SECONDS = 240
 
+# What is scanned. The compression settings on the file's own bytes; on the clone, TTree against RNTuple at these
+# algorithms (level 5) and the cluster sizes.
+ALGORITHMS = ["lz4", "zlib", "zstd", "lzma"]
+CONTAINER_ALGORITHMS = ["lz4", "zlib", "zstd"]
 # The plan's tiers, smallest first: the largest that fits the budget at 10 repetitions is taken (else the first,
 # with fewer repetitions). Each adds to the one before.
-ALGORITHMS = ["lz4", "zlib", "zstd", "lzma"]
-CONTAINER_ALGORITHMS = ["lz4", "zlib", "zstd"]  # TTree against RNTuple, at level 5
 TIERS = (
-    ("algorithms at level 5, TTree and RNTuple", {"levels": [5], "autoflush": False}),
-    ("and cluster sizes", {"levels": [5], "autoflush": True}),
-    ("and level 1", {"levels": [1, 5], "autoflush": True}),
-    ("and level 9", {"levels": [1, 5, 9], "autoflush": True}),
+    ("algorithms at level 5", {"levels": [5], "clone": False}),
+    ("and the layout on a clone", {"levels": [5], "clone": True}),
+    ("and level 1", {"levels": [1, 5], "clone": True}),
+    ("and level 9", {"levels": [1, 5, 9], "clone": True}),
 )
+# --quick leaves LZMA out (its reads are the slowest, several times ZLIB's on a flat ntuple): the full answer has it.
+QUICK_TIER = ("quick: LZ4, ZLIB and ZSTD at level 5, no clone", {"levels": [5], "clone": False})
+QUICK_ALGORITHMS = ["lz4", "zlib", "zstd"]
+QUICK_REPETITIONS = 3
 MIN_REPETITIONS, MAX_REPETITIONS = 3, 10
+
+OWN, CLONE = "your file's own bytes", "clone"
 
 
 class AdviseError(UserError):
@@ -109,9 +157,7 @@ def parse_size(text: str) -> float:
     """'150MB', '2GB', '500kB' or a number of bytes, in bytes."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text).lower())
     if not m:
-        raise AdviseError(
-            f"--clone-size {text!r} is not a size; give e.g. 150MB, 1GB, 500kB or a number of bytes"
-        )
+        raise AdviseError(f"size {text!r} is not a size; give e.g. 150MB, 1GB, 500kB or a number of bytes")
     return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)]
 
 
@@ -124,7 +170,7 @@ def format_name(path: str) -> str:
     name = ""
     for word in filter(
         None, stem.split("_")
-    ):  # whole words while they fit: atlas_physlite_run2_ttbar_100ev -> ..._ttbar
+    ):  # whole words while they fit: atlas_physlite_run2_ttbar_100ev -> ...
         if len(name) + len(word) + bool(name) > 24:
             break
         name = f"{name}_{word}" if name else word
@@ -172,19 +218,26 @@ class FileFacts:
 
     @property
     def ratio(self) -> float:
+        """Uncompressed over compressed event data (baskets kept in the TTree object counted with its key: the key
+        compresses them with the tree's metadata, a little more than they would be alone)."""
         return self.tot_bytes / self.zip_bytes if self.zip_bytes else math.nan
+
+    @property
+    def own_setting(self) -> tuple[str, str, int]:
+        algorithm, level = self.source.algorithm_level
+        return self.source.container, algorithm, level
 
     def text(self) -> str:
         s = self.source
         algorithm, level = s.algorithm_level
         kind = "RNTuple" if s.container == RNTUPLE else "TTree"
-        af = "" if s.container == RNTUPLE else f", AutoFlush {s.autoflush}"
+        af = "" if s.container == RNTUPLE else f", AutoFlush {labels.autoflush_label(s.autoflush)}"
         unit = "fields" if s.container == RNTUPLE else "branches"
-        # Baskets kept inside the TTree object are compressed with its metadata: their own ratio is not known.
-        ratio = "ratio not known" if self.inspection.in_tree_object else f"ratio {self.ratio:.2f}"
+        in_object = " (its baskets kept in the tree object)" if self.inspection.in_tree_object else ""
+        name = "uncompressed" if algorithm == "none" else f"{algorithm.upper()}-{level}"
         return (
-            f"{kind} {s.tree}, {s.entries} entries, {algorithm.upper()}-{level}{af}, {inspection.human(self.size_bytes)} "
-            f"({inspection.human(self.zip_bytes / s.entries)}/event compressed, {ratio}, "
+            f"{kind} {s.tree}, {s.entries} entries, {name}{af}, {inspection.human(self.size_bytes)} "
+            f"({inspection.human(self.zip_bytes / s.entries)}/event compressed, ratio {self.ratio:.2f}{in_object}, "
             f"{self.branches} top-level {unit})"
         )
 
@@ -195,22 +248,46 @@ class FileFacts:
         return "; ".join(
             f"{k.kind} {100 * k.compressed / ins.compressed:.0f} % (ratio {k.uncompressed / k.compressed:.1f})"
             for k in kinds
-            if k.compressed
+            if k.compressed and ins.compressed
         )
 
 
-def file_facts(path: str) -> FileFacts:
-    return FileFacts(sources.describe(path), inspection.inspect_file(path))
+def file_facts(path: str, tree: str | None = None) -> FileFacts:
+    return FileFacts(sources.describe(path, tree), inspection.inspect_file(path, tree))
+
+
+@dataclass
+class Pace:
+    """How fast the file reads, measured before the plan is made: the file recompressed at LZ4-1 (PROBE_SETTING),
+    ``copies`` copies, read warm (twice, the faster taken) with the study's reader and default read settings."""
+
+    copies: int
+    loop_seconds: float  # the faster warm loop over the probe file
+    bytes_per_copy: float  # the probe file's size over its copies
+
+    @property
+    def seconds_per_copy(self) -> float:
+        return self.loop_seconds / self.copies
+
+    def text(self) -> str:
+        return (
+            f"a warm read of {self.copies} copies at LZ4-1 took {self.loop_seconds:.2f} s "
+            f"({1e3 * self.seconds_per_copy:.1f} ms per copy)"
+        )
 
 
 @dataclass
 class Plan:
     file: str
     facts: FileFacts
-    name: str  # the format of the file as it is
-    made: str  # the format whose settings are scanned: the file itself (rewrites) or its clone
-    approach: str  # "rewrite" or "clone"
+    name: str  # the format of the file: as it is (tiled) and its recompressions
+    tree: str
+    copies: int  # the file's own clusters, this many times, in the file the study reads (1: as it is)
+    clone: bool  # the layout settings measured on a calibrated clone
     clone_events: int
+    clone_compression: (
+        bool  # the compression settings on the clone as well (to see how far it is from the file)
+    )
     tier: str
     levels: list[int]
     autoflush: list[int]
@@ -218,12 +295,22 @@ class Plan:
     storage: str  # the directory the files are written to, or a root:// URL
     out: Path
     budget_seconds: float
+    quick: bool = False
+    pace: Pace | None = None
     estimate: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     asked: dict[str, Any] = field(default_factory=dict)  # the command's options the plan was made for
     planned_on: str = field(
         default_factory=lambda: time.strftime("%Y-%m-%d %H:%M")
     )  # kept when a rerun resumes
+
+    @property
+    def algorithms(self) -> list[str]:
+        return QUICK_ALGORITHMS if self.quick else ALGORITHMS
+
+    @property
+    def clone_name(self) -> str:
+        return f"{self.name}_clone"
 
     @property
     def estimate_seconds(self) -> float:
@@ -233,61 +320,74 @@ class Plan:
     def remote(self) -> bool:
         return self.storage.startswith(("root://", "roots://"))
 
-    def points(self) -> list[tuple[str, str, int, int | None]]:
-        """The file settings of the scanned format: (container, algorithm, level, autoflush or None)."""
-        # The compression and cluster-size scans write the container of the file (its clone's default); the
-        # container scan writes both at level 5, where both can be written.
-        own = self.facts.source.container
-        out = [(own, a, lv, None) for a in ALGORITHMS for lv in self.levels]
-        if self.facts.flat and own != RNTUPLE:
-            pass  # a flat ntuple's RNTuple (collections of records) is built neither by our writer nor by a rewrite
-        elif self.approach == "clone" or own == RNTUPLE:
-            out += [(c, a, 5, None) for a in CONTAINER_ALGORITHMS for c in ("ttree", "rntuple")]
-        if own == RNTUPLE and self.approach == "rewrite":
-            # An RNTuple can be rewritten at another compression only, not as a TTree.
-            out = [("rntuple", a, 5, None) for a in CONTAINER_ALGORITHMS]
-        algorithm, level = self.facts.source.algorithm_level
-        out += [(own, algorithm, level, af) for af in self.autoflush]
-        return list(dict.fromkeys(out))
+    @property
+    def container(self) -> str:
+        return self.facts.source.container
+
+    def own_points(self) -> list[tuple[str, str, int, int | None]]:
+        """The compression settings measured on the file's own bytes (the file's own setting among them: its
+        recompressed twin stands for it in the decision)."""
+        _, algorithm, level = self.facts.own_setting
+        points = [(self.container, a, lv, None) for a in self.algorithms for lv in self.levels]
+        points.append((self.container, algorithm, level, None))
+        return list(dict.fromkeys(points))
+
+    def clone_points(self) -> list[tuple[str, str, int, int | None]]:
+        """The settings measured on the clone: its default (the file's own setting, the fidelity anchor), the
+        cluster sizes, TTree against RNTuple (a flat TTree's clone is a TTree only)."""
+        if not self.clone:
+            return []
+        _, algorithm, level = self.facts.own_setting
+        own_container = TTREE if self.facts.flat else self.container
+        points = [(own_container, algorithm, level, None)]
+        points += [(own_container, algorithm, level, af) for af in self.autoflush]
+        if not self.facts.flat:
+            points += [(c, a, 5, None) for a in CONTAINER_ALGORITHMS for c in (TTREE, RNTUPLE)]
+        if self.clone_compression:
+            points += [(own_container, a, lv, None) for a in self.algorithms for lv in self.levels]
+        return list(dict.fromkeys(points))
 
     def config(self) -> dict[str, Any]:
         """The study configuration of this plan (a file of it is what Snakemake runs)."""
         s = self.facts.source
-        algorithm, level = s.algorithm_level
-        fmts: dict[str, Any] = {self.name: {"source": self.file, "read": s.entries}}
-        if self.approach == "clone":
-            fmts[self.made] = {
+        _, algorithm, level = self.facts.own_setting
+        fmts: dict[str, Any] = {
+            self.name: {"source": self.file, "tree": self.tree, "read": "all", "tile": self.copies}
+        }
+        scans: dict[str, Any] = {
+            # The file as it is (tiled), and the clone at the file's own setting beside it.
+            "cache": {"formats": [self.name] + ([self.clone_name] if self.clone else []), "cache_size": [-1]},
+            "compression": {
+                "formats": [self.name] + ([self.clone_name] if self.clone and self.clone_compression else []),
+                "algorithm": self.algorithms,
+                "level": self.levels,
+            },
+            "own_setting": {"formats": [self.name], "algorithm": [algorithm], "level": [level]},
+        }
+        if self.clone:
+            fmts[self.clone_name] = {
                 "calibrate": self.file,
+                "tree": self.tree,
                 "written": self.clone_events,
                 "read": self.clone_events,
             }
-            if s.container == RNTUPLE:
-                fmts[self.made]["tree"] = s.tree
+            if not self.facts.flat:
+                scans["container"] = {
+                    "formats": [self.clone_name],
+                    "container": [TTREE, RNTUPLE],
+                    "algorithm": CONTAINER_ALGORITHMS,
+                    "level": [5],
+                }
+            if self.autoflush:
+                scans["autoflush"] = {
+                    "formats": [self.clone_name],
+                    "algorithm": [algorithm],
+                    "level": [level],
+                    "autoflush": self.autoflush,
+                }
         if s.atlas_containers == 0:
             for f in fmts.values():
                 f["branches"] = "all"  # no ATLAS particle containers: the reader reads every branch
-        scans: dict[str, Any] = {
-            # The file as it is, at the reader's defaults (TTreeCache on), and the scanned format's default read.
-            "cache": {"formats": list(dict.fromkeys([self.name, self.made])), "cache_size": [-1]},
-        }
-        if not (s.container == RNTUPLE and self.approach == "rewrite"):
-            scans["compression"] = {"formats": [self.made], "algorithm": ALGORITHMS, "level": self.levels}
-        if any(p[0] == "rntuple" for p in self.points()):
-            scans["container"] = {
-                "formats": [self.made],
-                "container": ["rntuple"]
-                if s.container == RNTUPLE and self.approach == "rewrite"
-                else ["ttree", "rntuple"],
-                "algorithm": CONTAINER_ALGORITHMS,
-                "level": [5],
-            }
-        if self.autoflush:
-            scans["autoflush"] = {
-                "formats": [self.made],
-                "algorithm": [algorithm],
-                "level": [level],
-                "autoflush": self.autoflush,
-            }
         measurement: dict[str, Any] = {
             "primitives": False,  # the storage's fio figures are for the model, not for this answer
             "attempts": 2,
@@ -300,6 +400,10 @@ class Plan:
             "scans": scans,
             "read_defaults": {"storage_profile": "yours" if self.remote else "native"},
             "measurement": measurement,
+            # One setting that cannot be made (a writer, a recompression or a rewrite that fails) is that setting's
+            # result; the answer is made from the others.
+            "write_failures": "record",
+            "rewrite_failures": "record",
         }
         if self.remote:
             measurement["storage_profiles"] = {
@@ -311,7 +415,6 @@ class Plan:
         return config
 
     def text(self) -> str:
-        s = self.facts.source
         lines = [
             f"rootparams advise: {self.file}",
             f"  the file:  {self.facts.text()}",
@@ -324,60 +427,98 @@ class Plan:
             else f"{self.storage} (local: each file evicted from the page cache before each read, verified)"
         )
         lines.append(f"  storage:   {where}")
-        settings = ", ".join(_setting_text(p) for p in self.points())
-        if self.approach == "clone":
-            made = (
-                f"a calibrated clone of {self.clone_events} events (about "
-                f"{inspection.human(self.clone_events * self.facts.zip_bytes / s.entries)}; the file itself is too small "
-                "for valid timed windows, or ROOT cannot rewrite it)"
-            )
-        else:
-            made = "the file rewritten by ROOT"
+        s = self.facts.source
+        tiled = (
+            f"its clusters repeated {self.copies} times ({self.copies * s.entries} entries, about "
+            f"{inspection.human(self.copies * self.facts.zip_bytes)}: the file alone is too short to time)"
+            if self.copies > 1
+            else "as it is"
+        )
+        own = "; ".join(_setting_text(p) for p in self.own_points())
         lines += [
-            f"  plan:      the file as it is, and {made}",
-            f"             at {settings}",
+            f"  plan:      the file, {tiled},",
+            f"             its baskets recompressed (no dictionary needed) at {own}",
+        ]
+        if self.clone:
+            per_event = self.facts.zip_bytes / s.entries
+            lines += [
+                f"             the layout on a calibrated clone of {self.clone_events} events (about "
+                f"{inspection.human(self.clone_events * per_event)}) at "
+                + "; ".join(_setting_text(p) for p in self.clone_points())
+            ]
+        lines += [
             f"             {self.repetitions} repetitions per point, interleaved rounds ({self.tier})",
             f"  estimate:  {minutes(self.estimate_seconds)} ("
             + ", ".join(f"{k} {minutes(v)}" for k, v in self.estimate.items() if v >= 1)
             + f"); budget {minutes(self.budget_seconds)}",
-            f"  outputs:   {self.out}/advise.md, {self.out}/advise.html, the study in {self.out}/results/",
+            f"  outputs:   {self.out}/advise.md, advise.html, advise.json; the study in {self.out}/results/",
         ]
+        if self.pace:
+            lines.append(f"  pace:      {self.pace.text()}")
         lines += [f"  note:      {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def targets(self) -> list[str]:
+        """What advise needs of the study: its tables, the run summary, and the figures it shows."""
+        wanted = ("fig01", "fig02", "fig03", "fig04", "fig13", "fig14", "fig15")
+        figures = [paths.figure(n, "png") for n in FIGURE_NAMES if n.startswith(wanted)]
+        figures += [paths.figure(pareto_figure_name(f), "png") for f in self.config()["formats"]]
+        figures.append(paths.figure(DECISION_FIGURES[1], "png"))
+        tables = [paths.SUMMARY_TABLE, paths.FILES_TABLE, paths.REPETITIONS_TABLE, paths.COST_CHOICE_TABLE]
+        return [*tables, paths.RUN_SUMMARY, *figures]
 
 
 def _setting_text(point: tuple[str, str, int, int | None]) -> str:
     container, algorithm, level, af = point
     name = "uncompressed" if algorithm == "none" else f"{algorithm.upper()}-{level}"
-    text = f"RNTuple {name}" if container == "rntuple" else name
+    text = f"RNTuple {name}" if container == RNTUPLE else name
     if af is None:
         return text
-    return f"{text}, {'clusters' if container == 'rntuple' else 'AutoFlush'} {labels.autoflush_label(af)}"
+    return f"{text}, {'clusters' if container == RNTUPLE else 'AutoFlush'} {labels.autoflush_label(af)}"
 
 
 def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
-    s = plan.facts.source
-    events = plan.clone_events if plan.approach == "clone" else s.entries
-    tot_per_event = plan.facts.tot_bytes / s.entries
-    zip_per_event = plan.facts.zip_bytes / s.entries
-    write = 0.0
-    for _, algorithm, level, _ in plan.points():
-        speed = WRITE_MB_PER_S.get((algorithm, level), WRITE_MB_PER_S.get((algorithm, 5), 20))
-        write += events * tot_per_event / 1e6 / speed
-    if plan.approach == "clone":  # every file's events generated from the recipe
-        per_branch_event = GENERATE_SECONDS_PER_BRANCH_EVENT[plan.facts.inspection.layout]
-        write += len(plan.points()) * events * plan.facts.branches * per_branch_event
-    # A local disk reads ~150 MB/s of compressed bytes at these event sizes (decompression and deserialisation
-    # included); the file as it is is read too (at the same pace per byte).
-    loop_per_file = events * zip_per_event / 150e6
-    read_points = len(plan.points()) + 1 + (1 if plan.approach == "clone" else 0)
-    reads = plan.repetitions * (
-        read_points * REPETITION_OVERHEAD_SECONDS
-        + len(plan.points()) * loop_per_file
-        + s.entries * zip_per_event / 150e6
+    """Seconds per stage, for the plan and the progress line: the recompressions (one copy each, its checks), the
+    clone's files, and the reads, from the probe's pace where there is one."""
+    s, facts = plan.facts.source, plan.facts
+    copies = plan.copies
+    own_points, clone_points = plan.own_points(), plan.clone_points()
+    tot_mb = facts.tot_bytes / 1e6
+    write = sum(
+        tot_mb / COMPRESS_MB_PER_S.get((a, lv), 30) + RECOMPRESSION_CHECK_SECONDS
+        for _, a, lv, _ in own_points
     )
-    out = {"writing": write, "reading": reads, "tables, figures, decision": FIXED_SECONDS}
-    if plan.approach == "clone":
+    write += copies * facts.size_bytes / 500e6  # the copies themselves, and the tile
+    if plan.clone:
+        tot_per_event = facts.tot_bytes / s.entries
+        per_branch_event = GENERATE_SECONDS_PER_BRANCH_EVENT[facts.inspection.layout]
+        for _, a, lv, _ in clone_points:
+            speed = WRITE_MB_PER_S.get((a, lv), WRITE_MB_PER_S.get((a, 5), 20))
+            write += plan.clone_events * tot_per_event / 1e6 / speed
+            write += plan.clone_events * facts.branches * per_branch_event
+    # The loop at LZ4-1, measured (the probe) or assumed from the bytes; another algorithm adds its slower
+    # decompression of the same uncompressed bytes.
+    if plan.pace:
+        lz4_loop = plan.pace.seconds_per_copy * copies
+    else:
+        lz4_loop = copies * facts.zip_bytes / ASSUMED_READ_BYTES_PER_SECOND
+    unzipped_mb = copies * facts.tot_bytes / 1e6
+
+    def loop(algorithm: str, scale: float = 1.0) -> float:
+        slower = 1 / UNZIP_MB_PER_S.get(algorithm, 250.0) - 1 / UNZIP_MB_PER_S["lz4"]
+        return scale * (lz4_loop + unzipped_mb * max(slower, 0.0))
+
+    reading = 0.0
+    for _, a, _, _ in [*own_points, (TTREE, facts.own_setting[1], 0, None)]:  # the file as it is too
+        reading += REPETITION_OVERHEAD_SECONDS + loop(a)
+    for _, a, _, _ in clone_points:
+        reading += REPETITION_OVERHEAD_SECONDS + loop(a, plan.clone_events / max(copies * s.entries, 1))
+    out = {
+        "making the files": write,
+        "reading": plan.repetitions * reading,
+        "tables, figures, decision": FIXED_SECONDS,
+    }
+    if plan.clone:
         out["calibration"] = CALIBRATE_SECONDS
     if not build_present:
         out["C++ build"] = BUILD_SECONDS
@@ -390,59 +531,69 @@ def make_plan(
     storage: str | None,
     budget_seconds: float,
     out: Path,
-    approach: str = "auto",
+    tree: str | None = None,
+    quick: bool = False,
+    clone: str = "auto",
+    clone_compression: bool = False,
     repetitions: int | None = None,
-    clone_bytes: float = CLONE_TARGET_BYTES,
+    pace: Pace | None = None,
+    loop_seconds: float | None = None,
 ) -> Plan:
-    facts = file_facts(file)
+    """The plan for ``file`` (its ``tree``), fitted to ``budget_seconds``. ``pace``: the probe's measurement (None:
+    tiling and the estimate from the file's bytes). ``clone``: "auto" (the layout on a clone from the second tier
+    on), "yes" or "no"."""
+    facts = file_facts(file, tree)
     s = facts.source
     name = format_name(file)
     notes: list[str] = []
     # The command's options the plan answers (a rerun with the same ones resumes it).
-    asked = {"file": str(Path(file).resolve()), "storage": storage, "budget_seconds": budget_seconds,
-             "approach": approach, "repetitions": repetitions, "clone_bytes": clone_bytes}  # fmt: skip
-    if approach == "auto":
-        approach = "rewrite" if facts.size_bytes >= REWRITE_MIN_BYTES else "clone"
-        if approach == "clone":
-            notes.append(
-                f"the file holds {inspection.human(facts.zip_bytes)} of event data: its timed loops are shorter than "
-                "a valid window, so its own rates are shown hollow and the settings are compared on its clone"
-            )
-    if approach == "rewrite" and s.container != RNTUPLE and s.atlas_containers:
+    asked = {"file": str(Path(file).resolve()), "tree": s.tree, "storage": storage, "budget_seconds": budget_seconds,
+             "quick": quick, "clone": clone, "clone_compression": clone_compression, "repetitions": repetitions,
+             "loop_seconds": loop_seconds}  # fmt: skip
+    target = loop_seconds or (QUICK_TARGET_LOOP_SECONDS if quick else TARGET_LOOP_SECONDS)
+    copies = plan_copies(facts, pace, target)
+    if copies > 1:
+        how = pace.text() if pace else "estimated from its bytes (the run measures its pace first)"
         notes.append(
-            "ROOT may refuse to rewrite ATLAS classes without their dictionaries; a refused rewrite is recorded "
-            "and named in the run summary: then rerun with --clone"
+            f"the file holds {s.entries} entries, too few for a valid timed window: it is read {copies} times over, "
+            f"its own baskets copied ({how}); each basket keeps its bytes, only the order in which baskets are met "
+            "across copies differs from a longer file"
         )
-    per_event = facts.zip_bytes / s.entries
-    clone_events = int(min(CLONE_MAX_EVENTS, max(s.entries, math.ceil(clone_bytes / per_event))))
     storage_dir = storage or str(out / "data")
     if storage and not storage.startswith(("root://", "roots://")):
         storage_dir = str(Path(storage).resolve() / f"rootparams-advise-{name}")
     build_present = (CHECKOUT / paths.BUILD_INFO).exists() or (out / paths.BUILD_INFO).exists()
-    af_values = [] if (s.container == RNTUPLE and approach == "rewrite") else _autoflush_values(s, approach)
+    clone_events = int(min(CLONE_MAX_EVENTS, max(s.entries, copies * s.entries)))
 
     def plan_of(tier: tuple[str, dict], reps: int) -> Plan:
         name_of_tier, spec = tier
+        with_clone = {"auto": spec["clone"], "yes": True, "no": False}[clone] or clone_compression
         plan = Plan(
             file=str(Path(file).resolve()),
             facts=facts,
             name=name,
-            made=f"{name}_clone" if approach == "clone" else name,
-            approach=approach,
+            tree=s.tree,
+            copies=copies,
+            clone=with_clone,
             clone_events=clone_events,
+            clone_compression=clone_compression and with_clone,
             tier=name_of_tier,
             levels=list(spec["levels"]),
-            autoflush=af_values if spec["autoflush"] else [],
+            autoflush=_autoflush_values(s) if with_clone else [],
             repetitions=reps,
             storage=storage_dir,
             out=out,
             budget_seconds=budget_seconds,
+            quick=quick,
+            pace=pace,
             notes=notes,
         )
         plan.estimate = _estimate(plan, build_present)
         plan.asked = asked
         return plan
 
+    if quick:
+        return plan_of(QUICK_TIER, repetitions or QUICK_REPETITIONS)
     # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
     # the build there, would be smaller and could choose a larger plan: the study would start over).
     previous = _previous_choice(out)
@@ -451,6 +602,10 @@ def make_plan(
         if tier is not None:
             plan = plan_of(tier, int(previous["repetitions"]))
             plan.planned_on = previous.get("made", plan.planned_on)
+            if (
+                int(previous.get("copies", copies)) != copies
+            ):  # a probe measures a little differently each time
+                plan.copies = int(previous["copies"])
             notes.append(f"resuming the plan made on {plan.planned_on} in {out}")
             return plan
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
@@ -470,6 +625,21 @@ def make_plan(
     return plan
 
 
+def plan_copies(facts: FileFacts, pace: Pace | None, target_seconds: float) -> int:
+    """How many times the file's clusters are repeated so that its fastest setting's timed loop lasts about
+    ``target_seconds``: from the probe's pace, else from its bytes (config.tile_copies, tile: auto); at most what
+    keeps the tiled file below MAX_TILED_BYTES; 1 for a file long enough as it is."""
+    if facts.zip_bytes >= LONG_ENOUGH_BYTES:
+        return 1
+    if pace is not None and pace.seconds_per_copy > 0:
+        wanted = math.ceil(target_seconds / pace.seconds_per_copy)
+        per_copy = max(pace.bytes_per_copy, facts.size_bytes)
+    else:
+        wanted = tile_copies(facts.source, TILE_TARGET_BYTES, TILE_TARGET_UNCOMPRESSED_BYTES)
+        per_copy = facts.size_bytes
+    return int(max(1, min(wanted, MAX_TILED_BYTES // max(per_copy, 1), 100_000)))
+
+
 def _previous_choice(out: Path) -> dict[str, Any] | None:
     try:
         return json.loads((out / "plan.json").read_text())
@@ -477,13 +647,59 @@ def _previous_choice(out: Path) -> dict[str, Any] | None:
         return None
 
 
-def _autoflush_values(s: sources.SourceFile, approach: str) -> list[int]:
-    """Cluster sizes around the one the scanned files have by default: 100 and 1000 events, 10 MB and 30 MB
-    (negative: bytes)."""
-    own = sources.file_settings(s)
-    default = clone_autoflush(own) if approach == "clone" else s.autoflush
+def _autoflush_values(s: sources.SourceFile) -> list[int]:
+    """Cluster sizes around the clone's own (the file's; ROOT's 30 MB TTree default for an RNTuple's clone): 100 and
+    1000 events, 10 MB and 30 MB (negative: bytes)."""
+    default = clone_autoflush(sources.file_settings(s))
     values = [100, 1000, -10_000_000, -30_000_000]
     return [v for v in values if v != default][:3]
+
+
+# --- The pace probe ----------------------------------------------------------------------------------------
+
+
+def probe_pace(facts: FileFacts, out: Path, say=print) -> Pace | None:
+    """The file's read pace at LZ4-1 (Pace), measured on a recompressed copy of PROBE_BYTES read warm twice with the
+    study's reader; None, with the reason said, where the file cannot be recompressed (then tiling is estimated from
+    its bytes, and the study's own checks refuse what cannot be made)."""
+    s = facts.source
+    tools = ensure_built(out / paths.BUILD)
+    copies = int(
+        max(
+            1,
+            min(
+                math.ceil(PROBE_BYTES / max(facts.zip_bytes, 1)), MAX_TILED_BYTES // max(facts.size_bytes, 1)
+            ),
+        )
+    )
+    probe = out / "probe" / f"lz4-1_x{copies}.root"
+    try:
+        if not probe.exists():
+            recompress_file(s.path, tree=s.tree, output=probe, compression=PROBE_SETTING, copies=copies,
+                            recompressor=tools.recompressor, reader=tools.reader, uproot_branches=10)  # fmt: skip
+    except RecompressError as error:
+        say(
+            f"advise: the pace probe could not recompress the file ({str(error).splitlines()[0]}); tiling from its bytes"
+        )
+        return None
+    read = {**PAPER_READ_DEFAULTS, "branches": _selection(facts), "container": s.container, "tree": s.tree}
+    cmd = reader_command(tools.reader, str(probe), copies * s.entries, read)
+    loops = []
+    for _ in range(2):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        result = json_result(proc.stdout.splitlines())
+        if proc.returncode != 0 or result is None:
+            say(
+                f"advise: the pace probe's read failed (exit code {proc.returncode}); tiling from the file's bytes"
+            )
+            return None
+        loops.append(float(result["loop_seconds"]))
+    return Pace(copies=copies, loop_seconds=min(loops), bytes_per_copy=probe.stat().st_size / copies)
+
+
+def _selection(facts: FileFacts) -> str:
+    """The branch selection the study reads the file with (config: "all" without ATLAS particle containers)."""
+    return "all" if facts.source.atlas_containers == 0 else PAPER_READ_DEFAULTS["branches"]
 
 
 # --- Running the workflow, with progress -------------------------------------------------------------------
@@ -491,18 +707,18 @@ def _autoflush_values(s: sources.SourceFile, approach: str) -> list[int]:
 
 def _job_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
     """Each rule's estimated seconds per job, for the progress line's estimate of the time left (its pace is
-    then the run's own): the plan's writing shared among the jobs that write files, its reading among the
+    then the run's own): the plan's file making shared among the jobs that make files, its reading among the
     measuring blocks, a few seconds for every other job."""
     e = plan.estimate
-    writers = (
-        "generate_content",
+    makers = (
         "generate_file",
         "rewrite_file",
+        "tile_source",
         "generate_warmup_file",
         "generate_sentinel_file",
     )
-    n_writers = sum(jobs.get(r, 0) for r in writers) or 1
-    weights = {r: e["writing"] / n_writers for r in writers}
+    n_makers = sum(jobs.get(r, 0) for r in makers) or 1
+    weights = {r: e["making the files"] / n_makers for r in makers}
     weights["measure_block"] = e["reading"] / max(1, jobs.get("measure_block", 1))
     weights["build_cxx"] = e.get("C++ build", 10.0)
     weights["calibrate_recipe"] = e.get("calibration", 10.0) / max(1, jobs.get("calibrate_recipe", 1))
@@ -510,13 +726,15 @@ def _job_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
 
 
 def _block_weights(plan: Plan, jobs: dict[str, int]) -> dict[str, float]:
-    """The measuring blocks' estimated seconds, by block: the file as it is is read at its own (small) size, the
-    rest of the plan's reading is shared among the other blocks. Without this, the short block of the file as it
-    is counted as half the reading, and the time left was underestimated once it had finished."""
-    as_is = plan.repetitions * (REPETITION_OVERHEAD_SECONDS + plan.facts.zip_bytes / 150e6)
-    others = max(1, jobs.get("measure_block", 1) - 1)
-    rest = max(plan.estimate["reading"] - as_is, 0.0) / others
-    return {plan.name: as_is, "": rest}
+    """The measuring blocks' estimated seconds, by block: each format's share of the plan's reading, by its points."""
+    n_own, n_clone = len(plan.own_points()) + 1, len(plan.clone_points())
+    total = max(n_own + n_clone, 1)
+    reading = plan.estimate["reading"]
+    return {
+        plan.name: reading * n_own / total,
+        plan.clone_name: reading * n_clone / total,
+        "": reading / total,
+    }
 
 
 _DONE = re.compile(r"Finished jobid: (\d+) \(Rule: (\w+)\)")
@@ -590,11 +808,13 @@ class Progress:
 
 
 def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int) -> int:
-    """Snakemake on the plan's configuration in ``plan.out``, printing a progress line per finished job with an
-    estimate of the time left; its whole output goes to ``<out>/advise.log``."""
+    """Snakemake on the plan's configuration in ``plan.out``, for what advise shows (Plan.targets: the tables, the
+    run summary and the figures advise shows, not the study's other figures), printing a progress line per finished
+    job with an estimate of the time left; its whole output goes to ``<out>/advise.log``."""
     snakemake = [
         sys.executable, "-m", "snakemake", "-s", str(CHECKOUT / "Snakefile"), "-d", str(plan.out),
         "--configfile", str(config_path), "--cores", str(cores), "--rerun-incomplete", "--keep-going",
+        *plan.targets(),
     ]  # fmt: skip
     jobs = planned_jobs(plan.out, snakemake, env)
     if not jobs:
@@ -621,13 +841,58 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
 
 # --- The answer --------------------------------------------------------------------------------------------
 
+# A clone stands for the file within these (size per event, whole-file compression ratio): calibrate's targets.
+FIDELITY_SIZE, FIDELITY_RATIO = 0.15, 0.25
+
+
+@dataclass
+class Fidelity:
+    """The clone at the file's own setting against the file (tiled) at it: how far the clone is from the file."""
+
+    size: float  # clone's compressed bytes per event over the file's, minus 1
+    ratio: float  # clone's compression ratio over the file's, minus 1
+    rate: float  # clone's event rate over the file's (means), minus 1; nan where either has none
+    rate_low: float
+    rate_high: float
+
+    @property
+    def within(self) -> bool:
+        return abs(self.size) <= FIDELITY_SIZE and abs(self.ratio) <= FIDELITY_RATIO
+
+    def text(self) -> str:
+        rate = (
+            f"; it reads {_signed(self.rate)} the file's events/s (between {_signed(self.rate_low)} and "
+            f"{_signed(self.rate_high)} at the 95 % intervals' ends)"
+            if math.isfinite(self.rate)
+            else ""
+        )
+        head = (
+            f"The clone, at your file's own setting, is {_signed(self.size)} in compressed bytes per event and "
+            f"{_signed(self.ratio)} in compression ratio against your file{rate}."
+        )
+        if self.within:
+            return head + f" Within the ±{FIDELITY_SIZE:.0%} / ±{FIDELITY_RATIO:.0%} targets."
+        return (
+            head
+            + f" **Outside the ±{FIDELITY_SIZE:.0%} / ±{FIDELITY_RATIO:.0%} targets: the clone's bytes are not "
+            "your file's; take its layout ranking as a hint, not an answer about your file.**"
+        )
+
+
+def _signed(x: float) -> str:
+    return f"{100 * x:+.0f} %"
+
 
 @dataclass
 class Answer:
-    decision: list[dict[str, Any]]  # cost_choice rows of the scanned format
-    as_is: dict[str, Any]  # the file as it is: rate, validity, bottleneck
-    bottlenecks: dict[str, bottleneck.Bottleneck | None]  # by setting
-    rates: list[dict[str, Any]]  # per scanned setting: size, ratio, read rate, n, valid
+    decisions: dict[str, list[dict[str, Any]]]  # cost_choice rows by where (OWN, CLONE)
+    as_is: dict[str, Any]  # the file as it is (tiled): rate, validity, bottleneck
+    bottlenecks: dict[str, bottleneck.Bottleneck | None]  # by setting label
+    rates: list[dict[str, Any]]  # per measured setting: where, size, ratio, read rate, n, valid
+    failures: list[dict[str, str]]  # settings not measured: where, setting, why
+    fidelity: Fidelity | None
+    apply: applying.ApplyIt | None
+    apply_note: str
     figures: list[Path]
     run_summary: Path
 
@@ -637,46 +902,39 @@ def collect(plan: Plan) -> Answer:
 
     tables = plan.out / paths.TABLES
     choice = pd.read_csv(tables / "cost_choice.csv")
-    choice = choice[choice["format"] == plan.made]
     reps = pd.read_csv(tables / "repetitions.csv", low_memory=False)
     summary = pd.read_csv(tables / "summary.csv", low_memory=False)
     files = pd.read_csv(tables / "files.csv")
+    where_of = {plan.name: OWN, plan.clone_name: CLONE}
 
     def rows_of(fmt: str, file_id: str, read_id: str):
         return reps[(reps["format"] == fmt) & (reps["file_id"] == file_id) & (reps["read_id"] == read_id)]
 
-    rates = []
+    keep = [c for c in ("format", "file_id", "size_bytes", "compression_ratio", "bytes_per_event", "zip_bytes",
+                        "events", "write_mb_per_s_uncompressed") if c in files.columns]  # fmt: skip
+    merged = summary.merge(files[keep], on=["format", "file_id"], how="left")
+    rates, failures = [], []
     bottlenecks: dict[str, bottleneck.Bottleneck | None] = {}
-    merged = summary.merge(
-        files[
-            [
-                "format",
-                "file_id",
-                "size_bytes",
-                "compression_ratio",
-                "bytes_per_event",
-                "write_mb_per_s_uncompressed",
-            ]
-        ],
-        on=["format", "file_id"],
-        how="left",
-    )
     for _, row in merged.iterrows():
-        if row["format"] not in (plan.name, plan.made):
+        where = where_of.get(row["format"])
+        if where is None:
             continue
-        label = (
-            "as it is"
-            if row["format"] == plan.name and str(row["file_id"]).startswith("asis")
-            else _label(row)
-        )
+        asis = row["format"] == plan.name and str(row["file_id"]) == "asis"
+        label = "as it is" if asis else _label(row)
+        if str(row.get("status", "measured")) != "measured" and not int(row.get("n", 0) or 0):
+            failures.append({"where": where, "setting": label, "why": str(row.get("failure") or "")})
+            continue
         b = bottleneck.classify(rows_of(row["format"], row["file_id"], row["read_id"]).to_dict("records"))
-        bottlenecks[label] = b
+        bottlenecks[f"{where}: {label}"] = b
+        zip_per_event = row["zip_bytes"] / row["events"] if "zip_bytes" in row and row["events"] else math.nan
         rates.append(
             {
+                "where": where,
                 "setting": label,
                 "format": row["format"],
-                "cache_size": row.get("cache_size"),
+                "file_id": row["file_id"],
                 "bytes_per_event": row["bytes_per_event"],
+                "zip_bytes_per_event": zip_per_event,
                 "compression_ratio": row["compression_ratio"],
                 "rate": row["event_rate_hz_mean"],
                 "rate_low": row["event_rate_hz_ci95_low"],
@@ -684,24 +942,89 @@ def collect(plan: Plan) -> Answer:
                 "n": int(row["n"]),
                 "valid": bool(row["valid"]),
                 "invalid_reasons": row.get("invalid_reasons") if not bool(row["valid"]) else "",
-                "write_mb_per_s": row["write_mb_per_s_uncompressed"],
+                "write_mb_per_s": row.get("write_mb_per_s_uncompressed"),
                 "bottleneck": b.text() if b else "spans not recorded",
             }
         )
-    as_is = next((r for r in rates if r["setting"] == "as it is"), {})
-    # The figures of what advise scans (compression, cluster size, TTree against RNTuple) and of the decision.
-    wanted = ("fig01", "fig02", "fig03", "fig04", "fig13", "fig14", "fig15", "fig30", "fig31")
-    figures = [
-        f for f in sorted((plan.out / paths.RESULTS / "figures").glob("*.png")) if f.name.startswith(wanted)
-    ]
+    as_is = next((r for r in rates if r["where"] == OWN and r["setting"] == "as it is"), {})
+    decisions = {where: choice[choice["format"] == fmt].to_dict("records") for fmt, where in where_of.items()}
+    fidelity = _fidelity(plan, rates)
+    applied, note = _apply(plan, decisions)
+    wanted = {Path(t).name for t in plan.targets() if t.endswith(".png")}
+    figures = [f for f in sorted((plan.out / paths.RESULTS / "figures").glob("*.png")) if f.name in wanted]
     return Answer(
-        decision=choice.to_dict("records"),
+        decisions=decisions,
         as_is=as_is,
         bottlenecks=bottlenecks,
         rates=rates,
+        failures=failures,
+        fidelity=fidelity,
+        apply=applied,
+        apply_note=note,
         figures=figures,
         run_summary=plan.out / paths.RESULTS / "run_summary.md",
     )
+
+
+def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
+    """The clone's default file (the file's own compression) against the file as it is (tiled)."""
+    if not plan.clone:
+        return None
+    own = _setting_text((TTREE if plan.facts.flat else plan.container, *plan.facts.own_setting[1:], None))
+    real = next((r for r in rates if r["where"] == OWN and r["setting"] == "as it is"), None)
+    clone = next((r for r in rates if r["where"] == CLONE and r["setting"] == own), None)
+    if real is None or clone is None:
+        return None
+
+    def rel(a, b):
+        try:
+            return float(a) / float(b) - 1 if float(b) else math.nan
+        except (TypeError, ValueError):
+            return math.nan
+
+    return Fidelity(
+        size=rel(clone["zip_bytes_per_event"], real["zip_bytes_per_event"]),
+        ratio=rel(clone["compression_ratio"], real["compression_ratio"]),
+        rate=rel(clone["rate"], real["rate"]),
+        rate_low=rel(clone["rate_low"], real["rate_high"]),
+        rate_high=rel(clone["rate_high"], real["rate_low"]),
+    )
+
+
+def _apply(plan: Plan, decisions: dict[str, list[dict[str, Any]]]) -> tuple[applying.ApplyIt | None, str]:
+    """What to type for the decision at the middle number of reads: the compression decided on the file's own
+    bytes; the layout (TTree or RNTuple, cluster size) decided on the clone where it is not the file's own."""
+    from rootparams.grid import FilePoint  # the file ids' one parser
+
+    own_rows = decisions.get(OWN) or []
+    if not own_rows:
+        return None, "no compression setting could be decided (see the run summary)"
+    row = own_rows[len(own_rows) // 2]
+    reads = int(row["reads_per_file"])
+    note = f"for {reads} reads per file"
+    if bool(row.get("tie")):
+        note += (
+            f"; the compression is a tie ({str(row['tied_settings']).replace(';', ',')}): shown for "
+            f"{row['setting']}, the lowest mean cost, and any of the tie is as good as the run can tell"
+        )
+    file_id = str(row["file_id"])
+    container, algorithm, level = plan.facts.own_setting
+    if file_id and file_id != "asis":
+        p = FilePoint.from_id(plan.name, file_id)
+        algorithm, level = p.algorithm, p.level
+    cluster = None
+    clone_rows = [r for r in (decisions.get(CLONE) or []) if int(r["reads_per_file"]) == reads]
+    if clone_rows and not bool(clone_rows[0].get("tie")):
+        p = FilePoint.from_id(plan.clone_name, str(clone_rows[0]["file_id"]))
+        own_af = clone_autoflush(sources.file_settings(plan.facts.source))
+        if p.container != (TTREE if plan.facts.flat else plan.container) or p.autoflush != own_af:
+            container = p.container
+            cluster = p.autoflush
+            note += f"; the layout ({_setting_text((p.container, p.algorithm, p.level, p.autoflush))}) from the clone"
+    elif clone_rows:
+        note += "; the layout is a tie on the clone: keep your own"
+    decision = applying.Decision.from_point((container, algorithm, level, cluster))
+    return applying.apply_it(decision, applying.context_of(plan.facts.source, plan.facts.inspection)), note
 
 
 def _label(row) -> str:
@@ -713,33 +1036,16 @@ def _label(row) -> str:
         af = None
     if row["container"] == "rntuple" and af == 0:
         af = None
+    if str(row.get("origin")) == "rewrite":  # a recompression of the file keeps its clusters
+        af = None
     return _setting_text((str(row["container"]), str(row["algorithm"]), int(row["level"]), af))
 
 
-def answer_text(plan: Plan, a: Answer) -> str:
-    s = plan.facts.source
-    lines = [
-        f"# How to write {Path(plan.file).name}",
-        "",
-        f"The file: {plan.facts.text()}. Its largest content kinds: {plan.facts.kinds_text()}.",
-        "",
-    ]
-    if a.as_is:
-        r = a.as_is
-        valid = "" if r["valid"] else f" (not a valid timed window: {r['invalid_reasons']}; drawn hollow)"
-        lines += [
-            f"As it is, on {'your XRootD storage' if plan.remote else 'the storage given'}: {_rate_text(r)}{valid}.",
-            f"What limits its reads: {r['bottleneck']}.",
-        ]
-        b = a.bottlenecks.get("as it is")
-        if b is not None:
-            lines.append(f"What could move it: {b.lever}.")
-        lines.append("")
-    where = "its calibrated clone" if plan.approach == "clone" else "the file rewritten by ROOT"
-    lines += [f"## The decision (on {where}, at the study's prices)", ""]
-    if not a.decision:
-        lines.append("No decision: no setting had enough valid repetitions (see the run summary).")
-    for d in a.decision:
+def _decision_lines(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return ["No decision: no setting had enough valid repetitions (see the run summary)."]
+    lines = []
+    for d in rows:
         reads = int(d["reads_per_file"])
         if bool(d["tie"]):
             cands = str(d["tied_settings"]).split(";")
@@ -756,30 +1062,117 @@ def answer_text(plan: Plan, a: Answer) -> str:
                 f"{float(d['total_cost_ci95_low']):.4g}-{float(d['total_cost_ci95_high']):.4g}; runner-up "
                 f"{d['runner_up']}, n = {int(d['n'])})"
             )
+    return lines
+
+
+def answer_text(plan: Plan, a: Answer) -> str:
+    s = plan.facts.source
+    lines = [
+        f"# How to write {Path(plan.file).name}",
+        "",
+        f"The file: {plan.facts.text()}. Its largest content kinds: {plan.facts.kinds_text()}.",
+        "",
+    ]
+    if plan.copies > 1:
+        lines += [
+            f"It holds too few entries to time a read: every setting was measured on its own baskets, its clusters "
+            f"repeated {plan.copies} times ({plan.copies * s.entries} entries). Each basket keeps its bytes; only the "
+            "order in which baskets are met across copies differs from a longer file.",
+            "",
+        ]
+    if a.as_is:
+        r = a.as_is
+        valid = "" if r["valid"] else f" (not a valid timed window: {r['invalid_reasons']}; drawn hollow)"
+        lines += [
+            f"As it is, on {'your XRootD storage' if plan.remote else 'the storage given'}: {_rate_text(r)}{valid}.",
+            f"What limits its reads: {r['bottleneck']}.",
+        ]
+        b = a.bottlenecks.get(f"{OWN}: as it is")
+        if b is not None:
+            lines.append(f"What could move it: {b.lever}.")
+        lines.append("")
+    lines += ["## The compression, on your file's own bytes (at the study's prices)", ""]
+    lines += _decision_lines(a.decisions.get(OWN, []))
+    if plan.clone:
+        lines += ["", "## The layout, on a calibrated clone (TTree or RNTuple, cluster size)", ""]
+        if a.fidelity is not None:
+            lines += [a.fidelity.text(), ""]
+        else:
+            lines += [
+                "The clone's fidelity could not be measured (the clone or the file has no valid read).",
+                "",
+            ]
+        lines += _decision_lines(a.decisions.get(CLONE, []))
     lines += ["", "## The settings measured", "",
-              "| setting | file kB/event | ratio | events/s (95 % CI) | n | valid | write MB/s | what limits the read |",
-              "|---|---|---|---|---|---|---|---|"]  # fmt: skip
-    for r in sorted(a.rates, key=lambda r: (r["format"] != plan.name, -(r["rate"] or 0))):
+              "| measured on | setting | file kB/event | ratio | events/s (95 % CI) | n | valid | write MB/s | what limits the read |",
+              "|---|---|---|---|---|---|---|---|---|"]  # fmt: skip
+    order = {OWN: 0, CLONE: 1}
+    for r in sorted(
+        a.rates, key=lambda r: (order[r["where"]], r["setting"] != "as it is", -(r["rate"] or 0))
+    ):
         lines.append(
-            f"| {r['setting']} | {r['bytes_per_event'] / 1e3:.2f} | {r['compression_ratio']:.2f} | "
-            f"{_rate_text(r, short=True)} | {r['n']} | "
-            f"{'yes' if r['valid'] else 'no'} | {_or_dash(r['write_mb_per_s'], '.1f')} | {r['bottleneck']} |"
+            f"| {r['where']} | {r['setting']} | {r['bytes_per_event'] / 1e3:.2f} | {r['compression_ratio']:.2f} | "
+            f"{_rate_text(r, short=True)} | {r['n']} | {'yes' if r['valid'] else 'no'} | "
+            f"{_or_dash(r['write_mb_per_s'], '.1f')} | {r['bottleneck']} |"
         )
+    if a.failures:
+        lines += ["", "## Settings that could not be measured", ""]
+        lines += [f"- {f['where']}, {f['setting']}: {f['why']}" for f in a.failures]
+        lines.append("The answer above is made from the other settings.")
     lines += [
         "",
-        "file kB/event: the file's size on disk over its events (metadata included: a large part of a file of a "
-        "few hundred events); ratio: uncompressed over compressed event data; write MB/s: uncompressed data.",
+        "file kB/event: the file's size on disk over its events; ratio: uncompressed over compressed event data; "
+        "write MB/s: uncompressed data (a recompression of your file: its compression only, every copy counted; a "
+        "clone: ROOT's writing of it).",
         "The costs are the study's (storage, write CPU and read CPU prices: config/README.md, decision); the "
         "intervals are 95 % intervals over the repetitions (rates) and bootstrap replicates over the interleaved "
         f"rounds (costs). The machine, its noise and the physics checks: {a.run_summary}.",
     ]
-    if plan.approach == "clone":
-        lines.append(
-            f"The clone reproduces the file's content kinds, sizes and compression ratios ({s.entries} events "
-            f"measured, {plan.clone_events} written); its absolute rates are those of the clone's content, its "
-            "ranking of settings is the answer for the file."
-        )
+    if a.apply is not None:
+        lines += ["", f"What follows is {a.apply_note}.", "", a.apply.markdown()]
+    elif a.apply_note:
+        lines += ["", "## Apply it", "", f"Nothing to apply: {a.apply_note}."]
     return "\n".join(lines) + "\n"
+
+
+def answer_json(plan: Plan, a: Answer) -> dict[str, Any]:
+    """advise.json: the plan, the decisions, every setting's measurements, the failures, the clone's fidelity and
+    what to type."""
+
+    def clean(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if hasattr(value, "item"):  # numpy scalars
+            return clean(value.item())
+        return value
+
+    def rows(items):
+        return [{k: clean(v) for k, v in r.items()} for r in items]
+
+    return {
+        "file": plan.file,
+        "tree": plan.tree,
+        "facts": plan.facts.text(),
+        "plan": {
+            "tier": plan.tier,
+            "repetitions": plan.repetitions,
+            "copies": plan.copies,
+            "clone": plan.clone,
+            "clone_events": plan.clone_events if plan.clone else None,
+            "quick": plan.quick,
+            "estimate_seconds": plan.estimate,
+            "notes": plan.notes,
+        },
+        "decisions": {where: rows(r) for where, r in a.decisions.items()},
+        "settings": rows(a.rates),
+        "failures": a.failures,
+        "clone_fidelity": None
+        if a.fidelity is None
+        else {k: clean(v) for k, v in a.fidelity.__dict__.items()},
+        "apply_note": a.apply_note,
+        "apply": a.apply.as_dict() if a.apply is not None else None,
+        "run_summary": str(a.run_summary),
+    }
 
 
 def _or_dash(value: Any, spec: str) -> str:
@@ -806,7 +1199,8 @@ def _rate_text(r: dict[str, Any], short: bool = False) -> str:
 def write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
     """One page: the answer, and the figures that support it (inside the page, so that it can be mailed)."""
     body = []
-    for line in markdown.splitlines():
+    text_part = markdown.split("## Apply it")[0] if a.apply is not None else markdown
+    for line in text_part.splitlines():
         if line.startswith("# "):
             body.append(f"<h1>{html.escape(line[2:])}</h1>")
         elif line.startswith("## "):
@@ -815,15 +1209,17 @@ def write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
             continue
         elif line.startswith("| "):
             cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
-            tag = "th" if "setting" in cells[0] else "td"
+            tag = "th" if "setting" in cells[1 if len(cells) > 1 else 0] else "td"
             body.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
         elif line.startswith("- "):
             body.append(f"<li>{_bold(html.escape(line[2:]))}</li>")
         elif line:
-            body.append(f"<p>{html.escape(line)}</p>")
+            body.append(f"<p>{_bold(html.escape(line))}</p>")
     text = "\n".join(body)
     text = re.sub(r"((?:<tr>.*</tr>\n?)+)", r"<table>\1</table>", text)
     text = re.sub(r"((?:<li>.*</li>\n?)+)", r"<ul>\1</ul>", text)
+    if a.apply is not None:
+        text += a.apply.html()
     figures = "".join(
         f'<figure><img src="data:image/png;base64,{base64.b64encode(f.read_bytes()).decode()}" '
         f'alt="{html.escape(f.stem)}"><figcaption>{html.escape(f.stem)}</figcaption></figure>'
@@ -832,7 +1228,8 @@ def write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
     path.write_text(
         "<!doctype html><html><head><meta charset='utf-8'><title>rootparams advise</title><style>"
         "body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse}"
-        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}img{max-width:100%}</style></head><body>"
+        "td,th{border:1px solid #ccc;padding:3px 8px;font-size:90%}img{max-width:100%}"
+        "pre{background:#f6f6f6;padding:6px;overflow-x:auto}</style></head><body>"
         f"{text}<h2>Figures</h2>{figures or '<p>none</p>'}</body></html>\n"
     )
 
@@ -848,33 +1245,49 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
         description="How should this ROOT file be written, for this storage? Inspects the file, measures it as "
-        "it is (cold, with the study's instrument), measures it at the settings that matter (rewritten by ROOT, or "
-        "a calibrated clone when the file is small or ROOT cannot rewrite it), and prints the decision with its "
-        "uncertainty. Runs the study's workflow underneath: rerun the same command to resume.",
+        "it is (cold, with the study's instrument), measures every compression setting on the file's own bytes "
+        "(its baskets recompressed: no class dictionary needed; a short file repeated until it can be timed), the "
+        "layout (cluster size, TTree against RNTuple) on a calibrated clone, and prints the decision with its "
+        "uncertainty and what to type to get it. Runs the study's workflow underneath: rerun the same command to "
+        "resume.",
     )
     p.add_argument(
         "file",
         help="a ROOT file with a TTree or an RNTuple: a local path, or skhep_testdata:<name> for a public sample "
         "(e.g. skhep_testdata:uproot-issue-123b.root, an ATLAS PHYSLITE file)",
     )
+    p.add_argument("--tree", help="the TTree or RNTuple to advise on, where the file holds several")
+    p.add_argument("--ntuple", dest="tree", help="the same as --tree, for an RNTuple")
     p.add_argument(
         "--storage",
         help="where the files are written and read: a directory on the storage you want the answer for (default: "
         "<out>/data), or root://host[:port]//dir/ of your own XRootD server (files copied there with xrdcp)",
     )
     p.add_argument(
-        "--budget", default=DEFAULT_BUDGET, help="the time the answer may take (default %(default)s)"
+        "--quick",
+        action="store_true",
+        help="a first answer in about 3 minutes: LZ4, ZLIB and ZSTD at level 5 on the file's own bytes, 3 "
+        "repetitions, no clone (the full answer adds LZMA, levels 1 and 9, the layout on a clone and 10 repetitions)",
+    )
+    p.add_argument(
+        "--budget",
+        help=f"the time the answer may take (default {DEFAULT_BUDGET}, with --quick {QUICK_BUDGET})",
     )
     p.add_argument("--out", help="the directory of the answer and its study (default: advise/<file name>)")
-    p.add_argument("--clone", dest="approach", action="store_const", const="clone", default="auto",
-                   help="compare settings on a calibrated clone even when the file is large")  # fmt: skip
-    p.add_argument("--rewrite", dest="approach", action="store_const", const="rewrite",
-                   help="compare settings on the file rewritten by ROOT even when it is small")  # fmt: skip
+    p.add_argument("--clone", choices=("auto", "yes", "no"), default="auto",
+                   help="measure the layout on a calibrated clone: auto (when the budget allows), yes or no")  # fmt: skip
     p.add_argument(
-        "--clone-size",
-        default="100MB",
-        help="the calibrated clone's compressed size (default %(default)s: timed loops of 1-4 s on a local disk; "
-        "smaller is faster and its windows may be too short to be valid)",
+        "--clone-compression",
+        action="store_true",
+        help="measure the compression settings on the clone too, beside the file's own bytes: how far the clone's "
+        "answer would be from your file's",
+    )
+    p.add_argument(
+        "--loop-seconds",
+        type=float,
+        help=f"how long the fastest setting's timed read of a short file should last: the file is repeated until it "
+        f"does (default {TARGET_LOOP_SECONDS:g} s, with --quick {QUICK_TARGET_LOOP_SECONDS:g} s; a loop under "
+        "measurement.min_window_seconds, 1 s, is not a valid timed window)",
     )
     p.add_argument(
         "--repetitions", type=int, help="repetitions per point (default: as many, up to 10, as fit)"
@@ -893,7 +1306,7 @@ def main(
 ) -> int:
     args = build_parser(prog).parse_args(argv)
     try:
-        budget = parse_duration(args.budget)
+        budget = parse_duration(args.budget or (QUICK_BUDGET if args.quick else DEFAULT_BUDGET))
         if args.repetitions is not None and not 2 <= args.repetitions <= 100:
             raise AdviseError(
                 f"--repetitions {args.repetitions}: give 2 to 100 (an interval needs at least 2)"
@@ -906,15 +1319,22 @@ def main(
         args.file = sources.resolve_path(args.file)  # skhep_testdata:<name>, a public sample, as a local file
         out = Path(args.out or Path("advise") / format_name(args.file)).resolve()
         out.mkdir(parents=True, exist_ok=True)
-        plan = make_plan(
-            args.file,
-            storage=args.storage,
-            budget_seconds=budget,
-            out=out,
-            approach=args.approach,
-            repetitions=args.repetitions,
-            clone_bytes=parse_size(args.clone_size),
-        )
+        if args.loop_seconds is not None and not 0 < args.loop_seconds <= 600:
+            raise AdviseError(
+                f"--loop-seconds {args.loop_seconds}: give a duration in seconds, above 0 and at most 600"
+            )
+        options = {"storage": args.storage, "budget_seconds": budget, "out": out, "tree": args.tree,
+                   "quick": args.quick, "clone": args.clone, "clone_compression": args.clone_compression,
+                   "repetitions": args.repetitions, "loop_seconds": args.loop_seconds}  # fmt: skip
+        plan = make_plan(args.file, **options)
+        if not args.dry_run and plan.copies > 1:
+            # The tiling is set from the file's measured pace (a warm read at LZ4-1), not from its bytes.
+            previous = _previous_choice(out)
+            if not (previous and previous.get("asked") == plan.asked):
+                _reuse_build(out)
+                pace = probe_pace(plan.facts, out)
+                if pace is not None:
+                    plan = make_plan(args.file, **options, pace=pace)
     except UserError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -928,8 +1348,8 @@ def main(
     )
     (out / "plan.json").write_text(
         json.dumps(
-            {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "made": plan.planned_on,
-             "estimate_seconds": plan.estimate, "text": plan.text()},
+            {"asked": plan.asked, "tier": plan.tier, "repetitions": plan.repetitions, "copies": plan.copies,
+             "made": plan.planned_on, "estimate_seconds": plan.estimate, "text": plan.text()},
             indent=2,
         )
     )  # fmt: skip
@@ -939,12 +1359,20 @@ def main(
     _reuse_build(out)
     start = time.monotonic()
     code = run_workflow(plan, config_path, env or dict(os.environ), args.cores)
-    if code != 0:
+    tables = out / paths.TABLES
+    if code != 0 and not all(
+        (tables / Path(t).name).exists() for t in (paths.SUMMARY_TABLE, paths.COST_CHOICE_TABLE)
+    ):
         return code
+    if code != 0:
+        print(
+            "advise: some of the study's jobs failed (see above); the answer is made from what was measured"
+        )
     answer = collect(plan)
     text = answer_text(plan, answer)
     (out / "advise.md").write_text(text)
     write_html(plan, answer, text, out / "advise.html")
+    (out / "advise.json").write_text(json.dumps(answer_json(plan, answer), indent=2, default=str) + "\n")
     wall = time.monotonic() - start
     print()
     print(text)
@@ -952,6 +1380,12 @@ def main(
         f"advise: done in {minutes(wall)} (estimated {minutes(plan.estimate_seconds)}, budget "
         f"{minutes(plan.budget_seconds)}). The page: {out / 'advise.html'}"
     )
+    if plan.quick:
+        print(
+            "advise: a quick answer: 3 repetitions, LZ4, ZLIB and ZSTD at level 5 only, no clone. The full answer "
+            "(without --quick) adds LZMA, levels 1 and 9, the layout on a clone and 10 repetitions: its intervals are "
+            "narrower, so a tie here may be decided there, and another algorithm or level may win."
+        )
     return 0
 
 

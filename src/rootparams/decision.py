@@ -510,10 +510,13 @@ def eligible_setting(
 
 
 def eligible(rows: pd.DataFrame, config: Mapping[str, Any]) -> pd.Series:
-    """Which of ``candidates``' rows the cost model may choose among, valid or not (eligible_setting)."""
+    """Which of ``candidates``' rows the cost model may choose among, valid or not (eligible_setting). A user's file
+    as it is is not among them: it was not written here, so it has no write cost to weigh against the settings
+    that were (its twin, the file recompressed at its own setting, stands for it where the study made one)."""
     return pd.Series(
         [
             eligible_setting(config, r["format"], r["storage_profile"], r["branches"], r["float_precision"])
+            and r.get("origin") != "asis"
             for r in rows.to_dict("records")
         ],
         index=rows.index,

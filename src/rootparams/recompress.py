@@ -72,13 +72,15 @@ def recompress_file(
     timeout: float = RECOMPRESS_TIMEOUT_SECONDS,
     log_path: str | Path | None = None,
     uproot_entries: int = UPROOT_ENTRIES,
+    uproot_branches: int | None = None,
 ) -> dict[str, Any]:
     """``source``'s tree or RNTuple ``tree`` into ``output``, every basket (page) at ``compression`` (ROOT's
     100 * algorithm + level; None keeps each basket's bytes as they are), the whole tree written ``copies`` times.
 
     Returns {"written": the tool's JSON (its own basket-by-basket check included), "inspected": the reader's
     --inspect of the new file, "source": file_identity(source), "check": check_rewrite's comparison,
-    "uproot": uproot_agreement's}. Raises RecompressError when the tool fails or crashes, or the new file does
+    "uproot": uproot_agreement's, over at most ``uproot_branches`` top-level branches spread over the tree (None:
+    all)}. Raises RecompressError when the tool fails or crashes, or the new file does
     not pass a check; ROOT's output then goes to ``log_path`` (default ``<output>.recompress.log``)."""
     src, out = Path(source), Path(output)
     log = Path(log_path) if log_path else out.with_name(f"{out.name}.recompress.log")
@@ -131,7 +133,9 @@ def recompress_file(
             src, partial, tree=tree, reader=reader, written=written, inspected=inspected,
             selections=selections, timeout=timeout, copies=copies,
         )  # fmt: skip
-        agreement = uproot_agreement(src, partial, tree=tree, copies=copies, entries=uproot_entries)
+        agreement = uproot_agreement(
+            src, partial, tree=tree, copies=copies, entries=uproot_entries, branches=uproot_branches
+        )
         problems = list(check["problems"]) + [f"uproot reads {d}" for d in agreement["differing"][:5]]
         if problems:
             _log(
@@ -164,7 +168,13 @@ def recompress_file(
 
 
 def uproot_agreement(
-    source: str | Path, copy: str | Path, *, tree: str, copies: int, entries: int = UPROOT_ENTRIES
+    source: str | Path,
+    copy: str | Path,
+    *,
+    tree: str,
+    copies: int,
+    entries: int = UPROOT_ENTRIES,
+    branches: int | None = None,
 ) -> dict[str, Any]:
     """uproot's values of every top-level branch (field) it can interpret, in ``copy`` against ``source``: entries
     [0, m) of the first copy and of the last one (m = min(entries, the source's)), each against the source's first m.
@@ -182,6 +192,10 @@ def uproot_agreement(
             return out
         m = min(entries, n)
         names = s.keys(recursive=False) if hasattr(s, "field_names") else [b.name for b in s.branches]
+        if (
+            branches is not None and len(names) > branches
+        ):  # spread evenly: every kind of branch gets its turn
+            names = [names[round(i * (len(names) - 1) / max(branches - 1, 1))] for i in range(branches)]
         for name in names:
             try:
                 want = s[name].array(entry_start=0, entry_stop=m, library="ak")

@@ -52,6 +52,7 @@ rule generate_file:
         point=file_point,
         events=events_written,
         seed=STUDY["seed"],
+        on_failure=STUDY["write_failures"],
     script:
         "../scripts/generate_file.py"
 
@@ -173,6 +174,8 @@ rule catalogue_source:
 rule rewrite_file:
     input:
         source=source_file,
+        # a recompression of a tiled source is made from the file itself, its copies written from one recompression
+        original=original_source_file,
         rewriter=paths.REWRITER_EXE,
         recompressor=paths.RECOMPRESSOR_EXE,
         reader=paths.READER_EXE,

@@ -4,7 +4,7 @@ from rootparams.generate import generate_file
 from rootparams.snakescript import run_logged
 
 
-def main(smk):
+def main(smk, say):
     generate_file(
         smk.params.point,
         events=smk.params.events,
@@ -16,6 +16,9 @@ def main(smk):
         content=smk.input.get("content") or None,  # events written once per format, read back here
         recipe=smk.input.get("recipe") or None,  # a clone's recipe (built-in formats: their own)
         threads=smk.threads,
+        # A point's own file only (content and warm-up files serve every point of a format: their failure is one)
+        on_failure=smk.params.get("on_failure", "fail") if smk.output.get("catalogue") else "fail",
+        say=say,
     )
 
 

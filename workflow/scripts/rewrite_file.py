@@ -22,6 +22,7 @@ def main(smk, say):
         recompressor=smk.input.recompressor,
         source_settings=smk.params.source_settings,
         tiled=read_json(smk.input.tiled) if smk.input.get("tiled") else None,
+        original=smk.input.original,
     )
 
 

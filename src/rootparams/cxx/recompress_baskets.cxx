@@ -175,8 +175,9 @@ class RawBasket : public TBasket {
 public:
    RawBasket() = default;
 
-   // The key as it is on disk (header and compressed payload), TTreeCloner's way.
-   void load(Long64_t seek, Int_t nbytes, TFile *file, TTree *tree, const std::string &where)
+   // The key as it is on disk (header and compressed payload), TTreeCloner's way; its payload decompressed only
+   // when it is to be compressed again (a later copy reuses the first copy's bytes).
+   void load(Long64_t seek, Int_t nbytes, TFile *file, TTree *tree, const std::string &where, bool unzip)
    {
       if (LoadBasketBuffers(seek, nbytes, file, tree) != 0)
          fail(where + ": reading the basket at byte " + std::to_string(seek) + " failed");
@@ -184,7 +185,10 @@ public:
          fail(where + ": the basket at byte " + std::to_string(seek) + " has an inconsistent key (" +
               std::to_string(fNbytes) + " bytes, header " + std::to_string(fKeylen) + ", expected " +
               std::to_string(nbytes) + ")");
-      fPayload = root_unzip(fBufferRef->Buffer() + fKeylen, fNbytes - fKeylen, fObjlen, where);
+      fFromDisk = true;
+      fPayload.clear();
+      if (unzip)
+         fPayload = root_unzip(fBufferRef->Buffer() + fKeylen, fNbytes - fKeylen, fObjlen, where);
    }
 
    // A basket kept in memory (its TBasket object, read with the TTree): its key header streamed as it is, its
@@ -225,28 +229,34 @@ public:
       fPayload.assign(body.Buffer(), body.Buffer() + body.Length());
       fObjlen = static_cast<Int_t>(fPayload.size());
       fLast = last;
+      fFromDisk = false;
    }
 
-   // Compress the payload at `setting` (or keep the bytes as loaded) and append the key to `out`; returns the
-   // key's bytes on disk.
-   Int_t write(TFile *out, int setting, bool keep, const std::string &where, bool &compressed)
+   // The bytes to store after the key header: the payload compressed at `setting`, or, with `keep`, a basket's
+   // bytes as they were on disk (a basket kept in memory is compressed at `setting`, its branch's own).
+   std::vector<char> stored(int setting, bool keep, const std::string &where, bool &compressed)
    {
-      std::vector<char> stored;
-      if (keep && fStoredLoaded) {
-         stored.assign(fBufferRef->Buffer() + fKeylen, fBufferRef->Buffer() + fNbytes);
+      if (keep && fFromDisk) {
          compressed = fNbytes - fKeylen != fObjlen;
-      } else {
-         stored = root_zip(fPayload.data(), fObjlen, setting, compressed);
+         return std::vector<char>(fBufferRef->Buffer() + fKeylen, fBufferRef->Buffer() + fNbytes);
       }
+      if (fPayload.empty() && fObjlen > 0)
+         fPayload = root_unzip(fBufferRef->Buffer() + fKeylen, fNbytes - fKeylen, fObjlen, where);
+      return root_zip(fPayload.data(), fObjlen, setting, compressed);
+   }
+
+   // Append this key, with `bytes` after its header, to `out`; returns the key's bytes on disk.
+   Int_t write(TFile *out, const std::vector<char> &bytes, const std::string &where)
+   {
       const Int_t keylen = fKeylen;
-      auto *image = new TBufferFile(TBuffer::kWrite, keylen + static_cast<Int_t>(stored.size()) + 8);
-      std::memcpy(image->Buffer() + keylen, stored.data(), stored.size());
+      auto *image = new TBufferFile(TBuffer::kWrite, keylen + static_cast<Int_t>(bytes.size()) + 8);
+      std::memcpy(image->Buffer() + keylen, bytes.data(), bytes.size());
       delete fBufferRef;
       fBufferRef = image;
       fBuffer = fBufferRef->Buffer();
       // TBasket::CopyTo's steps: space at the end of the file (TKey::Create sets fSeekKey and fNbytes), the header
       // streamed again with them, and the whole key written.
-      Create(static_cast<Int_t>(stored.size()), out);
+      Create(static_cast<Int_t>(bytes.size()), out);
       fBufferRef->SetBufferOffset(0);
       fHeaderOnly = true;
       Streamer(*fBufferRef);
@@ -256,20 +266,31 @@ public:
               std::to_string(fBufferRef->Length()) + " bytes (a file beyond 2 GB?); write fewer copies");
       if (WriteFileKeepBuffer(out) <= 0)
          fail("writing a basket of " + where + " failed (disk full or I/O error?)");
+      fFromDisk = false;  // fBufferRef now holds what was written, not a key loaded from disk
       return fNbytes;
    }
 
-   // After write(): the next load() must not take the written image for a loaded one.
-   void mark_loaded(bool from_disk) { fStoredLoaded = from_disk; }
-
-   Int_t nevbuf() const { return fNevBuf; }
-   Int_t objlen() const { return fObjlen; }
-   const std::vector<char> &payload() const { return fPayload; }
-
 private:
    std::vector<char> fPayload;  // uncompressed: data, entry offsets, displacements
-   bool fStoredLoaded = false;   // fBufferRef holds the key as loaded from disk (for --compression keep)
+   bool fFromDisk = false;      // fBufferRef holds the key as loaded from disk
 };
+
+// A key's stored bytes (after its header) as they are on disk, hashed: how a later copy's basket is compared with
+// the first copy's without decompressing it (the tool writes the first copy's bytes again).
+std::uint64_t stored_checksum(TBranch *b, Int_t i, TFile *file)
+{
+   const Int_t n = b->GetBasketBytes()[i];
+   std::vector<char> raw(n);
+   if (file->ReadBuffer(raw.data(), b->GetBasketSeek(i), n))
+      fail(std::string(file->GetName()) + ": branch " + b->GetName() + ", basket " + std::to_string(i) +
+           " cannot be read");
+   // The key header's length (TKey: bytes 14-15, big-endian) separates it from the stored bytes.
+   const int keylen = (static_cast<unsigned char>(raw[14]) << 8) | static_cast<unsigned char>(raw[15]);
+   Checksum c;
+   if (keylen < n)
+      c.add(raw.data() + keylen, n - keylen);
+   return c.value;
+}
 
 // --- TTree ------------------------------------------------------------------------------------------------------
 
@@ -375,27 +396,42 @@ std::uint64_t content_checksum(TBasket *b, Checksum *total)
    return c.value;
 }
 
-// Every basket's content checksum, in entry order per branch, read with ROOT's own TBasket::ReadBasketBuffers.
-std::vector<std::vector<std::uint64_t>> tree_contents(TTree *tree, Checksum *total)
+// Per branch, every basket in entry order: its content checksum as ROOT reads it (TBasket::ReadBasketBuffers, which
+// decompresses it and parses its entry offsets), and, for a file of several copies, its stored bytes' checksum. The
+// content is read for the first and the last copy; a copy between them is compared by its stored bytes with the
+// first copy's (it holds the same bytes), which costs no decompression.
+struct BranchContents {
+   std::vector<std::uint64_t> content;  // 0 where not read (a middle copy)
+   std::vector<std::uint64_t> stored;   // only with copies > 1
+};
+
+std::vector<BranchContents> tree_contents(TTree *tree, Checksum *total, int copies = 1)
 {
-   std::vector<std::vector<std::uint64_t>> out;
+   std::vector<BranchContents> out;
    TFile *file = tree->GetCurrentFile();
    for (auto *b : tree_branches(tree)) {
-      std::vector<std::uint64_t> sums;
-      for (Int_t i = 0; i < b->GetWriteBasket(); ++i) {
+      BranchContents sums;
+      const Int_t n = b->GetWriteBasket(), per_copy = n / std::max(copies, 1);
+      for (Int_t i = 0; i < n; ++i) {
          if (b->GetBasketSeek(i) == 0) {
-            sums.push_back(content_checksum(b->GetBasket(i), total));
+            sums.content.push_back(content_checksum(b->GetBasket(i), total));
+            continue;
+         }
+         if (copies > 1)
+            sums.stored.push_back(stored_checksum(b, i, file));
+         if (copies > 1 && i >= per_copy && i < n - per_copy) {
+            sums.content.push_back(0);
             continue;
          }
          TBasket basket(b->GetName(), tree->GetName(), b);
          if (basket.ReadBasketBuffers(b->GetBasketSeek(i), b->GetBasketBytes()[i], file) != 0)
             fail(std::string(file->GetName()) + ": branch " + b->GetName() + ", basket " + std::to_string(i) +
                  " cannot be read back");
-         sums.push_back(content_checksum(&basket, total));
+         sums.content.push_back(content_checksum(&basket, total));
       }
       if (b->GetListOfBaskets()->GetEntries())
          if (TBasket *m = b->GetBasket(b->GetWriteBasket()); m && m->GetNevBuf() > 0)
-            sums.push_back(content_checksum(m, total));
+            sums.content.push_back(content_checksum(m, total));
       out.push_back(std::move(sums));
    }
    return out;
@@ -403,6 +439,7 @@ std::vector<std::vector<std::uint64_t>> tree_contents(TTree *tree, Checksum *tot
 
 struct Totals {
    long long baskets = 0, stored_uncompressed = 0, memory_baskets = 0;
+   double zip_cpu_seconds = 0;  // decompressing and compressing the first copy (the others reuse its bytes)
 };
 
 void copy_tree_baskets(TTree *tree, TTree *clone, TFile *out, int setting, bool keep, int copies, Totals &totals)
@@ -422,17 +459,29 @@ void copy_tree_baskets(TTree *tree, TTree *clone, TFile *out, int setting, bool 
    TFile *in = tree->GetCurrentFile();
    const Long64_t entries = tree->GetEntries();
    RawBasket basket;
+   // The first copy's stored bytes, in the order they are written: a later copy writes them again (a basket is
+   // compressed alone, so its bytes do not depend on where it lies), so N copies cost one recompression.
+   std::vector<std::pair<std::vector<char>, bool>> first_copy;
    for (int copy = 0; copy < copies; ++copy) {
       const Long64_t shift = copy * entries;
-      auto add = [&](std::size_t i, Long64_t first_entry, bool from_disk) {
+      std::size_t position = 0;
+      auto add = [&](std::size_t i, Long64_t first_entry) {
          const std::string where = std::string(in->GetName()) + ", branch " + from[i]->GetName();
-         basket.mark_loaded(from_disk);
-         bool compressed = false;
-         // keep: a basket kept in memory is compressed at its branch's own setting, as ROOT would have on flush.
-         basket.write(out, keep ? from[i]->GetCompressionSettings() : setting, keep, where, compressed);
+         if (copy == 0) {
+            bool compressed = false;
+            const double cpu0 = process_cpu_seconds();
+            // keep: a basket kept in memory is compressed at its branch's own setting, as ROOT would on a flush.
+            auto bytes = basket.stored(keep ? from[i]->GetCompressionSettings() : setting, keep, where, compressed);
+            totals.zip_cpu_seconds += process_cpu_seconds() - cpu0;
+            first_copy.emplace_back(copies > 1 ? bytes : std::vector<char>{}, compressed);
+            basket.write(out, bytes, where);
+         } else {
+            basket.write(out, first_copy[position].first, where);
+         }
          to[i]->AddBasket(basket, true, shift + first_entry);
          ++totals.baskets;
-         totals.stored_uncompressed += !compressed;
+         totals.stored_uncompressed += !first_copy[position].second;
+         ++position;
       };
       for (const auto &ref : order) {
          TBranch *b = from[ref.branch];
@@ -442,12 +491,12 @@ void copy_tree_baskets(TTree *tree, TTree *clone, TFile *out, int setting, bool 
             if (!m || m->GetNevBuf() == 0)
                continue;
             basket.load_memory(m, where);
-            add(ref.branch, b->GetBasketEntry()[ref.basket], false);
+            add(ref.branch, b->GetBasketEntry()[ref.basket]);
             ++totals.memory_baskets;
             continue;
          }
-         basket.load(ref.seek, b->GetBasketBytes()[ref.basket], in, tree, where);
-         add(ref.branch, b->GetBasketEntry()[ref.basket], true);
+         basket.load(ref.seek, b->GetBasketBytes()[ref.basket], in, tree, where, false);
+         add(ref.branch, b->GetBasketEntry()[ref.basket]);
       }
       for (std::size_t i = 0; i < from.size(); ++i) {  // the baskets kept in the TTree object, written as baskets
          TBranch *b = from[i];
@@ -457,7 +506,7 @@ void copy_tree_baskets(TTree *tree, TTree *clone, TFile *out, int setting, bool 
          if (!m || m->GetNevBuf() == 0)
             continue;
          basket.load_memory(m, std::string(in->GetName()) + ", branch " + b->GetName());
-         add(i, b->GetBasketEntry()[b->GetWriteBasket()], false);
+         add(i, b->GetBasketEntry()[b->GetWriteBasket()]);
          ++totals.memory_baskets;
       }
    }
@@ -528,6 +577,7 @@ int recompress_tree(const std::string &input, const std::string &name, const std
       .integer("baskets_written", totals.baskets)
       .integer("baskets_from_memory", totals.memory_baskets)
       .integer("baskets_stored_uncompressed", totals.stored_uncompressed)
+      .num("zip_cpu_seconds_per_copy", totals.zip_cpu_seconds)
       .integer("tree_tot_bytes", tot_bytes)
       .integer("tree_zip_bytes", zip_bytes)
       .integer("source_tree_tot_bytes", tree->GetTotBytes())
@@ -549,24 +599,35 @@ int recompress_tree(const std::string &input, const std::string &name, const std
       TTree *written = check ? check->Get<TTree>(name.c_str()) : nullptr;
       if (!written)
          fail(output + ": the new file has no TTree " + name + " when read back");
-      const auto found = tree_contents(written, &copy_total);
+      const auto found = tree_contents(written, &copy_total, copies);
       std::vector<std::string> mismatches;
-      long long compared = 0;
+      long long compared = 0, compared_stored = 0;
       const auto branches = tree_branches(written);
       if (found.size() != expected.size())
          mismatches.push_back("the new tree has " + std::to_string(found.size()) + " branches, the source " +
                               std::to_string(expected.size()));
       for (std::size_t i = 0; i < found.size() && i < expected.size(); ++i) {
-         const auto &e = expected[i];
-         if (found[i].size() != e.size() * copies) {
-            mismatches.push_back(std::string(branches[i]->GetName()) + ": " + std::to_string(found[i].size()) +
+         const auto &e = expected[i].content;
+         const auto &f = found[i];
+         if (f.content.size() != e.size() * copies) {
+            mismatches.push_back(std::string(branches[i]->GetName()) + ": " + std::to_string(f.content.size()) +
                                  " baskets, expected " + std::to_string(e.size() * copies));
             continue;
          }
-         for (std::size_t k = 0; k < found[i].size(); ++k, ++compared)
-            if (found[i][k] != e[k % e.size()])
-               mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
-                                    " differs from the source's basket " + std::to_string(k % e.size()));
+         for (std::size_t k = 0; k < f.content.size(); ++k) {
+            const std::size_t first = k % e.size();
+            if (f.content[k] != 0) {
+               ++compared;
+               if (f.content[k] != e[first])
+                  mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
+                                       " differs from the source's basket " + std::to_string(first));
+            } else {
+               ++compared_stored;
+               if (k >= f.stored.size() || f.stored[k] != f.stored[first])
+                  mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
+                                       " is not the first copy's basket " + std::to_string(first));
+            }
+         }
       }
       if (written->GetEntries() != copies * entries)
          mismatches.push_back("the new tree has " + std::to_string(written->GetEntries()) + " entries, expected " +
@@ -579,6 +640,7 @@ int recompress_tree(const std::string &input, const std::string &name, const std
       std::vector<std::string> listed(mismatches.begin(), mismatches.begin() + std::min<std::size_t>(10, mismatches.size()));
       j.boolean("verified", verified)
          .integer("baskets_compared", compared)
+         .integer("baskets_compared_stored", compared_stored)
          .integer("mismatch_count", static_cast<long long>(mismatches.size()))
          .raw("mismatches", json_string_array(listed))
          .str("source_content_checksum", source_total.hex())
@@ -702,7 +764,8 @@ void zero_pages(std::uint64_t elements, std::uint16_t bits, int setting, bool ch
 
 // Per output cluster and column: the pages' checksums of their packed bytes, and their element counts.
 struct ColumnPages {
-   std::vector<std::uint64_t> sums;
+   std::vector<std::uint64_t> sums;    // of the packed bytes; 0 where not decompressed (a middle copy)
+   std::vector<std::uint64_t> stored;  // of the sealed bytes as stored, with copies > 1
    std::vector<std::uint32_t> elements;
 };
 
@@ -717,7 +780,7 @@ std::uint64_t bytes_checksum(const std::vector<unsigned char> &packed, Checksum 
 
 // Every cluster's pages, column by column (only the pages on disk: attached for writing, as they are stored).
 std::vector<std::vector<ColumnPages>> ntuple_contents(const std::string &path, const std::string &name, Checksum *total,
-                                                      long long &entries)
+                                                      long long &entries, int copies = 1, std::size_t per_copy = 0)
 {
    auto source = RPageSource::Create(name, path);
    source->Attach(ROOT::Internal::RNTupleSerializer::EDescriptorDeserializeMode::kForWriting);
@@ -725,8 +788,11 @@ std::vector<std::vector<ColumnPages>> ntuple_contents(const std::string &path, c
    const auto &desc = guard.GetRef();
    std::vector<std::vector<ColumnPages>> out;
    entries = static_cast<long long>(desc.GetNEntries());
-   for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id)) {
+   std::size_t k = 0;
+   for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id), ++k) {
       const auto &cluster = desc.GetClusterDescriptor(id);
+      // The first and the last copy are decompressed; a copy between them is compared by its stored bytes.
+      const bool middle = copies > 2 && per_copy > 0 && k >= per_copy && k < per_copy * (copies - 1);
       std::vector<ColumnPages> columns(desc.GetNPhysicalColumns());
       for (ROOT::DescriptorId_t c = 0; c < desc.GetNPhysicalColumns(); ++c) {
          if (!cluster.ContainsColumn(c) || cluster.GetColumnRange(c).IsSuppressed())
@@ -734,7 +800,12 @@ std::vector<std::vector<ColumnPages>> ntuple_contents(const std::string &path, c
          const auto bits = desc.GetColumnDescriptor(c).GetBitsOnStorage();
          auto sealed = load_pages(*source, desc, id, c);
          for (const auto &page : sealed.pages) {
-            columns[c].sums.push_back(bytes_checksum(unseal(page, bits), total));
+            columns[c].sums.push_back(middle ? 0 : bytes_checksum(unseal(page, bits), total));
+            if (copies > 1) {
+               Checksum raw;
+               raw.add(page.GetBuffer(), page.GetDataSize());
+               columns[c].stored.push_back(raw.value);
+            }
             columns[c].elements.push_back(page.GetNElements());
          }
       }
@@ -834,51 +905,71 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
    for (const auto &extra : desc.GetExtraTypeInfoIterable())
       sink->UpdateExtraTypeInfo(extra);
    long long pages = 0, stored_uncompressed = 0, zero_pages_written = 0;
+   double zip_cpu = 0;  // decompressing and compressing the first copy's pages (the others reuse them)
    std::size_t zip_bytes = 0, packed_bytes = 0;
    const auto padding = paddings(desc);
    // keep: zero pages (a later copy's deferred columns) are compressed at the sink's setting.
    const int zero_setting = keep ? sink_setting : setting;
+   // Per cluster and column, the first copy's sealed pages and, for the later copies, the zero pages before them:
+   // made once and committed again for every copy (a page is compressed alone, so its bytes do not depend on where
+   // it lies), so that N copies cost one recompression. The cache owns the buffers the sealed pages point into.
+   struct Cached {
+      std::vector<std::unique_ptr<unsigned char[]>> buffers;
+      RPageStorage::SealedPageSequence_t pages, zeros;
+      bool zeros_made = false;
+   };
+   std::map<std::pair<ROOT::DescriptorId_t, ROOT::DescriptorId_t>, Cached> cache;
    for (int copy = 0; copy < copies; ++copy) {
       for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id)) {
          const auto &cluster = desc.GetClusterDescriptor(id);
-         std::vector<std::unique_ptr<unsigned char[]>> buffers;
-         std::vector<SealedPages> loaded;
          std::vector<RPageStorage::RSealedPageGroup> groups;
          std::deque<RPageStorage::SealedPageSequence_t> sequences;
+         std::vector<std::pair<ROOT::DescriptorId_t, ROOT::DescriptorId_t>> uncached;
          for (ROOT::DescriptorId_t c = 0; c < desc.GetNPhysicalColumns(); ++c) {
             const auto bits = desc.GetColumnDescriptor(c).GetBitsOnStorage();
+            auto &cached = cache[{id, c}];
             RPageStorage::SealedPageSequence_t sequence;
             if (copy > 0) {
-               const auto missing = missing_elements(desc, cluster, c, padding[c]);
-               const auto before = sequence.size();
-               zero_pages(missing, bits, zero_setting, options.GetEnablePageChecksums(), buffers, sequence);
-               zero_pages_written += static_cast<long long>(sequence.size() - before);
+               if (!cached.zeros_made) {
+                  zero_pages(missing_elements(desc, cluster, c, padding[c]), bits, zero_setting,
+                             options.GetEnablePageChecksums(), cached.buffers, cached.zeros);
+                  cached.zeros_made = true;
+               }
+               sequence.insert(sequence.end(), cached.zeros.begin(), cached.zeros.end());
+               zero_pages_written += static_cast<long long>(cached.zeros.size());
             }
             if (cluster.ContainsColumn(c)) {
                if (cluster.GetColumnRange(c).IsSuppressed())
                   fail(input + ": the RNTuple " + name + " has a suppressed column (" + std::to_string(c) +
                        ") in a cluster, which this tool does not copy");
-               loaded.push_back(load_pages(*source, desc, id, c));
-               for (const auto &page : loaded.back().pages) {
-                  ++pages;
-                  if (keep) {
-                     sequence.push_back(page);
-                     zip_bytes += page.GetDataSize();
-                     continue;
+               if (copy == 0) {
+                  auto loaded = load_pages(*source, desc, id, c);
+                  for (auto &buffer : loaded.buffers)
+                     cached.buffers.push_back(std::move(buffer));
+                  for (const auto &page : loaded.pages) {
+                     if (keep) {
+                        cached.pages.push_back(page);
+                        continue;
+                     }
+                     const double cpu0 = process_cpu_seconds();
+                     const auto packed = unseal(page, bits);
+                     packed_bytes += packed.size();
+                     const std::size_t extra = page.GetHasChecksum() ? RPageStorage::kNBytesPageChecksum : 0;
+                     cached.buffers.emplace_back(new unsigned char[packed.size() + extra + 64]);
+                     const std::size_t n = ROOT::Internal::RNTupleCompressor::Zip(packed.data(), packed.size(),
+                                                                                  setting, cached.buffers.back().get());
+                     stored_uncompressed += n == packed.size();
+                     RPageStorage::RSealedPage resealed(cached.buffers.back().get(), n + extra, page.GetNElements(),
+                                                        page.GetHasChecksum());
+                     resealed.ChecksumIfEnabled();
+                     cached.pages.push_back(resealed);
+                     zip_cpu += process_cpu_seconds() - cpu0;
                   }
-                  const auto packed = unseal(page, bits);
-                  packed_bytes += packed.size();
-                  const std::size_t extra = page.GetHasChecksum() ? RPageStorage::kNBytesPageChecksum : 0;
-                  buffers.emplace_back(new unsigned char[packed.size() + extra + 64]);
-                  const std::size_t n =
-                     ROOT::Internal::RNTupleCompressor::Zip(packed.data(), packed.size(), setting, buffers.back().get());
-                  stored_uncompressed += n == packed.size();
-                  zip_bytes += n;
-                  RPageStorage::RSealedPage resealed(buffers.back().get(), n + extra, page.GetNElements(),
-                                                     page.GetHasChecksum());
-                  resealed.ChecksumIfEnabled();
-                  sequence.push_back(resealed);
                }
+               for (const auto &page : cached.pages)
+                  zip_bytes += page.GetDataSize();
+               pages += static_cast<long long>(cached.pages.size());
+               sequence.insert(sequence.end(), cached.pages.begin(), cached.pages.end());
             }
             if (sequence.empty())
                continue;
@@ -902,7 +993,8 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
       .integer("source_entries", entries)
       .integer("entries", copies * entries)
       .integer("pages_written", pages)
-      .integer("pages_stored_uncompressed", stored_uncompressed)
+      .integer("pages_stored_uncompressed", stored_uncompressed * copies)
+      .num("zip_cpu_seconds_per_copy", zip_cpu)
       .integer("zip_bytes", static_cast<long long>(zip_bytes))
       .integer("packed_bytes", static_cast<long long>(packed_bytes))
       .num("rewrite_start_time", epoch0)
@@ -917,9 +1009,9 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
       Checksum source_total, copy_total;
       long long source_entries = 0, new_entries = 0;
       const auto expected = ntuple_contents(input, name, &source_total, source_entries);
-      const auto found = ntuple_contents(output, name, &copy_total, new_entries);
+      const auto found = ntuple_contents(output, name, &copy_total, new_entries, copies, expected.size());
       std::vector<std::string> mismatches;
-      long long compared = 0;
+      long long compared = 0, compared_stored = 0;
       auto report = [&](const std::string &what) {
          if (mismatches.size() < 10)
             mismatches.push_back(what);
@@ -930,12 +1022,22 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
       std::vector<const ROOT::RClusterDescriptor *> clusters;
       for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id))
          clusters.push_back(&desc.GetClusterDescriptor(id));
-      for (std::size_t k = 0; k < found.size() && k < expected.size() * copies && !expected.empty(); ++k) {
-         const std::size_t i = k % expected.size();
-         const bool later = k >= expected.size();
+      const std::size_t per_copy = expected.size();
+      for (std::size_t k = 0; k < found.size() && k < per_copy * copies && per_copy > 0; ++k) {
+         const std::size_t i = k % per_copy;
+         const bool later = k >= per_copy;
+         const bool middle = copies > 2 && k >= per_copy && k < per_copy * (copies - 1);
+         const std::size_t last = per_copy * (copies - 1) + i;  // the same cluster in the last copy
          for (ROOT::DescriptorId_t c = 0; c < found[k].size() && c < expected[i].size(); ++c) {
-            const auto &e = expected[i][c];
             const auto &f = found[k][c];
+            if (middle) {  // the same stored pages as the last copy (zero pages included)
+               ++compared_stored;
+               if (last >= found.size() || f.stored != found[last][c].stored || f.elements != found[last][c].elements)
+                  report("cluster " + std::to_string(k) + ", column " + std::to_string(c) +
+                         ": not the pages of the last copy's cluster " + std::to_string(last));
+               continue;
+            }
+            const auto &e = expected[i][c];
             const auto bits = desc.GetColumnDescriptor(c).GetBitsOnStorage();
             std::uint64_t zeros = later ? missing_elements(desc, *clusters[i], c, padding[c]) : 0;
             std::size_t p = 0;
@@ -964,6 +1066,7 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
       verified = mismatches.empty();
       j.boolean("verified", verified)
          .integer("pages_compared", compared)
+         .integer("pages_compared_stored", compared_stored)
          .integer("mismatch_count", static_cast<long long>(mismatches.size()))
          .raw("mismatches", json_string_array(mismatches))
          .str("source_content_checksum", source_total.hex())
