@@ -51,6 +51,7 @@ from rootparams.build import ensure_built
 from rootparams.config import clone_autoflush, tile_copies
 from rootparams.errors import UserError
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
+from rootparams.grid import FilePoint
 from rootparams.measure import reader_command
 from rootparams.native import json_result
 from rootparams.recompress import MAX_OUTPUT_BYTES, RecompressError, recompress_file
@@ -994,8 +995,6 @@ def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
 def _apply(plan: Plan, decisions: dict[str, list[dict[str, Any]]]) -> tuple[applying.ApplyIt | None, str]:
     """What to type for the decision at the middle number of reads: the compression decided on the file's own
     bytes; the layout (TTree or RNTuple, cluster size) decided on the clone where it is not the file's own."""
-    from rootparams.grid import FilePoint  # the file ids' one parser
-
     own_rows = decisions.get(OWN) or []
     if not own_rows:
         return None, "no compression setting could be decided (see the run summary)"

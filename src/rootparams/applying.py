@@ -40,11 +40,12 @@ from rootparams.vocabulary import (
 )
 
 # --- rootparams' own recompressor: the one place to fill in -----------------------------------------------
-# FILL IN (lead): the command a user types to run rootparams-recompress, once it is installed for users, as a
-# format string with {setting}, {source}, {tree} and {output}. While it is None the text names the recompression
-# and gives no command line. What it keeps and drops (OWN_RECOMPRESSOR_TEXT) is from the header of
+# The command a user types to run rootparams-recompress (rootparams.recompress_command), as a format string with
+# {setting}, {source}, {tree} and {output}. What it keeps and drops (OWN_RECOMPRESSOR_TEXT) is from the header of
 # src/rootparams/cxx/recompress_baskets.cxx; amend it here if that changes.
-OWN_RECOMPRESSOR_COMMAND: str | None = None
+OWN_RECOMPRESSOR_COMMAND: str | None = (
+    "rootparams recompress {source} {output} --setting {setting} --tree {tree}"
+)
 OWN_RECOMPRESSOR_TEXT = (
     "the same recompression rootparams used to measure your file, which recompresses each basket's (page's) "
     "bytes without reading any object, so it needs no dictionary (rootparams-recompress; it keeps the clusters and "

@@ -5,6 +5,7 @@
     rootparams calibrate FILE [options]     a recipe that clones a real file's content (for the study's formats)
     rootparams inspect FILE|URL [options]   what a ROOT file is: its event data, compression, bytes per branch and kind
     rootparams hosts RESULTS... [--out DIR] the same study from several machines, side by side
+    rootparams recompress IN OUT --setting N  a file's event data at another compression, no dictionary needed
 
 ``./run study`` is ``rootparams study`` after setting up the environment.
 """
@@ -34,9 +35,15 @@ CONDOR_WARNING = ",".join(
 )
 
 
-COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts")
+COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts", "recompress")
 # The commands that are a module's main(argv, prog), by module.
-TOOLS = {"advise": "advise", "inspect": "inspection", "calibrate": "calibrate", "hosts": "hosts"}
+TOOLS = {
+    "advise": "advise",
+    "inspect": "inspection",
+    "calibrate": "calibrate",
+    "hosts": "hosts",
+    "recompress": "recompress_command",
+}
 
 
 def snakemake_env(args: list[str]) -> dict[str, str]:
@@ -108,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
         add_help=False,
     )
     commands.add_parser("hosts", help="the same study from several machines, side by side", add_help=False)
+    commands.add_parser(
+        "recompress",
+        help="a file's TTree or RNTuple at another compression, no class dictionary needed, checked",
+        add_help=False,
+    )
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
         return 0 if argv else 2

@@ -244,3 +244,4 @@ def _log(log: Path, cmd: list[str], proc: subprocess.CompletedProcess | None, ex
             if extra:
                 f.write(extra + "\n")
             f.write("\n")
+
