@@ -46,6 +46,8 @@ from rootparams.vocabulary import RNTUPLE
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 DEFAULT_BUDGET = "20m"
+# How the user names the TTree or RNTuple of a file with several (errors say it).
+TREE_OPTION = "--tree NAME"
 # A calibrated clone is written with about this many compressed bytes: its timed loops then last 1-3 s on a local
 # disk (PHYSLITE-like content reads at 4000-6000 events/s, NanoAOD-like at ~25000), above the 1 s minimum window.
 CLONE_TARGET_BYTES = 100_000_000
@@ -199,8 +201,16 @@ class FileFacts:
         )
 
 
-def file_facts(path: str) -> FileFacts:
-    return FileFacts(sources.describe(path), inspection.inspect_file(path))
+def file_facts(path: str, tree: str | None = None) -> FileFacts:
+    """``path``'s description and inspection, of the same TTree or RNTuple (``tree``, or the one found)."""
+    source = sources.describe(path, tree, option=TREE_OPTION)
+    facts = FileFacts(source, inspection.inspect_file(path, source.tree))
+    if facts.zip_bytes <= 0:
+        raise AdviseError(
+            f"{path}: {source.tree} holds no event data on disk (0 bytes in its baskets); there is nothing to "
+            "compare settings on"
+        )
+    return facts
 
 
 @dataclass
@@ -261,8 +271,8 @@ class Plan:
                 "written": self.clone_events,
                 "read": self.clone_events,
             }
-            if s.container == RNTUPLE:
-                fmts[self.made]["tree"] = s.tree
+        for f in fmts.values():
+            f["tree"] = s.tree  # the one described (found, or named with --tree): the workflow takes the same
         if s.atlas_containers == 0:
             for f in fmts.values():
                 f["branches"] = "all"  # no ATLAS particle containers: the reader reads every branch
@@ -387,6 +397,7 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
 def make_plan(
     file: str,
     *,
+    tree: str | None = None,
     storage: str | None,
     budget_seconds: float,
     out: Path,
@@ -394,13 +405,15 @@ def make_plan(
     repetitions: int | None = None,
     clone_bytes: float = CLONE_TARGET_BYTES,
 ) -> Plan:
-    facts = file_facts(file)
+    facts = file_facts(file, tree)
     s = facts.source
     name = format_name(file)
     notes: list[str] = []
     # The command's options the plan answers (a rerun with the same ones resumes it).
     asked = {"file": str(Path(file).resolve()), "storage": storage, "budget_seconds": budget_seconds,
              "approach": approach, "repetitions": repetitions, "clone_bytes": clone_bytes}  # fmt: skip
+    if tree:  # only where named, so that a plan made before --tree existed is still resumed
+        asked["tree"] = tree
     if approach == "auto":
         approach = "rewrite" if facts.size_bytes >= REWRITE_MIN_BYTES else "clone"
         if approach == "clone":
@@ -857,6 +870,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         help="a ROOT file with a TTree or an RNTuple: a local path, or skhep_testdata:<name> for a public sample "
         "(e.g. skhep_testdata:uproot-issue-123b.root, an ATLAS PHYSLITE file)",
     )
+    named = p.add_mutually_exclusive_group()
+    named.add_argument(
+        "--tree",
+        metavar="NAME",
+        help="the TTree or RNTuple to advise on (default: CollectionTree, EventData, Events or the only one; "
+        "dir/NAME in a directory); needed where the file holds several",
+    )
+    named.add_argument("--ntuple", dest="tree", metavar="NAME", help="the same as --tree, for an RNTuple")
     p.add_argument(
         "--storage",
         help="where the files are written and read: a directory on the storage you want the answer for (default: "
@@ -908,6 +929,7 @@ def main(
         out.mkdir(parents=True, exist_ok=True)
         plan = make_plan(
             args.file,
+            tree=args.tree,
             storage=args.storage,
             budget_seconds=budget,
             out=out,
