@@ -28,7 +28,8 @@ element counts below):
 
 Local files are read with uproot. A URL (``root://``, ``https://``, ...) is opened by ROOT (TFile::Open, so that
 XRootD and HTTP go through ROOT's own clients; ``root://localhost`` needs ``?remote=1`` not to be read as a local
-file), and uproot reads the same bytes through it.
+file), and uproot reads the same bytes through it. A TTree whose metadata uproot cannot model is read by ROOT
+instead, in a process of its own (``inspect_tree_with_root``, rootparams.root_metadata), and the output says so.
 """
 
 from __future__ import annotations
@@ -615,7 +616,7 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
     except root_metadata.RootMetadataError as error:
         raise InspectError(
             f"{target}: its TTree {name} cannot be read, neither by uproot ({sources.one_line(uproot_error)}) nor "
-            f"by ROOT ({error})"
+            f"by ROOT ({str(error).removeprefix(f'{target}: ')})"
         ) from error
     tree = meta["tree"]
     entries, autoflush = int(tree["entries"]), int(tree["autoflush"])

@@ -212,7 +212,7 @@ def _read_with_root(path: str, name: str, uproot_error: Exception) -> tuple[int,
     except root_metadata.RootMetadataError as error:
         raise SourceError(
             f"{path}: its TTree {name} cannot be read, neither by uproot ({one_line(uproot_error)}) nor by "
-            f"ROOT ({error})"
+            f"ROOT ({str(error).removeprefix(f'{path}: ')})"
         ) from error
     atlas = sum(
         b["name"] == b["top"] and b["class"].startswith(ATLAS_CONTAINER_PREFIX) for b in tree["branches"]
@@ -281,7 +281,7 @@ def choose_event_data(
 
 
 def _listing(candidates: dict[str, str], entries_of: Callable[[str], int | None], limit: int = 12) -> str:
-    """``3 TTrees: sig (502 entries), fullmassplane (1572), control (316)``; the container named per item where
+    """``3 TTrees: sig (502 entries), fullmassplane (1,572), control (316)``; the container named per item where
     the file has both."""
     counts = Counter(candidates.values())
     mixed = len(counts) > 1
