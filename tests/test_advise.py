@@ -9,10 +9,11 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 from conftest import REPO, require
 
 from rootparams import advise, bottleneck
-from rootparams.config import load_study_config
+from rootparams.config import load_study_config, source_of
 
 DATA = REPO.parent / "shared" / "data"
 PHYSLITE = DATA / "atlas_physlite_run2_ttbar_100ev.root"
@@ -237,3 +238,70 @@ def test_a_clone_of_an_rntuple_writes_its_ttrees_with_clusters(tmp_path):
     labels = {advise._label({"container": c, "algorithm": "zstd", "level": 5, "autoflush": af})
               for c, af in (("ttree", -30_000_000), ("rntuple", 100), ("rntuple", 0))}  # fmt: skip
     assert labels == {"ZSTD-5, AutoFlush 30 MB", "RNTuple ZSTD-5, clusters 100 ev", "RNTuple ZSTD-5"}
+
+
+def _analysis_file(path) -> str:
+    """Three TTrees of an analysis (uproot writes them), none of them named as event data usually is."""
+    import numpy as np
+    import uproot
+
+    with uproot.recreate(path) as f:
+        for name, entries in (("sig", 502), ("fullmassplane", 1572), ("control", 316)):
+            f.mktree(name, {"mass": "f4", "njets": "i4"}).extend(
+                {"mass": np.linspace(100, 150, entries, dtype=np.float32), "njets": np.arange(entries) % 7}
+            )
+    return str(path)
+
+
+def test_a_file_with_several_trees_is_planned_with_tree(tmp_path, capsys):
+    path = _analysis_file(tmp_path / "analysis.root")
+    out = tmp_path / "o"
+    assert advise.main([path, "-n", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"rootparams advise: error: {path} holds 3 TTrees: sig (502 entries), fullmassplane (1,572), control "
+        "(316); name the one to use with --tree NAME"
+    )
+    assert advise.main([path, "--tree", "fullmassplane", "-n", "--out", str(out)]) == 0
+    assert "the file:  TTree fullmassplane, 1572 entries" in capsys.readouterr().out
+    raw = yaml.safe_load((out / "advise.yaml").read_text())
+    assert {f["tree"] for f in raw["formats"].values()} == {"fullmassplane"}  # the source's and its clone's
+    assert json.loads((out / "plan.json").read_text())["asked"]["tree"] == "fullmassplane"
+    config = load_study_config(raw)  # the workflow describes the same tree
+    assert {fmt: source_of(config, fmt).entries for fmt in config["formats"]} == dict.fromkeys(
+        raw["formats"], 1572
+    )
+    assert advise.main([path, "--tree", "signal", "-n", "--out", str(out)]) == 2
+    assert "no TTree or RNTuple named 'signal'" in capsys.readouterr().err
+
+
+def test_ntuple_names_an_rntuple(tmp_path, capsys):
+    import numpy as np
+    import uproot
+
+    path = tmp_path / "two.root"
+    with uproot.recreate(path) as f:  # uproot writes a dict of arrays as an RNTuple
+        f["A"] = {"x": np.arange(100.0)}
+        f["B"] = {"y": np.arange(300.0)}
+    assert advise.main([str(path), "--ntuple", "B", "-n", "--out", str(tmp_path / "o")]) == 0
+    assert "the file:  RNTuple B, 300 entries" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:  # one name: --tree and --ntuple are the same option
+        advise.main([str(path), "--tree", "A", "--ntuple", "B", "-n"])
+    assert stop.value.code == 2 and "not allowed with argument --tree" in capsys.readouterr().err
+
+
+def test_a_tree_without_bytes_on_disk_is_one_line(tmp_path, capsys):
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r"(?s).*This distribution of ROOT is in alpha stage")
+    import ROOT
+
+    path = tmp_path / "hollow.root"
+    f = ROOT.TFile(str(path), "RECREATE")
+    tree = ROOT.TTree("events", "")
+    tree.SetEntries(100)  # entries, and no branch holding a byte of them
+    tree.Write()
+    f.Close()
+    assert advise.main([str(path), "-n", "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "events holds no event data on disk" in err and "Traceback" not in err

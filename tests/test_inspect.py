@@ -181,6 +181,105 @@ def test_a_flat_tree_with_baskets_inside_the_tree_object():
     assert sum(r.compressed for r in found.rows) == found.compressed
 
 
+def _unmodelled(*args):
+    raise KeyError(("V", 16))  # as uproot names the type of a 2-D leaf-list array
+
+
+def _facts(ins) -> dict:
+    return {k: v for k, v in vars(ins).items() if k not in ("rows", "kinds", "reader", "notes")}
+
+
+def test_a_tree_uproot_cannot_model_is_read_by_root(monkeypatch):
+    """ROOT's reading (rootparams.root_metadata, in a process of its own) gives what uproot gives: the NanoAOD sample
+    (leaf-list arrays, baskets inside the TTree object), every branch with its own bytes."""
+    require(NANOAOD.exists(), f"{NANOAOD} (shared/data) is needed")
+    by_uproot = inspect_file(str(NANOAOD), all_branches=True)
+    monkeypatch.setattr(inspection, "inspect_tree", _unmodelled)
+    by_root = inspect_file(str(NANOAOD), all_branches=True)
+    assert by_root.reader == "ROOT" and by_uproot.reader == "uproot"
+    assert "uproot cannot read this TTree's metadata (KeyError: ('V', 16)); ROOT 6." in by_root.notes[0]
+    assert _facts(by_root) == _facts(by_uproot)
+    assert by_root.rows == by_uproot.rows and by_root.kinds == by_uproot.kinds
+
+
+def test_an_xaod_tree_read_by_root_has_the_same_bytes_and_types(physlite, monkeypatch):
+    """Split xAOD objects (TBranchElement): the same bytes per branch and kinds; only the elements per event of
+    vector<float/double> are not in ROOT's metadata, so all of them count as dense (and a note says so)."""
+    monkeypatch.setattr(inspection, "inspect_tree", _unmodelled)
+    by_root = inspect_file(str(PHYSLITE))
+    # ROOT walks the clusters itself (its text says so); uproot counted the elements of the first entries.
+    same = {"multiplicity_entries": None, "clusters_how": ""}
+    assert _facts(by_root) | same == _facts(physlite) | same
+    assert [(r.name, r.compressed, r.uncompressed, r.compression) for r in by_root.rows] == [
+        (r.name, r.compressed, r.uncompressed, r.compression) for r in physlite.rows
+    ]
+
+    def merged(ins) -> dict[str, int]:
+        kinds = {k.kind.replace("low-multiplicity", "dense"): 0 for k in ins.kinds}
+        for k in ins.kinds:
+            kinds[k.kind.replace("low-multiplicity", "dense")] += k.compressed
+        return kinds
+
+    assert merged(by_root) == merged(physlite)
+    assert any("count as dense" in note for note in by_root.notes)
+
+
+def test_a_tree_neither_uproot_nor_root_can_read_is_one_line(tmp_path, monkeypatch, capsys):
+    import numpy as np
+    import uproot
+
+    path = tmp_path / "events.root"
+    with uproot.recreate(path) as f:
+        f.mktree("events", {"x": "f4"}).extend({"x": np.arange(10, dtype=np.float32)})
+    with pytest.raises(inspection.root_metadata.RootMetadataError, match=r"has no TTree named 'nope'"):
+        inspection.root_metadata.read(str(path), "nope")  # ROOT's own refusal, from its process
+    monkeypatch.setattr(inspection, "inspect_tree", _unmodelled)
+
+    def unreadable(target, tree=None, timeout=0):
+        raise inspection.root_metadata.RootMetadataError(
+            f"{target}: ROOT cannot read its TTree {tree} (Error)"
+        )
+
+    monkeypatch.setattr(inspection.root_metadata, "read", unreadable)
+    line = _error(capsys, str(path))
+    assert (
+        f"{path}: its TTree events cannot be read, neither by uproot (KeyError: ('V', 16)) nor by ROOT"
+        in line
+    )
+
+
+@pytest.fixture
+def root525_models(monkeypatch):
+    """uproot's models of TTrees as ROOT 5.25 wrote them (class version 17), as rootparams sees them: no
+    fAutoFlush, no cluster ranges (uproot's own reading of this ROOT 6 file goes on as it is)."""
+    import uproot
+
+    missing = {"fAutoFlush", "fClusterRangeEnd", "fClusterSize", "fNClusterRange"}
+    member = uproot.model.Model.member
+
+    def old_member(self, name, all=True, none_if_missing=False):
+        ours = sys._getframe(1).f_globals.get("__name__", "").startswith("rootparams")
+        if ours and name in missing and self.classname == "TTree":
+            if none_if_missing:
+                return None
+            raise uproot.KeyInFileError(name)
+        return member(self, name, all, none_if_missing)
+
+    monkeypatch.setattr(uproot.model.Model, "member", old_member)
+
+
+def test_a_tree_written_before_autoflush_is_read_by_uproot_without_clusters(tmp_path, root525_models):
+    import numpy as np
+    import uproot
+
+    path = tmp_path / "sample.root"
+    with uproot.recreate(path) as f:
+        f.mktree("sample", {"n": "i4"}).extend({"n": np.arange(30, dtype=np.int32)})
+    found = inspect_file(str(path))
+    assert (found.reader, found.entries, found.clusters) == ("uproot", 30, None)
+    assert found.clusters_how.startswith("not recorded (AutoFlush 0)")
+
+
 # ----------------------------------------------------------------------------------------------------------
 # RNTuple
 
@@ -315,11 +414,14 @@ def test_errors_name_the_file_and_what_it_holds(tmp_path, capsys):
     truncated.write_bytes(PHYSLITE.read_bytes()[:300])
     assert "damaged or truncated ROOT file" in _error(capsys, str(truncated))
     line = _error(capsys, str(PHYSLITE), "--tree", "Events")
-    assert "no TTree or RNTuple named 'Events'" in line and "CollectionTree (TTree)" in line
+    assert "no TTree or RNTuple named 'Events'" in line and "CollectionTree (100)" in line
     two = tmp_path / "two.root"
     with uproot.recreate(two) as f:
         f["a"] = {"x": np.arange(5)}
         f["b"] = {"y": np.arange(5)}
-    assert "cannot tell which TTree or RNTuple holds the events" in _error(capsys, str(two))
+    line = _error(capsys, str(two))  # uproot writes a dict as an RNTuple
+    assert line.endswith(
+        f"{two} holds 2 RNTuples: a (5 entries), b (5); name the one to use with --tree NAME"
+    )
     code, out, _ = run(str(two), "--tree", "b", capsys=capsys)  # the choice made
     assert code == 0 and "b, read with uproot" in out

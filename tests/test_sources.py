@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import SHARED_DATA, require
 
+from rootparams import root_metadata, sources
 from rootparams.config import ConfigError, left_out_notes, load_study_config
 from rootparams.grid import FilePoint, expand_points
 from rootparams.sources import SourceError, SourceFile, describe
@@ -47,8 +48,85 @@ def test_bad_sources_name_the_file_and_what_it_holds(tmp_path):
     text.write_text("not a ROOT file\n")
     with pytest.raises(SourceError, match=r"notes\.root is not a ROOT file"):
         describe(str(text))
-    with pytest.raises(SourceError, match=r"no TTree or RNTuple named 'Event'.*holds Events \(ttree\)"):
+    with pytest.raises(
+        SourceError, match=r"no TTree or RNTuple named 'Event'.*holds 1 TTree: Events \(200 entries\)"
+    ):
         describe(str(NANOAOD), "Event")
+
+
+def _trees(path, trees: dict[str, int]) -> str:
+    """A file of TTrees (written by uproot) with the given entries, each a branch x of doubles."""
+    import numpy as np
+    import uproot
+
+    with uproot.recreate(path) as f:
+        for name, entries in trees.items():
+            f.mktree(name, {"x": "f8"}).extend({"x": np.arange(float(entries))})
+    return str(path)
+
+
+def test_a_file_with_several_trees_lists_them_with_their_entries_and_says_how_to_name_one(tmp_path):
+    path = _trees(tmp_path / "analysis.root", {"sig": 502, "fullmassplane": 1572, "control": 316})
+    listing = f"{path} holds 3 TTrees: sig (502 entries), fullmassplane (1,572), control (316)"
+    with pytest.raises(SourceError) as info:
+        describe(path)
+    assert str(info.value) == f"{listing}; name the one to use with the format's 'tree' key"
+    with pytest.raises(SourceError) as info:
+        describe(path, option="--tree NAME")  # as rootparams advise and inspect say it
+    assert str(info.value) == f"{listing}; name the one to use with --tree NAME"
+    named = describe(path, "fullmassplane")
+    assert (named.tree, named.container, named.entries) == ("fullmassplane", "ttree", 1572)
+
+
+def test_a_tree_in_a_directory_is_found_when_it_is_the_only_one(tmp_path):
+    path = _trees(tmp_path / "nested.root", {"ntupler/tree": 10})
+    assert describe(path).tree == "ntupler/tree"
+    several = _trees(tmp_path / "two.root", {"one/tree": 4, "three/tree": 100})
+    with pytest.raises(SourceError, match=r"holds 2 TTrees: one/tree \(4 entries\), three/tree \(100\)"):
+        describe(several)
+    assert describe(several, "three/tree").entries == 100
+
+
+class _TreeOfRoot525:
+    """uproot's model of a TTree written by ROOT 5.25 (class version 17): it has no fAutoFlush."""
+
+    num_entries = 30
+    branches = ()
+
+    def member(self, name, none_if_missing=False):
+        if none_if_missing:
+            return None
+        raise KeyError(name)
+
+
+def test_a_tree_written_before_root_had_autoflush_has_none():
+    assert sources._read_with_uproot(_TreeOfRoot525(), "ttree") == (30, 0, 0)
+
+
+def test_a_tree_uproot_cannot_model_is_described_by_root(monkeypatch):
+    by_uproot = describe(str(PHYSLITE))
+
+    def unmodelled(obj, container):
+        raise KeyError(("V", 16))  # as uproot names a 2-D leaf-list array's type
+
+    monkeypatch.setattr(sources, "_read_with_uproot", unmodelled)
+    sources._describe.cache_clear()
+    assert describe(str(PHYSLITE)) == by_uproot  # entries, AutoFlush, ATLAS containers: ROOT's agree
+
+    def unreadable(target, tree=None, timeout=0):
+        raise root_metadata.RootMetadataError(
+            f"{target}: ROOT cannot read its TTree {tree} (Error in <TFile>)"
+        )
+
+    monkeypatch.setattr(root_metadata, "read", unreadable)
+    sources._describe.cache_clear()
+    with pytest.raises(SourceError) as info:
+        describe(str(PHYSLITE))
+    assert (
+        "its TTree CollectionTree cannot be read, neither by uproot (KeyError: ('V', 16)) nor by ROOT"
+        in str(info.value)
+    )
+    sources._describe.cache_clear()
 
 
 def test_a_compression_setting_of_an_unknown_algorithm_names_the_file_and_the_known_ones():

@@ -62,6 +62,8 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 
 DEFAULT_BUDGET = "20m"
 QUICK_BUDGET = "3m"
+# How the user names the TTree or RNTuple of a file with several (errors say it).
+TREE_OPTION = "--tree NAME"
 # A tiled file is made long enough that its fastest setting's timed loop lasts about this long (the study's valid
 # window is at least 1 s: measurement.min_window_seconds); --quick aims lower.
 TARGET_LOOP_SECONDS = 1.6
@@ -254,7 +256,15 @@ class FileFacts:
 
 
 def file_facts(path: str, tree: str | None = None) -> FileFacts:
-    return FileFacts(sources.describe(path, tree), inspection.inspect_file(path, tree))
+    """``path``'s description and inspection, of the same TTree or RNTuple (``tree``, or the one found)."""
+    source = sources.describe(path, tree, option=TREE_OPTION)
+    facts = FileFacts(source, inspection.inspect_file(path, source.tree))
+    if facts.zip_bytes <= 0:
+        raise AdviseError(
+            f"{path}: {source.tree} holds no event data on disk (0 bytes in its baskets); there is nothing to "
+            "compare settings on"
+        )
+    return facts
 
 
 @dataclass
@@ -1255,8 +1265,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         help="a ROOT file with a TTree or an RNTuple: a local path, or skhep_testdata:<name> for a public sample "
         "(e.g. skhep_testdata:uproot-issue-123b.root, an ATLAS PHYSLITE file)",
     )
-    p.add_argument("--tree", help="the TTree or RNTuple to advise on, where the file holds several")
-    p.add_argument("--ntuple", dest="tree", help="the same as --tree, for an RNTuple")
+    named = p.add_mutually_exclusive_group()
+    named.add_argument(
+        "--tree",
+        metavar="NAME",
+        help="the TTree or RNTuple to advise on (default: CollectionTree, EventData, Events or the only one; "
+        "dir/NAME in a directory); needed where the file holds several",
+    )
+    named.add_argument("--ntuple", dest="tree", metavar="NAME", help="the same as --tree, for an RNTuple")
     p.add_argument(
         "--storage",
         help="where the files are written and read: a directory on the storage you want the answer for (default: "

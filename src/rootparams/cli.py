@@ -130,7 +130,11 @@ def main(argv: list[str] | None = None) -> int:
         # The command's module only: `rootparams inspect` does not pay for matplotlib, nor --help for anything.
         tool = importlib.import_module(f"rootparams.{TOOLS[command]}")
         extra = {"env": snakemake_env(rest)} if command == "advise" else {}
-        return tool.main(rest, prog=f"rootparams {command}", **extra) or 0
+        try:
+            return tool.main(rest, prog=f"rootparams {command}", **extra) or 0
+        except BrokenPipeError:  # the reader stopped early (| head): not an error, and no traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     close = difflib.get_close_matches(command, COMMANDS, n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     parser.error(f"unknown command {command!r}{hint}: choose from {', '.join(COMMANDS)}")

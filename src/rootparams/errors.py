@@ -7,7 +7,7 @@ DamagedFileError (native, measure), MonitorError and MonitorCSVError (monitor), 
 StorageProfileError (storage), RemoteEndpointError and RemoteToolError (remote), BuildError (build),
 RootNotFound (rootenv), DiskSpaceError (footprint), OverlapError (aggregate), CompressionSettingError
 (vocabulary), SourceError (sources), BranchCompressionError (generate), InspectError (inspection),
-StorageBenchError (storagebench).
+StorageBenchError (storagebench), RootMetadataError (root_metadata).
 """
 
 from __future__ import annotations

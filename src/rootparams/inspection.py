@@ -28,7 +28,8 @@ element counts below):
 
 Local files are read with uproot. A URL (``root://``, ``https://``, ...) is opened by ROOT (TFile::Open, so that
 XRootD and HTTP go through ROOT's own clients; ``root://localhost`` needs ``?remote=1`` not to be read as a local
-file), and uproot reads the same bytes through it.
+file), and uproot reads the same bytes through it. A TTree whose metadata uproot cannot model is read by ROOT
+instead, in a process of its own (``inspect_tree_with_root``, rootparams.root_metadata), and the output says so.
 """
 
 from __future__ import annotations
@@ -43,15 +44,17 @@ import sys
 import tempfile
 import textwrap
 import warnings
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
+from rootparams import root_metadata, sources
 from rootparams.calibrate import SCALAR_TYPES, is_flat, normalize
 from rootparams.contentkinds import FLAT_KINDS, KINDS, Unit, classify, flat_kind, needs_elements
 from rootparams.errors import UserError
-from rootparams.sources import EVENT_DATA_NAMES, resolve_path
-from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, container_of_class, decode
+from rootparams.sources import SourceError, resolve_path
+from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, decode
 
 # uproot, awkward and ROOT take a second or more to import: the functions that read a file import them.
 
@@ -193,10 +196,6 @@ def is_url(target: str) -> bool:
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", target) is not None and not target.startswith("file://")
 
 
-def _one_line(error: Exception) -> str:
-    return f"{type(error).__name__}: " + " ".join(str(error).split())
-
-
 def _not_root(target: str, head: bytes) -> str:
     for magic, what in _MAGIC.items():
         if head.startswith(magic):
@@ -228,7 +227,7 @@ def open_local(target: str):
     except Exception as error:  # uproot says what is wrong with the header
         raise InspectError(
             f"{target}: a damaged or truncated ROOT file ({path.stat().st_size:,} B), its header cannot be read "
-            f"({_one_line(error)})"
+            f"({sources.one_line(error)})"
         ) from error
 
 
@@ -310,7 +309,7 @@ def open_url(target: str):
         return uproot.open(_RootFileObject(tfile)), int(tfile.GetSize())
     except Exception as error:
         raise InspectError(
-            f"{target}: ROOT opened it, but its header cannot be read ({_one_line(error)})"
+            f"{target}: ROOT opened it, but its header cannot be read ({sources.one_line(error)})"
         ) from error
 
 
@@ -318,56 +317,22 @@ def open_url(target: str):
 # Finding the event data
 
 
-def _listing(candidates: dict[str, str], limit: int = 10) -> str:
-    items = [f"{name} ({'RNTuple' if c == RNTUPLE else 'TTree'})" for name, c in candidates.items()]
-    more = f" and {len(items) - limit} more" if len(items) > limit else ""
-    return ", ".join(items[:limit]) + more
-
-
-def _holdings(classes: dict[str, str]) -> str:
-    counts = Counter(classes.values())
-    if not counts:
-        return "nothing (no keys)"
-    return ", ".join(f"{n} {c}" for c, n in counts.most_common(8)) + (" and more" if len(counts) > 8 else "")
-
-
 def choose_event_data(target: str, file, tree: str | None) -> tuple[str, str]:
-    """(name, container) of the event data: ``tree`` if given, else the only TTree or RNTuple at the top, else
-    the first of sources.EVENT_DATA_NAMES there. Errors list what the file holds."""
+    """(name, container) of the event data, chosen as rootparams.sources chooses it (``tree`` if given, else the
+    only TTree or RNTuple at the top, else the first of sources.EVENT_DATA_NAMES there, else the only one in the
+    file). Errors list what the file holds, each TTree or RNTuple with its entries."""
     try:
         classes = file.classnames(recursive=True, cycle=False)
     except Exception as error:
         raise InspectError(
-            f"{target}: a damaged or truncated ROOT file, its keys cannot be read ({_one_line(error)})"
+            f"{target}: a damaged or truncated ROOT file, its keys cannot be read ({sources.one_line(error)})"
         ) from error
-    candidates = {k: c for k, v in classes.items() if (c := container_of_class(v)) is not None}
-    if tree is not None:
-        name = tree.split(";")[0]
-        if name in candidates:
-            return name, candidates[name]
-        if not candidates:
-            raise InspectError(
-                f"{target} holds no TTree or RNTuple (it holds {_holdings(classes)}), so no {tree!r}"
-            )
-        raise InspectError(
-            f"{target} has no TTree or RNTuple named {tree!r}; it holds {_listing(candidates)}: give one of "
-            "them with --tree"
+    try:
+        return sources.choose_event_data(
+            target, classes, tree, option="--tree NAME", entries_of=lambda n: sources.uproot_entries(file, n)
         )
-    if not candidates:
-        raise InspectError(
-            f"{target} holds no TTree or RNTuple (it holds {_holdings(classes)}); inspect reads the event data "
-            "of a TTree or an RNTuple"
-        )
-    top = {k: c for k, c in candidates.items() if "/" not in k}
-    if len(top) == 1:
-        return next(iter(top.items()))
-    known = [n for n in EVENT_DATA_NAMES if n in top]
-    if known:
-        return known[0], top[known[0]]
-    raise InspectError(
-        f"{target}: cannot tell which TTree or RNTuple holds the events; it holds {_listing(candidates)}: "
-        "choose one with --tree NAME"
-    )
+    except SourceError as error:
+        raise InspectError(str(error)) from None
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -519,12 +484,16 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
 
     tree = file[name]
     entries = int(tree.num_entries)
-    autoflush = int(tree.member("fAutoFlush"))
-    clusters = tree_clusters(entries, autoflush, tree.member("fClusterRangeEnd"), tree.member("fClusterSize"))
+    # A TTree written before ROOT 5.26 (class version < 18) has no AutoFlush, one before 5.30 (< 19) no cluster
+    # ranges: neither is recorded, as ROOT 6 reads such a tree.
+    autoflush = int(tree.member("fAutoFlush", none_if_missing=True) or 0)
+    ranges = int(tree.member("fNClusterRange", none_if_missing=True) or 0)
+    ends, sizes = (tree.member(m, none_if_missing=True) for m in ("fClusterRangeEnd", "fClusterSize"))
+    clusters = tree_clusters(entries, autoflush, [] if ends is None else ends, [] if sizes is None else sizes)
     if clusters is None:
         how = f"not recorded (AutoFlush {autoflush}): ROOT estimates them from its cache size when reading"
-    elif int(tree.member("fNClusterRange")):
-        how = f"{int(tree.member('fNClusterRange'))} cluster ranges, then AutoFlush {autoflush} entries"
+    elif ranges:
+        how = f"{ranges} cluster ranges, then AutoFlush {autoflush} entries"
     else:
         how = f"AutoFlush {autoflush} entries"
     layout = FLAT if is_flat(tree) else XAOD
@@ -585,6 +554,11 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
     }
     rows = _tree_rows(nodes, all_branches)
     compressed, uncompressed = int(tree.member("fZipBytes")), int(tree.member("fTotBytes"))
+    counted = sum(n.unit.zip_bytes for n in nodes)
+    # A writer that left the tree's totals empty (as uproot's did): its branches' bytes are the event data's.
+    unset_totals = compressed == 0 and counted > 0
+    if unset_totals:
+        compressed, uncompressed = counted, sum(n.unit.tot_bytes for n in nodes)
     inspection = Inspection(
         source=target,
         reader="uproot",
@@ -620,10 +594,103 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
             f"({human(inspection.tree_key_bytes)} on disk with the tree's metadata); ROOT counts them in no "
             "branch's bytes; the tables give them a column of their own (in tree object)"
         )
-    counted = sum(n.unit.zip_bytes for n in nodes)
+    if unset_totals:
+        inspection.notes.append(
+            "the TTree records no compressed bytes of its own (its writer left the totals empty): the event data's "
+            "bytes are its branches' sums"
+        )
     if counted != compressed:
         inspection.notes.append(
             f"the branches' compressed bytes add up to {counted:,} B, the tree's total says {compressed:,} B"
+        )
+    return inspection
+
+
+def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_error: Exception) -> Inspection:
+    """``inspect_tree`` for a TTree whose metadata uproot cannot model (a class version or a branch type it has no
+    model for): the same facts, bytes and kinds, read by ROOT in a process of its own (rootparams.root_metadata).
+    ROOT names every branch's type as ``_branch_type`` does; what it does not give without reading data is the
+    elements per event of vector<float/double> branches: they count as dense, as where uproot cannot read them."""
+    try:
+        meta = root_metadata.read(target, name)
+    except root_metadata.RootMetadataError as error:
+        raise InspectError(
+            f"{target}: its TTree {name} cannot be read, neither by uproot ({sources.one_line(uproot_error)}) nor "
+            f"by ROOT ({str(error).removeprefix(f'{target}: ')})"
+        ) from error
+    tree = meta["tree"]
+    entries, autoflush = int(tree["entries"]), int(tree["autoflush"])
+    nodes = []
+    for b in tree["branches"]:
+        unit = Unit(b["name"], b["top"], "object" if b["sub_branches"] else b["type"], b["zip_bytes"],
+                    b["tot_bytes"], entries)  # fmt: skip
+        unit.array = b["array"]
+        nodes.append(
+            _Node(None, b["name"], b["top"], b["shown_type"], unit, b["compression"], b["in_tree_object"],
+                  b["top_class"])
+        )  # fmt: skip
+    # calibrate.is_flat asks of each top-level branch its sub-branches and what it stores: given as uproot would.
+    tops = [
+        SimpleNamespace(branches=[None] * b["sub_branches"], typename=b["shown_type"])
+        for b in tree["branches"]
+        if b["name"] == b["top"]
+    ]
+    layout = FLAT if is_flat(SimpleNamespace(branches=tops)) else XAOD
+    for node in nodes:
+        node.unit.kind = flat_kind(node.unit) if layout == FLAT else classify(node.unit, node.top_class)
+    file_setting = int(meta["compression_setting"])
+    holding = [n for n in nodes if n.unit.tot_bytes or n.in_tree_object]
+    counted = sum(n.unit.zip_bytes for n in nodes)
+    compressed, uncompressed = int(tree["zip_bytes"]), int(tree["tot_bytes"])
+    if compressed == 0 and counted > 0:  # as inspect_tree: a writer that left the tree's totals empty
+        compressed, uncompressed = counted, sum(n.unit.tot_bytes for n in nodes)
+    clusters = tree["clusters"]
+    if clusters is None:
+        how = f"not recorded (AutoFlush {autoflush}): ROOT estimates them from its cache size when reading"
+    else:
+        how = f"ROOT's cluster iterator, AutoFlush {autoflush} entries"
+    inspection = Inspection(
+        source=target,
+        reader="ROOT",
+        file_size=int(meta["file_size"]),
+        file_compression=file_setting,
+        container=TTREE,
+        name=name,
+        entries=entries,
+        clusters=clusters,
+        clusters_how=how,
+        layout=layout,
+        compressed=compressed,
+        uncompressed=uncompressed,
+        top_level=int(tree["top_level"]),
+        everything=len(nodes),
+        rows=_tree_rows(nodes, all_branches),
+        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], layout),
+        other_compression={
+            n.name: n.compression for n in holding if n.compression >= 0 and n.compression != file_setting
+        },
+        data_compression=_common([n.compression for n in holding]),
+        in_tree_object=sum(n.in_tree_object for n in nodes),
+        tree_key_bytes=int(tree["key_bytes"]) if any(n.in_tree_object for n in nodes) else 0,
+        all_branches=all_branches,
+    )
+    inspection.notes.append(
+        f"uproot cannot read this TTree's metadata ({_cut(sources.one_line(uproot_error), 160)}); ROOT "
+        f"{meta['root_version']} read it instead"
+    )
+    if not tree["autoflush_recorded"]:
+        inspection.notes.append(
+            "written before ROOT had AutoFlush (ROOT 5.25 or older): no clusters recorded"
+        )
+    if layout == XAOD and any(needs_elements(n.unit.type) for n in holding):
+        inspection.notes.append(
+            "vector<float/double> branches all count as dense: ROOT's metadata does not say their elements per event"
+        )
+    if inspection.in_tree_object:
+        inspection.notes.append(
+            f"{sum(1 for n in nodes if n.in_tree_object)} branches keep baskets inside the TTree object: "
+            f"{human(inspection.in_tree_object)} uncompressed, in the tree's own key "
+            f"({human(inspection.tree_key_bytes)} on disk with the tree's metadata)"
         )
     return inspection
 
@@ -955,9 +1022,12 @@ def inspect_file(target: str, tree: str | None = None, all_branches: bool = Fals
             inspection = inspect(target, file, name, all_branches)
         except InspectError:
             raise
-        except Exception as error:  # a damaged tree or RNTuple: say which, not where in uproot
-            what = "RNTuple" if container == RNTUPLE else "TTree"
-            raise InspectError(f"{target}: its {what} {name} cannot be read ({_one_line(error)})") from error
+        except Exception as error:  # a damaged RNTuple, or a TTree uproot cannot model: say which, not where
+            if container == RNTUPLE:
+                raise InspectError(
+                    f"{target}: its RNTuple {name} cannot be read ({sources.one_line(error)})"
+                ) from error
+            inspection, reader = inspect_tree_with_root(target, name, all_branches, error), "ROOT"
     inspection.file_size, inspection.reader = size, reader
     return inspection
 

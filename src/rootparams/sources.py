@@ -19,8 +19,10 @@ CMS samples among its test files), which the package downloads into its cache di
 
 This module reads what the configuration needs from the file (which tree or RNTuple, its entries, its
 compression setting and AutoFlush, whether it has ATLAS particle containers) with uproot, in the scheduling
-process, before any job: a wrong path, a file that is not ROOT or a missing tree stops the study there, with
-a message that names the file and what it does hold. Its points' files (the catalogue entry of the file as it
+process, before any job; a TTree whose metadata uproot cannot model (a class version or branch type it has no
+model for) is read by ROOT instead, in a process of its own (rootparams.root_metadata). A wrong path, a file that
+is not ROOT, a missing tree or a file with several and none named stops the study there, with a message that names
+the file and what it does hold (``choose_event_data``, which rootparams.inspection shares). Its points' files (the catalogue entry of the file as it
 is, the rewrites) are made by rootparams.generate, as every point's are.
 """
 
@@ -28,16 +30,23 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 import shutil
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from rootparams import root_metadata
 from rootparams.errors import UserError
-from rootparams.vocabulary import RNTUPLE, CompressionSettingError, container_of_class, decode
+from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, container_of_class, decode
 
 # The event data's usual names, taken when a file holds several trees: ATLAS's TTree and RNTuple, CMS's TTree.
 EVENT_DATA_NAMES = ("CollectionTree", "EventData", "Events")
+# How a study's configuration names the tree of a file with several (advise and inspect say --tree NAME).
+TREE_KEY = "the format's 'tree' key"
+CONTAINER_WORDS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
 # What ATLAS's particle containers' interface objects are (the reader's own test is the class hierarchy).
 ATLAS_CONTAINER_PREFIX = "DataVector<xAOD::"
 # A source or calibrate file written skhep_testdata:<name> is that file of the scikit-hep-testdata package (PyPI).
@@ -128,9 +137,10 @@ def seed_public_sample_cache(mirror: str | Path, cache_dir: str | Path | None = 
     return copied
 
 
-def describe(path: str, tree: str | None = None) -> SourceFile:
-    """What the study needs to know of ``path`` (``tree``: the TTree's or RNTuple's name, found when omitted).
-    Cached per file state, so that the scheduling process opens each file once."""
+def describe(path: str, tree: str | None = None, *, option: str = TREE_KEY) -> SourceFile:
+    """What the study needs to know of ``path`` (``tree``: the TTree's or RNTuple's name, found when omitted;
+    ``option``: how the user names one, for the errors). Cached per file state, so that the scheduling process
+    opens each file once."""
     p = Path(path)
     if not p.is_file():
         where = "does not exist" if not p.exists() else "is not a regular file"
@@ -139,11 +149,11 @@ def describe(path: str, tree: str | None = None) -> SourceFile:
             f"from the workflow directory, {os.getcwd()})"
         )
     st = p.stat()
-    return _describe(str(p.resolve()), tree, st.st_size, st.st_mtime_ns)
+    return _describe(str(p.resolve()), tree, st.st_size, st.st_mtime_ns, option)
 
 
 @cache
-def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFile:
+def _describe(path: str, tree: str | None, size: int, mtime_ns: int, option: str) -> SourceFile:
     import uproot  # here, not at the top: a study without its own files never pays for its import
 
     with open(path, "rb") as f:
@@ -154,46 +164,146 @@ def _describe(path: str, tree: str | None, size: int, mtime_ns: int) -> SourceFi
     except Exception as error:  # uproot's message says what is wrong with the header
         raise SourceError(f"{path}: not a readable ROOT file: {error}") from error
     with file:
-        # Top-level trees and RNTuples only; the highest cycle of each name.
-        kinds = {k.split(";")[0]: v for k, v in sorted(file.classnames(recursive=False).items())}
-        containers = {k: container_of_class(v) for k, v in kinds.items()}
-        candidates = {k: c for k, c in containers.items() if c is not None}
-        name = tree or _event_data_name(path, candidates)
-        if name not in candidates:
-            what = (
-                "holds no TTree or RNTuple"
-                if not candidates
-                else ("holds " + ", ".join(f"{k} ({v})" for k, v in candidates.items()))
-            )
+        try:
+            classes = file.classnames(recursive=True, cycle=False)
+        except Exception as error:
             raise SourceError(
-                f"{path} has no TTree or RNTuple named {name!r}; it {what}. Give one of them as the "
-                "format's tree"
-            )
-        obj = file[name]
-        if candidates[name] == RNTUPLE:
-            fields = [r for i, r in enumerate(obj.field_records) if r.parent_field_id == i]
-            atlas = sum(r.type_name.startswith(ATLAS_CONTAINER_PREFIX) for r in fields)
-            entries, autoflush = int(obj.num_entries), 0
-        else:
-            atlas = sum(b.typename.startswith(ATLAS_CONTAINER_PREFIX) for b in obj.branches)
-            entries, autoflush = int(obj.num_entries), int(obj.member("fAutoFlush"))
+                f"{path}: a damaged or truncated ROOT file, its keys cannot be read ({one_line(error)})"
+            ) from error
+        name, container = choose_event_data(
+            path, classes, tree, option=option, entries_of=lambda n: uproot_entries(file, n)
+        )
+        try:
+            entries, autoflush, atlas = _read_with_uproot(file[name], container)
+        except Exception as error:  # a class version or a branch type uproot has no model for
+            if container == RNTUPLE:
+                raise SourceError(f"{path}: its RNTuple {name} cannot be read ({one_line(error)})") from error
+            entries, autoflush, atlas = _read_with_root(path, name, error)
         setting = int(file.file.fCompress)
     if entries < 2:
         raise SourceError(f"{path}: {name} has {entries} entries; a timed read needs at least 2")
-    return SourceFile(path, name, candidates[name], entries, setting, autoflush, atlas)
+    return SourceFile(path, name, container, entries, setting, autoflush, atlas)
 
 
-def _event_data_name(path: str, candidates: dict[str, str]) -> str:
-    if len(candidates) == 1:
-        return next(iter(candidates))
-    known = [n for n in EVENT_DATA_NAMES if n in candidates]
-    if known:
-        return known[0]
-    listed = ", ".join(f"{k} ({v})" for k, v in candidates.items()) or "none"
-    raise SourceError(
-        f"{path}: cannot tell which tree holds the events; it has {listed}. Name it with the "
-        "format's 'tree' key"
+def _read_with_uproot(obj, container: str) -> tuple[int, int, int]:
+    """(entries, AutoFlush, ATLAS particle containers) of a TTree or an RNTuple, read by uproot."""
+    if container == RNTUPLE:
+        fields = [r for i, r in enumerate(obj.field_records) if r.parent_field_id == i]
+        atlas = sum(r.type_name.startswith(ATLAS_CONTAINER_PREFIX) for r in fields)
+        return int(obj.num_entries), 0, atlas
+    atlas = sum(_stored_class(b).startswith(ATLAS_CONTAINER_PREFIX) for b in obj.branches)
+    # A TTree written before ROOT 5.26 (class version < 18) has no AutoFlush: 0, as ROOT writes "none".
+    autoflush = obj.member("fAutoFlush", none_if_missing=True)
+    return int(obj.num_entries), int(autoflush or 0), atlas
+
+
+def _stored_class(branch) -> str:
+    """What a top-level branch stores, as uproot names it, else its class; "" where neither is known."""
+    try:
+        return str(branch.typename)
+    except Exception:  # a type uproot cannot name (a 2-D leaf-list array): not an ATLAS container either
+        return str(branch.member("fClassName", none_if_missing=True) or "")
+
+
+def _read_with_root(path: str, name: str, uproot_error: Exception) -> tuple[int, int, int]:
+    """(entries, AutoFlush, ATLAS particle containers) of a TTree that uproot cannot model, read by ROOT."""
+    try:
+        tree = root_metadata.read(path, name)["tree"]
+    except root_metadata.RootMetadataError as error:
+        raise SourceError(
+            f"{path}: its TTree {name} cannot be read, neither by uproot ({one_line(uproot_error)}) nor by "
+            f"ROOT ({str(error).removeprefix(f'{path}: ')})"
+        ) from error
+    atlas = sum(
+        b["name"] == b["top"] and b["class"].startswith(ATLAS_CONTAINER_PREFIX) for b in tree["branches"]
     )
+    return int(tree["entries"]), int(tree["autoflush"]), atlas
+
+
+def one_line(error: Exception) -> str:
+    """An exception as one line: its type and its words (uproot's span several lines; a missing member's list of
+    the members there is left out)."""
+    text = " ".join(str(error).split())
+    text = re.sub(r" because (\S+) has only the following members:.*", r" in \1", text)
+    return f"{type(error).__name__}: {text}"
+
+
+def uproot_entries(file, name: str) -> int | None:
+    """The entries of a TTree or RNTuple of an open uproot file; None where uproot cannot tell."""
+    try:
+        return int(file[name].num_entries)
+    except Exception:  # listed as "entries unknown": the choice does not depend on it
+        return None
+
+
+def event_data_candidates(classes: dict[str, str]) -> dict[str, str]:
+    """The TTrees and RNTuples among a file's keys (name -> ROOT class, at any depth): name -> container."""
+    return {k: c for k, v in classes.items() if (c := container_of_class(v)) is not None}
+
+
+def choose_event_data(
+    path: str,
+    classes: dict[str, str],
+    tree: str | None,
+    *,
+    option: str = TREE_KEY,
+    entries_of: Callable[[str], int | None] = lambda name: None,
+) -> tuple[str, str]:
+    """(name, container) of the event data among a file's keys (``classes``: name -> ROOT class, at any depth,
+    ``dir/name`` in a directory): ``tree`` if given; else the only TTree or RNTuple at the top, the first of
+    EVENT_DATA_NAMES there, or the only one in the whole file. Errors name the file, list what it holds (each
+    candidate with its entries, from ``entries_of``) and say how to choose (``option``)."""
+    candidates = event_data_candidates(classes)
+    if tree is not None:
+        name = tree.split(";")[0]
+        if name in candidates:
+            return name, candidates[name]
+        if not candidates:
+            raise SourceError(
+                f"{path} holds no TTree or RNTuple (it holds {_holdings(classes)}), so no {tree!r}"
+            )
+        raise SourceError(
+            f"{path} has no TTree or RNTuple named {tree!r}; it holds {_listing(candidates, entries_of)}: "
+            f"name one of them with {option}"
+        )
+    if not candidates:
+        raise SourceError(
+            f"{path} holds no TTree or RNTuple (it holds {_holdings(classes)}); rootparams reads the event data "
+            "of a TTree or an RNTuple"
+        )
+    top = {k: c for k, c in candidates.items() if "/" not in k}
+    known = [n for n in EVENT_DATA_NAMES if n in top]
+    if len(top) == 1 or (not top and len(candidates) == 1):
+        return next(iter((top or candidates).items()))
+    if known:
+        return known[0], top[known[0]]
+    raise SourceError(f"{path} holds {_listing(candidates, entries_of)}; name the one to use with {option}")
+
+
+def _listing(candidates: dict[str, str], entries_of: Callable[[str], int | None], limit: int = 12) -> str:
+    """``3 TTrees: sig (502 entries), fullmassplane (1,572), control (316)``; the container named per item where
+    the file has both."""
+    counts = Counter(candidates.values())
+    mixed = len(counts) > 1
+    what = " and ".join(
+        f"{n} {CONTAINER_WORDS[c]}{'s' if n > 1 else ''}" for c, n in sorted(counts.items(), reverse=True)
+    )
+    items = []
+    for i, (name, container) in enumerate(list(candidates.items())[:limit]):
+        entries = entries_of(name)
+        unit = (" entry" if entries == 1 else " entries") if i == 0 else ""
+        count = "entries unknown" if entries is None else f"{entries:,}{unit}"
+        items.append(f"{name} ({CONTAINER_WORDS[container]}, {count})" if mixed else f"{name} ({count})")
+    more = f" and {len(candidates) - limit} more" if len(candidates) > limit else ""
+    return f"{what}: " + ", ".join(items) + more
+
+
+def _holdings(classes: dict[str, str]) -> str:
+    """What a file without a TTree or RNTuple holds: ``1 TH1F, 2 TProfile``."""
+    counts = Counter(v for v in classes.values() if v not in ("TDirectory", "TDirectoryFile"))
+    if not counts:
+        return "nothing (no keys)" if not classes else "only directories"
+    return ", ".join(f"{n} {c}" for c, n in counts.most_common(8)) + (" and more" if len(counts) > 8 else "")
 
 
 def file_settings(source: SourceFile) -> dict:
