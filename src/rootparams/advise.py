@@ -563,6 +563,13 @@ def make_plan(
              "loop_seconds": loop_seconds}  # fmt: skip
     target = loop_seconds or (QUICK_TARGET_LOOP_SECONDS if quick else TARGET_LOOP_SECONDS)
     copies = plan_copies(facts, pace, target)
+    # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
+    # the build there, would be smaller and could choose a larger plan, and the pace measures a little differently
+    # each time: the study would start over).
+    previous = _previous_choice(out)
+    resumed = previous if previous and previous.get("asked") == asked else None
+    if resumed:
+        copies = int(resumed.get("copies", copies))
     if copies > 1:
         how = pace.text() if pace else "estimated from its bytes (the run measures its pace first)"
         notes.append(
@@ -603,22 +610,15 @@ def make_plan(
         plan.asked = asked
         return plan
 
-    if quick:
-        return plan_of(QUICK_TIER, repetitions or QUICK_REPETITIONS)
-    # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
-    # the build there, would be smaller and could choose a larger plan: the study would start over).
-    previous = _previous_choice(out)
-    if previous and previous.get("asked") == asked:
-        tier = next((t for t in TIERS if t[0] == previous["tier"]), None)
+    if resumed:
+        tier = next((t for t in (*TIERS, QUICK_TIER) if t[0] == resumed["tier"]), None)
         if tier is not None:
-            plan = plan_of(tier, int(previous["repetitions"]))
-            plan.planned_on = previous.get("made", plan.planned_on)
-            if (
-                int(previous.get("copies", copies)) != copies
-            ):  # a probe measures a little differently each time
-                plan.copies = int(previous["copies"])
+            plan = plan_of(tier, int(resumed["repetitions"]))
+            plan.planned_on = resumed.get("made", plan.planned_on)
             notes.append(f"resuming the plan made on {plan.planned_on} in {out}")
             return plan
+    if quick:
+        return plan_of(QUICK_TIER, repetitions or QUICK_REPETITIONS)
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
     options = [repetitions] if repetitions else list(range(MAX_REPETITIONS, MIN_REPETITIONS - 1, -1))
     fitting = [p for p in (plan_of(t, options[0]) for t in TIERS) if p.estimate_seconds <= budget_seconds]
