@@ -944,6 +944,10 @@ def collect(plan: Plan) -> Answer:
                 "setting": label,
                 "format": row["format"],
                 "file_id": row["file_id"],
+                "container": row["container"],
+                "algorithm": row["algorithm"],
+                "level": int(row["level"]),
+                "autoflush": _int_or_none(row.get("autoflush")),
                 "bytes_per_event": row["bytes_per_event"],
                 "zip_bytes_per_event": zip_per_event,
                 "compression_ratio": row["compression_ratio"],
@@ -981,9 +985,20 @@ def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
     """The clone's default file (the file's own compression) against the file as it is (tiled)."""
     if not plan.clone:
         return None
-    own = _setting_text((TTREE if plan.facts.flat else plan.container, *plan.facts.own_setting[1:], None))
+    _, algorithm, level = plan.facts.own_setting
+    own = (TTREE if plan.facts.flat else plan.container, algorithm, level)
+    own_af = clone_autoflush(sources.file_settings(plan.facts.source))
     real = next((r for r in rates if r["where"] == OWN and r["setting"] == "as it is"), None)
-    clone = next((r for r in rates if r["where"] == CLONE and r["setting"] == own), None)
+    clone = next(
+        (
+            r
+            for r in rates
+            if r["where"] == CLONE
+            and (r["container"], r["algorithm"], r["level"]) == own
+            and r["autoflush"] in (own_af, None)
+        ),
+        None,
+    )
     if real is None or clone is None:
         return None
 
@@ -1029,11 +1044,23 @@ def _apply(plan: Plan, decisions: dict[str, list[dict[str, Any]]]) -> tuple[appl
         if p.container != (TTREE if plan.facts.flat else plan.container) or p.autoflush != own_af:
             container = p.container
             cluster = p.autoflush
-            note += f"; the layout ({_setting_text((p.container, p.algorithm, p.level, p.autoflush))}) from the clone"
+            note += (
+                f"; the layout ({'RNTuple' if p.container == RNTUPLE else 'TTree'}, clusters of "
+                f"{labels.autoflush_label(p.autoflush)}) from the clone's decision "
+                f"({_setting_text((p.container, p.algorithm, p.level, p.autoflush))}): the two were decided apart, "
+                "and their combination was not measured as one"
+            )
     elif clone_rows:
         note += "; the layout is a tie on the clone: keep your own"
     decision = applying.Decision.from_point((container, algorithm, level, cluster))
     return applying.apply_it(decision, applying.context_of(plan.facts.source, plan.facts.inspection)), note
+
+
+def _int_or_none(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _label(row) -> str:
