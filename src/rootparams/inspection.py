@@ -48,6 +48,7 @@ from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from rootparams import streamed
 from rootparams.contentkinds import (
     BY_LEAF,
     KINDS_BY_GROUPING,
@@ -461,20 +462,6 @@ _ROOT_LEAF_TYPES = {
 }
 
 
-def _streamer_element(branch):
-    """The streamer element a TBranchElement stores (its class's element number fID), or None."""
-    element = getattr(branch, "streamer", None)
-    if element is not None:
-        return element
-    try:  # uproot finds none for a member named as its branch: take it from the class's streamer info
-        info = branch.file.streamer_named(
-            str(branch.member("fClassName")), int(branch.member("fClassVersion"))
-        )
-        return info.member("fElements")[int(branch.member("fID"))]
-    except Exception:
-        return None
-
-
 def _branch_type(branch) -> str:
     """What a branch without sub-branches stores, named as ROOT names it (TBranchElement::GetTypeName, else its
     first leaf's TLeaf::GetTypeName), so that its kind is the one the study's ROOT-based benchmarks give it."""
@@ -485,7 +472,7 @@ def _branch_type(branch) -> str:
         if 1 <= streamer_type <= 59:
             return _ROOT_BASIC_TYPES[streamer_type % 20]
         if int(branch.member("fID")) >= 0:
-            element = _streamer_element(branch)
+            element = streamed.streamer_element(branch)
             if element is not None and element.has_member("fTypeName"):
                 return str(element.member("fTypeName"))
         return str(branch.member("fClassName"))
