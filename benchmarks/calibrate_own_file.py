@@ -49,6 +49,7 @@ from compare_physlite import Unit, classify, leaf_units_of
 from rootparams.build import ensure_built
 from rootparams.calibrate import clone_fidelity, is_ntuple, open_tree, recipe_from_file
 from rootparams.contentkinds import KINDS_BY_GROUPING, XAOD
+from rootparams.errors import UserError
 from rootparams.inspection import inspect_file
 from rootparams.native import run_tool
 
@@ -468,17 +469,22 @@ def compare(
 
 
 def summary_table(summaries: list[dict]) -> list[str]:
+    """One row per file; with --rntuple, the TTree clones written as RNTuples too (their own bytes per event)."""
+    ntuple = any("rntuple" in s for s in summaries)
     lines = [
         "| file | container | events | setting | real B/event | clone B/event | size | real ratio | clone ratio | "
-        "ratio | result |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "ratio | result |" + (" clone as RNTuple B/event |" if ntuple else ""),
+        "|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if ntuple else ""),
     ]
     for s in summaries:
-        lines.append(
-            f"| {s['file']} | {s['container']} ({s['layout']}) | {s['events']} | {s['compression']} | {s['real']:,.0f} | "
-            f"{s['clone']:,.0f} | {s['size']:+.1%} | {s['real_ratio']:.2f} | {s['clone_ratio']:.2f} | "
-            f"{s['ratio']:+.1%} | {'pass' if s['ok'] else '**FAIL**'} |"
+        row = (
+            f"| {s['file']} | {s['container']} ({s['layout']}) | {s['events']} | {s['compression']} | "
+            f"{s['real']:,.0f} | {s['clone']:,.0f} | {s['size']:+.1%} | {s['real_ratio']:.2f} | "
+            f"{s['clone_ratio']:.2f} | {s['ratio']:+.1%} | {'pass' if s['ok'] else '**FAIL**'} |"
         )
+        if ntuple:
+            row += f" {s['rntuple']:,.0f} |" if "rntuple" in s else " - |"
+        lines.append(row)
     return lines
 
 
@@ -512,19 +518,34 @@ def main() -> int:
     print(f"Measured {datetime.date.today().isoformat()} with ROOT {ROOT.gROOT.GetVersion()}.\n")
     for part in args.without:
         print(f"Without {part}: {WITHOUT[part]}.\n")
-    summaries = []
+    summaries, failed = [], []
     for path, tree, same in expand(args.paths):
         if same is not None:
             print(f"{path.name}: the same bytes as {same.name} (measured once).\n")
             continue
-        lines, summary = compare(
-            source(path, tree), tools, out_dir, args.events_factor, args.seed, set(args.without), args.rntuple
-        )
+        try:
+            lines, summary = compare(
+                source(path, tree),
+                tools,
+                out_dir,
+                args.events_factor,
+                args.seed,
+                set(args.without),
+                args.rntuple,
+            )
+        except (
+            UserError
+        ) as error:  # a file that cannot be read, calibrated or written: said, and the next one
+            print(f"**{path.name}{':' + tree if tree else ''}: not compared** — {error}\n")
+            failed.append(path.name)
+            continue
         print("\n".join(lines))
         summaries.append(summary)
     print("### Summary\n")
     print("\n".join(summary_table(summaries)))
-    return 0 if all(s["ok"] for s in summaries) else 1
+    if failed:
+        print(f"\nNot compared: {', '.join(failed)} (above).")
+    return 0 if all(s["ok"] for s in summaries) and not failed else 1
 
 
 if __name__ == "__main__":

@@ -162,6 +162,8 @@ def is_ntuple(obj) -> bool:
 
 def num(v: float, double: bool = False) -> str:
     v = float(v)
+    if not np.isfinite(v):  # a fit over values near the type's limits overflowed: the largest finite value
+        v = float(np.copysign(np.finfo(np.float64 if double else np.float32).max, v))
     if v == int(v) and abs(v) < 2**63:
         return str(int(v))
     return f"{v:.17g}" if double else f"{v:.9g}"
@@ -1284,6 +1286,17 @@ class ObjectsRecipe:
                 c.columns.append(col)
                 self.basket(f"{cname}AuxDyn.{cname}", branch)
                 return
+            inner = re.fullmatch(r"vector<(\w+)>\[\]", vector)
+            if collection is not None and inner and inner.group(1) in SCALAR_TYPES:
+                # a vector of numbers in each element: its values in a row, a collection of their own (without
+                # the 10 bytes of framing ROOT gives each element's vector)
+                try:
+                    flat = ak.flatten(read(branch, self.events), axis=2)
+                except Exception as e:
+                    return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
+                leaf = SCALAR_TYPES[inner.group(1)]
+                cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
+                return self.column(cname, branch.name, leaf, flat, branch)
             return self.opaque(branch, f"{branch.typename} in a collection")
         if _DIMENSION.sub("", t) not in SCALAR_TYPES and _DIMENSION.sub("", t) not in (
             "Double32_t",
