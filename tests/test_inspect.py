@@ -199,6 +199,33 @@ def test_a_flat_tree_with_baskets_inside_the_tree_object():
 # Kinds by leaf type: every file but an ATLAS xAOD one
 
 
+def test_a_kind_is_what_a_leaf_holds():
+    """The grouping by leaf type on type names as ROOT and uproot spell them, and the one rule that picks ATLAS's
+    grouping."""
+    from rootparams.contentkinds import XAOD, Unit, grouping_of, leaf_kind
+
+    def kind(type_name: str, array: bool = False) -> str:
+        return leaf_kind(Unit("b", "b", type_name, 0, 0, 1, array=array))
+
+    assert [kind(t) for t in ("Float_t", "Double32_t", "double", "UInt_t", "std::uint64_t", "Bool_t")] == [
+        "float scalars",
+        "float scalars",
+        "double scalars",
+        "integer scalars",
+        "integer scalars",
+        "bool scalars",
+    ]
+    assert kind("Float_t", array=True) == "float arrays"  # a TClonesArray's member
+    assert kind("ROOT::VecOps::RVec<int>") == kind("std::vector<std::vector<int>>") == "integer arrays"
+    assert kind("float[3]") == kind("int32_t[]").replace("integer", "float") == "float arrays"
+    assert kind("char*") == kind("std::string") == kind("vector<string>") == "strings"
+    assert kind("TLorentzVector") == kind("object") == "streamed objects"
+    assert grouping_of("CollectionTree", [("ElectronsAuxDyn.pt", "vector<float>")]) == XAOD
+    assert grouping_of("EventData", [("Jets", "DataVector<xAOD::Jet_v1>")]) == XAOD
+    assert grouping_of("CollectionTree", [("Muon", "TClonesArray")]) == BY_LEAF  # the name alone is not ATLAS
+    assert grouping_of("Delphes", [("JetsAuxDyn.pt", "vector<float>")]) == BY_LEAF
+
+
 @pytest.mark.parametrize(
     "path, layout",
     [(NANOAOD, inspection.FLAT), (ZMUMU, inspection.FLAT), (BACON, inspection.OBJECTS)],

@@ -1588,18 +1588,26 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
     label = f"{Path(path).name}:{name}"
     if events is not None and events < 1:
         raise CalibrationError(f"{path}: --events must be >= 1 (got {events})")
-    if is_ntuple(t):
-        lines = (
-            flat_recipe_ntuple(t, label, events)
-            if is_flat_ntuple(t)
-            else xaod_recipe_ntuple(t, label, events)
-        )
-    elif is_flat(t):
-        lines = flat_recipe(t, label, events)
-    elif grouping_of(name, [(b.name, str(b.typename)) for b in t.branches]) == XAOD:
-        lines = xaod_recipe(t, label, events)
-    else:
-        lines = objects_recipe(t, label, events)
+    try:
+        if is_ntuple(t):
+            flat = is_flat_ntuple(t)
+            lines = flat_recipe_ntuple(t, label, events) if flat else xaod_recipe_ntuple(t, label, events)
+        elif is_flat(t):
+            lines = flat_recipe(t, label, events)
+        elif grouping_of(name, [(b.name, str(b.typename)) for b in t.branches]) == XAOD:
+            lines = xaod_recipe(t, label, events)
+        else:
+            lines = objects_recipe(t, label, events)
+    except CalibrationError:
+        raise
+    except (
+        Exception
+    ) as error:  # a structure the recipe does not model yet: say which file, not where in uproot
+        what = "RNTuple" if is_ntuple(t) else "TTree"
+        reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        raise CalibrationError(
+            f"{path}: its {what} {name} cannot be calibrated: a layout the recipe does not model yet ({reason})"
+        ) from error
     return "\n".join(lines) + "\n"
 
 
