@@ -25,7 +25,16 @@ import ROOT
 import uproot
 
 from rootparams.build import ensure_built
-from rootparams.contentkinds import FLOAT_VECTOR, KINDS, Unit, classify, container_of
+from rootparams.contentkinds import (
+    FLOAT_VECTOR,
+    XAOD_KINDS,
+    Unit,
+    classify,
+    container_of,
+    holds_array,
+    leaf_kind,
+    own_bytes_type,
+)
 from rootparams.generate import scratch_file
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
@@ -53,6 +62,39 @@ def units_of(branch, top: str, entries: int) -> list[Unit]:
     out = [own] if own.tot_bytes else []
     for sub in subs:
         out += units_of(sub, top, entries)
+    return out
+
+
+def leaf_units_of(branch, top: str, entries: int) -> list[Unit]:
+    """ROOT's view of a branch's units in the grouping by leaf type, kinds set (rootparams.contentkinds.leaf_kind):
+    a leaf branch's type (TBranchElement::GetTypeName, else its leaf's TLeaf::GetTypeName, "char*" for a C string)
+    and whether it holds several values per entry; a split branch's own bytes (a TClonesArray's counts)."""
+    element = bool(branch.InheritsFrom("TBranchElement"))
+    subs = list(branch.GetListOfBranches())
+    if not subs:
+        leaf = branch.GetListOfLeaves().At(0)
+        type_name = branch.GetTypeName() if element else ""
+        if not type_name:
+            type_name = (
+                "char*"
+                if leaf and leaf.IsA().GetName() == "TLeafC"
+                else (leaf.GetTypeName() if leaf else "?")
+            )
+        unit = Unit(branch.GetName(), top, type_name, branch.GetZipBytes(""), branch.GetTotBytes(""), entries)
+        unit.array = holds_array(
+            branch.GetType() if element else None,
+            branch.GetStreamerType() if element else None,
+            bool(leaf and leaf.GetLeafCount()),
+            leaf.GetLenStatic() if leaf else 1,
+        )
+        unit.kind = leaf_kind(unit)
+        return [unit]
+    own_type = own_bytes_type(branch.GetType() if element else None)
+    own = Unit(branch.GetName(), top, own_type, branch.GetZipBytes(""), branch.GetTotBytes(""), entries)
+    own.kind = leaf_kind(own)
+    out = [own]  # kept with no bytes too: its baskets may be inside the TTree object
+    for sub in subs:
+        out += leaf_units_of(sub, top, entries)
     return out
 
 
@@ -122,7 +164,7 @@ def generate(fmt: str, events: int, build: Path, out: Path) -> Path:
 def kind_table(results: dict[str, dict], cell) -> list[str]:
     names = list(results)
     lines = ["| kind | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    for kind in KINDS:
+    for kind in XAOD_KINDS:
         lines.append(f"| {kind} | " + " | ".join(cell(results[n], kind) for n in names) + " |")
     return lines
 

@@ -485,6 +485,10 @@ reuse Jets constituents 0.4 4
 reuse Jets runs 0.3 3
 order Jets dbl ascending
 order Jets trig descending unique
+dyn Jets gated float runs 0.8 0.2 -1 exp 3
+scalar state float runs 0.95 0.1 -999 gaus 0 1
+collection Hits nHits choice 0 2 7
+column Hits Hits_e float runs 0.9 0.05 0 exp 2
 """,
     "flat": """\
 layout flat
@@ -498,6 +502,7 @@ collection Muon nMuon empty 0.5 fixed 2
 column Muon Muon_eta float either 0.5 gaus 0 1 uniform -2 2
 reuse Jet Jet_n 0.5 4 choice 1 2 3
 order Jet Jet_pt descending
+scalar missing float repeat 0.2 runs 0.97 0.12 -999 gaus 5 2
 """,
 }
 

@@ -17,13 +17,16 @@ import pytest
 from conftest import REPO, SHARED_DATA, require
 
 from rootparams import cli, inspection
-from rootparams.contentkinds import FLAT_KINDS, KINDS
+from rootparams.contentkinds import BY_LEAF, LEAF_KINDS, XAOD_KINDS
 from rootparams.inspection import InspectError, inspect_file
 from rootparams.vocabulary import RNTUPLE, TTREE
 
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
 PHYSLITE_RNTUPLE = SHARED_DATA / "atlas_physlite_rntuple_100ev.root"
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
+NANOAOD_RNTUPLE = SHARED_DATA / "cms_nanoaod_rntuple_10ev.root"
+ZMUMU = SHARED_DATA / "cms_zmumu_flat_2304ev.root"
+BACON = SHARED_DATA / "cms_bacon_ntuple_10ev.root"
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +115,7 @@ def test_the_kinds_are_the_study_benchmarks_for_every_branch(physlite, ROOT):
     ours = [(r.name, r.kind) for r in every.rows if (r.uncompressed or r.in_tree_object)]
     assert ours == [(u.name, u.kind) for u in units if u.tot_bytes]
     assert {k.kind: k.compressed for k in physlite.kinds} == {k: v for k, v in expected.items() if v}
-    assert {k.kind for k in physlite.kinds} <= set(KINDS)
+    assert {k.kind for k in physlite.kinds} <= set(XAOD_KINDS)
 
 
 def test_clusters_are_counted_as_root_walks_them(tmp_path, ROOT):
@@ -170,12 +173,23 @@ def test_branches_at_another_compression_are_named(tmp_path, ROOT, capsys):
 
 def test_a_flat_tree_with_baskets_inside_the_tree_object():
     """The NanoAOD sample keeps its baskets inside the TTree object: ROOT counts them in no branch, so they are
-    reported on their own; its kinds are the flat ones."""
+    reported on their own; its kinds are by leaf type, its counters integer scalars."""
     require(NANOAOD.exists(), f"{NANOAOD} (shared/data) is needed")
     found = inspect_file(str(NANOAOD))
     assert (found.name, found.entries, found.layout) == ("Events", 200, inspection.FLAT)
+    assert found.layout_text == "TTree (flat)"
     assert found.clusters is None and "not recorded" in found.clusters_how
-    assert {k.kind for k in found.kinds} == set(FLAT_KINDS)
+    assert {k.kind for k in found.kinds} <= set(LEAF_KINDS)
+    assert {"float arrays", "integer arrays", "bool arrays", "float scalars", "integer scalars"} <= {
+        k.kind for k in found.kinds
+    }
+    every = inspect_file(str(NANOAOD), all_branches=True)
+    kinds = {r.name: r.kind for r in every.rows}
+    assert (kinds["nMuon"], kinds["Muon_pt"], kinds["Muon_charge"]) == (
+        "integer scalars",
+        "float arrays",
+        "integer arrays",
+    )
     assert found.in_tree_object > found.compressed and found.tree_key_bytes > 0
     assert any("inside the TTree object" in note for note in found.notes)
     assert sum(r.compressed for r in found.rows) == found.compressed
@@ -281,6 +295,102 @@ def test_a_tree_written_before_autoflush_is_read_by_uproot_without_clusters(tmp_
 
 
 # ----------------------------------------------------------------------------------------------------------
+# Kinds by leaf type: every file but an ATLAS xAOD one
+
+
+def test_a_kind_is_what_a_leaf_holds():
+    """The grouping by leaf type on type names as ROOT and uproot spell them, and the one rule that picks ATLAS's
+    grouping."""
+    from rootparams.contentkinds import XAOD, Unit, grouping_of, leaf_kind
+
+    def kind(type_name: str, array: bool = False) -> str:
+        return leaf_kind(Unit("b", "b", type_name, 0, 0, 1, array=array))
+
+    assert [kind(t) for t in ("Float_t", "Double32_t", "double", "UInt_t", "std::uint64_t", "Bool_t")] == [
+        "float scalars",
+        "float scalars",
+        "double scalars",
+        "integer scalars",
+        "integer scalars",
+        "bool scalars",
+    ]
+    assert kind("Float_t", array=True) == "float arrays"  # a TClonesArray's member
+    assert kind("ROOT::VecOps::RVec<int>") == kind("std::vector<std::vector<int>>") == "integer arrays"
+    assert kind("float[3]") == kind("int32_t[]").replace("integer", "float") == "float arrays"
+    assert kind("char*") == kind("std::string") == kind("vector<string>") == "strings"
+    assert kind("TLorentzVector") == kind("object") == "streamed objects"
+    assert grouping_of("CollectionTree", [("ElectronsAuxDyn.pt", "vector<float>")]) == XAOD
+    assert grouping_of("EventData", [("Jets", "DataVector<xAOD::Jet_v1>")]) == XAOD
+    assert grouping_of("CollectionTree", [("Muon", "TClonesArray")]) == BY_LEAF  # the name alone is not ATLAS
+    assert grouping_of("Delphes", [("JetsAuxDyn.pt", "vector<float>")]) == BY_LEAF
+
+
+@pytest.mark.parametrize(
+    "path, layout",
+    [(NANOAOD, inspection.FLAT), (ZMUMU, inspection.FLAT), (BACON, inspection.OBJECTS)],
+    ids=["nanoaod", "zmumu", "bacon"],
+)
+def test_leaf_kinds_are_roots_view_of_every_branch(path, layout, ROOT):
+    """ROOT's own view of the branches (the benchmarks' leaf_units_of: TBranchElement::GetTypeName and GetType,
+    a leaf's counter and length) gives every branch the kind inspect gives it."""
+    require(path.exists(), f"{path} (shared/data) is needed")
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from compare_physlite import leaf_units_of
+
+    found = inspect_file(str(path), all_branches=True)
+    assert (found.layout, found.grouping) == (layout, BY_LEAF)
+    f = ROOT.TFile.Open(str(path))
+    tree = f.Get(found.name)
+    units = [u for b in tree.GetListOfBranches() for u in leaf_units_of(b, b.GetName(), 1)]
+    f.Close()
+    assert [(r.name, r.kind) for r in found.rows] == [(u.name, u.kind) for u in units]
+    assert {k.kind for k in found.kinds} <= set(LEAF_KINDS)
+
+
+def test_a_tclonesarray_s_members_are_arrays_and_its_size_an_integer():
+    """The CMS Bacon ntuple: TClonesArrays of classes without a dictionary here, split."""
+    require(BACON.exists(), f"{BACON} (shared/data) is needed")
+    kinds = {r.name: r.kind for r in inspect_file(str(BACON), all_branches=True).rows}
+    assert kinds["Muon"] == "integer scalars"  # the TClonesArray's own baskets: its size per event
+    assert (kinds["Muon.pt"], kinds["Muon.q"]) == ("float arrays", "integer arrays")
+    assert kinds["runNum"] == "integer scalars"  # a member of a split object (Info), one per event
+    assert inspect_file(str(BACON)).layout_text == "TTree (objects)"
+
+
+def test_strings_and_rvecs_have_kinds_of_their_own(tmp_path, ROOT):
+    """A flat tree as RDataFrame writes it (ROOT::RVec<float>, ROOT::RVec<int>, scalars); the CMS dimuon ntuple's
+    C string (a leaf /C)."""
+    path = tmp_path / "rvec.root"
+    df = ROOT.RDataFrame(50).Define("x", "float(rdfentry_)").Define("n", "int(rdfentry_ % 3)")
+    df = df.Define("pt", "ROOT::RVec<float>(n, 1.5f)").Define("idx", "ROOT::RVec<int>(n, 7)")
+    df.Define("ok", "n > 0").Snapshot("events", str(path), ["x", "n", "pt", "idx", "ok"])
+    found = inspect_file(str(path))
+    kinds = {r.name: r.kind for r in found.rows}
+    assert kinds == {
+        "x": "float scalars",
+        "n": "integer scalars",
+        "pt": "float arrays",
+        "idx": "integer arrays",
+        "ok": "bool scalars",
+    }
+    assert found.layout == inspection.FLAT
+    zmumu = {r.name: r.kind for r in inspect_file(str(ZMUMU)).rows}
+    assert (zmumu["Type"], zmumu["Run"], zmumu["E1"]) == ("strings", "integer scalars", "double scalars")
+
+
+def test_an_imported_rntuple_groups_its_collections_by_leaf_type():
+    """CMS NanoAOD as RNTupleImporter writes it: an untyped collection's index column is its counter (an integer
+    per event), its items arrays; the kinds are the TTree's."""
+    require(NANOAOD_RNTUPLE.exists(), f"{NANOAOD_RNTUPLE} (shared/data) is needed")
+    found = inspect_file(str(NANOAOD_RNTUPLE), all_branches=True)
+    assert (found.layout, found.grouping) == (inspection.FLAT, BY_LEAF)
+    kinds = {r.name: r.kind for r in found.rows}
+    muons = next(r.top for r in found.rows if r.name.endswith("._0.Muon_pt"))
+    assert kinds[muons] == "integer scalars" and kinds[f"{muons}._0.Muon_pt"] == "float arrays"
+    assert sum(k.compressed for k in found.kinds) == found.compressed
+
+
+# ----------------------------------------------------------------------------------------------------------
 # RNTuple
 
 
@@ -305,7 +415,7 @@ def test_rntuple_fields_match_rntupleinspector(physlite_rntuple, ROOT):
 
 def test_rntuple_kinds_group_fields_as_the_study_groups_branches(physlite_rntuple, physlite):
     kinds = {k.kind: k for k in physlite_rntuple.kinds}
-    assert set(kinds) <= set(KINDS) and set(kinds) == {k.kind for k in physlite.kinds}
+    assert set(kinds) <= set(XAOD_KINDS) and set(kinds) == {k.kind for k in physlite.kinds}
     assert sum(k.compressed for k in kinds.values()) == physlite_rntuple.compressed
     # mcEventWeights alone: the TTree's scalar weight_* branches are not in the RNTuple
     assert kinds["MC event weights"].units == 1
@@ -335,7 +445,7 @@ def test_csv_is_one_row_per_branch_with_its_kind(capsys, physlite):
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == physlite.top_level and list(rows[0]) == list(inspection.CSV_COLUMNS)
     assert sum(int(r["compressed_bytes"]) for r in rows) == physlite.compressed
-    assert {r["kind"] for r in rows} <= set(KINDS) and {r["compression"] for r in rows} == {"zlib-5"}
+    assert {r["kind"] for r in rows} <= set(XAOD_KINDS) and {r["compression"] for r in rows} == {"zlib-5"}
     code, out, _ = run(str(PHYSLITE_RNTUPLE), "--csv", "--all-branches", capsys=capsys)
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and {r["container"] for r in rows} == {"rntuple"} and len(rows) == 2401

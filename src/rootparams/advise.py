@@ -107,9 +107,16 @@ WRITE_MB_PER_S = {
 # machines, results/primitives/unzip_kinds.csv): a read at another algorithm than the probe's LZ4 takes longer by its
 # uncompressed bytes over these (a flat ntuple read at LZMA is mostly decompression).
 UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 500.0, "zlib": 250.0, "lzma": 50.0, "none": 1e9}
-# A calibrated clone's files are each generated from its recipe, at a cost per top-level branch and event
-# (benchmarks/clone_generation.py: 1503 xAOD branches 0.45 ms per event; 947 flat arrays 0.09 ms).
-GENERATE_SECONDS_PER_BRANCH_EVENT = {inspection.XAOD: 0.3e-6, inspection.FLAT: 0.1e-6}
+# A calibrated clone's files are each generated from its recipe (the same events every time), at a cost per
+# top-level branch and event that depends on the layout (a 2-core virtual machine, benchmarks/clone_generation.py,
+# 1000 events: the PHYSLITE sample's clone, 1503 branches of xAOD objects, 0.45 ms per event; the CMS NanoAOD
+# sample's, 947 flat arrays, 0.09 ms; a file of objects, not measured, is costed as xAOD objects). ROOT's own writing
+# is in WRITE_MB_PER_S.
+GENERATE_SECONDS_PER_BRANCH_EVENT = {
+    inspection.XAOD: 0.3e-6,
+    inspection.OBJECTS: 0.3e-6,
+    inspection.FLAT: 0.1e-6,
+}
 # One repetition beyond its timed loop: eviction and its check, the reader's start and open, the monitor, the
 # record; one point's file made from the user's file: the recompression's checks (ROOT's reader, uproot).
 REPETITION_OVERHEAD_SECONDS = 1.7

@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from rootparams import streamed
+from rootparams.contentkinds import XAOD, grouping_of
 from rootparams.errors import UserError
 from rootparams.sources import EVENT_DATA_NAMES
 from rootparams.vocabulary import RNTUPLE, TTREE, container_of_class
@@ -161,6 +162,8 @@ def is_ntuple(obj) -> bool:
 
 def num(v: float, double: bool = False) -> str:
     v = float(v)
+    if not np.isfinite(v):  # a fit over values near the type's limits overflowed: the largest finite value
+        v = float(np.copysign(np.finfo(np.float64 if double else np.float32).max, v))
     if v == int(v) and abs(v) < 2**63:
         return str(int(v))
     return f"{v:.17g}" if double else f"{v:.9g}"
@@ -220,9 +223,20 @@ def fit_shape(x: np.ndarray, double: bool) -> list[str]:
     return [best[0], num(best[1], double), num(best[2], double)]
 
 
-def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
+def mode_runs(x: np.ndarray, mode: float) -> tuple[float, float]:
+    """(a, b) of the value ``mode`` in sequence ``x``: the share of elements equal to it after an element equal to
+    it, and after any other (independent draws give a == b, the mode's share)."""
+    m = x == mode
+    after, other = m[1:][m[:-1]], m[1:][~m[:-1]]
+    share = float(m.mean())
+    return (float(after.mean()) if len(after) else share, float(other.mean()) if len(other) else share)
+
+
+def fit_values(x: np.ndarray, kind: str, runs: float = 0.0, ordered: bool = False) -> list[str]:
     """The recipe distribution of values ``x`` of type ``kind`` (a leaf type name); ``runs``: the share of
-    elements equal to their predecessor in the same vector."""
+    elements equal to their predecessor in the same vector. ``ordered``: ``x`` is one sequence as the writer
+    draws it (a scalar's events): a most common value that comes in runs beyond chance is drawn as ``runs a b v``,
+    and the other values' own repetition as ``repeat``."""
     x = np.asarray(x, dtype=np.float64)
     x = x[np.isfinite(x)]
     double = kind == "double"
@@ -242,7 +256,17 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0) -> list[str]:
     out = list(wrap)
     rest = x
     if p_mode >= 0.1:
-        out += ["sparse", f"{p_mode:.3f}", num(values[i], double)]
+        a, b = mode_runs(x, values[i]) if ordered else (p_mode, p_mode)
+        if a - b >= 0.1:  # runs of the mode: the other values' repetition measured between themselves
+            others = (x[1:] != values[i]) & (x[:-1] != values[i])
+            equal = float(np.mean(x[1:][others] == x[:-1][others])) if others.any() else 0.0
+            rest_counts = np.delete(counts, i)
+            rest_chance = float(((rest_counts / rest_counts.sum()) ** 2).sum())
+            q = max(0.0, (equal - rest_chance) / (1 - rest_chance)) if rest_chance < 1 else 0.0
+            out = ["repeat", f"{q:.3f}"] if q >= 0.05 else []
+            out += ["runs", f"{a:.4f}", f"{b:.4f}", num(values[i], double)]
+        else:
+            out += ["sparse", f"{p_mode:.3f}", num(values[i], double)]
         rest = x[x != values[i]]
         values, counts = np.delete(values, i), np.delete(counts, i)
     integral = bool(np.all(rest == np.round(rest)))
@@ -849,7 +873,10 @@ def basket_size(branch) -> int:
     start, stop = branch.basket_entry_start_stop(0)
     k = max(1, int(stop - start))
     objlen = int(branch.basket_uncompressed_bytes(0))
-    keylen = int(branch.basket_key(0).fKeylen)
+    try:
+        keylen = int(branch.basket_key(0).fKeylen)
+    except ValueError:  # a basket kept inside the TTree object, never flushed: it has no key of its own
+        return int(max(branch.member("fBasketSize"), objlen + 4 * k + 512))
     entry = objlen / k
     if n == 1:
         return int(max(branch.member("fBasketSize"), keylen + objlen + 4 * k + 2 * entry + 512))
@@ -1031,6 +1058,307 @@ def flat_recipe(tree, name: str, events) -> list[str]:
         lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
         lines += [c.replace("{C}", cname, 1) for c in cols]
     return lines
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Any other TTree: not ATLAS xAOD, not a NanoAOD-like leaf-list ntuple (flat trees of vectors, RVecs and strings,
+# split objects, TClonesArrays and split collections of objects)
+
+# A fixed array dimension ([3]) or a variable one ([]) in uproot's type names (float[][3], Double32_t[]).
+_DIMENSION = re.compile(r"\[(\d*)\]")
+
+
+def _range_number(text: str) -> float | None:
+    """A number of a Double32_t range as ROOT reads it: 8.0, -1, 2*pi, pi/2, -pi; None for anything else."""
+    tokens = re.split(r"([*/])", text.replace(" ", ""))
+
+    def one(word: str) -> float:
+        sign = -1.0 if word.startswith("-") else 1.0
+        word = word.lstrip("+-")
+        return sign * (np.pi if word.lower() == "pi" else float(word))
+
+    try:
+        value = one(tokens[0])
+        for op, word in zip(tokens[1::2], tokens[2::2], strict=True):
+            value = value * one(word) if op == "*" else value / one(word)
+    except (ValueError, ZeroDivisionError):
+        return None
+    return value
+
+
+def packed_range(branch) -> tuple[float, float, int] | None:
+    """(xmin, xmax, nbits) of a Double32_t or Float16_t branch that ROOT stores as an nbits integer of its range
+    (its member's comment ``//[xmin,xmax,nbits]``, a leaf title ``x/d[xmin,xmax,nbits]``), else None: without a
+    range it is stored as a float."""
+    element = streamed.streamer_element(branch) if branch.has_member("fClassName") else None
+    if element is not None and element.has_member("fTitle"):
+        title = str(element.member("fTitle"))
+    else:
+        leaves = branch.member("fLeaves") if branch.has_member("fLeaves") else []
+        title = str(leaves[0].member("fTitle")) if leaves else ""
+    m = re.search(r"\[([^,\]]+),([^,\]]+)(?:,\s*(\d+))?\s*\]", title)
+    if not m:
+        return None
+    xmin, xmax = _range_number(m[1]), _range_number(m[2])
+    if xmin is None or xmax is None or xmax <= xmin:  # [0,0,n]: a float of fewer mantissa bits
+        return None
+    nbits = int(m[3]) if m[3] else 32
+    return xmin, xmax, nbits if 2 <= nbits <= 32 else 32
+
+
+def pack(x: np.ndarray, packing: tuple[float, float, int]) -> np.ndarray:
+    """The integers ROOT stores for values ``x`` of a ranged Double32_t (TBufferFile::WriteDouble32)."""
+    xmin, xmax, nbits = packing
+    factor = (float(1 << nbits) if nbits < 32 else float(0xFFFFFFFF)) / (xmax - xmin)
+    return np.floor(0.5 + factor * (np.clip(x, xmin, xmax) - xmin))
+
+
+def stored_values(branch, arr) -> tuple[str, object] | None:
+    """(the recipe's leaf type, the values as stored, in the shape of ``arr``) of a branch of numbers: a ranged
+    Double32_t or Float16_t as the uint32 integers ROOT writes, an unranged one as a float (32 bits); None when it
+    does not hold numbers."""
+    import awkward as ak
+
+    base = _DIMENSION.sub("", normalize(str(branch.typename)))
+    if base in ("Double32_t", "Float16_t"):
+        packing = packed_range(branch)
+        if packing is None:
+            return "float", arr
+        flat = ak.flatten(arr, axis=None) if arr.ndim > 1 else arr
+        packed = pack(ak.to_numpy(flat).astype(np.float64), packing).astype(np.uint32)
+        if arr.ndim > 1:
+            for counts in reversed([ak.num(arr, axis=d) for d in range(1, arr.ndim)]):
+                packed = ak.unflatten(packed, ak.flatten(counts, axis=None))
+        return "uint32", packed
+    leaf = SCALAR_TYPES.get(base)
+    return (leaf, arr) if leaf else None
+
+
+def _fixed_dimensions(branch) -> list[int]:
+    return [int(d) for d in _DIMENSION.findall(normalize(str(branch.typename))) if d]
+
+
+class ObjectsRecipe:
+    """The recipe of a TTree of any other layout, branch by branch, in the writer's xaod layout: one value per
+    event as ``scalar`` leaves; a TClonesArray, a split collection of objects or a counted leaf array as a
+    ``collection`` (its size as the counter leaf, its members as leaf arrays: the same bytes as ROOT's split
+    members); a fixed array as one scalar (or one array) per position; an unsplit ``std::vector`` or
+    ``ROOT::RVec`` of numbers (or of vectors of them) as a ``container`` with one attribute, framed as a vector
+    branch; a C string or ``std::string`` as a collection of characters; anything else (a class stored unsplit,
+    a ``TRefArray``) as opaque bytes of the same size and compressibility. Names are the real branches' (made
+    unique and, for leaf arrays and counters, of letters, digits and ``_``)."""
+
+    def __init__(self, tree, events):
+        self.tree, self.events = tree, events
+        self.entries = min(tree.num_entries, events or tree.num_entries)
+        self.names: set[str] = set()
+        self.scalars: list[str] = []
+        self.collections: dict[
+            str, list[str]
+        ] = {}  # collection -> its lines (the first: the collection line)
+        self.conts: dict[str, Cont] = {}
+        self.baskets: dict[str, int] = {}
+        self.counted: dict[str, str] = {}  # a real counter branch -> its collection
+        self.counts: dict[str, np.ndarray] = {}  # collection -> its element count per event
+        self.counters = {
+            b.count_branch.name
+            for b in tree.itervalues(recursive=True)
+            if getattr(b, "count_branch", None) is not None
+        }
+
+    def unique(self, name: str, plain: bool = False) -> str:
+        """``name`` (letters, digits and _ only if ``plain``), with _2, _3, ... if the clone has it already."""
+        base = re.sub(r"\W", "_", name) if plain else name
+        out, k = base, 1
+        while out in self.names:
+            k += 1
+            out = f"{base}_{k}"
+        self.names.add(out)
+        return out
+
+    def basket(self, name: str, branch) -> None:
+        self.baskets.setdefault(name, basket_size(branch))
+
+    # -- one value per event
+
+    def scalar(self, name: str, leaf: str, x: np.ndarray, branch) -> None:
+        """One value per event: its distribution, with the runs its sequence of events holds (the writer draws a
+        scalar's values along the events)."""
+        x = np.asarray(x, dtype=np.float64)
+        runs = float(np.mean(x[1:] == x[:-1])) if len(x) > 1 else 0.0
+        name = self.unique(name)
+        self.scalars.append(f"scalar {name} {leaf} " + " ".join(fit_values(x, leaf, runs, ordered=True)))
+        self.basket(name, branch)
+
+    # -- several values per event
+
+    def collection(self, name: str, counts: np.ndarray, branch) -> str:
+        cname = self.unique(name, plain=True)
+        self.collections[cname] = [f"collection {cname} {cname} " + " ".join(empirical(counts))]
+        self.counts[cname] = np.asarray(counts, np.int64)
+        self.basket(cname, branch)
+        return cname
+
+    def column(self, cname: str, name: str, leaf: str, arr, branch) -> None:
+        import awkward as ak
+
+        column = self.unique(name, plain=True)
+        x = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
+        per_basket = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * basket_events(branch)
+        self.collections[cname] += [
+            f"column {cname} {column} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))),
+            *reuse_line(cname, column, arr, False, per_basket),
+            *order_line(cname, column, arr, False, leaf not in MANTISSA),
+        ]
+        self.basket(column, branch)
+
+    def opaque(self, branch, why: str) -> None:
+        """Opaque bytes: per event, the branch's own bytes of the entry less a vector's framing, with its ratio
+        (the real one where its baskets were written, else zlib-5's on the entries: baskets kept inside the TTree
+        object have no compressed size of their own)."""
+        cname = self.unique(re.sub(r"\W", "_", branch.name) + "_bytes")
+        c = self.conts.setdefault(cname, Cont(cname))
+        if branch.compressed_bytes and not branch.embedded_baskets:
+            c.columns.append(opaque(cname, "bytes", branch, self.entries, why))
+        else:
+            raw = streamed.raw_entries(branch, self.events)
+            sizes = np.array([max(0, len(e) - 10) for e in raw], np.int64)
+            c.columns.append(opaque_column(cname, "bytes", sizes, zlib_ratio(raw), why))
+        self.basket(f"{cname}AuxDyn.bytes", branch)
+
+    def characters(self, branch, strings) -> None:
+        """A C string or std::string per event as a collection of its characters (a length and the bytes, as ROOT
+        writes them, with a 4-byte counter for the 1-byte length)."""
+        import awkward as ak
+
+        raw = [v.encode("utf-8", "replace") if isinstance(v, str) else bytes(v) for v in ak.to_list(strings)]
+        counts = np.array([len(r) for r in raw], np.int64)
+        chars = ak.unflatten(np.frombuffer(b"".join(raw), np.int8).astype(np.int64), counts)
+        cname = self.collection(branch.name + "_chars", counts, branch)
+        self.column(cname, branch.name, "int8", chars, branch)
+
+    # -- the branches
+
+    def place(self, branch, collection: str | None) -> None:
+        """Branch ``branch`` (and what is below it) into the recipe; ``collection``: the collection whose
+        elements it belongs to (a member of a TClonesArray), if any."""
+        import awkward as ak
+
+        subs = branch.branches
+        kind = int(branch.member("fType")) if branch.has_member("fType") else 0
+        if subs:
+            if kind in (3, 4) and collection is None:  # a TClonesArray or a split collection of objects
+                counts = ak_counts(branch, self.events)
+                cname = self.collection(branch.name, counts[: self.entries], branch)
+                for sub in subs:
+                    self.place(sub, cname)
+                return
+            if branch.num_baskets and branch.uncompressed_bytes:  # a split object's own bytes
+                self.opaque(branch, "the own bytes of a split object")
+            for sub in subs:
+                self.place(sub, collection)
+            return
+        if branch.name in self.counters and collection is None:
+            return  # a counter leaf: the counter of the collection of its arrays
+        if branch.num_entries == 0 and self.tree.num_entries:
+            return  # a branch never filled (a member not written): no bytes
+        t = normalize(str(branch.typename))
+        if _DIMENSION.sub("", t) in ("char*", "string", "TString"):
+            if collection is not None:
+                return self.opaque(branch, f"{branch.typename}: strings of the elements of a collection")
+            try:
+                return self.characters(branch, read(branch, self.events))
+            except Exception as e:
+                return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
+        vector = re.sub(r"^ROOT::VecOps::RVec<|^ROOT::RVec<|^RVec<", "vector<", t)
+        if vector != t or t.startswith("vector<"):  # an unsplit std::vector or ROOT::RVec
+            if collection is None and re.fullmatch(r"vector<(vector<)?\w+>?>", vector):
+                cname = self.unique(branch.name, plain=True)
+                c = self.conts.setdefault(cname, Cont(cname))
+                col = column_from_array(
+                    cname,
+                    cname,
+                    vector,
+                    read(branch, self.events),
+                    lambda why: opaque(cname, cname, branch, self.entries, why),
+                    basket_events=basket_events(branch),
+                )
+                c.columns.append(col)
+                self.basket(f"{cname}AuxDyn.{cname}", branch)
+                return
+            inner = re.fullmatch(r"vector<(\w+)>\[\]", vector)
+            if collection is not None and inner and inner.group(1) in SCALAR_TYPES:
+                # a vector of numbers in each element: its values in a row, a collection of their own (without
+                # the 10 bytes of framing ROOT gives each element's vector)
+                try:
+                    flat = ak.flatten(read(branch, self.events), axis=2)
+                except Exception as e:
+                    return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
+                leaf = SCALAR_TYPES[inner.group(1)]
+                cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
+                return self.column(cname, branch.name, leaf, flat, branch)
+            return self.opaque(branch, f"{branch.typename} in a collection")
+        if _DIMENSION.sub("", t) not in SCALAR_TYPES and _DIMENSION.sub("", t) not in (
+            "Double32_t",
+            "Float16_t",
+        ):
+            return self.opaque(branch, str(branch.typename))
+        try:
+            arr = read(branch, self.events)
+        except Exception as e:
+            return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
+        if ak.fields(arr):  # a leaf list of several leaves (a struct): each leaf on its own
+            return self.opaque(branch, f"{branch.typename}: several leaves in one branch")
+        leaf, values = stored_values(branch, arr)
+        fixed = _fixed_dimensions(branch)
+        positions = int(np.prod(fixed)) if fixed else 1
+        counter = getattr(branch, "count_branch", None)
+        if collection is None and counter is not None:  # a leaf array counted by a leaf of its own
+            if counter.name not in self.counted:
+                counts = ak.to_numpy(read(counter, self.events)).astype(np.int64)
+                self.counted[counter.name] = self.collection(counter.name, counts, counter)
+            collection = self.counted[counter.name]
+        if collection is not None:
+            counts = ak.to_numpy(ak.num(values, axis=1)).astype(np.int64)
+            if not np.array_equal(counts, self.counts[collection][: len(counts)]):
+                # a variable array in each element (a member counted by another member): its values in a row
+                flat = values
+                while flat.ndim > 2:
+                    flat = ak.flatten(flat, axis=2)
+                cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
+                return self.column(cname, branch.name, leaf, flat, branch)
+        if positions > 16 or len(fixed) > 1:
+            # a large or multi-dimensional fixed array: its values in a row, as a collection of its own
+            flat = values
+            while flat.ndim > 2:
+                flat = ak.flatten(flat, axis=2)
+            if flat.ndim == 1:
+                flat = ak.unflatten(flat, np.ones(len(flat), np.int64))
+            cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
+            return self.column(cname, branch.name, leaf, flat, branch)
+        for k in range(positions):
+            name = branch.name if positions == 1 else f"{branch.name}_{k}"
+            part = values if positions == 1 else values[..., k]
+            if collection is None:
+                self.scalar(name, leaf, ak.to_numpy(part), branch)
+            else:
+                self.column(collection, name, leaf, part, branch)
+
+    def lines(self, label: str) -> list[str]:
+        lines = [f"# rootparams recipe calibrated on {label} (rootparams.calibrate; {self.entries} events)"]
+        lines += self.scalars
+        for collection in self.collections.values():
+            lines += collection
+        for c in self.conts.values():
+            lines += container_lines(c, self.entries)
+        return lines + [f"basket {b} {size}" for b, size in self.baskets.items()]
+
+
+def objects_recipe(tree, name: str, events) -> list[str]:
+    recipe = ObjectsRecipe(tree, events)
+    for branch in tree.branches:
+        recipe.place(branch, None)
+    return recipe.lines(name)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -1260,15 +1588,148 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
     label = f"{Path(path).name}:{name}"
     if events is not None and events < 1:
         raise CalibrationError(f"{path}: --events must be >= 1 (got {events})")
-    if is_ntuple(t):
-        lines = (
-            flat_recipe_ntuple(t, label, events)
-            if is_flat_ntuple(t)
-            else xaod_recipe_ntuple(t, label, events)
-        )
-    else:
-        lines = flat_recipe(t, label, events) if is_flat(t) else xaod_recipe(t, label, events)
+    try:
+        if is_ntuple(t):
+            flat = is_flat_ntuple(t)
+            lines = flat_recipe_ntuple(t, label, events) if flat else xaod_recipe_ntuple(t, label, events)
+        elif is_flat(t):
+            lines = flat_recipe(t, label, events)
+        elif grouping_of(name, [(b.name, str(b.typename)) for b in t.branches]) == XAOD:
+            lines = xaod_recipe(t, label, events)
+        else:
+            lines = objects_recipe(t, label, events)
+    except CalibrationError:
+        raise
+    except (
+        Exception
+    ) as error:  # a structure the recipe does not model yet: say which file, not where in uproot
+        what = "RNTuple" if is_ntuple(t) else "TTree"
+        reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        raise CalibrationError(
+            f"{path}: its {what} {name} cannot be calibrated: a layout the recipe does not model yet ({reason})"
+        ) from error
     return "\n".join(lines) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# How close a clone comes to its file
+
+# The calibration's targets: a clone written at its real file's own setting holds the real file's compressed bytes
+# per event within 15 % and its whole-file compression ratio within 25 % (docs/formats.md, "Measured agreement").
+SIZE_TARGET, RATIO_TARGET = 0.15, 0.25
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """A clone against its real file, both at the real file's own setting: compressed bytes per event and
+    compression ratio (uncompressed / compressed), and per kind of content where given (kind -> compressed and
+    uncompressed bytes per event)."""
+
+    real_bytes_per_event: float
+    clone_bytes_per_event: float
+    real_ratio: float
+    clone_ratio: float
+    real_kinds: dict[str, tuple[float, float]] = field(default_factory=dict)
+    clone_kinds: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    @property
+    def size_delta(self) -> float:
+        """The clone's bytes per event against the file's: +0.21 is 21 % more."""
+        return self.clone_bytes_per_event / self.real_bytes_per_event - 1
+
+    @property
+    def ratio_delta(self) -> float:
+        """The clone's compression ratio against the file's: +0.26 compresses 26 % better."""
+        return self.clone_ratio / self.real_ratio - 1
+
+    @property
+    def size_ok(self) -> bool:
+        return abs(self.size_delta) <= SIZE_TARGET
+
+    @property
+    def ratio_ok(self) -> bool:
+        return abs(self.ratio_delta) <= RATIO_TARGET
+
+    @property
+    def ok(self) -> bool:
+        return self.size_ok and self.ratio_ok
+
+    def kind_deltas(self) -> dict[str, tuple[float | None, float | None, float]]:
+        """Per kind of the real file: (size delta, ratio delta, share of the real file's compressed bytes); a
+        delta is None where the clone has none of that kind's bytes (size -100 %: the delta is -1)."""
+        total = sum(z for z, _ in self.real_kinds.values()) or 1.0
+        out = {}
+        for kind, (z, u) in self.real_kinds.items():
+            cz, cu = self.clone_kinds.get(kind, (0.0, 0.0))
+            size = cz / z - 1 if z else None
+            ratio = (cu / cz) / (u / z) - 1 if z and cz and u else None
+            out[kind] = (size, ratio, z / total)
+        return out
+
+    def text(self) -> str:
+        """One sentence for the user: how the clone's size and compression differ from the file's, whether that is
+        within the targets, and, where it is not and kinds were given, the kind that weighs most in the miss."""
+
+        def percent(x: float) -> str:
+            return f"{100 * abs(x):.0f} %"
+
+        size = (
+            "as large"
+            if abs(self.size_delta) < 0.005
+            else f"{percent(self.size_delta)} {'larger' if self.size_delta > 0 else 'smaller'}"
+        )
+        ratio = (
+            "as well"
+            if abs(self.ratio_delta) < 0.005
+            else f"{percent(self.ratio_delta)} {'better' if self.ratio_delta > 0 else 'worse'}"
+        )
+        head = f"Against your file at its own setting, the clone is {size} and compresses {ratio}"
+        targets = f"±{percent(SIZE_TARGET)} size and ±{percent(RATIO_TARGET)} ratio targets"
+        if self.ok:
+            return f"{head}: within the {targets}."
+        missed = (
+            targets
+            if not (self.size_ok or self.ratio_ok)
+            else f"±{percent(SIZE_TARGET)} size target"
+            if not self.size_ok
+            else f"±{percent(RATIO_TARGET)} ratio target"
+        )
+        worst = ""
+        weighty = {k: v for k, v in self.kind_deltas().items() if v[0] is not None and v[2] >= 0.05}
+        if weighty:
+            kind, (delta, _, share) = max(weighty.items(), key=lambda kv: abs(kv[1][0]) * kv[1][2])
+            more = "more" if delta > 0 else "fewer"
+            worst = f" (most in {kind}, {percent(share)} of your bytes: {percent(delta)} {more} bytes)"
+        return f"{head}: outside the {missed}{worst}; its absolute rates are not yours."
+
+
+def clone_fidelity(
+    real_bytes_per_event: float,
+    real_ratio: float,
+    clone_bytes_per_event: float,
+    clone_ratio: float,
+    real_kinds: dict[str, tuple[float, float]] | None = None,
+    clone_kinds: dict[str, tuple[float, float]] | None = None,
+) -> Fidelity:
+    """How close a clone comes to its real file, both measured at the real file's own setting: compressed bytes per
+    event and whole-file compression ratio, optionally per kind of content (kind -> compressed and uncompressed
+    bytes per event). ``Fidelity.text()`` says it in a sentence; ``.ok`` whether both are within the targets."""
+    for what, value in (
+        ("the real file's bytes per event", real_bytes_per_event),
+        ("the real file's compression ratio", real_ratio),
+        ("the clone's bytes per event", clone_bytes_per_event),
+        ("the clone's compression ratio", clone_ratio),
+    ):
+        if not np.isfinite(value) or value <= 0:
+            raise ValueError(f"clone_fidelity: {what} must be a positive number (got {value!r})")
+    return Fidelity(
+        real_bytes_per_event,
+        clone_bytes_per_event,
+        real_ratio,
+        clone_ratio,
+        dict(real_kinds or {}),
+        dict(clone_kinds or {}),
+    )
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m rootparams.calibrate") -> int:

@@ -1,18 +1,24 @@
 """The kinds of data a ROOT file holds, as the study groups them (docs/formats.md, "Against the real PHYSLITE
-sample" and "Cloning a real file's profile").
+sample", "Inspecting a file" and "Cloning a real file's profile").
 
 Every branch that holds data is a *unit*: an unsplit top-level branch, or each sub-branch of a split object, whose
 own baskets (the object's framing) are a unit of type "object". In an RNTuple, a top-level field is a unit, and
 each direct subfield of a top-level record (an xAOD static store's members) is one.
 
-Two groupings, one per layout:
+Two groupings; ``grouping_of`` decides which one a file gets:
 
-* xAOD files (an ATLAS ``CollectionTree`` or ``EventData``): ``classify``, checked in this order: trigger-like data
-  (every branch of the trigger containers and the legacy ``McEventInfo``'s trigger words), MC event weights,
-  interface and static-aux objects, then by stored type: element links, ``vector<vector<T>>``,
-  ``vector<float/double>`` split into dense and low-multiplicity ones at ``LOW_MULTIPLICITY`` elements per event,
-  integers and flags, and the rest.
-* flat files (CMS NanoAOD's ``Events``): ``flat_kind``: float arrays, integer arrays, bool/flags, scalars.
+* ATLAS xAOD files (a ``CollectionTree`` or ``EventData`` with xAOD's ``<C>Aux.``/``<C>AuxDyn.<a>`` naming or
+  ``xAOD::`` classes): ``classify``, checked in this order: trigger-like data (every branch of the trigger
+  containers and the legacy ``McEventInfo``'s trigger words), MC event weights, interface and static-aux objects,
+  then by stored type: element links, ``vector<vector<T>>``, ``vector<float/double>`` split into dense and
+  low-multiplicity ones at ``LOW_MULTIPLICITY`` elements per event, integers and flags, and the rest.
+* every other file (flat ntuples, NanoAOD, Delphes, analysis trees of split objects, RNTuples of any of them):
+  ``leaf_kind``, by what a leaf holds: floats, doubles, integers, booleans, each as scalars (one value per entry)
+  or arrays (several per entry: counted and fixed leaf arrays, ``std::vector``/``ROOT::RVec`` of them at any
+  depth, the members of a ``TClonesArray`` or of a split collection of objects), strings, and streamed objects
+  (a class stored as one blob per entry, and the own bytes of a split object). A counter (``nMuon``, a
+  ``TClonesArray``'s size) is an integer scalar. ``Double32_t`` and ``Float16_t`` are stored in 32 bits or fewer:
+  floats.
 
 The benchmarks that compare synthetic formats and calibrated clones with real files (benchmarks/compare_physlite.py,
 benchmarks/calibrate_own_file.py) and ``rootparams inspect`` (rootparams.inspection) use these functions, so a
@@ -23,9 +29,12 @@ the C++ way (``std::vector<std::uint32_t>``); both give the same kind.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-KINDS = (
+# The groupings of kinds: ATLAS's, and by what a leaf holds (every other file).
+XAOD, BY_LEAF = "xAOD", "by leaf type"
+XAOD_KINDS = (
     "dense vector<float/double>",
     "low-multiplicity vector<float/double>",
     "element links",
@@ -36,7 +45,23 @@ KINDS = (
     "interface / static-aux objects",
     "other (scalar floats, strings, sets)",
 )
-FLAT_KINDS = ("float arrays", "integer arrays", "bool/flags", "scalars")
+LEAF_KINDS = (
+    "float scalars",
+    "float arrays",
+    "double scalars",
+    "double arrays",
+    "integer scalars",
+    "integer arrays",
+    "bool scalars",
+    "bool arrays",
+    "strings",
+    "streamed objects",
+)
+KINDS_BY_GROUPING = {XAOD: XAOD_KINDS, BY_LEAF: LEAF_KINDS}
+
+# The trees and RNTuples ATLAS writes its event data to, and xAOD's names of its aux stores.
+XAOD_EVENT_DATA = ("CollectionTree", "EventData")
+XAOD_NAMING = re.compile(r"Aux(Dyn)?[.:]")
 
 # Mean elements per event below which a vector<float> is "low multiplicity": its 4-byte payload is then
 # smaller than the ~14 bytes of framing each entry costs.
@@ -48,9 +73,19 @@ INTEGER_TYPE = re.compile(
     r"U?Long64_t|U?Long_t|Bool_t|ULong64_t|Long64_t)>?$"
 )
 FLOAT_VECTOR = {"vector<float>": 4, "vector<double>": 8}
-# Leaf types of the flat grouping, in both spellings.
+# Element types of the grouping by leaf type, in both spellings (after plain_type).
 _BOOL_TYPES = {"bool", "Bool_t"}
-_FLOAT_TYPES = {"float", "double", "Float_t", "Double_t", "Float16_t", "Double32_t"}
+_FLOAT_TYPES = {"float", "Float_t", "Float16_t", "Double32_t"}
+_DOUBLE_TYPES = {"double", "Double_t"}
+_STRING_TYPES = {"string", "TString", "char*", "const char*"}
+_INTEGER_TYPE = re.compile(
+    r"(unsigned |signed )?(char|short|int|long|long long)|u?int\d+_t|byte|U?Char_t|U?Short_t|U?Int_t|U?Long_t|"
+    r"U?Long64_t|Long64_t|ULong64_t|Byte_t"
+)
+# Collections whose elements a leaf holds (several per entry): std::vector, ROOT::RVec, std::array, ...
+_COLLECTION = re.compile(
+    r"(?:vector|ROOT::VecOps::RVec|ROOT::RVec|RVec|array|deque|list|set|unordered_set)<(.+)>"
+)
 
 
 @dataclass
@@ -66,7 +101,9 @@ class Unit:
     entries: int
     elements: int | None = None  # elements of vector<float/double> units, where counted
     kind: str = ""
-    array: bool = False  # flat layout: a per-event array (a leaf with a counter), not a scalar
+    # several values per entry where the type does not say so: a leaf array (counted or fixed), a member of a
+    # TClonesArray or of a split collection of objects
+    array: bool = False
 
 
 def plain_type(type_name: str) -> str:
@@ -122,12 +159,57 @@ def classify(unit: Unit, top_class: str) -> str:
     return "other (scalar floats, strings, sets)"
 
 
-def flat_kind(unit: Unit) -> str:
-    """Kind of a unit of a flat file (NanoAOD): bool scalars and arrays are flags; other scalars (counters
-    included) are scalars; arrays are float or integer arrays."""
-    t = plain_type(unit.type).removesuffix("[]")
-    if t in _BOOL_TYPES:
-        return "bool/flags"
-    if not unit.array:
-        return "scalars"
-    return "float arrays" if t in _FLOAT_TYPES else "integer arrays"
+def grouping_of(name: str, tops: Iterable[tuple[str, str]]) -> str:
+    """The grouping of kinds (XAOD or BY_LEAF) of a TTree or RNTuple ``name`` whose top-level branches (fields) are
+    ``tops``, (name, class or type) pairs: ATLAS's for an xAOD file's event data (a ``CollectionTree`` or
+    ``EventData`` whose branches carry xAOD's aux-store naming or ``xAOD::`` classes), by leaf type for every other
+    one. The one place that decides it."""
+    if name not in XAOD_EVENT_DATA:
+        return BY_LEAF
+    xaod = any(XAOD_NAMING.search(branch) or "xAOD::" in cls for branch, cls in tops)
+    return XAOD if xaod else BY_LEAF
+
+
+def holds_array(branch_type: int | None, streamer_type: int | None, counted: bool, length: int = 1) -> bool:
+    """Whether a TTree leaf branch holds several values per entry whatever its type name says: a member of a
+    TClonesArray or of a split STL collection (TBranchElement fType 31 or 41), a fixed or variable array member
+    (fStreamerType 21-39 or 41-59), a leaf array with a counter (``counted``) or of a fixed ``length`` > 1."""
+    if branch_type in (31, 41):
+        return True
+    if streamer_type is not None and (21 <= streamer_type <= 39 or 41 <= streamer_type <= 59):
+        return True
+    return counted or length > 1
+
+
+def own_bytes_type(branch_type: int | None) -> str:
+    """What the own baskets of a TTree branch with sub-branches hold, in the grouping by leaf type: a split
+    TClonesArray's or STL collection's (TBranchElement fType 3 or 4) hold its element count per entry, an integer;
+    any other split object's, its framing ("object")."""
+    return "Int_t" if branch_type in (3, 4) else "object"
+
+
+def leaf_kind(unit: Unit) -> str:
+    """Kind of a unit in the grouping by leaf type: the type it holds (through any nesting of vectors and RVecs,
+    which make it an array), whether it holds several values per entry, and strings and streamed objects apart."""
+    t = plain_type(unit.type)
+    array = unit.array
+    t, fixed = re.subn(r"\[\w*\]", "", t)  # Float_t[3], int32_t[]: leaf arrays
+    array = array or bool(fixed)
+    while m := _COLLECTION.fullmatch(t):
+        t, array = plain_type(m.group(1).split(",")[0]), True
+    if t in _STRING_TYPES:
+        return "strings"
+    for word, holds in (
+        ("bool", t in _BOOL_TYPES),
+        ("float", t in _FLOAT_TYPES),
+        ("double", t in _DOUBLE_TYPES),
+        ("integer", _INTEGER_TYPE.fullmatch(t) is not None),
+    ):
+        if holds:
+            return f"{word} {'arrays' if array else 'scalars'}"
+    return "streamed objects"  # a class, "object" (a split object's own bytes), "BASE"
+
+
+def kind_of(unit: Unit, grouping: str, top_class: str = "") -> str:
+    """Kind of a unit in ``grouping`` (``top_class``: the class of its top-level branch, for the xAOD one)."""
+    return classify(unit, top_class) if grouping == XAOD else leaf_kind(unit)

@@ -3,10 +3,11 @@
     rootparams inspect FILE|URL [--tree NAME] [--all-branches] [--top N] [--csv | --json]
 
 finds the event data (a TTree or an RNTuple; ``CollectionTree``, ``EventData`` or ``Events``, or the only one, as
-rootparams.sources does) and tells: its entries and clusters, the file's compression setting and the branches or
-fields stored at another one, the compressed and uncompressed bytes of every top-level branch (sub-branches
-summed into it) or top-level field, each with its content kind, the same bytes per kind (rootparams.contentkinds,
-the study's grouping), and the whole file's totals.
+rootparams.sources does) and tells: its layout (ATLAS xAOD, flat, or objects), its entries and clusters, the file's
+compression setting and the branches or fields stored at another one, the compressed and uncompressed bytes of every
+top-level branch (sub-branches summed into it) or top-level field, each with its content kind, the same bytes per
+kind (rootparams.contentkinds: ATLAS's grouping for an xAOD file, by leaf type for any other), and the whole file's
+totals.
 
 What is counted, and where it comes from (the file's own bookkeeping; no data is decompressed except for the
 element counts below):
@@ -47,11 +48,20 @@ import warnings
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 
-from rootparams import root_metadata, sources
-from rootparams.calibrate import SCALAR_TYPES, is_flat, normalize
-from rootparams.contentkinds import FLAT_KINDS, KINDS, Unit, classify, flat_kind, needs_elements
+from rootparams import root_metadata, sources, streamed
+from rootparams.contentkinds import (
+    BY_LEAF,
+    KINDS_BY_GROUPING,
+    Unit,
+    grouping_of,
+    holds_array,
+    kind_of,
+    leaf_kind,
+    needs_elements,
+    own_bytes_type,
+)
+from rootparams.contentkinds import XAOD as XAOD_GROUPING
 from rootparams.errors import UserError
 from rootparams.sources import SourceError, resolve_path
 from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, decode
@@ -62,7 +72,10 @@ from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, decod
 MULTIPLICITY_ENTRIES = 1000
 # Rows of the text output's branch table unless --top says otherwise.
 DEFAULT_TOP = 25
-XAOD, FLAT = "xAOD", "flat"
+# The layouts of event data: an ATLAS xAOD file (its kinds are ATLAS's grouping); a flat one, every top-level
+# branch (field) a leaf of numbers, arrays of numbers or strings; one of objects, split or streamed classes
+# (TClonesArray, a class per entry, collections of classes). Every layout but xAOD is grouped by leaf type.
+XAOD, FLAT, OBJECTS = "xAOD", "flat", "objects"
 # In-memory bytes of an element of each RNTuple column type (the binary format's type codes), as ROOT's
 # RColumnElementBase::Generate(type)->GetSize() gives them: the size RNTupleInspector counts as uncompressed.
 # Index columns are 64-bit in memory, a switch is an index and a tag (16 bytes), a bit is a bool.
@@ -157,7 +170,7 @@ class Inspection:
     entries: int
     clusters: int | None  # None where the file records no cluster boundaries
     clusters_how: str  # where the cluster count comes from
-    layout: str  # XAOD or FLAT: which grouping of kinds applies
+    layout: str  # XAOD, FLAT or OBJECTS; the grouping of kinds follows (XAOD: ATLAS's, else by leaf type)
     compressed: int  # the event data's compressed bytes (TTree::GetZipBytes; RNTupleInspector's total)
     uncompressed: int
     top_level: int  # top-level branches (fields)
@@ -182,6 +195,16 @@ class Inspection:
     @property
     def what(self) -> str:
         return "field" if self.container == RNTUPLE else "branch"
+
+    @property
+    def grouping(self) -> str:
+        """The grouping of its kinds (rootparams.contentkinds): ATLAS's for an xAOD file, else by leaf type."""
+        return XAOD_GROUPING if self.layout == XAOD else BY_LEAF
+
+    @property
+    def layout_text(self) -> str:
+        """``TTree (flat)``, ``RNTuple (xAOD)``, ``TTree (objects)``: the container and its layout."""
+        return f"{'RNTuple' if self.container == RNTUPLE else 'TTree'} ({self.layout})"
 
     def count(self, n: int) -> str:
         """``n`` branches (fields), in words."""
@@ -402,20 +425,6 @@ _ROOT_LEAF_TYPES = {
 }
 
 
-def _streamer_element(branch):
-    """The streamer element a TBranchElement stores (its class's element number fID), or None."""
-    element = getattr(branch, "streamer", None)
-    if element is not None:
-        return element
-    try:  # uproot finds none for a member named as its branch: take it from the class's streamer info
-        info = branch.file.streamer_named(
-            str(branch.member("fClassName")), int(branch.member("fClassVersion"))
-        )
-        return info.member("fElements")[int(branch.member("fID"))]
-    except Exception:
-        return None
-
-
 def _branch_type(branch) -> str:
     """What a branch without sub-branches stores, named as ROOT names it (TBranchElement::GetTypeName, else its
     first leaf's TLeaf::GetTypeName), so that its kind is the one the study's ROOT-based benchmarks give it."""
@@ -426,13 +435,15 @@ def _branch_type(branch) -> str:
         if 1 <= streamer_type <= 59:
             return _ROOT_BASIC_TYPES[streamer_type % 20]
         if int(branch.member("fID")) >= 0:
-            element = _streamer_element(branch)
+            element = streamed.streamer_element(branch)
             if element is not None and element.has_member("fTypeName"):
                 return str(element.member("fTypeName"))
         return str(branch.member("fClassName"))
     leaves = branch.member("fLeaves") if branch.has_member("fLeaves") else []
     if leaves:
         leaf = leaves[0]
+        if leaf.classname == "TLeafC":  # a C string (leaf type /C), one per entry
+            return "char*"
         names = _ROOT_LEAF_TYPES.get(leaf.classname)
         if names:
             unsigned = leaf.has_member("fIsUnsigned") and bool(leaf.member("fIsUnsigned"))
@@ -472,11 +483,24 @@ class _Node:
     compression: int
     in_tree_object: int
     top_class: str
+    top_index: int  # which top-level branch: a tree may hold two of the same name (Delphes' "Particle")
 
 
 def _leaf_is_array(branch) -> bool:
+    """Whether a branch without sub-branches holds several values per entry (contentkinds.holds_array)."""
+    element = branch.has_member("fClassName")
     leaves = branch.member("fLeaves") if branch.has_member("fLeaves") else []
-    return bool(leaves) and leaves[0].member("fLeafCount") is not None
+    leaf = leaves[0] if leaves else None
+    return holds_array(
+        int(branch.member("fType")) if element else None,
+        int(branch.member("fStreamerType")) if element else None,
+        leaf is not None and leaf.member("fLeafCount") is not None,
+        int(leaf.member("fLen")) if leaf is not None and leaf.has_member("fLen") else 1,
+    )
+
+
+def _top_class(branch) -> str:
+    return str(branch.member("fClassName")) if branch.has_member("fClassName") else ""
 
 
 def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection:
@@ -496,21 +520,22 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
         how = f"{ranges} cluster ranges, then AutoFlush {autoflush} entries"
     else:
         how = f"AutoFlush {autoflush} entries"
-    layout = FLAT if is_flat(tree) else XAOD
+    grouping = grouping_of(name, [(b.name, _top_class(b)) for b in tree.branches])
 
     nodes: list[_Node] = []
 
-    def walk(branch, top: str, top_class: str, top_level: bool) -> None:
+    def walk(branch, top: str, top_class: str, top_level: bool, top_index: int) -> None:
         subs = branch.branches
+        own = own_bytes_type(int(branch.member("fType")) if branch.has_member("fType") else None)
         unit = Unit(
             branch.name,
             top,
-            "object" if subs else _branch_type(branch),
+            (own if grouping == BY_LEAF else "object") if subs else _branch_type(branch),
             int(branch.member("fZipBytes")),
             int(branch.member("fTotBytes")),
             entries,
         )
-        unit.array = _leaf_is_array(branch)
+        unit.array = not subs and _leaf_is_array(branch)
         nodes.append(
             _Node(
                 branch,
@@ -521,17 +546,17 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
                 int(branch.member("fCompress")),
                 _embedded_bytes(branch),
                 top_class,
+                top_index,
             )
         )
         for sub in subs:
-            walk(sub, top, top_class, False)
+            walk(sub, top, top_class, False, top_index)
 
-    for branch in tree.branches:
-        top_class = str(branch.member("fClassName")) if branch.has_member("fClassName") else ""
-        walk(branch, branch.name, top_class, True)
+    for i, branch in enumerate(tree.branches):
+        walk(branch, branch.name, _top_class(branch), True, i)
 
     sampled = None
-    if layout == XAOD:
+    if grouping == XAOD_GROUPING:
         sampled = min(entries, MULTIPLICITY_ENTRIES)
         for node in nodes:
             unit = node.unit
@@ -544,7 +569,13 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
                 except Exception:  # counted as dense, as the study's benchmark does
                     unit.elements = None
     for node in nodes:
-        node.unit.kind = flat_kind(node.unit) if layout == FLAT else classify(node.unit, node.top_class)
+        node.unit.kind = kind_of(node.unit, grouping, node.top_class)
+    if grouping == XAOD_GROUPING:
+        layout = XAOD
+    elif all(not b.branches for b in tree.branches) and all(n.unit.kind != "streamed objects" for n in nodes):
+        layout = FLAT
+    else:
+        layout = OBJECTS
 
     file_setting = int(file.file.fCompress)
     other = {
@@ -575,7 +606,7 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
         top_level=len(tree.branches),
         everything=len(nodes),
         rows=rows,
-        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], layout),
+        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], grouping),
         other_compression=other,
         data_compression=_common([n.compression for n in nodes if n.unit.tot_bytes or n.in_tree_object]),
         in_tree_object=sum(n.in_tree_object for n in nodes),
@@ -621,23 +652,27 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
     tree = meta["tree"]
     entries, autoflush = int(tree["entries"]), int(tree["autoflush"])
     nodes = []
+    top_index = -1  # which top-level branch a branch belongs to (ROOT lists them depth first)
     for b in tree["branches"]:
+        top_index += b["name"] == b["top"]
         unit = Unit(b["name"], b["top"], "object" if b["sub_branches"] else b["type"], b["zip_bytes"],
                     b["tot_bytes"], entries)  # fmt: skip
         unit.array = b["array"]
         nodes.append(
             _Node(None, b["name"], b["top"], b["shown_type"], unit, b["compression"], b["in_tree_object"],
-                  b["top_class"])
+                  b["top_class"], max(top_index, 0))
         )  # fmt: skip
-    # calibrate.is_flat asks of each top-level branch its sub-branches and what it stores: given as uproot would.
-    tops = [
-        SimpleNamespace(branches=[None] * b["sub_branches"], typename=b["shown_type"])
-        for b in tree["branches"]
-        if b["name"] == b["top"]
-    ]
-    layout = FLAT if is_flat(SimpleNamespace(branches=tops)) else XAOD
+    # The grouping and layout as inspect_tree decides them (contentkinds.grouping_of, the one place).
+    tops = [b for b in tree["branches"] if b["name"] == b["top"]]
+    grouping = grouping_of(name, [(b["name"], b["top_class"] or b["shown_type"]) for b in tops])
     for node in nodes:
-        node.unit.kind = flat_kind(node.unit) if layout == FLAT else classify(node.unit, node.top_class)
+        node.unit.kind = kind_of(node.unit, grouping, node.top_class)
+    if grouping == XAOD_GROUPING:
+        layout = XAOD
+    elif all(not b["sub_branches"] for b in tops) and all(n.unit.kind != "streamed objects" for n in nodes):
+        layout = FLAT
+    else:
+        layout = OBJECTS
     file_setting = int(meta["compression_setting"])
     holding = [n for n in nodes if n.unit.tot_bytes or n.in_tree_object]
     counted = sum(n.unit.zip_bytes for n in nodes)
@@ -665,7 +700,7 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
         top_level=int(tree["top_level"]),
         everything=len(nodes),
         rows=_tree_rows(nodes, all_branches),
-        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], layout),
+        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], grouping),
         other_compression={
             n.name: n.compression for n in holding if n.compression >= 0 and n.compression != file_setting
         },
@@ -722,11 +757,12 @@ def _tree_rows(nodes: list[_Node], all_branches: bool) -> list[Row]:
             )
             for n in nodes
         ]
-    groups: dict[str, list[_Node]] = {}
+    groups: dict[int, list[_Node]] = {}
     for n in nodes:
-        groups.setdefault(n.top, []).append(n)
+        groups.setdefault(n.top_index, []).append(n)
     rows = []
-    for top, members in groups.items():
+    for members in groups.values():
+        top = members[0].top
         holding = [n for n in members if n.unit.tot_bytes or n.in_tree_object] or members[:1]
         rows.append(
             Row(
@@ -743,8 +779,8 @@ def _tree_rows(nodes: list[_Node], all_branches: bool) -> list[Row]:
     return rows
 
 
-def _kind_totals(units: list[tuple[Unit, int]], layout: str) -> list[KindTotal]:
-    totals = {k: KindTotal(k, 0, 0, 0) for k in (FLAT_KINDS if layout == FLAT else KINDS)}
+def _kind_totals(units: list[tuple[Unit, int]], grouping: str) -> list[KindTotal]:
+    totals = {k: KindTotal(k, 0, 0, 0) for k in KINDS_BY_GROUPING[grouping]}
     for unit, embedded in units:
         total = totals.setdefault(unit.kind, KindTotal(unit.kind, 0, 0, 0))
         total.units += 1 if (unit.tot_bytes or embedded) else 0
@@ -758,16 +794,9 @@ def _kind_totals(units: list[tuple[Unit, int]], layout: str) -> list[KindTotal]:
 # RNTuple
 
 
-_VECTOR = re.compile(r"(?:vector|ROOT::VecOps::RVec|ROOT::RVec)<(.+)>")
-
-
-def _number_type(type_name: str) -> str | None:
-    """The number a field holds per entry or per element (``float`` for ``float``, ``std::vector<float>`` or
-    ``ROOT::VecOps::RVec<float>``), in calibrate's spelling; None for anything else."""
-    t = normalize(type_name)
-    m = _VECTOR.fullmatch(t)
-    t = m.group(1) if m else t
-    return t if t in SCALAR_TYPES else None
+def _holds_values(type_name: str) -> bool:
+    """Whether a field of this type holds numbers or strings, or collections of them (not records)."""
+    return leaf_kind(Unit("", "", type_name, 0, 0, 0)) != "streamed objects"
 
 
 @dataclass
@@ -872,44 +901,55 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
         what = "collection" if fields[i].struct_role.name == "COLLECTION" else "record"
         return f"untyped {what}" + (f" ({counters[0]})" if counters else "") + f", {len(members(i))} fields"
 
-    flat = all(
-        _number_type(fields[t].type_name)
-        or (untyped_collection(t) and all(_number_type(fields[c].type_name) for c in members(t)))
+    grouping = grouping_of(name, [(fields[t].field_name, fields[t].type_name) for t in tops])
+    if grouping == XAOD_GROUPING:
+        layout = XAOD
+    elif all(
+        _holds_values(fields[t].type_name)
+        or (untyped_collection(t) and all(_holds_values(fields[c].type_name) for c in members(t)))
         for t in tops
-    )
-    layout = FLAT if tops and flat else XAOD
+    ):
+        layout = FLAT
+    else:
+        layout = OBJECTS
 
-    # Units, as a TTree's: a top-level field with its subfields; a top-level record's direct subfields each on
-    # their own (an xAOD static store's members, as a split branch's sub-branches); an untyped collection's
-    # fields each on their own, and its own index column (the counter), as NanoAOD's leaf-count arrays.
+    def xaod_heads(t: int) -> list[tuple[int, list[int], str, bool]]:
+        """(field, the fields whose columns are its bytes, its type, several values per entry) of the units of
+        top-level field ``t``, as a TTree's: the field with its subfields, or a top-level record's direct
+        subfields each on their own (an xAOD static store's members, as a split branch's sub-branches)."""
+        if not (fields[t].struct_role.name == "RECORD" or untyped_collection(t)) or not children[t]:
+            return [(t, subtree(t), fields[t].type_name or "object", False)]
+        own = [(t, [t], "std::uint64_t", False)] if columns_of[t] else []
+        return own + [(f, subtree(f), fields[f].type_name or "object", False) for f in members(t)]
+
+    def leaf_heads(i: int, in_collection: bool) -> list[tuple[int, list[int], str, bool]]:
+        """The same for the grouping by leaf type, every unit below field ``i``: a field of numbers or strings (or
+        of collections of them) as a whole; a record's members each on their own; a collection of records (an
+        untyped one: NanoAOD's leaf-count arrays) its own index column (its element counts: a counter) and its
+        items' members, which hold several values per entry."""
+        role = fields[i].struct_role.name
+        if _holds_values(fields[i].type_name) or not children[i] or role not in ("RECORD", "COLLECTION"):
+            return [(i, subtree(i), fields[i].type_name or "object", in_collection)]
+        own_type = "std::uint64_t" if role == "COLLECTION" else "object"
+        own = [(i, [i], own_type, in_collection)] if columns_of[i] else []
+        inner = in_collection or role == "COLLECTION"
+        return own + [h for c in children[i] for h in leaf_heads(c, inner)]
+
     units: dict[int, Unit] = {}  # field -> the unit it heads
+    owned: dict[int, list[int]] = {}  # field -> the fields whose columns its unit holds
     tops_of_unit: dict[int, int] = {}
-    split_tops: set[int] = set()  # top-level fields whose members are units of their own
     for t in tops:
-        split = bool((fields[t].struct_role.name == "RECORD" or untyped_collection(t)) and children[t])
-        heads = [t] if not split else ([t] if columns_of[t] else []) + members(t)
-        if split:
-            split_tops.add(t)
-        for f in heads:
-            ids = [f] if f in split_tops else subtree(f)
-            unit = Unit(qualified(f), fields[t].field_name, "", total(ids, cols.compressed), 0, entries)
-            unit.tot_bytes = total(ids, cols.uncompressed)
-            if f in split_tops:  # the collection's own index column: its element counts
-                unit.type = "std::uint64_t"
-            else:
-                unit.type = fields[f].type_name or "object"
-            if layout == FLAT:
-                number = _number_type(unit.type)
-                unit.array = (t in split_tops and f != t) or number != normalize(unit.type)
-                unit.type = number or unit.type
-                unit.kind = flat_kind(unit)
-            else:
-                inner = children[f]
-                if needs_elements(unit.type) and len(inner) == 1:
-                    unit.elements = sum(cols.elements[c] for c in columns_of[inner[0]])
-                unit.kind = classify(unit, fields[t].type_name)
-            units[f] = unit
-            tops_of_unit[f] = t
+        heads = xaod_heads(t) if grouping == XAOD_GROUPING else leaf_heads(t, False)
+        for f, ids, type_name, array in heads:
+            unit = Unit(
+                qualified(f), fields[t].field_name, type_name, total(ids, cols.compressed), 0, entries
+            )
+            unit.tot_bytes, unit.array = total(ids, cols.uncompressed), array
+            inner = children[f]
+            if grouping == XAOD_GROUPING and needs_elements(unit.type) and len(inner) == 1:
+                unit.elements = sum(cols.elements[c] for c in columns_of[inner[0]])
+            unit.kind = kind_of(unit, grouping, fields[t].type_name)
+            units[f], owned[f], tops_of_unit[f] = unit, ids, t
 
     file_setting = int(file.file.fCompress)
 
@@ -921,14 +961,14 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
     if all_branches:
         owner: dict[int, Unit] = {}
         for f, unit in units.items():
-            owner.update((i, unit) for i in ([f] if f in split_tops else subtree(f)))
+            owner.update((i, unit) for i in owned[f])
         for t in tops:
             for i in subtree(t):
                 if i in owner:
                     kind = owner[i].kind
                 else:  # a record with no data of its own, as a split TTree object's empty own baskets
                     record = Unit(qualified(i), fields[t].field_name, "object", 0, 0, entries)
-                    kind = flat_kind(record) if layout == FLAT else classify(record, fields[t].type_name)
+                    kind = kind_of(record, grouping, fields[t].type_name)
                 own = columns_of[i]
                 rows.append(
                     Row(
@@ -979,7 +1019,7 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
         top_level=len(tops),
         everything=sum(len(subtree(t)) for t in tops),
         rows=rows,
-        kinds=_kind_totals([(u, 0) for u in units.values()], layout),
+        kinds=_kind_totals([(u, 0) for u in units.values()], grouping),
         other_compression=other,
         data_compression=setting_of([i for t in tops for i in subtree(t)]),
         stored_once=stored,
@@ -1109,7 +1149,13 @@ def _compression_lines(ins: Inspection) -> list[str]:
 def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
     kind_of = "RNTuple" if ins.container == RNTUPLE else "TTree"
     out = [f"{ins.source}", f"  {kind_of} {ins.name}, read with {ins.reader}"]
+    layouts = {
+        XAOD: "xAOD (ATLAS: interface objects, aux stores and their dynamic attributes)",
+        FLAT: "flat (every top-level " + ins.what + " a number, an array of numbers or a string)",
+        OBJECTS: "objects (split or streamed classes: TClonesArray, a class per entry, collections of classes)",
+    }
     facts = [
+        ("layout", layouts[ins.layout]),
         ("entries", f"{ins.entries:,}"),
         (
             "clusters",
@@ -1135,8 +1181,8 @@ def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
     ]
 
     embedded = ins.in_tree_object > 0
-    grouping = "flat (NanoAOD-like) files" if ins.layout == FLAT else "xAOD files"
-    out += ["", f"By kind of content (the study's grouping for {grouping})"]
+    grouping = "ATLAS's grouping for xAOD files" if ins.layout == XAOD else "by what each leaf holds"
+    out += ["", f"By kind of content ({grouping})"]
     header = [
         "kind",
         "data branches" if ins.what == "branch" else "data fields",

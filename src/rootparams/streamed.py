@@ -76,6 +76,20 @@ def normal(typename: str) -> str:
 # Raw entries
 
 
+def streamer_element(branch):
+    """The streamer element a TBranchElement stores (its class's element number fID), or None."""
+    element = getattr(branch, "streamer", None)
+    if element is not None:
+        return element
+    try:  # uproot finds none for a member named as its branch: take it from the class's streamer info
+        info = branch.file.streamer_named(
+            str(branch.member("fClassName")), int(branch.member("fClassVersion"))
+        )
+        return info.member("fElements")[int(branch.member("fID"))]
+    except Exception:
+        return None
+
+
 def raw_entries(branch, entry_stop: int | None = None) -> list[bytes]:
     """The uncompressed bytes of each entry of ``branch`` (an uproot TBranch), its own baskets only."""
     out: list[bytes] = []

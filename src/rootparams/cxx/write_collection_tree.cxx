@@ -38,6 +38,10 @@
 //   collection <Name> <counter> <multiplicity> <params...>  a counter leaf <counter>/i per collection and
 //   column    <Name> <branch> <leaftype> <dist> <params...>  leaf-list arrays <branch>[<counter>] (an RNTuple is
 //                                                          imported from that TTree: ImportedNTupleSink)
+//                                                          Collections may also stand beside containers (xaod
+//                                                          layout: a TClonesArray's members); an RNTuple then holds
+//                                                          the counter and one std::vector field per column.
+// Every branch (and RNTuple field, '.' written as ':') a recipe makes must have a name of its own.
 //   member    <Name> <attr> <type> <dist> <params...>     an attribute stored inside the container's aux record
 //                                                          (TTree; an RNTuple has it as a field, as a dyn)
 //   record    <Name> <interface|aux|attr> <segments...>   (TTree) that branch written as a framed record: the
@@ -64,11 +68,14 @@
 //   walk a D        a running sum: a + D for the first element, then the previous value + D (increasing
 //                   barcodes and indices with gaps)
 //   repeat q D      the previous element's value with probability q, else D (runs, as in ordered records)
+//   runs a b v D    value v in runs: after v, v again with probability a; after any other value, v with
+//                   probability b; else D (a candidate absent from 30 entries in a row, then present in 8)
 //   copy q k D      the previous element's value with probability q, decided per element by key k: every
 //                   column with the same key copies the same elements (a particle and its copies)
 //   cycle n D1..Dn  D_(i mod n) for element i (fixed-layout records in a flat vector)
 //   pick n v1..vn   like choice, among the n values that follow (may stand inside other distributions)
-// "Previous" and "first" run along the inner vector for nested columns and along the container otherwise.
+// "Previous" and "first" run along the inner vector for nested columns and along the container otherwise; for a
+// scalar (one value per event) along the events.
 //
 // Content depends only on (recipe, seed, event number): every container of every event draws from its own
 // random stream, so the same events are written under every compression, AutoFlush and split setting.
@@ -373,6 +380,9 @@ struct Column {
    Distribution inner{"fixed", {"4"}};
    // A leaf column (scalar leaf "<branch>/F", or flat array "<branch>[n<C>]/F") rather than a vector branch.
    bool leaf = false;
+   // A scalar: its sequence ("previous", "first") runs along the events, not inside one.
+   bool across_events = false;
+   mutable bool drawn_once = false;
    std::string branch;
    // A column whose element count is its own (size directive), not its container's multiplicity.
    bool has_size = false;
@@ -474,6 +484,8 @@ struct Column {
          return span(t + 2);
       if (k == "sparse" || k == "linear" || k == "copy")
          return span(t + 3);
+      if (k == "runs")
+         return span(t + 4);
       if (k == "cycle") {
          size_t u = t + 2;
          for (int i = 0; i < static_cast<int>(p(t + 1)); ++i)
@@ -485,6 +497,15 @@ struct Column {
       if (k == "either")
          return span(span(t + 2));
       fail("unknown distribution '" + k + "' for column " + name);
+   }
+
+   // runs a b v: the chance of v for this element: a after v, b after another value, and for the first element
+   // the share of v in a long sequence, b / (1 - a + b).
+   static double runs_chance(double a, double b, double v, bool first, double previous)
+   {
+      if (first)
+         return 1 - a + b > 0 ? b / (1 - a + b) : 1.0;
+      return previous == v ? a : b;
    }
 
    // The interpreter of the token list: the definition of every distribution, word by word. draw runs the
@@ -574,6 +595,9 @@ struct Column {
          }
          if (k == "sparse")  // mostly a default value (0, -999, ...), otherwise drawn
             return r.Rndm() < p(t + 1) ? p(t + 2) : (*this)(r, t + 3, depth);
+         if (k == "runs")  // the value v in runs: its chance depends on whether the previous element was v
+            return r.Rndm() < runs_chance(p(t + 1), p(t + 2), p(t + 3), first, col.last) ? p(t + 3)
+                                                                                          : (*this)(r, t + 4, depth);
          if (k == "either") {  // one of two distributions with probability p / 1-p
             const size_t b = col.span(t + 2);
             return r.Rndm() < p(t + 1) ? (*this)(r, t + 2, depth) : (*this)(r, b, depth);
@@ -618,7 +642,7 @@ struct Column {
    struct Node {
       enum Op : uint8_t {
          Gaus, Exp, Uniform, Int, Const, Seq, Choice, Pick, Bits, Trunc, Round, Mod, Sparse, Either, Linear, Walk,
-         Repeat, Copy, Cycle, PerEvent, PerIndex, Interpret
+         Repeat, Copy, Cycle, PerEvent, PerIndex, Runs, Interpret
       };
       Op op = Interpret;
       size_t token = 0;               // where it starts in the token list
@@ -712,6 +736,12 @@ struct Column {
          n.a = number(t + 1);
          n.b = number(t + 2);
          n.c0 = compile(t + 3);
+      } else if (k == "runs") {
+         n.op = Node::Runs;
+         n.a = number(t + 1);
+         n.b = number(t + 2);
+         numbers_from(t + 3, 1);  // v
+         n.c0 = compile(t + 4);
       } else if (k == "either") {
          n.op = Node::Either;
          n.a = number(t + 1);
@@ -789,6 +819,10 @@ struct Column {
          return x - std::floor(x / n.a) * n.a;
       }
       case Node::Sparse: return r.Rndm() < n.a ? n.b : run(n.c0, r, e, depth);
+      case Node::Runs: {
+         const double v = node_values[n.first];
+         return r.Rndm() < runs_chance(n.a, n.b, v, e.first, last) ? v : run(n.c0, r, e, depth);
+      }
       case Node::Either: return r.Rndm() < n.a ? run(n.c0, r, e, depth) : run(n.c1, r, e, depth);
       case Node::Linear: return n.a + n.b * static_cast<double>(e.index) + run(n.c0, r, e, depth);
       case Node::Walk: {
@@ -827,7 +861,8 @@ struct Column {
          node_of_token.assign(numbers.size(), -1);
       }
       const bool nested = kind == VF || kind == VI || kind == VU32 || kind == VEL || kind == VD;
-      const bool first = nested ? inner_index == 0 : index == 0;
+      const bool first = across_events ? !drawn_once : nested ? inner_index == 0 : index == 0;
+      drawn_once = true;
       const Eval eval{*this, ev, index, inner_index, first, nested ? inner_index : index};
       last = reference_draws ? eval(rng, start) : run(compile(start), rng, eval, 0);
       return last;
@@ -1472,6 +1507,42 @@ std::vector<std::string> split_words(const std::string &line)
    return words;
 }
 
+// The branches a recipe's containers make (and their RNTuple fields, '.' written as ':'): each must be unique. A
+// TTree would take two branches of one name and hide the second from every reader; an RNTuple model refuses the
+// second field. A real file may hold two top-level branches of one name (Delphes' "Particle"): the recipe must
+// name them apart.
+void check_unique_names(const std::vector<Collection> &containers, const std::string &path)
+{
+   std::map<std::string, std::string> seen;  // field name -> what made it
+   auto add = [&](std::string name, const std::string &what) {
+      for (auto &ch : name)
+         ch = ch == '.' ? ':' : ch;
+      auto [it, fresh] = seen.emplace(name, what);
+      if (!fresh)
+         fail("recipe " + path + ": " + what + " and " + it->second + " make the same branch (RNTuple field) " +
+              name + "; give each a name of its own");
+   };
+   for (const auto &c : containers) {
+      if (c.scalars) {
+         for (const auto &col : c.columns)
+            add(col.branch, "scalar " + col.branch);
+         continue;
+      }
+      if (c.flat) {
+         add(c.counter, "the counter of collection " + c.name);
+         for (const auto &col : c.columns)
+            add(col.branch, "column " + c.name + " " + col.branch);
+         continue;
+      }
+      if (c.interface_class)
+         add(c.name, "the interface of container " + c.name);
+      if (c.aux_class)
+         add(c.name + "Aux.", "the aux store of container " + c.name);
+      for (const auto &branch : c.dynamic_branches)
+         add(branch.first, "attribute " + c.name + " " + branch.first.substr(c.name.size() + 7));
+   }
+}
+
 std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, std::map<std::string, int> &baskets)
 {
    flat_layout = false;
@@ -1513,10 +1584,9 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, 
                containers.insert(containers.begin(), std::move(s));
             }
             containers.front().columns.push_back(leaf_column(w, 1));
+            containers.front().columns.back().across_events = true;
          } else if (w[0] == "collection" && w.size() >= 4) {
-            // collection <Name> <counter-branch> <multiplicity...> (flat layout)
-            if (!flat_layout)
-               fail("'collection' needs 'layout flat' (xAOD-like recipes use 'container')");
+            // collection <Name> <counter-branch> <multiplicity...> (both layouts)
             Collection c;
             c.name = w[1];
             c.flat = true;
@@ -1649,6 +1719,7 @@ std::vector<Collection> read_recipe(const std::string &path, bool &flat_layout, 
    }
    if (containers.empty())
       fail("recipe " + path + " declares no container");
+   check_unique_names(containers, path);
    // Records: their attributes' columns, their classes and objects.
    for (auto &c : containers)
       for (auto &r : c.records) {
@@ -1875,16 +1946,24 @@ public:
          model->AddField(created.Unwrap());
          bindings.emplace_back(field, address);
       };
+      auto field_name = [](std::string name) {  // RNTuple field names cannot hold '.'
+         for (auto &ch : name)
+            ch = ch == '.' ? ':' : ch;
+         return name;
+      };
       for (auto &c : containers) {
-         if (c.flat)
-            fail("a flat-layout recipe is written to an RNTuple through a TTree (ImportedNTupleSink)");
-         if (c.scalars) {  // one value per event; RNTuple field names cannot hold '.'
-            for (auto &col : c.columns) {
-               std::string field = col.branch;
-               for (auto &ch : field)
-                  ch = ch == '.' ? ':' : ch;
-               add(field, leaf_type_of(col.kind).ntuple, col.data());
-            }
+         if (c.scalars) {  // one value per event
+            for (auto &col : c.columns)
+               add(field_name(col.branch), leaf_type_of(col.kind).ntuple, col.data());
+            continue;
+         }
+         if (c.flat) {
+            // A collection beside containers (a TClonesArray's members): its counter, and each column a vector
+            // of its own, as RDataFrame writes RVec columns. (A flat-layout recipe goes through a TTree and
+            // RNTupleImporter instead: ImportedNTupleSink.)
+            add(field_name(c.counter), "std::uint32_t", &c.count);
+            for (auto &col : c.columns)
+               add(field_name(col.branch), ntuple_type_of(col.kind), col.address);
             continue;
          }
          if (c.interface_class)
