@@ -244,4 +244,3 @@ def _log(log: Path, cmd: list[str], proc: subprocess.CompletedProcess | None, ex
             if extra:
                 f.write(extra + "\n")
             f.write("\n")
-

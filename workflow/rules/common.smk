@@ -176,14 +176,22 @@ def tile_copies_of(fmt):
 def source_file(wildcards):
     # What a source's points are made from: the file, or its tiled copy (formats.<name>.tile > 1). A clone's
     # recipe is always calibrated on the file itself.
-    if format_kind(STUDY, wildcards.format) == "source" and tile_copies_of(wildcards.format) > 1:
-        return paths.tiled_source_file(DATA_DIR, wildcards.format, tile_copies_of(wildcards.format))
+    if (
+        format_kind(STUDY, wildcards.format) == "source"
+        and tile_copies_of(wildcards.format) > 1
+    ):
+        return paths.tiled_source_file(
+            DATA_DIR, wildcards.format, tile_copies_of(wildcards.format)
+        )
     return source_of(STUDY, wildcards.format).path
 
 
 def tile_record_input(wildcards):
     # A tiled source's record (copies, the original, the checks), which every point of the format carries.
-    if format_kind(STUDY, wildcards.format) == "source" and tile_copies_of(wildcards.format) > 1:
+    if (
+        format_kind(STUDY, wildcards.format) == "source"
+        and tile_copies_of(wildcards.format) > 1
+    ):
         return paths.tile_record(wildcards.format, tile_copies_of(wildcards.format))
     return []
 

@@ -146,7 +146,9 @@ rule tile_source:
     params:
         tree=tree_name,
         # the branch selections of the format's reads, checked on the tiled file as on any rewrite
-        selections=lambda w: sorted({p.read.branches for p in POINTS if p.file.format == w.format}),
+        selections=lambda w: sorted(
+            {p.read.branches for p in POINTS if p.file.format == w.format}
+        ),
     script:
         "../scripts/tile_source.py"
 
