@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import html
 import json
 import math
@@ -55,7 +56,7 @@ from rootparams.grid import FilePoint
 from rootparams.measure import reader_command
 from rootparams.native import json_result
 from rootparams.recompress import MAX_OUTPUT_BYTES, RecompressError, recompress_file
-from rootparams.vocabulary import PAPER_READ_DEFAULTS, RNTUPLE, TTREE
+from rootparams.vocabulary import PAPER_READ_DEFAULTS, RNTUPLE, TTREE, CompressionSettingError, decode
 
 # Where the workflow lives: beside the package in the checkout it was installed from (pip install -e .).
 CHECKOUT = Path(__file__).resolve().parents[2]
@@ -234,12 +235,19 @@ class FileFacts:
 
     @property
     def own_setting(self) -> tuple[str, str, int]:
+        """(container, algorithm, level) of the event data: the setting most of its baskets (pages) were written at,
+        which a file may hold apart from its TFile's own (ROOT 5's files: 1-9, ZLIB; a tree written into a file of
+        another setting)."""
         algorithm, level = self.source.algorithm_level
+        data = self.inspection.data_compression
+        if data is not None and data >= 0:
+            with contextlib.suppress(CompressionSettingError):
+                algorithm, level = decode(data)
         return self.source.container, algorithm, level
 
     def text(self) -> str:
         s = self.source
-        algorithm, level = s.algorithm_level
+        _, algorithm, level = self.own_setting
         kind = "RNTuple" if s.container == RNTUPLE else "TTree"
         af = "" if s.container == RNTUPLE else f", AutoFlush {labels.autoflush_label(s.autoflush)}"
         unit = "fields" if s.container == RNTUPLE else "branches"

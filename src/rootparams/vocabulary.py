@@ -157,6 +157,10 @@ def decode(setting: int) -> tuple[str, int]:
             f"are {_known_algorithms()}"
         )
     name = _ALGORITHM_NAMES[code]
+    if code == 0 and level > 0:
+        # Algorithm 0 with a level is ROOT's "global default" (kUseGlobal), as ROOT 5 wrote every compressed file
+        # (setting 1-9): its baskets are ZLIB's, the only algorithm ROOT had before 5.30.
+        return "zlib", level
     return (name, 0) if name == UNCOMPRESSED else (name, level)
 
 
