@@ -377,6 +377,7 @@ class Plan:
         """The study configuration of this plan (a file of it is what Snakemake runs)."""
         s = self.facts.source
         _, algorithm, level = self.facts.own_setting
+        level = level or 1  # an uncompressed file has no level; the schema wants one (the grid drops it)
         fmts: dict[str, Any] = {
             self.name: {"source": self.file, "tree": self.tree, "read": "all", "tile": self.copies}
         }
