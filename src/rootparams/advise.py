@@ -67,8 +67,8 @@ QUICK_BUDGET = "3m"
 TREE_OPTION = "--tree NAME"
 # A tiled file is made long enough that its fastest setting's timed loop lasts about this long (the study's valid
 # window is at least 1 s: measurement.min_window_seconds); --quick aims lower.
-TARGET_LOOP_SECONDS = 1.6
-QUICK_TARGET_LOOP_SECONDS = 1.3
+TARGET_LOOP_SECONDS = 1.4
+QUICK_TARGET_LOOP_SECONDS = 1.2
 # The pace probe: the file recompressed at LZ4-1 (usually the fastest to read) with this many compressed bytes,
 # read warm twice; the faster read sets the seconds per copy.
 PROBE_SETTING = 401
@@ -637,9 +637,17 @@ def make_plan(
         return plan_of(QUICK_TIER, repetitions or QUICK_REPETITIONS)
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
     options = [repetitions] if repetitions else list(range(MAX_REPETITIONS, MIN_REPETITIONS - 1, -1))
-    fitting = [p for p in (plan_of(t, options[0]) for t in TIERS) if p.estimate_seconds <= budget_seconds]
+    plans = [plan_of(t, options[0]) for t in TIERS]
+    fitting = [p for p in plans if p.estimate_seconds <= budget_seconds]
     if fitting:
-        return fitting[-1]
+        chosen = fitting[-1]
+        if chosen is not plans[-1]:  # what the budget left out, and what would add it
+            nxt = plans[plans.index(chosen) + 1]
+            notes.append(
+                f"the next tier ({nxt.tier.removeprefix('and ')}) is estimated at {minutes(nxt.estimate_seconds)}, "
+                f"beyond the budget: --budget {math.ceil(nxt.estimate_seconds / 60) + 1}m adds it"
+            )
+        return chosen
     for reps in options[1:]:
         plan = plan_of(TIERS[0], reps)
         if plan.estimate_seconds <= budget_seconds:
