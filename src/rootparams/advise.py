@@ -104,10 +104,11 @@ WRITE_MB_PER_S = {
     ("lzma", 1): 14, ("lzma", 5): 6, ("lzma", 9): 4,
     ("none", 0): 80,
 }  # fmt: skip
-# Decompression speed on one core, MB/s of uncompressed output (orders of magnitude of ROOT's decompression on these
-# machines, results/primitives/unzip_kinds.csv): a read at another algorithm than the probe's LZ4 takes longer by its
-# uncompressed bytes over these (a flat ntuple read at LZMA is mostly decompression).
-UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 500.0, "zlib": 250.0, "lzma": 50.0, "none": 1e9}
+# Decompression speed on one core, MB/s of uncompressed output, as ROOT's reads of real files decompressed on a 2-core
+# VM (the PHYSLITE sample tiled: ZLIB-5 150, ZSTD-5 170, LZMA-5 130; a flat dimuon ntuple: ZLIB-5 210, LZMA-5 48;
+# ZSTD pays a context per basket, which small baskets feel): a read at another algorithm than the probe's LZ4 takes
+# longer by the uncompressed bytes it decompresses (the probe's, for the study's branch selection) over these.
+UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 250.0, "zlib": 180.0, "lzma": 80.0, "none": 1e9}
 # A calibrated clone's files are each generated from its recipe (the same events every time), at a cost per
 # top-level branch and event that depends on the layout (a 2-core virtual machine, benchmarks/clone_generation.py,
 # 1000 events: the PHYSLITE sample's clone, 1503 branches of xAOD objects, 0.45 ms per event; the CMS NanoAOD
@@ -234,6 +235,28 @@ class FileFacts:
         return self.tot_bytes / self.zip_bytes if self.zip_bytes else math.nan
 
     @property
+    def cut_short(self) -> str | None:
+        """Why the file's baskets (pages) are smaller than a longer file of the same writer would have, or None: a
+        file that holds less than one cluster as its writer makes them (a byte-based or no AutoFlush, fewer entries
+        than an AutoFlush in entries, an RNTuple in one cluster) ends its only cluster, and every basket with it,
+        early. Tiling repeats those baskets as they are: real bytes, but in baskets as small as the sample's, which
+        compress worse and cost more calls than a long file's; the clone, written with full baskets, shows how much."""
+        s, ins = self.source, self.inspection
+        if s.container == RNTUPLE:
+            if (ins.clusters or 1) <= 1:
+                return f"it is one cluster of {s.entries} entries: its pages end where the file does"
+            return None
+        if s.autoflush > 0 and s.entries >= s.autoflush:
+            return None  # at least one whole cluster: its baskets are cut where a long file's are
+        if s.autoflush > 0:
+            return f"it holds {s.entries} entries, fewer than one cluster of AutoFlush {s.autoflush}"
+        how = "no AutoFlush" if s.autoflush == 0 else f"AutoFlush {labels.autoflush_label(s.autoflush)}"
+        return (
+            f"it is one cluster ({how}) of {inspection.human(self.zip_bytes)}: its baskets end where the file does, "
+            "smaller than a long file's"
+        )
+
+    @property
     def own_setting(self) -> tuple[str, str, int]:
         """(container, algorithm, level) of the event data: the setting most of its baskets (pages) were written at,
         which a file may hold apart from its TFile's own (ROOT 5's files: 1-9, ZLIB; a tree written into a file of
@@ -290,6 +313,9 @@ class Pace:
     copies: int
     loop_seconds: float  # the faster warm loop over the probe file
     bytes_per_copy: float  # the probe file's size over its copies
+    unzipped_bytes_per_copy: float | None = (
+        None  # what the loop decompressed, over the copies (the selection's)
+    )
 
     @property
     def seconds_per_copy(self) -> float:
@@ -464,7 +490,8 @@ class Plan:
         own = "; ".join(_setting_text(p) for p in self.own_points())
         lines += [
             f"  plan:      the file, {tiled},",
-            f"             its baskets recompressed (no dictionary needed) at {own}",
+            f"             its {'pages' if self.container == RNTUPLE else 'baskets'} recompressed (no dictionary "
+            f"needed) at {own}",
         ]
         if self.clone:
             per_event = self.facts.zip_bytes / s.entries
@@ -529,7 +556,12 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
         lz4_loop = plan.pace.seconds_per_copy * copies
     else:
         lz4_loop = copies * facts.zip_bytes / ASSUMED_READ_BYTES_PER_SECOND
-    unzipped_mb = copies * facts.tot_bytes / 1e6
+    per_copy = (
+        plan.pace.unzipped_bytes_per_copy
+        if plan.pace and plan.pace.unzipped_bytes_per_copy
+        else facts.tot_bytes
+    )
+    unzipped_mb = copies * per_copy / 1e6
 
     def loop(algorithm: str, scale: float = 1.0) -> float:
         slower = 1 / UNZIP_MB_PER_S.get(algorithm, 250.0) - 1 / UNZIP_MB_PER_S["lz4"]
@@ -593,6 +625,12 @@ def make_plan(
             f"its own baskets copied ({how}); each basket keeps its bytes, only the order in which baskets are met "
             "across copies differs from a longer file"
         )
+        if facts.cut_short:
+            notes.append(
+                f"{facts.cut_short}: the copies keep baskets that small, which compress worse and read with more "
+                "calls than a long file's full ones; the settings are compared at this basket size (the clone, "
+                "written with full baskets, shows the difference)"
+            )
     storage_dir = storage or str(out / "data")
     if storage and not storage.startswith(("root://", "roots://")):
         storage_dir = str(Path(storage).resolve() / f"rootparams-advise-{name}")
@@ -729,7 +767,13 @@ def probe_pace(facts: FileFacts, out: Path, say=print) -> Pace | None:
             )
             return None
         loops.append(float(result["loop_seconds"]))
-    return Pace(copies=copies, loop_seconds=min(loops), bytes_per_copy=probe.stat().st_size / copies)
+        unzipped = float(result.get("loop_unzip_output_bytes") or 0.0)
+    return Pace(
+        copies=copies,
+        loop_seconds=min(loops),
+        bytes_per_copy=probe.stat().st_size / copies,
+        unzipped_bytes_per_copy=unzipped / copies if unzipped > 0 else None,
+    )
 
 
 def _selection(facts: FileFacts) -> str:
@@ -889,6 +933,7 @@ class Fidelity:
     rate: float  # clone's event rate over the file's (means), minus 1; nan where either has none
     rate_low: float
     rate_high: float
+    cut_short: bool = False  # the file's baskets are smaller than a long file's (FileFacts.cut_short)
 
     @property
     def within(self) -> bool:
@@ -905,6 +950,11 @@ class Fidelity:
             f"The clone, at your file's own setting, is {_signed(self.size)} in compressed bytes per event and "
             f"{_signed(self.ratio)} in compression ratio against your file{rate}."
         )
+        if self.cut_short:
+            head += (
+                " Part of the difference is the baskets' size, not their content: your file's are cut short by its "
+                "end, the clone's are full, as a long file's would be."
+            )
         if self.within:
             return head + f" Within the ±{FIDELITY_SIZE:.0%} / ±{FIDELITY_RATIO:.0%} targets."
         return (
@@ -1012,16 +1062,14 @@ def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
     _, algorithm, level = plan.facts.own_setting
     own = (TTREE if plan.facts.flat else plan.container, algorithm, level)
     own_af = clone_autoflush(sources.file_settings(plan.facts.source))
+    s, clusters = plan.facts.source, plan.facts.inspection.clusters
+    # The clone at the file's own cluster size where it was measured (an RNTuple's: its entries per cluster, which
+    # the cluster-size scan may hold), else at the clone's default.
+    file_af = s.autoflush if s.container == TTREE else (round(s.entries / clusters) if clusters else None)
     real = next((r for r in rates if r["where"] == OWN and r["setting"] == "as it is"), None)
-    clone = next(
-        (
-            r
-            for r in rates
-            if r["where"] == CLONE
-            and (r["container"], r["algorithm"], r["level"]) == own
-            and r["autoflush"] in (own_af, None)
-        ),
-        None,
+    at_own = [r for r in rates if r["where"] == CLONE and (r["container"], r["algorithm"], r["level"]) == own]
+    clone = next((r for r in at_own if r["autoflush"] == file_af), None) or next(
+        (r for r in at_own if r["autoflush"] in (own_af, None)), None
     )
     if real is None or clone is None:
         return None
@@ -1038,6 +1086,7 @@ def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
         rate=rel(clone["rate"], real["rate"]),
         rate_low=rel(clone["rate_low"], real["rate_high"]),
         rate_high=rel(clone["rate_high"], real["rate_low"]),
+        cut_short=bool(plan.facts.cut_short),
     )
 
 
@@ -1137,7 +1186,13 @@ def answer_text(plan: Plan, a: Answer) -> str:
         lines += [
             f"It holds too few entries to time a read: every setting was measured on its own baskets, its clusters "
             f"repeated {plan.copies} times ({plan.copies * s.entries} entries). Each basket keeps its bytes; only the "
-            "order in which baskets are met across copies differs from a longer file.",
+            "order in which baskets are met across copies differs from a longer file."
+            + (
+                f" But {plan.facts.cut_short}: the copies keep baskets that small, which compress worse and read "
+                "with more calls than a long file's full ones; the settings below are compared at that basket size."
+                if plan.facts.cut_short
+                else ""
+            ),
             "",
         ]
     if a.as_is:
@@ -1213,6 +1268,7 @@ def answer_json(plan: Plan, a: Answer) -> dict[str, Any]:
         "file": plan.file,
         "tree": plan.tree,
         "facts": plan.facts.text(),
+        "baskets_cut_short": plan.facts.cut_short,
         "plan": {
             "tier": plan.tier,
             "repetitions": plan.repetitions,
