@@ -47,14 +47,16 @@ def decision_text(rows: list[dict]) -> str:
 def side_by_side(answer: dict) -> list[str]:
     """Each compression setting on the file's own bytes beside the clone's (both at the file's own layout)."""
     own = {r["setting"]: r for r in answer["settings"] if r["where"] == OWN and r["setting"] != "as it is"}
-    clone = {}
-    for r in answer["settings"]:
-        if r["where"] != CLONE:
-            continue
-        plain = r["setting"].split(", AutoFlush")[
-            0
-        ]  # the clone's own layout: the name without its cluster size
-        clone.setdefault(plain, r)
+    clones = [r for r in answer["settings"] if r["where"] == CLONE]
+    # The clone's own layout: the cluster size most of its points have (its compression scan's), not the
+    # cluster-size scan's others; the name without its cluster size.
+    sizes = [r.get("autoflush") for r in clones]
+    default = max(set(sizes), key=sizes.count) if sizes else None
+    clone = {
+        r["setting"].split(", AutoFlush")[0].split(", clusters")[0]: r
+        for r in clones
+        if r.get("autoflush") == default
+    }
     lines = ["| setting | own kB/event | clone kB/event | own ratio | clone ratio | own events/s | clone events/s |",
              "|---|---|---|---|---|---|---|"]  # fmt: skip
     for name, r in sorted(own.items()):

@@ -934,18 +934,29 @@ class Fidelity:
     rate_low: float
     rate_high: float
     cut_short: bool = False  # the file's baskets are smaller than a long file's (FileFacts.cut_short)
+    # How the file's reads read its classes (the reader's read_mode): "objects+baskets" where they have no
+    # dictionary here, so basket by basket, without building objects; the clone's have one and are deserialised.
+    file_read_mode: str = "objects"
+    clone_read_mode: str = "objects"
 
     @property
     def within(self) -> bool:
         return abs(self.size) <= FIDELITY_SIZE and abs(self.ratio) <= FIDELITY_RATIO
 
     def text(self) -> str:
-        rate = (
-            f"; it reads {_signed(self.rate)} the file's events/s (between {_signed(self.rate_low)} and "
-            f"{_signed(self.rate_high)} at the 95 % intervals' ends)"
-            if math.isfinite(self.rate)
-            else ""
-        )
+        if self.file_read_mode != self.clone_read_mode:
+            rate = (
+                f"; its rates are not comparable with your file's: its classes have a dictionary here and its reads "
+                f"deserialise every object, while your file's classes, which have none, are read basket by basket "
+                f"({self.file_read_mode}), without the objects' CPU (it reads {_signed(self.rate)} the file's events/s)"
+            )
+        elif math.isfinite(self.rate):
+            rate = (
+                f"; it reads {_signed(self.rate)} the file's events/s (between {_signed(self.rate_low)} and "
+                f"{_signed(self.rate_high)} at the 95 % intervals' ends)"
+            )
+        else:
+            rate = ""
         head = (
             f"The clone, at your file's own setting, is {_signed(self.size)} in compressed bytes per event and "
             f"{_signed(self.ratio)} in compression ratio against your file{rate}."
@@ -1022,6 +1033,7 @@ def collect(plan: Plan) -> Answer:
                 "algorithm": row["algorithm"],
                 "level": int(row["level"]),
                 "autoflush": _int_or_none(row.get("autoflush")),
+                "read_mode": str(row.get("read_mode") or "objects"),
                 "bytes_per_event": row["bytes_per_event"],
                 "zip_bytes_per_event": zip_per_event,
                 "compression_ratio": row["compression_ratio"],
@@ -1087,6 +1099,8 @@ def _fidelity(plan: Plan, rates: list[dict[str, Any]]) -> Fidelity | None:
         rate_low=rel(clone["rate_low"], real["rate_high"]),
         rate_high=rel(clone["rate_high"], real["rate_low"]),
         cut_short=bool(plan.facts.cut_short),
+        file_read_mode=real["read_mode"],
+        clone_read_mode=clone["read_mode"],
     )
 
 
