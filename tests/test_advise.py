@@ -186,6 +186,8 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
     )
     assert "What limits its reads:" in text
     assert "## Apply it" in text
+    # A quick answer says so at its head, in the page too, and what the full answer adds.
+    assert "**A quick answer**: 2 repetitions" in (out / "advise.md").read_text() and "adds LZMA" in text
     page = (out / "advise.html").read_text()
     assert "<h2>The compression" in page and "data:image/png;base64," in page
     answer = json.loads((out / "advise.json").read_text())

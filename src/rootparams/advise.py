@@ -1188,6 +1188,16 @@ def _decision_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def quick_caveat(repetitions: int) -> str:
+    """What a quick answer leaves out, said at its head (advise.md, .html) and on the terminal."""
+    return (
+        f"**A quick answer**: {repetitions} repetitions, LZ4, ZLIB and ZSTD at level 5 only, no clone. The full "
+        "answer (without --quick) adds LZMA, levels 1 and 9, the layout on a clone and 10 repetitions: its intervals "
+        "are narrower, so a tie here may be decided there, and another algorithm or level may win (LZMA, the smallest "
+        "on most files, often wins when files are read once or ten times)."
+    )
+
+
 def answer_text(plan: Plan, a: Answer) -> str:
     s = plan.facts.source
     lines = [
@@ -1196,6 +1206,8 @@ def answer_text(plan: Plan, a: Answer) -> str:
         f"The file: {plan.facts.text()}. Its largest content kinds: {plan.facts.kinds_text()}.",
         "",
     ]
+    if plan.quick:
+        lines += [quick_caveat(plan.repetitions), ""]
     if plan.copies > 1:
         lines += [
             f"It holds too few entries to time a read: every setting was measured on its own baskets, its clusters "
@@ -1517,11 +1529,7 @@ def main(
         f"{minutes(plan.budget_seconds)}). The page: {out / 'advise.html'}"
     )
     if plan.quick:
-        print(
-            "advise: a quick answer: 3 repetitions, LZ4, ZLIB and ZSTD at level 5 only, no clone. The full answer "
-            "(without --quick) adds LZMA, levels 1 and 9, the layout on a clone and 10 repetitions: its intervals are "
-            "narrower, so a tie here may be decided there, and another algorithm or level may win."
-        )
+        print("advise: " + quick_caveat(plan.repetitions).replace("**", ""))
     return 0
 
 
