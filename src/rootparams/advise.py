@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import fcntl
 import html
 import json
 import math
@@ -895,6 +896,21 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
         "--configfile", str(config_path), "--cores", str(cores), "--rerun-incomplete", "--keep-going",
         *plan.targets(),
     ]  # fmt: skip
+    # Only one advise answers into a directory at a time: the lock is the kernel's, so it goes with its process.
+    # Holding it, a Snakemake lock left in the directory is a killed run's (interrupted, machine restarted), not
+    # another run's, and is released, so that the rerun resumes instead of stopping at it.
+    guard = open(plan.out / ".advise.lock", "w")  # noqa: SIM115 (held until the process ends)
+    try:
+        fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise AdviseError(
+            f"{plan.out}: another advise is answering into this directory; wait for it, or give --out another one"
+        ) from None
+    if any((plan.out / ".snakemake" / "locks").glob("*")):
+        print("advise: an earlier run here was interrupted; releasing its lock and resuming where it stopped")
+        subprocess.run(
+            [*snakemake, "--unlock"], cwd=plan.out, env=env, capture_output=True, text=True, check=True
+        )
     jobs = planned_jobs(plan.out, snakemake, env)
     if not jobs:
         print("advise: every result is already there (a finished earlier run); reporting it")
