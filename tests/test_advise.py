@@ -199,7 +199,9 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
     # A rerun resumes: nothing left to do, the same answer; a lock a killed run left behind (a machine restarted
     # under it) is released, not a stop.
     (out / ".snakemake" / "locks").mkdir(parents=True, exist_ok=True)
-    (out / ".snakemake" / "locks" / "0.input.lock").write_text(str(out / "results" / "tables" / "summary.csv"))
+    (out / ".snakemake" / "locks" / "0.input.lock").write_text(
+        str(out / "results" / "tables" / "summary.csv")
+    )
     again = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
     assert "was interrupted" in again.stdout and "already there" in again.stdout
