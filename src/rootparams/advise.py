@@ -629,8 +629,8 @@ def make_plan(
         if facts.cut_short:
             notes.append(
                 f"{facts.cut_short}: the copies keep baskets that small, which compress worse and read with more "
-                "calls than a long file's full ones; the settings are compared at this basket size (the clone, "
-                "written with full baskets, shows the difference)"
+                "calls than a long file's full ones; the settings are compared at this basket size (a clone, written "
+                "with full baskets, shows the difference: advise adds one where the budget allows, or with --clone yes)"
             )
     storage_dir = storage or str(out / "data")
     if storage and not storage.startswith(("root://", "roots://")):
