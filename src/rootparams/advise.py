@@ -120,6 +120,11 @@ GENERATE_SECONDS_PER_BRANCH_EVENT = {
     inspection.OBJECTS: 0.3e-6,
     inspection.FLAT: 0.1e-6,
 }
+# What tiling a file whose baskets are cut short by its end means for the comparison (FileFacts.cut_short).
+CUT_SHORT_CONSEQUENCE = (
+    "the copies keep baskets that small, which compress worse and read with more calls than a long file's full ones; "
+    "the settings are compared at that basket size"
+)
 # One repetition beyond its timed loop: eviction and its check, the reader's start and open, the monitor, the
 # record; one point's file made from the user's file: the recompression's checks (ROOT's reader, uproot).
 REPETITION_OVERHEAD_SECONDS = 1.7
@@ -314,9 +319,8 @@ class Pace:
     copies: int
     loop_seconds: float  # the faster warm loop over the probe file
     bytes_per_copy: float  # the probe file's size over its copies
-    unzipped_bytes_per_copy: float | None = (
-        None  # what the loop decompressed, over the copies (the selection's)
-    )
+    # What the loop decompressed, over the copies (the study's branch selection's); None where the reader said none.
+    unzipped_bytes_per_copy: float | None = None
 
     @property
     def seconds_per_copy(self) -> float:
@@ -628,9 +632,8 @@ def make_plan(
         )
         if facts.cut_short:
             notes.append(
-                f"{facts.cut_short}: the copies keep baskets that small, which compress worse and read with more "
-                "calls than a long file's full ones; the settings are compared at this basket size (a clone, written "
-                "with full baskets, shows the difference: advise adds one where the budget allows, or with --clone yes)"
+                f"{facts.cut_short}: {CUT_SHORT_CONSEQUENCE} (a clone, written with full baskets, shows the "
+                "difference: advise adds one where the budget allows, or with --clone yes)"
             )
     storage_dir = storage or str(out / "data")
     if storage and not storage.startswith(("root://", "roots://")):
@@ -899,18 +902,25 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
     # Only one advise answers into a directory at a time: the lock is the kernel's, so it goes with its process.
     # Holding it, a Snakemake lock left in the directory is a killed run's (interrupted, machine restarted), not
     # another run's, and is released, so that the rerun resumes instead of stopping at it.
-    guard = open(plan.out / ".advise.lock", "w")  # noqa: SIM115 (held until the process ends)
-    try:
-        fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        raise AdviseError(
-            f"{plan.out}: another advise is answering into this directory; wait for it, or give --out another one"
-        ) from None
-    if any((plan.out / ".snakemake" / "locks").glob("*")):
-        print("advise: an earlier run here was interrupted; releasing its lock and resuming where it stopped")
-        subprocess.run(
-            [*snakemake, "--unlock"], cwd=plan.out, env=env, capture_output=True, text=True, check=True
-        )
+    with open(plan.out / ".advise.lock", "w") as guard:
+        try:
+            fcntl.flock(guard, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise AdviseError(
+                f"{plan.out}: another advise is answering into this directory; wait for it, or give --out another one"
+            ) from None
+        if any((plan.out / ".snakemake" / "locks").glob("*")):
+            print(
+                "advise: an earlier run here was interrupted; releasing its lock and resuming where it stopped"
+            )
+            subprocess.run(
+                [*snakemake, "--unlock"], cwd=plan.out, env=env, capture_output=True, text=True, check=True
+            )
+        return _run_snakemake(plan, snakemake, env)
+
+
+def _run_snakemake(plan: Plan, snakemake: list[str], env: dict[str, str]) -> int:
+    """Snakemake's run itself, under run_workflow's lock: its jobs, a progress line per finished job."""
     jobs = planned_jobs(plan.out, snakemake, env)
     if not jobs:
         print("advise: every result is already there (a finished earlier run); reporting it")
@@ -1229,12 +1239,7 @@ def answer_text(plan: Plan, a: Answer) -> str:
             f"It holds too few entries to time a read: every setting was measured on its own baskets, its clusters "
             f"repeated {plan.copies} times ({plan.copies * s.entries} entries). Each basket keeps its bytes; only the "
             "order in which baskets are met across copies differs from a longer file."
-            + (
-                f" But {plan.facts.cut_short}: the copies keep baskets that small, which compress worse and read "
-                "with more calls than a long file's full ones; the settings below are compared at that basket size."
-                if plan.facts.cut_short
-                else ""
-            ),
+            + (f" But {plan.facts.cut_short}: {CUT_SHORT_CONSEQUENCE}." if plan.facts.cut_short else ""),
             "",
         ]
     if a.as_is:
