@@ -50,6 +50,7 @@ import yaml
 
 from rootparams import applying, bottleneck, inspection, labels, paths, sources
 from rootparams.build import ensure_built
+from rootparams.calibrate import RATIO_TARGET, SIZE_TARGET  # a clone stands for the file within these
 from rootparams.config import clone_autoflush, tile_copies
 from rootparams.errors import UserError
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
@@ -946,9 +947,6 @@ def _run_snakemake(plan: Plan, snakemake: list[str], env: dict[str, str]) -> int
 
 # --- The answer --------------------------------------------------------------------------------------------
 
-# A clone stands for the file within these (size per event, whole-file compression ratio): calibrate's targets.
-FIDELITY_SIZE, FIDELITY_RATIO = 0.15, 0.25
-
 
 @dataclass
 class Fidelity:
@@ -967,7 +965,7 @@ class Fidelity:
 
     @property
     def within(self) -> bool:
-        return abs(self.size) <= FIDELITY_SIZE and abs(self.ratio) <= FIDELITY_RATIO
+        return abs(self.size) <= SIZE_TARGET and abs(self.ratio) <= RATIO_TARGET
 
     def text(self) -> str:
         if self.file_read_mode != self.clone_read_mode:
@@ -993,10 +991,10 @@ class Fidelity:
                 "end, the clone's are full, as a long file's would be."
             )
         if self.within:
-            return head + f" Within the ±{FIDELITY_SIZE:.0%} / ±{FIDELITY_RATIO:.0%} targets."
+            return head + f" Within the ±{SIZE_TARGET:.0%} / ±{RATIO_TARGET:.0%} targets."
         return (
             head
-            + f" **Outside the ±{FIDELITY_SIZE:.0%} / ±{FIDELITY_RATIO:.0%} targets: the clone's bytes are not "
+            + f" **Outside the ±{SIZE_TARGET:.0%} / ±{RATIO_TARGET:.0%} targets: the clone's bytes are not "
             "your file's; take its layout ranking as a hint, not an answer about your file.**"
         )
 

@@ -1153,9 +1153,8 @@ class ObjectsRecipe:
         self.entries = min(tree.num_entries, events or tree.num_entries)
         self.names: set[str] = set()
         self.scalars: list[str] = []
-        self.collections: dict[
-            str, list[str]
-        ] = {}  # collection -> its lines (the first: the collection line)
+        # collection -> its lines (the first: the collection line)
+        self.collections: dict[str, list[str]] = {}
         self.conts: dict[str, Cont] = {}
         self.baskets: dict[str, int] = {}
         self.counted: dict[str, str] = {}  # a real counter branch -> its collection
@@ -1237,6 +1236,19 @@ class ObjectsRecipe:
         cname = self.collection(branch.name + "_chars", counts, branch)
         self.column(cname, branch.name, "int8", chars, branch)
 
+    def in_a_row(self, branch, leaf: str, values) -> None:
+        """Several values per event, at any depth of nesting (per element of a collection, a fixed array's
+        positions), in a row per event: a collection of their own, its count per event and one column."""
+        import awkward as ak
+
+        flat = values
+        while flat.ndim > 2:
+            flat = ak.flatten(flat, axis=2)
+        if flat.ndim == 1:  # one value per event
+            flat = ak.unflatten(flat, np.ones(len(flat), np.int64))
+        cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
+        self.column(cname, branch.name, leaf, flat, branch)
+
     # -- the branches
 
     def place(self, branch, collection: str | None) -> None:
@@ -1294,9 +1306,7 @@ class ObjectsRecipe:
                     flat = ak.flatten(read(branch, self.events), axis=2)
                 except Exception as e:
                     return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
-                leaf = SCALAR_TYPES[inner.group(1)]
-                cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
-                return self.column(cname, branch.name, leaf, flat, branch)
+                return self.in_a_row(branch, SCALAR_TYPES[inner.group(1)], flat)
             return self.opaque(branch, f"{branch.typename} in a collection")
         if _DIMENSION.sub("", t) not in SCALAR_TYPES and _DIMENSION.sub("", t) not in (
             "Double32_t",
@@ -1322,20 +1332,10 @@ class ObjectsRecipe:
             counts = ak.to_numpy(ak.num(values, axis=1)).astype(np.int64)
             if not np.array_equal(counts, self.counts[collection][: len(counts)]):
                 # a variable array in each element (a member counted by another member): its values in a row
-                flat = values
-                while flat.ndim > 2:
-                    flat = ak.flatten(flat, axis=2)
-                cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
-                return self.column(cname, branch.name, leaf, flat, branch)
+                return self.in_a_row(branch, leaf, values)
         if positions > 16 or len(fixed) > 1:
             # a large or multi-dimensional fixed array: its values in a row, as a collection of its own
-            flat = values
-            while flat.ndim > 2:
-                flat = ak.flatten(flat, axis=2)
-            if flat.ndim == 1:
-                flat = ak.unflatten(flat, np.ones(len(flat), np.int64))
-            cname = self.collection(branch.name + "_n", ak.to_numpy(ak.num(flat, axis=1)), branch)
-            return self.column(cname, branch.name, leaf, flat, branch)
+            return self.in_a_row(branch, leaf, values)
         for k in range(positions):
             name = branch.name if positions == 1 else f"{branch.name}_{k}"
             part = values if positions == 1 else values[..., k]
@@ -1600,9 +1600,8 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
             lines = objects_recipe(t, label, events)
     except CalibrationError:
         raise
-    except (
-        Exception
-    ) as error:  # a structure the recipe does not model yet: say which file, not where in uproot
+    # A structure the recipe does not model yet: say which file, not where in uproot.
+    except Exception as error:
         what = "RNTuple" if is_ntuple(t) else "TTree"
         reason = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         raise CalibrationError(

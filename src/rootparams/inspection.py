@@ -503,6 +503,16 @@ def _top_class(branch) -> str:
     return str(branch.member("fClassName")) if branch.has_member("fClassName") else ""
 
 
+def _tree_layout(grouping: str, split: bool, units: list[Unit]) -> str:
+    """A TTree's layout, whichever reader described it: xAOD where ATLAS's grouping applies; flat where no top-level
+    branch is split and no leaf holds a streamed object; else objects."""
+    if grouping == XAOD_GROUPING:
+        return XAOD
+    if not split and all(u.kind != "streamed objects" for u in units):
+        return FLAT
+    return OBJECTS
+
+
 def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection:
     import awkward as ak
 
@@ -570,12 +580,7 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
                     unit.elements = None
     for node in nodes:
         node.unit.kind = kind_of(node.unit, grouping, node.top_class)
-    if grouping == XAOD_GROUPING:
-        layout = XAOD
-    elif all(not b.branches for b in tree.branches) and all(n.unit.kind != "streamed objects" for n in nodes):
-        layout = FLAT
-    else:
-        layout = OBJECTS
+    layout = _tree_layout(grouping, any(b.branches for b in tree.branches), [n.unit for n in nodes])
 
     file_setting = int(file.file.fCompress)
     other = {
@@ -667,12 +672,7 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
     grouping = grouping_of(name, [(b["name"], b["top_class"] or b["shown_type"]) for b in tops])
     for node in nodes:
         node.unit.kind = kind_of(node.unit, grouping, node.top_class)
-    if grouping == XAOD_GROUPING:
-        layout = XAOD
-    elif all(not b["sub_branches"] for b in tops) and all(n.unit.kind != "streamed objects" for n in nodes):
-        layout = FLAT
-    else:
-        layout = OBJECTS
+    layout = _tree_layout(grouping, any(b["sub_branches"] for b in tops), [n.unit for n in nodes])
     file_setting = int(meta["compression_setting"])
     holding = [n for n in nodes if n.unit.tot_bytes or n.in_tree_object]
     counted = sum(n.unit.zip_bytes for n in nodes)

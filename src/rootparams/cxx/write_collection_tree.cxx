@@ -1507,16 +1507,23 @@ std::vector<std::string> split_words(const std::string &line)
    return words;
 }
 
-// The branches a recipe's containers make (and their RNTuple fields, '.' written as ':'): each must be unique. A
+// The RNTuple field of a branch: field names cannot hold '.', written as ':'.
+std::string rntuple_field_name(std::string name)
+{
+   for (auto &ch : name)
+      ch = ch == '.' ? ':' : ch;
+   return name;
+}
+
+// The branches a recipe's containers make (and their RNTuple fields, rntuple_field_name): each must be unique. A
 // TTree would take two branches of one name and hide the second from every reader; an RNTuple model refuses the
 // second field. A real file may hold two top-level branches of one name (Delphes' "Particle"): the recipe must
 // name them apart.
 void check_unique_names(const std::vector<Collection> &containers, const std::string &path)
 {
    std::map<std::string, std::string> seen;  // field name -> what made it
-   auto add = [&](std::string name, const std::string &what) {
-      for (auto &ch : name)
-         ch = ch == '.' ? ':' : ch;
+   auto add = [&](const std::string &branch, const std::string &what) {
+      const std::string name = rntuple_field_name(branch);
       auto [it, fresh] = seen.emplace(name, what);
       if (!fresh)
          fail("recipe " + path + ": " + what + " and " + it->second + " make the same branch (RNTuple field) " +
@@ -1946,24 +1953,19 @@ public:
          model->AddField(created.Unwrap());
          bindings.emplace_back(field, address);
       };
-      auto field_name = [](std::string name) {  // RNTuple field names cannot hold '.'
-         for (auto &ch : name)
-            ch = ch == '.' ? ':' : ch;
-         return name;
-      };
       for (auto &c : containers) {
          if (c.scalars) {  // one value per event
             for (auto &col : c.columns)
-               add(field_name(col.branch), leaf_type_of(col.kind).ntuple, col.data());
+               add(rntuple_field_name(col.branch), leaf_type_of(col.kind).ntuple, col.data());
             continue;
          }
          if (c.flat) {
             // A collection beside containers (a TClonesArray's members): its counter, and each column a vector
             // of its own, as RDataFrame writes RVec columns. (A flat-layout recipe goes through a TTree and
             // RNTupleImporter instead: ImportedNTupleSink.)
-            add(field_name(c.counter), "std::uint32_t", &c.count);
+            add(rntuple_field_name(c.counter), "std::uint32_t", &c.count);
             for (auto &col : c.columns)
-               add(field_name(col.branch), ntuple_type_of(col.kind), col.address);
+               add(rntuple_field_name(col.branch), ntuple_type_of(col.kind), col.address);
             continue;
          }
          if (c.interface_class)
