@@ -45,6 +45,8 @@ from rootparams.rewrite import (
     check_rewrite,
     crash_signal,
     file_identity,
+    refusal,
+    same_file,
 )
 
 RECOMPRESS_TIMEOUT_SECONDS = 3600
@@ -144,21 +146,15 @@ def recompress_file(
                 None,
                 json.dumps({"check": check, "uproot": agreement}),
             )
-            problems = [p.replace(str(partial), str(out)).rstrip(".") for p in problems]
             raise RecompressError(
-                f"{what}: the new file {out} cannot stand in for its source and is refused before any timed read: "
-                f"{'; '.join(problems)}. (The checks: {log})",
-                culprits=check["culprits"],
-                log_path=str(log),
+                refusal(what, out, partial, problems, log), culprits=check["culprits"], log_path=str(log)
             )
         os.replace(partial, out)
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
     after = file_identity(src)
-    if {k: after[k] for k in ("size_bytes", "mtime_ns", "sha256_head")} != {
-        k: before[k] for k in ("size_bytes", "mtime_ns", "sha256_head")
-    }:
+    if not same_file(before, after):
         raise RecompressError(
             f"{what}: the source file changed while it was read (before {before}, after {after})"
         )

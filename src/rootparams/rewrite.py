@@ -101,6 +101,21 @@ def file_identity(path: str | Path) -> dict[str, Any]:
     }
 
 
+def same_file(before: dict[str, Any], after: dict[str, Any]) -> bool:
+    """Whether two file_identity records are of the same, unchanged file (the path aside)."""
+    return all(before[k] == after[k] for k in ("size_bytes", "mtime_ns", "sha256_head"))
+
+
+def refusal(what: str, out: Path, partial: Path, problems: Sequence[str], log: Path) -> str:
+    """Why a new file that failed its checks is refused: the problems found, said of ``out`` (the reader's messages
+    name ``partial``, which is removed)."""
+    said = [p.replace(str(partial), str(out)).rstrip(".") for p in problems]
+    return (
+        f"{what}: the new file {out} cannot stand in for its source and is refused before any timed read: "
+        f"{'; '.join(said)}. (The checks: {log})"
+    )
+
+
 def _settings_text(container: str, compression: int, autoflush: int | None, basket_size: int | None) -> str:
     if container == RNTUPLE:
         return f"compression setting {compression}"
@@ -254,11 +269,8 @@ def rewrite_file(
         )
         if check["problems"]:
             _write_log(log, ["check_rewrite", str(src), str(partial)], None, json.dumps(check, indent=1), "")
-            # The reader's messages name the partial file, which is removed: they are about the new file.
-            problems = [p.replace(str(partial), str(out)).rstrip(".") for p in check["problems"]]
             raise RewriteError(
-                f"{what}: the new file {out} cannot stand in for its source and is refused before any timed "
-                f"read: {'; '.join(problems)}. (The checks: {log})",
+                refusal(what, out, partial, check["problems"], log),
                 culprits=check["culprits"],
                 log_path=str(log),
             )
@@ -267,11 +279,7 @@ def rewrite_file(
         partial.unlink(missing_ok=True)
         raise
     after = file_identity(src)
-    if (after["size_bytes"], after["mtime_ns"], after["sha256_head"]) != (
-        before["size_bytes"],
-        before["mtime_ns"],
-        before["sha256_head"],
-    ):
+    if not same_file(before, after):
         raise RewriteError(
             f"{what}: the source file changed while it was rewritten (before {before}, after {after})"
         )
