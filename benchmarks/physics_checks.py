@@ -88,7 +88,7 @@ def main() -> None:
             print(
                 f"\n(a) {fmt}, {events[fmt]} events, native storage, {args.reps} cold repetitions per level"
             )
-            print(physics.markdown(checks))
+            print(physics.markdown(physics.settle(checks)))
     if "repeat" in args.checks and first:
         path, fmt, before = first
         (again,) = physics.measure(

@@ -278,3 +278,28 @@ def test_a_failed_or_refused_point_is_a_row_with_its_status_and_reason_never_lef
     )
     text = to_markdown(compression_table(summary, files, config, "mine"), "mine")
     assert "refused: ROOT crashed (SIGSEGV)" in text and "failed: timed read of x.root" in text
+
+
+def test_a_point_measured_in_passes_has_the_hosts_drift_in_its_interval():
+    # Two formats, four points each, three passes (measuring jobs) whose host moved every point of a format alike.
+    rows = []
+    rng = np.random.default_rng(4)
+    for fmt, shifts in (("xaod", (1.0, 0.93, 1.04)), ("truth3", (1.0, 1.06, 0.97))):
+        for point in range(4):
+            for p, shift in enumerate(shifts):
+                for k in range(3):
+                    frame = repetitions([100 * shift * (1 + 0.01 * rng.standard_normal())], format=fmt)
+                    rows.append(
+                        frame.assign(
+                            file_id=f"f{point}",
+                            read_id="r",
+                            round_key=f"{fmt}.pass{p + 1}@{p}/r{k}",
+                            rep=3 * p + k,
+                        )
+                    )
+    summary = summarize(pd.concat(rows, ignore_index=True))
+    row = summary.iloc[0]
+    assert row["passes"] == 3 and row["host_df"] == 4 and row["event_rate_hz_host_variance"] > 0
+    own = row["event_rate_hz_run_ci95_high"] - row["event_rate_hz_run_ci95_low"]
+    reported = row["event_rate_hz_ci95_high"] - row["event_rate_hz_ci95_low"]
+    assert reported > 2 * own  # the passes disagree by far more than one job's repetitions

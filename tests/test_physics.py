@@ -31,11 +31,16 @@ def noisy(mean, sigma=NOISE, n=N, seed=0, rounds=None, drift=None):
 # The statistics, on hand-made numbers ---------------------------------------------------------------------------
 
 
-def test_a_15_percent_level_dependence_at_the_default_noise_fails():
-    values = {1: noisy(100, seed=1), 5: noisy(100, seed=2), 9: noisy(115, seed=3)}
+def test_a_15_percent_level_dependence_fails_where_its_interval_lies_outside_the_margin():
+    values = {1: noisy(100, 0.03, seed=1), 5: noisy(100, 0.03, seed=2), 9: noisy(115, 0.03, seed=3)}
     (check,) = physics.level_check(values, "truth3", "zlib")
     assert check.verdict == physics.VIOLATED and check.passed is False
-    assert max(check.estimate, 1 / check.estimate) == pytest.approx(1.15, rel=0.06)  # the pair furthest apart
+    assert max(check.estimate, 1 / check.estimate) == pytest.approx(1.15, rel=0.04)  # the pair furthest apart
+    # At the default study's 8 % noise, unpaired, the same 15 % has an interval that reaches inside the 5 % margin:
+    # the run cannot tell, and says how much it could resolve.
+    loud = {1: noisy(100, seed=1), 5: noisy(100, seed=2), 9: noisy(115, seed=3)}
+    (check,) = physics.level_check(loud, "truth3", "zlib")
+    assert check.verdict == "cannot tell" and check.resolvable > physics.LEVEL_MARGIN
 
 
 def test_levels_within_the_margin_hold_on_a_quiet_host_and_cannot_tell_on_a_noisy_one():
@@ -94,8 +99,8 @@ def test_the_bandwidth_floor_fails_for_a_read_faster_than_the_limit_and_holds_fo
     assert physics.bandwidth_ratios(records([1.0]), 10e6) == [pytest.approx(1.0)]
 
 
-def test_a_5_percent_shift_between_two_jobs_fails_the_repeat_check():
-    first, shifted = noisy(1000, 0.02, seed=1), noisy(1050, 0.02, seed=2)
+def test_an_8_percent_shift_between_two_jobs_fails_the_repeat_check():
+    first, shifted = noisy(1000, 0.02, seed=1), noisy(1080, 0.02, seed=2)
     check = physics.repeat_check(first.tolist(), shifted.tolist())
     assert check.verdict == physics.VIOLATED and check.passed is False
     same = physics.repeat_check(first.tolist(), noisy(1003, 0.005, seed=3).tolist())
@@ -106,7 +111,7 @@ def test_a_5_percent_shift_between_two_jobs_fails_the_repeat_check():
 
 def test_the_checks_of_a_study_are_tabulated_and_counted():
     checks = [
-        *physics.level_check({1: noisy(100, seed=1), 9: noisy(115, seed=3)}, "truth3", "zlib"),
+        *physics.level_check({1: noisy(100, 0.03, seed=1), 9: noisy(115, 0.03, seed=3)}, "truth3", "zlib"),
         physics.repeat_check(
             noisy(1000, 0.10, seed=1).tolist(), noisy(1000, 0.10, seed=2).tolist(), "sentinel"
         ),
@@ -117,3 +122,36 @@ def test_the_checks_of_a_study_are_tabulated_and_counted():
     assert counts.loc["CPU outside decompression does not depend on the level", "violated"] == 1
     assert counts.loc["the same point measured twice gives the same rate", "cannot tell"] == 1
     assert "**violated**" in physics.markdown(checks)
+
+
+def test_a_group_of_levels_is_violated_only_when_a_pair_survives_the_adjustment():
+    # Five levels read alike (true ratio 1): ten pairs. The rule this replaced called the group different when any
+    # one pair's interval excluded 1, which at 3 % noise happened in most runs. Now a pair must lie wholly outside
+    # the margin, and survive Holm's adjustment over the ten.
+    violated = 0
+    for seed in range(200):
+        values = {lv: noisy(100, 0.03, seed=seed * 10 + lv, rounds=True) for lv in (1, 3, 5, 7, 9)}
+        (check,) = physics.level_check(values, "truth3", "zlib")
+        assert check.comparisons == 10
+        violated += check.verdict == physics.VIOLATED
+    assert violated <= 5  # at most 2.5 % of 200, with room for chance
+
+
+def test_the_checks_of_a_run_are_one_family():
+    # A check violated at its own interval, among many that hold, is taken back when the adjustment over the run's
+    # checks does not keep it; a clear violation stands.
+    marginal = physics.Check(
+        "c", "marginal", physics.VIOLATED, "different", 0.05, 0.1, 1.07, 10, "d", 0.5, 0.02
+    )
+    clear = physics.Check("c", "clear", physics.VIOLATED, "different", 0.05, 0.3, 1.3, 10, "d", 1.0, 1e-6)
+    holding = [
+        physics.Check("c", f"h{i}", physics.HOLDS, "equal", 0.05, 0.02, 1.0, 10, "d", 0.001, 1.0)
+        for i in range(20)
+    ]
+    settled = {c.subject: c for c in physics.settle([marginal, clear, *holding])}
+    assert (
+        settled["marginal"].verdict == "cannot tell"
+        and "not after the adjustment" in settled["marginal"].detail
+    )
+    assert settled["clear"].verdict == physics.VIOLATED
+    assert "22 checks of 22 comparisons" in physics.family_text(list(settled.values()))

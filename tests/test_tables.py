@@ -140,7 +140,7 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     assert "- † ttree lz4-1, note's window: holds as little as 40% of the read's I/O (< 90%)" in md
     assert "cold reads, storage native" in md
     # The caption says which number is which.
-    assert "± 1σ of the repetitions; [95 % CI of the mean, Student t]" in md
+    assert "± 1σ of the repetitions; [95 % CI of the mean, Student t, this run only" in md
     tex = to_latex(table, "xaod")
     assert (
         "ttree & lz4 & 1 & $8.756 \\times 10^{9}$ & 63.0 $\\pm$ 1.1 [62.2, 63.8] & "
@@ -148,7 +148,7 @@ def test_table1_has_the_compression_points_only_in_the_papers_order():
     )
     assert "\\begin{tabular}{lllrrrr}" in tex
     assert "& $n$ \\\\" in tex
-    assert "$\\pm$ 1$\\sigma$ of the repetitions; [95 \\% CI of the mean, Student t]" in tex
+    assert "$\\pm$ 1$\\sigma$ of the repetitions; [95 \\% CI of the mean, Student t, this run only" in tex
 
 
 def test_table1_has_n_in_latex_for_every_row():

@@ -298,7 +298,10 @@ def summarize(
 ) -> pd.DataFrame:
     """Per point: mean, sample standard deviation (ddof=1; the note's 1σ spread of the repetitions) and n of every
     metric over the unflagged repetitions, and for INTERVAL_METRICS the standard error and a 95 % t interval of
-    the mean. ``planned``: the repetitions the study asked for (validity needs required_repetitions of them).
+    the mean: ``_ci95_low``/``_ci95_high`` with the host's variance between the passes the point was measured in
+    (``_host_variance``, ``passes``, ``host_df``: compare.Repetitions.interval; where the study measured one pass
+    only, the repetitions' own interval), ``_run_ci95_low``/``_run_ci95_high`` the repetitions' own (this run's
+    minutes). ``planned``: the repetitions the study asked for (validity needs required_repetitions of them).
 
     Validity (``valid``, ``invalid_reasons``): a point is valid when its timed loop holds its I/O and lasts long
     enough in every unflagged repetition, under the study's rule (``window_valid``; apply_validity recomputes it
@@ -312,6 +315,9 @@ def summarize(
     metrics = [m for m in (*SUMMARY_METRICS, *DERIVED_METRICS) if m in frame.columns]
     metrics = list(dict.fromkeys(metrics))
     frame["learn_entries"] = frame["learn_entries"].astype(str)
+    # The intervals of the means, with the host's variance between passes where the study measured passes (records
+    # that do not name their point, as in hand-made tables, get the repetitions' own).
+    by_round = Repetitions(frame) if {"format", "file_id", "read_id"} <= set(frame.columns) else None
     rows = []
     for point, group in frame.groupby(keys, sort=True, dropna=False):
         good = group[~group["flagged"].astype(bool)]
@@ -329,10 +335,16 @@ def summarize(
             row[f"{metric}_mean"] = values.mean() if len(values) else np.nan
             row[f"{metric}_std"] = values.std(ddof=1) if len(values) > 1 else np.nan
             if metric in INTERVAL_METRICS:
-                interval = Interval.of(values)
+                interval = by_round.interval(row, metric) if by_round else Interval.of(values)
                 row[f"{metric}_sem"] = interval.sem
                 row[f"{metric}_ci95_low"] = interval.low
                 row[f"{metric}_ci95_high"] = interval.high
+                row[f"{metric}_run_ci95_low"] = interval.run_low
+                row[f"{metric}_run_ci95_high"] = interval.run_high
+                row[f"{metric}_host_variance"] = interval.host_variance
+                if metric == "event_rate_hz":
+                    row["passes"] = interval.passes
+                    row["host_df"] = interval.host_df
             if metric == "event_rate_hz":
                 # The fastest repetition: interference from the host only ever slows a read down.
                 row["event_rate_hz_max"] = values.max() if len(values) else np.nan
@@ -462,7 +474,7 @@ def scan_rows(
 def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) -> pd.DataFrame:
     """Per format, compression setting and storage profile, RNTuple over TTree: the event rate's ratio with its
     95 % interval (paired by round where both points were measured in the same rounds, rootparams.compare), its
-    n, and the file size's ratio; ``valid`` where both points are. Only settings measured in both containers,
+    n, its degrees of freedom and log-scale standard error, and the file size's ratio; ``valid`` where both points are. Only settings measured in both containers,
     each at its format's other defaults."""
     keys = ["format", "algorithm", "level", "storage_profile"]
     columns = [
@@ -472,6 +484,8 @@ def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) ->
         "rate_ratio_high",
         "rate_ratio_n",
         "rate_ratio_paired",
+        "rate_ratio_df",
+        "rate_ratio_log_se",
         "size_ratio",
         "valid",
     ]
@@ -495,6 +509,9 @@ def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) ->
                 "rate_ratio_high": ratio.high,
                 "rate_ratio_n": ratio.n,
                 "rate_ratio_paired": ratio.paired,
+                # The t distribution of the log ratio, so that a verdict can be adjusted for several comparisons.
+                "rate_ratio_df": ratio.df,
+                "rate_ratio_log_se": ratio.log_se,
                 "size_ratio": rn["size_bytes"] / tt["size_bytes"],
                 "valid": valid,
             }
@@ -540,7 +557,8 @@ STATUS_COLUMNS = [*POINT_ID, "status", "failure"]
 
 def point_status(blocks: list[dict]) -> pd.DataFrame:
     """format, file_id, read_id, status (measured, failed, refused, surveyed) and failure (the reason; "" when measured)
-    of every point the block records list (workflow/scripts/measure_block.py)."""
+    of every point the block records list (workflow/scripts/measure_block.py). A point in several blocks (one per
+    pass, measurement.passes) has one row: refused, failed or surveyed in any pass is its status."""
     rows = []
     for block in blocks:
         for p in block["points"]:
@@ -561,7 +579,15 @@ def point_status(blocks: list[dict]) -> pd.DataFrame:
                     "failure": why,
                 }
             )
-    return pd.DataFrame(rows, columns=STATUS_COLUMNS)
+    table = pd.DataFrame(rows, columns=STATUS_COLUMNS)
+    rank = table["status"].map({REFUSED: 0, FAILED: 1, SURVEYED: 2}).fillna(3)
+    return (
+        table.assign(_rank=rank)
+        .sort_values([*POINT_ID, "_rank"], kind="stable")
+        .drop_duplicates(POINT_ID)
+        .drop(columns="_rank")
+        .reset_index(drop=True)
+    )
 
 
 def with_status(
@@ -630,6 +656,24 @@ def with_status(
     return out.sort_values(POINT_ID, ignore_index=True)
 
 
+SEQUENTIAL_COLUMNS = [
+    f"sequential_{k}"
+    for k in (
+        "target_half_width",
+        "points",
+        "pairs",
+        "open_points_before",
+        "open_pairs_before",
+        "open_points_after",
+        "open_pairs_after",
+        "rounds",
+        "reads",
+        "seconds",
+        "stopped",
+    )
+]
+
+
 def job_table(blocks: list[dict]) -> pd.DataFrame:
     """One row per measuring job (a block): its wall time and the timed loops it made. The measure phase's
     efficiency is the sum of measured_loop_seconds over the sum of job_wall_seconds (report.efficiency)."""
@@ -644,6 +688,8 @@ def job_table(blocks: list[dict]) -> pd.DataFrame:
             "measured_loop_seconds": b["measured_loop_seconds"],
             "sentinel_reads": len(b.get("sentinel_records", [])),
             "rounds": len(b.get("schedule", [])),
+            # measurement.target_half_width: the sequential rounds of the block (its last pass).
+            **{f"sequential_{k}": v for k, v in b.get("sequential", {}).items()},
         }
         for b in blocks
         if "job_start_time" in b
@@ -658,6 +704,7 @@ def job_table(blocks: list[dict]) -> pd.DataFrame:
         "measured_loop_seconds",
         "sentinel_reads",
         "rounds",
+        *SEQUENTIAL_COLUMNS,
     ]
     return pd.DataFrame(rows, columns=columns)
 

@@ -7,6 +7,14 @@ run, differ by the drift as well. The sentinel says how large it was: its spread
 trend (a least-squares line, relative change per hour with a 95 % interval), and the repeat check (its first third
 of reads against its last third, rootparams.physics). A study whose sentinel spread exceeds the noise it claims (the
 median σ/mean of its points) says so in its grade (rootparams.report).
+
+The trend is used, not only shown (``comparisons_note``): the host's change over the study (the trend times the
+study's hours, its interval from the trend's, which allows for the autocorrelation of successive readings) against
+the precision the run claims for a mean (the median half-width of the points' own 95 % intervals). Where even its
+smaller end exceeds that precision, the run says that comparisons between blocks (points of different formats or
+passes compared unpaired, and this run against another) cannot be trusted to better than the change; rates are not
+corrected by it (the sentinel is one point of one format, and formats answer the host's state differently), and
+the rates' intervals with the study's passes hold the drift instead (stats.HostVariance).
 """
 
 from __future__ import annotations
@@ -41,14 +49,41 @@ class Drift:
     def text(self) -> str:
         if self.reads < 3:
             return f"the drift sentinel was read {self.reads} time(s): too few to tell the host's drift"
+        r = self.trend.autocorrelation
         trend = (
             f"{100 * self.trend.slope:+.1f} % per hour (95 % CI {100 * self.trend.low:+.1f} to "
-            f"{100 * self.trend.high:+.1f})"
+            f"{100 * self.trend.high:+.1f}"
+            + (f", widened for the readings' lag-1 autocorrelation {r:.2f}" if r == r and r > 0 else "")
+            + ")"
         )
         return (
             f"{self.subject}: {self.reads} reads over {self.hours:.2f} h ({self.flagged} flagged, left out): "
             f"{self.rate.text('Hz', 0)}, σ/mean {self.rel_spread:.1%}; trend {trend}"
         )
+
+    def change(self) -> tuple[float, float, float]:
+        """The host's relative change over the study (the trend times its hours): (estimate, low, high)."""
+        return self.trend.slope * self.hours, self.trend.low * self.hours, self.trend.high * self.hours
+
+
+def comparisons_note(drift: Drift | None, claimed: float) -> str:
+    """What the sentinel's trend means for comparisons between blocks, against ``claimed`` (the median relative
+    half-width of the points' own 95 % intervals): empty where the change over the study is within it, or
+    unknown."""
+    if drift is None or drift.reads < 3 or math.isnan(claimed):
+        return ""
+    change, low, high = drift.change()
+    if not (low == low and high == high):
+        return ""
+    smallest = 0.0 if low <= 0 <= high else min(abs(low), abs(high))
+    if smallest <= claimed:
+        return ""
+    return (
+        f"the host changed by {100 * change:+.1f} % (95 % CI {100 * low:+.1f} to {100 * high:+.1f}) over the study's "
+        f"{drift.hours:.2f} h of measuring, more than the ±{100 * claimed:.1f} % a point's own interval claims: "
+        "points of different formats or passes compared unpaired, and this run against another, cannot be trusted "
+        f"to better than {100 * smallest:.1f} %; the paired comparisons within a block are not affected"
+    )
 
 
 def analyse(sentinel: pd.DataFrame) -> Drift | None:

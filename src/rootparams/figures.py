@@ -36,6 +36,7 @@ from rootparams.labels import (
     cache_order,
     format_order,
     format_title,
+    interval_scope,
     profile_list,
     reading_style_label,
     selection_label,
@@ -101,7 +102,8 @@ def _bars(
         lengths = np.vstack(
             [values - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - values]
         )
-        return np.nan_to_num(np.clip(lengths, 0, None) * scale), INTERVAL_BARS
+        scope = interval_scope(rows.get("passes", []))
+        return np.nan_to_num(np.clip(lengths, 0, None) * scale), f"{INTERVAL_BARS}, {scope}"
     if spread is not None and spread in rows and rows[spread].notna().any():
         lengths = rows[spread].to_numpy(dtype=float) * scale
         return np.nan_to_num(np.vstack([lengths, lengths])), SPREAD_BARS

@@ -6,8 +6,12 @@ host fingerprint), then
     rootparams hosts results-hostA results-hostB ... --out results-hosts   (or python -m rootparams.hosts)
 
 draws the event rate against the compression settings with one column per host and one row per format
-(hosts_rate_vs_compression.{png,pdf}), and writes hosts_summary.csv: every point measured on every host,
-with each host's rate and its ratio to the first host's.
+(hosts_rate_vs_compression.{png,pdf}, the 95 % interval of each mean), and writes hosts_summary.csv: every point
+measured on every host, with each host's rate and its ratio to the first host's, the ratio's 95 % interval
+(unpaired: two hosts share no rounds) and a verdict at ±5 % (rootparams.stats): *equal* where the whole interval
+lies inside the margin, *different* only where it lies wholly outside it, *cannot tell* otherwise. The points of
+one host against the first are one family: a *different* stands only where it survives Holm's adjustment over
+them. An interval covers the two runs compared, not the hosts at every other moment (docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -25,8 +29,10 @@ import seaborn as sns
 
 from rootparams import paths
 from rootparams.aggregate import scan_rows
+from rootparams.compare import summary_interval
 from rootparams.figures import ALGORITHM_COLORS
 from rootparams.labels import ALGORITHM_LABELS, format_order, format_title
+from rootparams.stats import CANNOT_TELL, DIFFERENT, EQUAL, RATE_MARGIN, Family, ratio_unpaired
 from rootparams.vocabulary import COMPRESSING_ALGORITHMS
 
 POINT = ["format", "file_id", "read_id"]
@@ -71,7 +77,10 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
                 ax.errorbar(
                     line["level"],
                     line["event_rate_hz_mean"],
-                    yerr=line["event_rate_hz_std"].fillna(0),
+                    yerr=[
+                        (line["event_rate_hz_mean"] - line["event_rate_hz_ci95_low"]).fillna(0),
+                        (line["event_rate_hz_ci95_high"] - line["event_rate_hz_mean"]).fillna(0),
+                    ],
                     marker="o",
                     capsize=3,
                     color=ALGORITHM_COLORS[alg],
@@ -81,29 +90,49 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
             ax.set_xlabel("Compression level")
             ax.set_ylabel("Event rate [Hz]")
     axes[0][0].legend(fontsize=8)
-    fig.suptitle("Event rate vs compression, per host (mean ± 1σ)")
+    fig.suptitle("Event rate vs compression, per host (mean and its 95 % interval)")
     fig.tight_layout()
     return fig
 
 
-def ratios(data: pd.DataFrame) -> pd.DataFrame:
-    """One row per point and host: the rate, and its ratio to the first host's rate for the same point."""
+def ratios(data: pd.DataFrame, margin: float = RATE_MARGIN) -> pd.DataFrame:
+    """One row per point and host: the rate, its ratio to the first host's rate for the same point with the
+    ratio's 95 % interval (unpaired, from the two summaries' means, spreads and n), the margin the two runs could
+    resolve, and the verdict at ±``margin``; each host's points against the first host's are one family
+    (Holm)."""
     first = data["host"].iloc[0]
-    ref = data[data["host"] == first].set_index(POINT)["event_rate_hz_mean"].rename("first_host_rate_hz")
-    out = data[
-        [
-            *POINT,
-            "algorithm",
-            "level",
-            "host",
-            "storage_profile",
-            "n",
-            "event_rate_hz_mean",
-            "event_rate_hz_std",
-        ]
-    ]
-    out = out.join(ref, on=POINT)
-    return out.assign(rate_ratio_to_first_host=out["event_rate_hz_mean"] / out["first_host_rate_hz"])
+    reference = {tuple(r[k] for k in POINT): r for r in data[data["host"] == first].to_dict("records")}
+    rows = []
+    for host, group in data.groupby("host", sort=False):
+        family, pending = Family(), []
+        for r in group.to_dict("records"):
+            ref = reference.get(tuple(r[k] for k in POINT))
+            ratio = ratio_unpaired(summary_interval(r), summary_interval(ref)) if ref is not None else None
+            index = family.add(ratio.judge_equal(margin)) if ratio is not None and host != first else None
+            pending.append((r, ref, ratio, index))
+        settled = family.settled()
+        for r, ref, ratio, index in pending:
+            verdict = (
+                {True: EQUAL, False: DIFFERENT}.get(settled[index].supported, CANNOT_TELL)
+                if index is not None
+                else ""
+            )
+            rows.append(
+                {
+                    **{k: r.get(k) for k in (*POINT, "algorithm", "level", "host", "storage_profile", "n")},
+                    "event_rate_hz_mean": r["event_rate_hz_mean"],
+                    "event_rate_hz_ci95_low": r.get("event_rate_hz_ci95_low"),
+                    "event_rate_hz_ci95_high": r.get("event_rate_hz_ci95_high"),
+                    "first_host_rate_hz": ref["event_rate_hz_mean"] if ref is not None else float("nan"),
+                    "rate_ratio_to_first_host": ratio.estimate if ratio is not None else float("nan"),
+                    "rate_ratio_ci95_low": ratio.low if ratio is not None else float("nan"),
+                    "rate_ratio_ci95_high": ratio.high if ratio is not None else float("nan"),
+                    "resolvable_margin": ratio.resolvable_margin if ratio is not None else float("nan"),
+                    "verdict": verdict,
+                    "margin": margin,
+                }
+            )
+    return pd.DataFrame(rows)
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m rootparams.hosts") -> None:

@@ -107,3 +107,15 @@ def reading_style_label(style: str, threads: int = 1) -> str:
     """ "RDataFrame, 2 threads": the style, and implicit MT where it is on (uproot has none)."""
     name = READING_STYLE_LABELS.get(style, style)
     return name if int(threads) == 1 else f"{name}, {int(threads)} threads"
+
+
+def interval_scope(passes) -> str:
+    """What a rate's 95 % interval covers, said beside every table and figure of rates: the host over the
+    study's passes (measurement.passes > 1: stats.HostVariance), or this run's minutes only."""
+    try:
+        most = max((int(p) for p in passes if p == p), default=1)
+    except (TypeError, ValueError):
+        most = 1
+    if most > 1:
+        return f"with the host's drift between the study's {most} passes"
+    return "this run only: a repeat on the same host may fall outside it"

@@ -40,7 +40,7 @@ import re
 import socket
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -51,6 +51,7 @@ from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
 from rootparams.records import read_json, write_json_atomic
+from rootparams.stats import MIN_PAIRS, Interval, ratio_paired
 from rootparams.vocabulary import TTREE, required_repetitions
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
@@ -176,8 +177,16 @@ JUDGING_KEYS = (
 # Measurement settings of what a block measures besides its cold reads: a change of these keeps the cold
 # repetitions already taken (measurement.warm_reads: the warm reads of rootparams.warmread, with an identity of
 # their own).
-# measurement.adaptive chooses which points get how many repetitions, not how a read is made.
-ALONGSIDE_KEYS = ("warm_reads", "adaptive")
+# measurement.adaptive chooses which points get how many repetitions, not how a read is made; so do the passes and
+# the sequential rounds (when, and how many), whose records every pass must recognise as the point's.
+ALONGSIDE_KEYS = (
+    "warm_reads",
+    "adaptive",
+    "passes",
+    "target_half_width",
+    "max_repetitions",
+    "sequential_budget_seconds",
+)
 
 
 def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
@@ -423,6 +432,9 @@ class PlannedPoint:
     records: dict[int, str]
     warmup_file: str | None = None
     remote_logs: str | None = None
+    # The records of the point's repetitions that other passes take (measurement.passes): read, never measured
+    # here, so that the sequential rounds judge the point on all of them.
+    other_passes: dict[int, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -432,12 +444,19 @@ class PlannedPoint:
         return self.root_file
 
 
-def plan_point(entry: dict[str, Any], measurement: dict[str, Any], repetitions: int) -> PlannedPoint:
+def plan_point(
+    entry: dict[str, Any],
+    measurement: dict[str, Any],
+    repetitions: int,
+    reps: Iterable[int] | None = None,
+) -> PlannedPoint:
     """A point of a block's plan (workflow/rules/common.smk, block_plan: its file and read points, files and
     events) with its records' paths and its identity, which comes from its catalogue entry: the file itself may
-    be gone once it is measured."""
+    be gone once it is measured. ``reps``: the repetition numbers this block takes (its pass's share,
+    rootparams.blocks; all of them by default); the others are the other passes'."""
     file_point, read_point = entry["file"], entry["read"]
     fmt, file_id, read_id = file_point.format, file_point.id, read_point.id
+    mine = [rep for rep in (range(repetitions) if reps is None else reps) if rep < repetitions]
     catalogue = read_json(entry["catalogue"])
     labels = {
         **asdict(file_point),
@@ -456,9 +475,14 @@ def plan_point(entry: dict[str, Any], measurement: dict[str, Any], repetitions: 
         events=entry["events"],
         read={**asdict(read_point), "container": file_point.container, "tree": entry["tree"]},
         labels=labels,
-        records={rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in range(repetitions)},
+        records={rep: paths.repetition_record(fmt, file_id, read_id, rep) for rep in mine},
         warmup_file=entry["warmup"],
         remote_logs=paths.remote_logs(fmt, file_id, read_id),
+        other_passes={
+            rep: paths.repetition_record(fmt, file_id, read_id, rep)
+            for rep in range(repetitions)
+            if rep not in mine
+        },
     )
 
 
@@ -516,6 +540,9 @@ class BlockResult:
     # warm records (kept and taken), in the order of the sets; and the warm reads this job took.
     warm_sets: list[dict[str, Any]] = field(default_factory=list)
     measured_warm_reads: int = 0
+    # measurement.target_half_width: what the sequential rounds found open, what they resolved and what they cost
+    # (sequential_status).
+    sequential: dict[str, Any] = field(default_factory=dict)
 
 
 class PointFailed(ReadError):
@@ -562,6 +589,7 @@ def measure_block(
     seed: int = 0,
     sentinel: Sentinel | None = None,
     say: Callable[[str], None] = print,
+    pairs: list[tuple[int, int]] | None = None,
 ) -> BlockResult:
     """The timed reads of a block of points (a format's, in the workflow), in rounds: repetition k of every point
     before repetition k+1 of any, each round in a shuffled order (``measurement.order``; schedule), so that a slow
@@ -572,7 +600,10 @@ def measure_block(
     Repetitions whose record an earlier run already wrote under the same identity (point_identity) are kept, not
     measured again. A point with fewer unflagged repetitions than it needs (required_repetitions) after the rounds
     has its flagged ones measured again in up to ``measurement.makeup_rounds`` rounds of their own. The drift
-    sentinel, if given, is read at the start, every ``sentinel.every_seconds`` and at the end.
+    sentinel, if given, is read at the start, every ``sentinel.every_seconds`` and at the end. With
+    ``measurement.target_half_width``, sequential rounds follow (``_sequential_rounds``): for the points whose
+    rate's interval, or whose paired ratio with a partner of ``pairs`` (indices into ``points``), is still wider
+    than the target.
 
     A repetition whose conditions were not met (busy machine, CPU stolen by the hypervisor, other processes reading
     the disk, the kernel's bytes not matching ROOT's) is tried again at once, up to ``measurement.attempts`` times
@@ -742,7 +773,9 @@ def measure_block(
             write_json_atomic(path, record)
             sentinel_taken[str(path)] = record
 
-        def run_round(k: int, slots: list[tuple[int, int]], makeup: bool = False) -> None:
+        def run_round(
+            k: int, slots: list[tuple[int, int]], makeup: bool = False, sequential: bool = False
+        ) -> None:
             key = None if measurement.get("order") == "sequential" else f"{block}@{job_start:.0f}/r{k}"
             slots = [(i, rep) for i, rep in slots if i not in failed]
             result.schedule.append(
@@ -750,6 +783,7 @@ def measure_block(
                     "round": k,
                     "round_key": key,
                     "makeup": makeup,
+                    "sequential": sequential,
                     "order": [points[i].name + f" rep{rep}" for i, rep in slots],
                 }
             )
@@ -759,7 +793,13 @@ def measure_block(
                 if i in failed:
                     continue
                 read_sentinel()
-                slot = {"round": k, "round_key": key, "order_in_round": position, "makeup_round": makeup}
+                slot = {
+                    "round": k,
+                    "round_key": key,
+                    "order_in_round": position,
+                    "makeup_round": makeup,
+                    "sequential_round": sequential,
+                }
                 try:
                     record = take(i, rep, slot, f"{_tag(points[i])}-rep{rep}")
                 except DamagedFileError as error:
@@ -785,7 +825,8 @@ def measure_block(
             elapsed = time.time() - block_start
             left = elapsed / max(len(taken), 1) * max(total - len(taken), 0)
             say(
-                f"block {block}: round {k + 1}{' (make-up)' if makeup else f' of {len(rounds)}'} done, "
+                f"block {block}: round {k + 1}"
+                f"{' (make-up)' if makeup else ' (sequential)' if sequential else f' of {len(rounds)}'} done, "
                 f"{len(taken)} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left"
             )
 
@@ -794,6 +835,7 @@ def measure_block(
         for k, slots in enumerate(todo):
             if slots:
                 run_round(k, slots)
+        extra_rounds = [0]
         for extra in range(measurement.get("makeup_rounds", 0)):
             current = [
                 {**kept[i], **{rep: r for (j, rep), r in taken.items() if j == i}} for i in range(len(points))
@@ -804,6 +846,20 @@ def measure_block(
                 break
             order = round_order(len(slots), block, len(rounds) + extra, seed)
             run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
+            extra_rounds[0] = extra + 1
+        if measurement.get("target_half_width"):
+            result.sequential = _sequential_rounds(
+                points,
+                kept,
+                taken,
+                failed,
+                pairs,
+                measurement,
+                run_round,
+                len(rounds) + extra_rounds[0],
+                block,
+                seed,
+            )
         # The warm reads, right after the cold ones: the same files, the same reader server, the same lock. A file
         # found damaged is not read again; a point that failed for its storage (a remote profile) still has a file.
         warm_taken = _warm_rounds(
@@ -865,6 +921,130 @@ def measure_block(
             "reader's reason:\n  " + "\n  ".join(result.failures)
         )
     return result
+
+
+def sequential_status(
+    records: list[dict[int, dict[str, Any]]], pairs: list[tuple[int, int]], target: float
+) -> tuple[set[int], list[tuple[int, int]]]:
+    """(the points whose event rate's 95 % interval, the repetitions' own, is wider than ``target`` of their mean;
+    the pairs whose paired rate ratio's interval is wider than ``target`` on the log scale), from every unflagged
+    record of each point. Only widths are looked at, never the means: the rule cannot stop on a lucky mean."""
+
+    def rates(i: int) -> dict[Any, float]:
+        return {
+            r.get("round_key") or ("rep", rep): float(r["event_rate_hz"])
+            for rep, r in records[i].items()
+            if not r.get("flagged") and r.get("event_rate_hz")
+        }
+
+    by_point = [rates(i) for i in range(len(records))]
+    open_points = {
+        i
+        for i, values in enumerate(by_point)
+        if not Interval.of(list(values.values())).relative_half_width <= target
+    }
+    open_pairs = []
+    for a, b in pairs:
+        common = [k for k in by_point[a] if k in by_point[b] and not isinstance(k, tuple)]
+        ratio = ratio_paired([by_point[a][k] for k in common], [by_point[b][k] for k in common])
+        width = math.log(ratio.high / ratio.low) / 2 if ratio.low > 0 else math.inf
+        if len(common) < MIN_PAIRS or not width <= target:
+            open_pairs.append((a, b))
+    return open_points, open_pairs
+
+
+def _sequential_rounds(
+    points: list[PlannedPoint],
+    kept: list[dict[int, dict[str, Any]]],
+    taken: dict[tuple[int, int], dict[str, Any]],
+    failed: dict[int, str],
+    pairs: list[tuple[int, int]] | None,
+    measurement: dict[str, Any],
+    run_round: Callable[..., None],
+    first_round: int,
+    block: str,
+    seed: int,
+) -> dict[str, Any]:
+    """measurement.target_half_width: after the planned rounds (and make-up rounds), rounds of the points still
+    open (``sequential_status``: their own interval, or a pair they belong to), each a new repetition of every
+    open point in a shuffled order, until none is open, a point reaches measurement.max_repetitions (null: twice
+    the planned), or the next round would take the block past measurement.sequential_budget_seconds. A point's
+    earlier passes count (their records are read). Returns what was open before and after, and the cost."""
+    target = float(measurement["target_half_width"])
+    pairs = [(a, b) for a, b in (pairs or []) if a < len(points) and b < len(points)]
+    budget = float(measurement.get("sequential_budget_seconds", 300))
+    planned = [max([*p.records, *p.other_passes], default=-1) + 1 for p in points]
+    most = measurement.get("max_repetitions") or 2 * max(planned, default=1)
+    others = [
+        {rep: r for rep, path in p.other_passes.items() if (r := reusable_record(path, p.labels)) is not None}
+        for p in points
+    ]
+    # Repetitions beyond the plan that an earlier run of this block took (a rerun after a crash keeps them).
+    for i, p in enumerate(points):
+        fmt, file_id, read_id = (p.labels.get(k) for k in ("format", "file_id", "read_id"))
+        if None in (fmt, file_id, read_id):
+            continue
+        for rep in range(planned[i], most):
+            path = paths.repetition_record(fmt, file_id, read_id, rep)
+            if (record := reusable_record(path, p.labels)) is not None:
+                p.records[rep] = path
+                kept[i][rep] = record
+
+    def everything() -> list[dict[int, dict[str, Any]]]:
+        return [
+            {**others[i], **kept[i], **{rep: r for (j, rep), r in taken.items() if j == i}}
+            for i in range(len(points))
+        ]
+
+    open_points, open_pairs = sequential_status(everything(), pairs, target)
+    before = {"open_points_before": len(open_points), "open_pairs_before": len(open_pairs)}
+    start, rounds, reads, stopped = time.time(), 0, 0, "resolved"
+    read_seconds: list[float] = [
+        r.get("end_time", 0) - r.get("process_start_time", 0) for r in taken.values() if r.get("end_time")
+    ]
+    while True:
+        records = everything()
+        open_points, open_pairs = sequential_status(records, pairs, target)
+        wanted = (open_points | {i for pair in open_pairs for i in pair}) - set(failed)
+        if not wanted:
+            break
+        wanted = {i for i in wanted if len(records[i]) < most}
+        if not wanted:
+            stopped = "max_repetitions"
+            break
+        per_read = sum(read_seconds) / len(read_seconds) if read_seconds else 0.0
+        if time.time() - start + per_read * len(wanted) > budget:
+            stopped = "budget"
+            break
+        slots = []
+        for i in sorted(wanted):
+            rep = max([*records[i], planned[i] - 1]) + 1
+            labels = points[i].labels
+            points[i].records[rep] = paths.repetition_record(
+                labels["format"], labels["file_id"], labels["read_id"], rep
+            )
+            slots.append((i, rep))
+        order = round_order(len(slots), block, first_round + rounds, seed)
+        before_reads = set(taken)
+        round_start = time.time()
+        run_round(first_round + rounds, [slots[j] for j in order], sequential=True)
+        new = set(taken) - before_reads
+        if new:
+            read_seconds.append((time.time() - round_start) / len(new))
+        rounds, reads = rounds + 1, reads + len(new)
+    open_points, open_pairs = sequential_status(everything(), pairs, target)
+    return {
+        **before,
+        "open_points_after": len(open_points),
+        "open_pairs_after": len(open_pairs),
+        "target_half_width": target,
+        "rounds": rounds,
+        "reads": reads,
+        "seconds": round(time.time() - start, 1),
+        "stopped": stopped,
+        "pairs": len(pairs),
+        "points": len(points),
+    }
 
 
 def _warm_sets_listing(warm_sets: list[warmread.WarmSet]) -> list[dict[str, Any]]:

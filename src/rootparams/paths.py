@@ -76,6 +76,9 @@ CPU_PRIMITIVES_TABLE = f"{PRIMITIVES}/cpu.csv"  # one row per warm read
 CPU_PRIMITIVES_SUMMARY = f"{PRIMITIVES}/cpu_summary.csv"  # one row per warm set: means, 95 % intervals, n
 # ROOT's decompression CPU per uncompressed MB per format, content kind and setting (rootparams.unzipkinds).
 UNZIP_KINDS_TABLE = f"{PRIMITIVES}/unzip_kinds.csv"
+# A few of the study's files written again, several times each: the spread of a write's CPU time
+# (rootparams.writenoise), one row per write.
+WRITE_NOISE_TABLE = f"{PRIMITIVES}/write_noise.csv"
 # The model against the measurements: one row per valid point (its parts), and the errors per scan and profile.
 MODEL_POINTS_TABLE = f"{TABLES}/model_points.csv"
 MODEL_ERRORS_TABLE = f"{TABLES}/model_errors.csv"
@@ -102,6 +105,8 @@ REMOTE_PRIMITIVES_REQUESTS = f"{PRIMITIVES}/remote_requests.csv"
 # The logs of the servers and proxies the remote primitives start: <this>/<profile>/{xrootd,toxiproxy}.log
 REMOTE_PRIMITIVES_ENDPOINT_LOGS = f"{LOGS}/primitives/remote-endpoints"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
+# recommendations.md's findings as a table: one row per format and topic, its verdict and what was measured.
+FINDINGS_TABLE = f"{TABLES}/findings.csv"
 
 
 def root_file(data_dir: str, format: str = "{format}", file_id: str = "{file_id}") -> str:
@@ -125,6 +130,11 @@ def content_file(data_dir: str, format: str = "{format}") -> str:
 
 def warmup_file(data_dir: str, format: str = "{format}") -> str:
     return f"{Path(data_dir).as_posix().rstrip('/')}/warmup/{format}.root"
+
+
+def write_noise_dir(data_dir: str) -> str:
+    """Where the write-noise primitive writes its files, each removed once measured (rootparams.writenoise)."""
+    return f"{Path(data_dir).as_posix().rstrip('/')}/write-noise"
 
 
 def unzip_sample_file(data_dir: str, format: str = "{format}") -> str:

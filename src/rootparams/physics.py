@@ -1,7 +1,11 @@
 """The instrument's physics checks: what a trustworthy measurement of ROOT reads must show, whatever the machine
-(docs/measurement.md, "The instrument checks its own physics"). Each is a verdict in three states
-(rootparams.stats): the physics *holds*, is *violated*, or the run *cannot tell* at its noise, with the margin it
-could resolve; a check that cannot tell is not counted as passed. Used by every study's run summary
+(docs/measurement.md, "The instrument checks its own physics"). Each is a verdict in three states at a stated
+margin (rootparams.stats): the physics *holds* (the whole interval inside the margin), is *violated* (the whole
+interval outside it), or the run *cannot tell* (anything else), with the margin it could resolve; a check that
+cannot tell is not counted as passed. A group check (every pair of levels) holds when every pair holds and is
+violated when a pair's violation survives Holm's adjustment over the group's pairs; the checks of one study are a
+family too (``settle``): a violation stands only where it survives Holm's adjustment over all of them, so that
+the chance of one or more false *violated* verdicts when everything holds is at most 2.5 %. Used by every study's run summary
 (``study_checks``: results/tables/physics_checks.csv), by benchmarks/physics_checks.py on purpose-made files, and,
 for the one that holds on any host (b), by tests/test_physics.py; the statistics themselves are tested on
 hand-made numbers there, where they must fail.
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +40,15 @@ from rootparams.compare import Repetitions
 from rootparams.measure import PlannedPoint, measure_block
 from rootparams.stats import (
     CANNOT_TELL,
+    CONFIDENCE,
     DIFFERENT,
     EQUAL,
     MIN_PAIRS,
     Interval,
+    Judgement,
     Ratio,
-    combine,
+    expected_false,
+    holm,
     ratio_paired,
     ratio_unpaired,
 )
@@ -63,7 +70,10 @@ HOLDS, VIOLATED = "holds", "violated"
 class Check:
     """One check's verdict: ``verdict`` is holds / violated / cannot tell (``passed`` True / False / None);
     ``statement`` the stats verdict behind it (equal, different, ...); ``resolvable`` the margin the data could
-    resolve; ``estimate`` the ratio judged (the pair furthest from 1 for a group)."""
+    resolve; ``estimate`` the ratio judged (the pair furthest from 1 for a group). ``p_holds`` and
+    ``p_violated``: the p-values of the two tests behind the verdict (a group's: its weakest pair's support, its
+    Holm-adjusted strongest violation); ``comparisons`` how many ratios the check judged; ``per_comparison`` the
+    verdict each ratio's own 95 % interval gives before any adjustment for the family (``settle``)."""
 
     check: str
     subject: str
@@ -74,14 +84,22 @@ class Check:
     estimate: float
     n: int
     detail: str
+    p_holds: float = math.nan
+    p_violated: float = math.nan
+    comparisons: int = 1
+    per_comparison: str = ""
 
     @property
     def passed(self) -> bool | None:
         return {HOLDS: True, VIOLATED: False}.get(self.verdict)
 
 
-def _from_equivalence(statement: str) -> str:
-    return {EQUAL: HOLDS, DIFFERENT: VIOLATED}.get(statement, CANNOT_TELL)
+def _verdict(judgement: Judgement) -> str:
+    return {True: HOLDS, False: VIOLATED}.get(judgement.supported, CANNOT_TELL)
+
+
+def _statement(verdict: str) -> str:
+    return {HOLDS: EQUAL, VIOLATED: DIFFERENT}.get(verdict, CANNOT_TELL)
 
 
 def level_groups(algorithm: str, levels: Iterable[int]) -> list[tuple[int, ...]]:
@@ -105,27 +123,46 @@ def compare_series(a: pd.Series, b: pd.Series) -> Ratio:
 
 
 def _group_check(name: str, subject: str, values: Mapping[Any, pd.Series], margin: float, unit: str) -> Check:
-    """Every pair of ``values``' members equal within ``margin``: the combined verdict, the widest resolvable
-    margin, the pair furthest from 1."""
+    """Every pair of ``values``' members equal within ``margin``: holds when every pair's interval lies inside the
+    margin, violated when a pair's interval lies wholly outside it and that survives Holm's adjustment over the
+    group's pairs, cannot tell otherwise; the widest resolvable margin, the pair furthest from 1."""
     keys = list(values)
     pairs = [(a, b, compare_series(values[a], values[b])) for i, a in enumerate(keys) for b in keys[i + 1 :]]
-    statement = combine(r.equivalence(margin) for _, _, r in pairs)
+    judgements = [r.judge_equal(margin) for _, _, r in pairs]
+    per_pair = [_verdict(j) for j in judgements]
+    group = Judgement.of(
+        max((j.p_support for j in judgements), default=1.0),
+        min(holm([j.p_contradict for j in judgements]), default=1.0),
+    )
+    verdict = _verdict(group)
     resolvable = max((r.resolvable_margin for _, _, r in pairs), default=math.nan)
     worst = max(pairs, key=lambda p: abs(math.log(p[2].estimate)) if p[2].estimate > 0 else 0.0)
     n = min((len(v) for v in values.values()), default=0)
     means = ", ".join(f"{k}: {Interval.of(values[k]).text(unit)}" for k in keys)
     detail = f"{means}; furthest pair {worst[0]}/{worst[1]} {worst[2].text()}"
+    if len(pairs) > 1:
+        detail += f"; {len(pairs)} pairs, violations adjusted for them (Holm)"
     return Check(
         name,
         subject,
-        _from_equivalence(statement),
-        statement,
+        verdict,
+        _statement(verdict),
         margin,
         resolvable,
         worst[2].estimate,
         n,
         detail,
+        group.p_support,
+        group.p_contradict,
+        len(pairs),
+        _per_comparison_text(per_pair),
     )
+
+
+def _per_comparison_text(verdicts: Sequence[str]) -> str:
+    """ "2 holds, 1 cannot tell": what the comparisons' own intervals said, before any adjustment."""
+    counts = {v: sum(x == v for x in verdicts) for v in (HOLDS, VIOLATED, CANNOT_TELL)}
+    return ", ".join(f"{c} {v}" for v, c in counts.items() if c)
 
 
 def level_check(values_by_level: Mapping[int, pd.Series], subject: str, algorithm: str) -> list[Check]:
@@ -205,10 +242,8 @@ def bandwidth_check(
         else "no repetition with a byte count"
     )
     if mode == "floor":
-        floor = 1 - BANDWIDTH_MARGIN
-        verdict = HOLDS if interval.low >= floor else VIOLATED if interval.high < floor else CANNOT_TELL
-        if interval.n < 2:
-            verdict = CANNOT_TELL
+        judgement = interval.judge_above(1 - BANDWIDTH_MARGIN)
+        verdict = _verdict(judgement)
         statement = {HOLDS: "at least B / bandwidth", VIOLATED: "faster than the bandwidth allows"}.get(
             verdict, CANNOT_TELL
         )
@@ -222,19 +257,28 @@ def bandwidth_check(
             interval.mean,
             interval.n,
             detail,
+            judgement.p_support,
+            judgement.p_contradict,
+            1,
+            verdict,
         )
+    judgement = interval.judge_within(1 / (1 + BANDWIDTH_MARGIN), 1 + BANDWIDTH_MARGIN)
+    verdict = _verdict(judgement)
     ratio = Ratio(interval.mean, interval.low, interval.high, interval.n, False)
-    statement = ratio.equivalence(BANDWIDTH_MARGIN)
     return Check(
         "an I/O-bound read of B bytes takes B / bandwidth",
         subject,
-        _from_equivalence(statement),
-        statement,
+        verdict,
+        _statement(verdict),
         BANDWIDTH_MARGIN,
         ratio.resolvable_margin,
         interval.mean,
         interval.n,
         detail,
+        judgement.p_support,
+        judgement.p_contradict,
+        1,
+        verdict,
     )
 
 
@@ -243,18 +287,23 @@ def repeat_check(first: Sequence[float], second: Sequence[float], subject: str =
     REPEAT_MARGIN; unpaired (they were taken at different times, which is the point)."""
     a, b = Interval.of(first), Interval.of(second)
     ratio = ratio_unpaired(b, a)
-    statement = ratio.equivalence(REPEAT_MARGIN)
+    judgement = ratio.judge_equal(REPEAT_MARGIN)
+    verdict = _verdict(judgement)
     detail = f"first {a.text('Hz')}, then {b.text('Hz')}: second / first {ratio.text()}"
     return Check(
         "the same point measured twice gives the same rate",
         subject,
-        _from_equivalence(statement),
-        statement,
+        verdict,
+        _statement(verdict),
         REPEAT_MARGIN,
         ratio.resolvable_margin,
         ratio.estimate,
         min(a.n, b.n),
         detail,
+        judgement.p_support,
+        judgement.p_contradict,
+        1,
+        verdict,
     )
 
 
@@ -268,7 +317,48 @@ CHECK_COLUMNS = [
     "estimate",
     "n",
     "detail",
+    "p_holds",
+    "p_violated",
+    "comparisons",
+    "per_comparison",
 ]
+
+
+def settle(checks: Sequence[Check]) -> list[Check]:
+    """The checks of one study (or one benchmark run) as one family: a violation stands only where its p-value
+    survives Holm's adjustment over every check's (each group's already adjusted over its pairs), so that when
+    every check holds the chance of one or more false *violated* verdicts stays at most 2.5 %. A violation the
+    adjustment takes back becomes *cannot tell*, and its detail says so."""
+    adjusted = holm([c.p_violated if c.p_violated == c.p_violated else 1.0 for c in checks])
+    out = []
+    for c, p in zip(checks, adjusted, strict=True):
+        if c.verdict == VIOLATED and p > 1 - CONFIDENCE:
+            c = replace(
+                c,
+                verdict=CANNOT_TELL,
+                statement=CANNOT_TELL,
+                detail=f"{c.detail}; outside the margin at its own 95 % interval, but not after the adjustment for "
+                f"the {len(checks)} checks of the run (Holm, adjusted p {p:.3f})",
+            )
+        out.append(replace(c, p_violated=p))
+    return out
+
+
+def family_text(checks: Sequence[Check]) -> str:
+    """What the run's family of checks should expect when everything holds, and what the adjustment took back."""
+    if not checks:
+        return "No physics check could be made."
+    comparisons = sum(c.comparisons for c in checks)
+    unadjusted, _ = expected_false(comparisons)
+    taken_back = sum("not after the adjustment" in c.detail for c in checks)
+    return (
+        f"{len(checks)} checks of {comparisons} comparisons, settled as one family. Were every check to hold, each "
+        f"comparison's own 95 % interval would still call up to 2.5 % of them violated (at the edge of the margin; "
+        f"fewer inside it): up to {unadjusted:.1f} false *violated* verdicts expected in this run without an "
+        f"adjustment. With Holm's adjustment over the checks (and, within a group of levels, over its pairs) the "
+        f"chance of even one false *violated* is at most 2.5 %: {taken_back} violation(s) at their own interval "
+        "did not survive it and are reported as *cannot tell*."
+    )
 
 
 def table(checks: Iterable[Check]) -> pd.DataFrame:
@@ -339,7 +429,30 @@ def study_checks(
                     subject,
                 )
             )
-    return checks
+    return settle(checks)
+
+
+def resolved_text(before: Sequence[Check], after: Sequence[Check]) -> str:
+    """How the physics checks' verdicts changed from ``before`` (the planned repetitions alone) to ``after`` (with
+    the sequential rounds): the checks that could not tell before and now hold or are violated, and any other
+    change."""
+    old = {(c.check, c.subject): c.verdict for c in before}
+    resolved = [c for c in after if old.get((c.check, c.subject)) == CANNOT_TELL and c.verdict != CANNOT_TELL]
+    changed = [
+        c
+        for c in after
+        if (c.check, c.subject) in old and old[(c.check, c.subject)] not in (CANNOT_TELL, c.verdict)
+    ]
+    still = sum(c.verdict == CANNOT_TELL for c in after)
+    text = (
+        f"of the physics checks, {sum(v == CANNOT_TELL for v in old.values())} could not tell on the planned "
+        f"repetitions alone; the extra rounds resolved {len(resolved)} "
+        f"({sum(c.verdict == HOLDS for c in resolved)} hold, {sum(c.verdict == VIOLATED for c in resolved)} "
+        f"violated), {still} still cannot tell"
+    )
+    if changed:
+        text += f", and {len(changed)} changed verdict ({', '.join(c.subject for c in changed)})"
+    return text
 
 
 def summarize_checks(checks: Sequence[Check]) -> pd.DataFrame:

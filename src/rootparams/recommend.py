@@ -11,16 +11,20 @@ the host then cancels), else unpaired from their means, spreads and n (``compare
 ``stats.Ratio``). The spread of the repetitions (summary.csv's ``_std``) describes the repetitions, not the
 mean, and is never quoted as an error. File sizes are exact (one file each) and compared directly.
 
-**Claims** on rates are judged on those intervals, into "yes" (the intervals support the claim), "no" (they
-contradict it) or "cannot tell" (the noise of this run does not decide):
-- equal rates (``equal_rates``): the ratio's interval inside ±EQUAL_MARGIN, [1/1.05, 1.05], is yes; an interval
-  that excludes 1 otherwise is no; anything else cannot tell. The text gives the margin the run could resolve;
-- a faster than b, a gain (``faster``): the interval above 1 is yes; below 1, or holding 1 within ±EQUAL_MARGIN
-  (no gain worth the name), no; anything else cannot tell;
-- a at least as fast as b (``not_slower``): the interval above 1 or inside ±EQUAL_MARGIN is yes; below 1 and
-  reaching beyond the margin no; anything else cannot tell;
-- a gain of at least a factor G (``at_least``): the interval's low end at or above G is yes, its high end below G
-  no, anything else cannot tell; a gain below G (``below``) the reverse.
+**Claims** on rates are judged on those intervals against a margin, into "yes" (the whole interval lies where the
+claim holds), "no" (the whole interval lies where it fails) or "cannot tell" (the interval reaches both):
+- equal rates (``claim_equal``): the ratio's interval inside ±EQUAL_MARGIN, [1/1.05, 1.05], is yes; an interval
+  wholly outside it is no (one that excludes 1 but reaches inside the margin is cannot tell, not no); anything
+  else cannot tell. The text gives the margin the run could resolve;
+- a faster than b, a gain worth the name (``claim_faster``): the interval above 1 + EQUAL_MARGIN is yes; at or
+  below it (slower, or a gain within the margin) no; anything else cannot tell;
+- a at least as fast as b (``claim_not_slower``): the interval above 1 / (1 + EQUAL_MARGIN) is yes (faster, or
+  equal within the margin); wholly below it no; anything else cannot tell;
+- a gain of at least a factor G (``claim_at_least``): the whole interval above G is yes, the whole interval below
+  G no, anything else cannot tell; a gain below G (``claim_below``) the reverse.
+The rate claims of one topic are settled together (``Claims``, stats.Family): a "no" stands only where it
+survives Holm's adjustment over the topic's rate comparisons, so that the chance that any "no" of the topic is
+false when every claim holds stays at most 2.5 %; the text says when the adjustment took one back.
 A topic of several sub-claims (``overall``): "yes" when all hold, "partly" when some hold and some fail, "no"
 when some fail and none holds, "cannot tell" when none fails but not all hold (a topic that cannot tell never
 counts as agreeing), "n/a" when nothing valid could be compared.
@@ -60,7 +64,7 @@ from rootparams.labels import (
     reading_style_label,
 )
 from rootparams.scans import study_scans
-from rootparams.stats import CANNOT_TELL, DIFFERENT, EQUAL, HIGHER, LOWER, RATE_MARGIN, Interval, Ratio
+from rootparams.stats import CANNOT_TELL, HIGHER, LOWER, RATE_MARGIN, Family, Interval, Judgement, Ratio
 from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED, mantissa_bits
 
 # Two rates count as equal when their ratio's 95 % interval lies within ±5 % (stats.RATE_MARGIN): what 10
@@ -169,44 +173,102 @@ class Finding:
     agrees: str  # "yes", "partly", "no", "cannot tell" or "n/a" (nothing valid to compare)
 
 
+FINDING_COLUMNS = ["format", "topic", "measured", "paper", "agrees"]
+
+
 # ---- Claims and verdicts ----------------------------------------------------------------------------------------
 
 
+def word(judgement: Judgement) -> str:
+    """A judged claim as the agrees column says it: yes, no or cannot tell."""
+    return {True: YES, False: NO}.get(judgement.supported, CANNOT_TELL)
+
+
+def claim_equal(ratio: Ratio) -> Judgement:
+    """Two rates equal (``ratio`` = a / b): supported where the 95 % interval lies within ±EQUAL_MARGIN,
+    contradicted only where it lies wholly outside it."""
+    return ratio.judge_equal(EQUAL_MARGIN)
+
+
+def claim_faster(ratio: Ratio) -> Judgement:
+    """a faster than b by a gain worth the name: supported where the interval lies above 1 + EQUAL_MARGIN,
+    contradicted where it lies at or below it (slower, or a gain within the margin)."""
+    return ratio.judge_above(1 + EQUAL_MARGIN)
+
+
+def claim_not_slower(ratio: Ratio) -> Judgement:
+    """a at least as fast as b: supported where the interval lies above 1 / (1 + EQUAL_MARGIN) (faster, or equal
+    within the margin), contradicted where it lies wholly below it."""
+    return ratio.judge_above(1 / (1 + EQUAL_MARGIN))
+
+
+def claim_at_least(ratio: Ratio, factor: float) -> Judgement:
+    """A gain of at least ``factor``: supported with the whole interval above it, contradicted with the whole
+    interval below it."""
+    return ratio.judge_above(factor)
+
+
+def claim_below(ratio: Ratio, factor: float) -> Judgement:
+    """A gain below ``factor``: the reverse of ``claim_at_least``."""
+    return ratio.judge_below(factor)
+
+
 def equal_rates(ratio: Ratio) -> str:
-    """A claim that two rates are equal (``ratio`` = a / b): YES where the 95 % interval lies within
-    ±EQUAL_MARGIN, NO where it excludes 1 otherwise, CANNOT_TELL else."""
-    return {EQUAL: YES, DIFFERENT: NO}.get(ratio.equivalence(EQUAL_MARGIN), CANNOT_TELL)
+    return word(claim_equal(ratio))
 
 
 def faster(ratio: Ratio) -> str:
-    """A claim that a is faster than b, a gain: YES where the interval lies above 1; NO where it lies below 1, or
-    holds 1 within ±EQUAL_MARGIN (no gain worth the name); CANNOT_TELL else."""
-    if ratio.direction == HIGHER:
-        return YES
-    if ratio.direction == LOWER or ratio.equivalence(EQUAL_MARGIN) == EQUAL:
-        return NO
-    return CANNOT_TELL
+    return word(claim_faster(ratio))
 
 
 def not_slower(ratio: Ratio) -> str:
-    """A claim that a is at least as fast as b: YES where the interval lies above 1 or within ±EQUAL_MARGIN; NO
-    where it lies below 1 and reaches beyond the margin; CANNOT_TELL else."""
-    return YES if ratio.direction == HIGHER else equal_rates(ratio)
+    return word(claim_not_slower(ratio))
 
 
 def at_least(ratio: Ratio, factor: float) -> str:
-    """A claim of a gain of at least ``factor``: YES where the whole interval is at or above it, NO where the whole
-    interval is below it, CANNOT_TELL else (and without an interval)."""
-    if ratio.low >= factor:
-        return YES
-    if ratio.high < factor:
-        return NO
-    return CANNOT_TELL
+    return word(claim_at_least(ratio, factor))
 
 
 def below(ratio: Ratio, factor: float) -> str:
-    """A claim of a gain below ``factor``: the reverse of ``at_least``."""
-    return {YES: NO, NO: YES}.get(at_least(ratio, factor), CANNOT_TELL)
+    return word(claim_below(ratio, factor))
+
+
+class Claims:
+    """The rate claims of one topic, settled together (stats.Family): a "no" stands only where it survives Holm's
+    adjustment over the topic's rate claims, so that a topic of many comparisons is not contradicted by one of
+    them by chance; a "yes" needs its own interval. ``mark`` adds a claim and returns a mark to put in the text
+    where its verdict goes; ``fill`` writes the settled verdicts in; ``verdicts`` lists them. Exact claims (file
+    sizes) are added as their word and pass through unchanged."""
+
+    _MARK = "\x00claim{}\x00"
+
+    def __init__(self) -> None:
+        self._family = Family()
+        self._claims: list[int | str] = []  # a family index, or an exact verdict
+
+    def mark(self, claim: Judgement | str) -> str:
+        self._claims.append(self._family.add(claim) if isinstance(claim, Judgement) else claim)
+        return self._MARK.format(len(self._claims) - 1)
+
+    def verdicts(self) -> list[str]:
+        settled = self._family.settled()
+        return [word(settled[c]) if isinstance(c, int) else c for c in self._claims]
+
+    def fill(self, text: str) -> str:
+        verdicts = self.verdicts()
+        for i, verdict in enumerate(verdicts):
+            text = text.replace(self._MARK.format(i), verdict)
+        if self.taken_back():
+            text += (
+                f' ({self.taken_back()} "no" at its own 95 % interval not kept after the adjustment for the '
+                f"{len(self._family)} rate comparisons of this topic, Holm)"
+            )
+        return text
+
+    def taken_back(self) -> int:
+        return self._family.unadjusted_contradictions() - sum(
+            j.supported is False for j in self._family.settled()
+        )
 
 
 def overall(verdicts: Iterable[str]) -> str:
@@ -300,7 +362,8 @@ def _best_text(best, rows: pd.DataFrame, repetitions: Repetitions, label) -> str
 def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
     """The compression scan: the fastest point by mean (and the fastest compressed one), the smallest file, and
     the paper's claims one by one:
-    - "LZ4 fastest": the fastest LZ4 point against the fastest ZLIB or LZMA point, ``faster``;
+    - "LZ4 fastest" ("best for fast reading"): the fastest LZ4 point against the fastest ZLIB or LZMA point,
+      ``claim_not_slower``: no other algorithm reads faster by more than the margin;
     - "LZMA smallest": the smallest file of the three algorithms is LZMA's (sizes: exact);
     - for the formats with very small events (SMALL_EVENT_FORMATS), "ZLIB sized like LZMA": ZLIB's median file
       size over its levels nearer to LZMA's than to LZ4's (exact), and "ZLIB reads like LZ4": the fastest ZLIB
@@ -319,19 +382,23 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
     measured += f"; smallest: {_setting(smallest)} ({smallest['size_bytes'] / 1e6:.1f} MB)"
     paper_algs = compressed[compressed["algorithm"].isin(["lz4", "zlib", "lzma"])]
     by_alg = {a: g for a, g in paper_algs.groupby("algorithm")}
-    claims = []
+    claims, family = [], Claims()
     if "lz4" in by_alg and len(by_alg) > 1:
         lz4, other = _highest(by_alg["lz4"]), _highest(paper_algs[paper_algs["algorithm"] != "lz4"])
         ratio = repetitions.ratio(lz4, other)
         claims.append(
-            ("LZ4 fastest", faster(ratio), f"{_setting(lz4)} against {_setting(other)}: {ratio.text()}")
+            (
+                f"LZ4 fastest (none faster by more than {MARGIN_TEXT})",
+                family.mark(claim_not_slower(ratio)),
+                f"{_setting(lz4)} against {_setting(other)}: {ratio.text()}",
+            )
         )
     if "lzma" in by_alg and len(by_alg) > 1:
         least = paper_algs.loc[paper_algs["size_bytes"].idxmin()]
         claims.append(
             (
                 "LZMA smallest",
-                YES if least["algorithm"] == "lzma" else NO,
+                family.mark(YES if least["algorithm"] == "lzma" else NO),
                 f"{_setting(least)}, {least['size_bytes'] / 1e6:.1f} MB",
             )
         )
@@ -341,25 +408,24 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
         claims.append(
             (
                 "ZLIB sized like LZMA",
-                YES if like_lzma else NO,
+                family.mark(YES if like_lzma else NO),
                 "median sizes: "
                 + ", ".join(f"{a.upper()} {size[a] / 1e6:.1f} MB" for a in ("lz4", "zlib", "lzma")),
             )
         )
         zlib, lz4 = _highest(by_alg["zlib"]), _highest(by_alg["lz4"])
         ratio = repetitions.ratio(zlib, lz4)
-        verdict = equal_rates(ratio)
         claims.append(
             (
                 f"ZLIB reads like LZ4 (within {MARGIN_TEXT})",
-                verdict,
+                family.mark(claim_equal(ratio)),
                 f"{_setting(zlib)} against {_setting(lz4)}: {_with_margin(ratio)}",
             )
         )
     if not claims:
         return Finding(fmt, "compression", measured, PAPER["compression"], NOT_APPLICABLE)
-    measured += "; " + _claims_text(claims)
-    return Finding(fmt, "compression", measured, PAPER["compression"], overall(v for _, v, _ in claims))
+    measured = family.fill(measured + "; " + _claims_text(claims))
+    return Finding(fmt, "compression", measured, PAPER["compression"], overall(family.verdicts()))
 
 
 def autoflush(
@@ -512,7 +578,7 @@ def threads(
     LZMA gains. A gain is ``faster`` (the interval above 1); "does not gain" is ``not_slower`` of 1 thread
     against the most (any gain within ±EQUAL_MARGIN). The verdict: ``overall`` over the algorithms."""
     repetitions = _repetitions(repetitions)
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for alg, group in rows.groupby("algorithm"):
         one = group[group["threads"] == 1]
         most = group.loc[group["threads"].idxmax()]
@@ -521,17 +587,20 @@ def threads(
         one = one.iloc[0]
         ratio = repetitions.ratio(most, one)
         gains = fmt == "xaod" or alg == "lzma"  # what the paper says
-        verdict = faster(ratio) if gains else not_slower(repetitions.ratio(one, most))
+        verdict = family.mark(
+            claim_faster(ratio) if gains else claim_not_slower(repetitions.ratio(one, most))
+        )
         over = " (oversubscribed)" if cores and most["threads"] > cores else ""
-        claim = "gains" if gains else f"no gain beyond {MARGIN_TEXT}"
+        claim = f"gains more than {MARGIN_TEXT}" if gains else f"no gain beyond {MARGIN_TEXT}"
         parts.append(
             f"{alg}: {int(most['threads'])} threads{over} give {ratio.text()} the 1-thread rate "
             f"({claim}: {verdict})"
         )
-        verdicts.append(verdict)
     if not parts:
         return Finding(fmt, "threads", "only 1 thread measured", PAPER["threads"], NOT_APPLICABLE)
-    return Finding(fmt, "threads", "; ".join(parts), PAPER["threads"], overall(verdicts))
+    return Finding(
+        fmt, "threads", family.fill("; ".join(parts)), PAPER["threads"], overall(family.verdicts())
+    )
 
 
 # ---- Beyond the paper: RNTuple and the remote cache -------------------------------------------------------------
@@ -552,20 +621,29 @@ def rntuple(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None
             PAPER["rntuple"],
             NOT_APPLICABLE,
         )
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for r in ratios.itertuples():
         rate = Ratio(
-            r.rate_ratio, r.rate_ratio_low, r.rate_ratio_high, int(r.rate_ratio_n), bool(r.rate_ratio_paired)
+            r.rate_ratio,
+            r.rate_ratio_low,
+            r.rate_ratio_high,
+            int(r.rate_ratio_n),
+            bool(r.rate_ratio_paired),
+            df=getattr(r, "rate_ratio_df", float("nan")),
+            log_se=getattr(r, "rate_ratio_log_se", float("nan")),
         )
-        smaller = YES if 0.5 <= r.size_ratio <= 0.9 else NO
-        several = at_least(rate, 2.0)
+        smaller = family.mark(YES if 0.5 <= r.size_ratio <= 0.9 else NO)
+        several = family.mark(claim_at_least(rate, 2.0))
         parts.append(
             f"{r.algorithm}-{int(r.level)} ({r.storage_profile}): size {r.size_ratio:.2f}x (10-50 % smaller: "
             f"{smaller}), rate {rate.text()} (several times faster: {several})"
         )
-        verdicts += [smaller, several]
     return Finding(
-        fmt, "rntuple", "RNTuple / TTree: " + "; ".join(parts), PAPER["rntuple"], overall(verdicts)
+        fmt,
+        "rntuple",
+        family.fill("RNTuple / TTree: " + "; ".join(parts)),
+        PAPER["rntuple"],
+        overall(family.verdicts()),
     )
 
 
@@ -573,24 +651,29 @@ def cluster_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
     """RNTuple's cluster cache on against off per storage profile. ROOT's default is on: "yes" where on is at
     least as fast as off (``not_slower``) on every profile; ``overall`` over the profiles."""
     repetitions = _repetitions(repetitions)
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for profile, group in rows.groupby("storage_profile"):
         on, off = group[group["cache_size"] == -1], group[group["cache_size"] == 0]
         if on.empty or off.empty:
             continue
         on, off = on.iloc[0], off.iloc[0]
         ratio = repetitions.ratio(on, off)
-        verdict = not_slower(ratio)
+        verdict = family.mark(claim_not_slower(ratio))
         parts.append(
             f"{profile}: on {_rate(on, repetitions)}, off {_rate(off, repetitions)}; on / off "
             f"{_with_margin(ratio)}; at least as fast: {verdict}"
         )
-        verdicts.append(verdict)
     if not parts:
         return Finding(
             fmt, "cluster_cache", "on and off not both measured", PAPER["cluster_cache"], NOT_APPLICABLE
         )
-    return Finding(fmt, "cluster_cache", "; ".join(parts), PAPER["cluster_cache"], overall(verdicts))
+    return Finding(
+        fmt,
+        "cluster_cache",
+        family.fill("; ".join(parts)),
+        PAPER["cluster_cache"],
+        overall(family.verdicts()),
+    )
 
 
 def _cpu_efficiency(row: Mapping[str, Any], repetitions: Repetitions) -> str:
@@ -652,7 +735,10 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
             PAPER["remote_cache"],
             NOT_APPLICABLE,
         )
-    crucial = overall(at_least(g, CRUCIAL_GAIN) for g in remote.values())
+    family = Claims()
+    for g in remote.values():
+        family.mark(claim_at_least(g, CRUCIAL_GAIN))
+    crucial = overall(family.verdicts())
     larger = overall(_apart(r, lo) for r in remote.values() for lo in local.values())
     claims = [
         (f"crucial remotely (at least {CRUCIAL_GAIN:g}x with latency)", crucial, ", ".join(remote)),
@@ -661,7 +747,7 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
     return Finding(
         fmt,
         "remote_cache",
-        "; ".join(parts) + "; " + _claims_text(claims),
+        family.fill("; ".join(parts) + "; " + _claims_text(claims)),
         PAPER["remote_cache"],
         overall([crucial, larger]),
     )
@@ -670,10 +756,12 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
 # ---- The related studies ---------------------------------------------------------------------------------------
 
 
-def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[str], nothing: str) -> Finding:
-    """A topic's finding from its comparisons' verdicts (``overall``); NOT_APPLICABLE, saying ``nothing``, when
-    nothing could be compared."""
+def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[str] | Claims, nothing: str) -> Finding:
+    """A topic's finding from its comparisons' verdicts (``overall``; a topic's ``Claims`` settled together first);
+    NOT_APPLICABLE, saying ``nothing``, when nothing could be compared."""
     measured = "; ".join(parts)
+    if isinstance(verdicts, Claims):
+        measured, verdicts = verdicts.fill(measured), verdicts.verdicts()
     if not verdicts:
         return Finding(fmt, topic, measured or nothing, PAPER[topic], NOT_APPLICABLE)
     return Finding(fmt, topic, measured, PAPER[topic], overall(verdicts))
@@ -685,7 +773,7 @@ def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None)
     branch). Judged for the partial selections (analysis, sparse, a list of variables): branch-wise ``faster``;
     the full read is reported. The verdict: ``overall`` over the partial selections."""
     repetitions = _repetitions(repetitions)
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for (selection, autoflush_), group in rows.groupby(["branches", "autoflush"], sort=True):
         partial = selection in ("analysis", "sparse") or str(selection).startswith("vars:")
         split0, split_hi = group[group["split_level"] == 0], group[group["split_level"] > 0]
@@ -699,12 +787,11 @@ def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None)
             f"{_rate(classwise, repetitions)}: {ratio.text()}"
         )
         if partial:
-            verdicts.append(faster(ratio))
-            text += f" (branch-wise faster: {verdicts[-1]})"
+            text += f" (branch-wise faster by more than {MARGIN_TEXT}: {family.mark(claim_faster(ratio))})"
         else:
             text += " (reported, not judged)"
         parts.append(text)
-    return _verdict(fmt, "access", parts, verdicts, "no partial selection at split 0 and split > 0")
+    return _verdict(fmt, "access", parts, family, "no partial selection at split 0 and split > 0")
 
 
 def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
@@ -714,7 +801,7 @@ def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
     it ("washed out"); other algorithms and RDataFrame (per event) are reported only. The verdict: ``overall`` of
     the judged."""
     repetitions = _repetitions(repetitions)
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for (selection, alg, level), group in rows.groupby(["branches", "algorithm", "level"], sort=True):
         base = group[(group["reading_style"] == "getentry") & (group["threads"] == 1)]
         if base.empty:
@@ -733,10 +820,12 @@ def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
             )
             if row["reading_style"] == "uproot" and alg in ("lz4", "none", "zlib"):
                 lz4_like = alg != "zlib"
-                verdicts.append(at_least(ratio, BULK_GAIN) if lz4_like else below(ratio, BULK_GAIN))
-                text += f" ({'at least' if lz4_like else 'less than'} {BULK_GAIN:g}x: {verdicts[-1]})"
+                verdict = family.mark(
+                    claim_at_least(ratio, BULK_GAIN) if lz4_like else claim_below(ratio, BULK_GAIN)
+                )
+                text += f" ({'at least' if lz4_like else 'less than'} {BULK_GAIN:g}x: {verdict})"
             parts.append(text)
-    return _verdict(fmt, "reading_style", parts, verdicts, "GetEntry and uproot not both measured")
+    return _verdict(fmt, "reading_style", parts, family, "GetEntry and uproot not both measured")
 
 
 def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
@@ -746,7 +835,7 @@ def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
     its interval). Judged: parallel unzip's rate ratio to the serial read ``at_least`` UNZIP_GAIN. The verdict:
     ``overall`` of the settings."""
     repetitions = _repetitions(repetitions)
-    parts, verdicts = [], []
+    parts, family = [], Claims()
     for (alg, level), group in rows.groupby(["algorithm", "level"], sort=True):
         on = group["unzip"].astype(bool)
         serial = group[~on & (group["threads"] == 1)]
@@ -756,10 +845,10 @@ def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
             continue
         serial, both = serial.iloc[0], both.iloc[0]
         ratio = repetitions.ratio(both, serial)
-        verdicts.append(at_least(ratio, UNZIP_GAIN))
+        verdict = family.mark(claim_at_least(ratio, UNZIP_GAIN))
         text = (
             f"{alg}-{int(level)}: serial {_rate(serial, repetitions)}, {int(top)} threads + parallel unzip "
-            f"{_rate(both, repetitions)}: {ratio.text()} (at least {UNZIP_GAIN:g}x: {verdicts[-1]}), CPU "
+            f"{_rate(both, repetitions)}: {ratio.text()} (at least {UNZIP_GAIN:g}x: {verdict}), CPU "
             f"{repetitions.ratio(both, serial, 'loop_cpu_seconds').text()} the serial read's"
         )
         if not mt.empty:
@@ -769,7 +858,7 @@ def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
             )
         parts.append(text)
     return _verdict(
-        fmt, "unzip", parts, verdicts, "the serial read and parallel unzip with > 1 thread not both measured"
+        fmt, "unzip", parts, family, "the serial read and parallel unzip with > 1 thread not both measured"
     )
 
 
@@ -1138,13 +1227,17 @@ def markdown(found: list[Finding], storage_profiles: str, context: str, lead: st
         'are exact, one file each, and compared directly. A "fastest" or "best" point is the highest mean: the '
         "reference a claim is compared with, not a verdict by itself.",
         "",
-        f"Each claim is judged on those intervals. Two rates are equal when the interval of their ratio lies "
-        f"within {MARGIN_TEXT}; beside such a comparison, the resolvable margin is the smallest margin within which "
-        f'this run could have called the two equal. A gain, or "faster", needs the interval above 1 (an interval '
-        f'that holds 1 inside {MARGIN_TEXT} is "no": no gain worth the name); "at least as fast" holds with the '
-        f"interval above 1 or inside {MARGIN_TEXT}; a gain of at least a factor needs the whole interval at or "
-        "above it and fails with the whole interval below it. The agrees column: **yes** the intervals support the "
-        "claim, **no** they contradict it, **cannot tell** the noise of this run does not decide (never counted as "
+        f"Each claim is judged on those intervals against a margin: **yes** where the whole interval lies where "
+        f"the claim holds, **no** only where the whole interval lies where it fails, **cannot tell** where it "
+        f"reaches both. Two rates are equal when the interval of their ratio lies within {MARGIN_TEXT}, and "
+        f"different only when it lies wholly outside it; beside such a comparison, the resolvable margin is the "
+        f'smallest margin within which this run could have called the two equal. A gain, or "faster", needs the '
+        f'interval above 1 + {100 * EQUAL_MARGIN:g} % (an interval at or below it is "no": no gain worth the '
+        f'name); "at least as fast" holds with the interval above 1 / (1 + {100 * EQUAL_MARGIN:g} %); a gain of at '
+        "least a factor needs the whole interval above it and fails with the whole interval below it. The rate "
+        'claims of one topic are settled together: a "no" stands only where it survives Holm\'s adjustment for '
+        "the topic's number of rate comparisons. The agrees column: **yes** the intervals support the claim, "
+        "**no** they contradict it, **cannot tell** the noise of this run does not decide (never counted as "
         "agreeing), **partly** some parts of the claim hold and others fail, **n/a** nothing valid to compare.",
         "",
         f"Verdicts in this run: {verdict_counts(found)}.",

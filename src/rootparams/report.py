@@ -6,6 +6,7 @@ from typing import Any
 
 import pandas as pd
 
+from rootparams import drift as host_drift
 from rootparams import physics
 from rootparams.aggregate import SURVEYED, valid_points
 from rootparams.labels import profile_list
@@ -48,6 +49,8 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
         valid = valid[~surveyed]
     if len(valid) and valid.mean() < PAPER_GRADE["valid_share"]:
         problems.append(f"{valid.mean():.0%} of the points are valid (< {PAPER_GRADE['valid_share']:.0%})")
+    if note := host_drift.comparisons_note(drift, claimed_precision(summary)):
+        problems.append(note)
     if drift is not None and drift.reads >= 3 and len(rel) and drift.rel_spread > rel.median():
         problems.append(
             f"the host drifted more over the study than the noise the run claims: the drift sentinel's σ/mean "
@@ -55,6 +58,59 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
             "different formats, and this run with others, with that in mind)"
         )
     return problems
+
+
+def claimed_precision(summary: pd.DataFrame) -> float:
+    """The precision the run claims for a mean: the median relative half-width of the points' own 95 % intervals
+    (the repetitions', this run's minutes)."""
+    high = summary.get("event_rate_hz_run_ci95_high", summary.get("event_rate_hz_ci95_high"))
+    if high is None or "event_rate_hz_mean" not in summary:
+        return float("nan")
+    width = ((high - summary["event_rate_hz_mean"]) / summary["event_rate_hz_mean"]).dropna()
+    return float(width.median()) if len(width) else float("nan")
+
+
+def intervals_line(summary: pd.DataFrame) -> str:
+    """What a rate's 95 % interval covers in this run: the host over its passes, or this run's minutes only."""
+    passes = pd.to_numeric(summary.get("passes", pd.Series(dtype=float)), errors="coerce").dropna()
+    host = pd.to_numeric(summary.get("event_rate_hz_host_variance", pd.Series(dtype=float)), errors="coerce")
+    if len(passes) and passes.max() > 1 and (host.fillna(0) > 0).any():
+        per_pass = (host * passes).dropna()
+        df = pd.to_numeric(summary.get("host_df"), errors="coerce").dropna()
+        return (
+            f"Intervals: every rate's 95 % interval holds the host's drift between the study's "
+            f"{int(passes.max())} passes (each format measured once per pass, the others between them): "
+            f"σ {100 * per_pass.median() ** 0.5:.1f} % per pass beyond the repetitions' noise, "
+            f"{int(df.iloc[0]) if len(df) else '?'} degrees of freedom (stats.HostVariance), so that it describes "
+            "this host over the run, not only the minutes of one job; the repetitions' own interval is in "
+            "summary.csv (`event_rate_hz_run_ci95_low/high`). Paired ratios (a point against another of its "
+            "format, by round) hold on a repeat better than any absolute rate: lead with them."
+        )
+    return (
+        "Intervals: **this run only**. Each rate's 95 % interval is that of its repetitions, all taken in one job: "
+        "it says how well this run pins its mean, not where a repeat on the same host would fall (a repeat minutes "
+        'later moved most points by more than their intervals: docs/statistics.md, "Intervals that hold on a '
+        'repeat"). Paired ratios within a format hold on a repeat: lead with them. measurement.passes: 2 or more '
+        "gives the rates intervals that hold the host's drift."
+    )
+
+
+def sequential_lines(jobs: pd.DataFrame | None, resolved: str = "") -> list[str]:
+    """What the sequential rounds (measurement.target_half_width) found open, resolved and cost."""
+    if jobs is None or "sequential_rounds" not in jobs or jobs["sequential_rounds"].isna().all():
+        return []
+    j = jobs[jobs["sequential_rounds"].notna()]
+    target = float(j["sequential_target_half_width"].iloc[0])
+    stopped = ", ".join(f"{b}: {why}" for b, why in zip(j["block"], j["sequential_stopped"], strict=True))
+    line = (
+        f"- Sequential rounds (target ±{100 * target:g} %): after the planned repetitions, "
+        f"{int(j['sequential_open_points_before'].sum())} point intervals and "
+        f"{int(j['sequential_open_pairs_before'].sum())} level pairs were wider than the target; "
+        f"{int(j['sequential_rounds'].sum())} rounds of {int(j['sequential_reads'].sum())} reads "
+        f"({j['sequential_seconds'].sum() / 60:.1f} min) left {int(j['sequential_open_points_after'].sum())} and "
+        f"{int(j['sequential_open_pairs_after'].sum())} open ({stopped})"
+    )
+    return [line + (f"; {resolved}" if resolved else "")]
 
 
 def _surveyed(summary: pd.DataFrame) -> pd.Series:
@@ -72,10 +128,12 @@ def run_summary_markdown(
     repetitions: int | None = None,
     drift=None,
     checks: list | None = None,
+    resolved: str = "",
 ) -> str:
     """results/run_summary.md: where and how the run measured, its noise and drift, its grade, every point's rate
     with its 95 % interval, every point that failed or was refused with its reason, and, last, the physics checks
-    of this run (rootparams.physics.study_checks)."""
+    of this run (rootparams.physics.study_checks). ``resolved``: what the sequential rounds changed in the
+    verdicts."""
     storage = provenance["storage"]
     not_measured = failed_points(summary)
     cold = set(summary["cache_state"]) if "cache_state" in summary else {"cold"}
@@ -136,6 +194,8 @@ def run_summary_markdown(
                 else "A smoke or development run; do not compare its numbers with the note's.\n"
             ),
         )
+    lines += sequential_lines(jobs, resolved)
+    lines.append(f"- {intervals_line(summary)}")
     if "cpu_steal_during_mean" in summary:
         steal = summary["cpu_steal_during_mean"].dropna()
         if len(steal):
@@ -145,7 +205,8 @@ def run_summary_markdown(
             )
     lines += [
         "",
-        "Event rates over the timed loop: mean, 95 % interval of the mean (Student t) and the 1σ spread of the "
+        "Event rates over the timed loop: mean, 95 % interval of the mean (Student t; with the host's drift "
+        "between passes where the study measured passes, see Intervals above) and the 1σ spread of the "
         "repetitions; n unflagged repetitions.",
         "",
         "| format | file | read | events/s | 95 % interval | 1σ spread | n | flagged | valid |",
@@ -217,9 +278,12 @@ def physics_markdown(checks: list | None) -> list[str]:
     counts = physics.summarize_checks(checks)
     lines += [
         "Each is judged on this run's reads with 95 % intervals (paired by round where the points were measured in "
-        "the same rounds): the physics **holds**, is **violated**, or the run **cannot tell** at its noise (not "
-        "counted as passed), with the margin it could resolve (`tables/physics_checks.csv`; docs/measurement.md, "
-        '"The instrument checks its own physics").',
+        "the same rounds) against its stated margin: the physics **holds** where the whole interval lies inside "
+        "the margin, is **violated** only where the whole interval lies outside it, and otherwise the run **cannot "
+        "tell** (not counted as passed), with the margin it could resolve (`tables/physics_checks.csv`; "
+        'docs/measurement.md, "The instrument checks its own physics").',
+        "",
+        physics.family_text(checks),
         "",
         "| check | holds | violated | cannot tell | median margin resolved |",
         "|---|---|---|---|---|",

@@ -23,13 +23,22 @@ import pandas as pd
 from rootparams.aggregate import valid_points
 from rootparams.compare import summary_interval
 from rootparams.grid import ReadPoint, format_read_defaults
-from rootparams.labels import profile_list
+from rootparams.labels import interval_scope, profile_list
 from rootparams.vocabulary import ALGORITHMS, CONTAINERS, LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE
 
 # By file id, not by settings: a byte-based AutoFlush reads back from the file as an entry count.
 FILE_JOIN_KEYS = ["format", "file_id"]
+
+
 # What a rate cell shows, said in every caption.
-RATE_LEGEND = "mean ± 1σ of the repetitions; [95 % CI of the mean, Student t]; n: unflagged repetitions"
+def rate_legend(table: pd.DataFrame) -> str:
+    """How to read a rate: its mean, 1σ, interval (and what the interval covers: labels.interval_scope) and n."""
+    scope = interval_scope(table.get("passes", []))
+    return (
+        f"mean ± 1σ of the repetitions; [95 % CI of the mean, Student t, {scope}]; n: unflagged repetitions"
+    )
+
+
 EMPTY = "no point of this format at the default settings in this study"
 
 
@@ -83,6 +92,7 @@ def compression_table(
         **_rate_columns(table, "note_window_event_rate_hz", "note_window_rate_hz"),
         note_window_valid=table.get("note_window_valid", True),
         algorithm_order=table["algorithm"].map(ALGORITHMS.index),
+        passes=table.get("passes", 1),
         container_order=table["container"].map({c: i for i, c in enumerate(CONTAINERS)}),
     )
     for column in ("rate_invalid_reasons", "note_window_invalid_reasons"):
@@ -108,6 +118,7 @@ def compression_table(
         "n_flagged",
         "cache_state",
         "storage_profile",
+        "passes",
     ]
     if table.empty:
         return pd.DataFrame(columns=columns)
@@ -184,7 +195,7 @@ def to_markdown(table: pd.DataFrame, fmt: str) -> str:
         )
     lines = [
         f"Table 1 ({fmt}): file size and event rate per compression setting over the unflagged repetitions "
-        f"({_conditions(table)}). Event rates: {RATE_LEGEND}. Event loop: all events from the first entry "
+        f"({_conditions(table)}). Event rates: {rate_legend(table)}. Event loop: all events from the first entry "
         "(the rate the figures use); note's window: from the 2nd entry, as in the ATLAS note.",
         "",
         "| Container | Algorithm | Level | File size (B) | Event rate, event loop (Hz) | Event rate, note's window (Hz) | n |",
@@ -246,7 +257,7 @@ def to_latex(table: pd.DataFrame, fmt: str) -> str:
         )
     lines += [
         "\\hline",
-        f"\\multicolumn{{{columns}}}{{l}}{{\\footnotesize Event rates: {_latex(RATE_LEGEND)}; "
+        f"\\multicolumn{{{columns}}}{{l}}{{\\footnotesize Event rates: {_latex(rate_legend(table))}; "
         f"{_latex(_conditions(table))}.}} \\\\",
         "\\end{tabular}",
         f"% rootparams: Table 1 for {fmt}",

@@ -8,7 +8,7 @@ from snakemake.exceptions import WorkflowError
 
 from dataclasses import asdict
 
-from rootparams import adaptive, footprint, paths, remotebench
+from rootparams import adaptive, blocks, footprint, paths, remotebench, writenoise
 from rootparams.errors import UserError
 from rootparams.measure import needs_measuring, plan_point
 from rootparams.records import read_json
@@ -85,9 +85,16 @@ FILE_POINTS, READ_POINTS = points_by_id([*POINTS, *([SENTINEL] if SENTINEL else 
 _sentinel_written = SENTINEL is not None and SENTINEL.file.id != ASIS_ID
 SENTINEL_FORMAT = re.escape(SENTINEL.file.format) if _sentinel_written else "(?!)"
 SENTINEL_FILE_ID = re.escape(SENTINEL.file.id) if _sentinel_written else "(?!)"
-# The timed reads are made in blocks, one per format: a block's points are measured in interleaved rounds.
-BLOCKS = {fmt: [p for p in POINTS if p.file.format == fmt] for fmt in STUDY["formats"]}
-BLOCKS = {fmt: points for fmt, points in BLOCKS.items() if points}
+# The timed reads are made in blocks, one per format and pass (rootparams.blocks): a block's points are measured
+# in interleaved rounds, and pass k + 1 of any format after pass k of every format.
+PASSES = blocks.passes(STUDY["measurement"], STUDY["repetitions"])
+_MEASURED_FORMATS = [
+    f for f in STUDY["formats"] if any(p.file.format == f for p in POINTS)
+]
+BLOCKS = {
+    block: [p for p in POINTS if p.file.format == blocks.format_of(block)]
+    for block in blocks.block_names(_MEASURED_FORMATS, PASSES)
+}
 WARMUP_EVENTS = 10
 # Measure only where the decision needs it (rootparams.adaptive).
 ADAPTIVE = STUDY["measurement"]["adaptive"]
@@ -95,7 +102,7 @@ ADAPTIVE = STUDY["measurement"]["adaptive"]
 
 wildcard_constraints:
     format="|".join(STUDY["formats"]),
-    block="|".join(STUDY["formats"]),
+    block=blocks.block_pattern(STUDY["formats"]),
     file_id="|".join((FILE_ID_PATTERN, REWRITE_ID_PATTERN, ASIS_ID)),
     read_id=READ_ID_PATTERN,
     rep=r"\d+",
@@ -326,6 +333,8 @@ def block_storage_primitives(wildcards):
 
 
 def planned_repetitions(point):
+    # The repetitions a point's plan names (an adaptive plan's candidates may get fewer); a pass measures its own
+    # share of them (block_repetitions).
     if not ADAPTIVE:
         return STUDY["repetitions"]
     chosen = chosen_before(point.file.format)
@@ -342,9 +351,29 @@ def sentinel_plan(wildcards):
     return _plan_entry(SENTINEL) if SENTINEL else None
 
 
+def block_repetitions(wildcards):
+    # The repetition numbers this block (a pass) takes of each point: all of them with one pass.
+    _, number = blocks.split_block(wildcards.block)
+    return blocks.pass_repetitions(STUDY["repetitions"], PASSES, number)
+
+
+def earlier_blocks(wildcards):
+    # A pass starts after the previous pass of every format (their records).
+    return [
+        paths.block_record(b)
+        for b in blocks.earlier_blocks(wildcards.block, _MEASURED_FORMATS, PASSES)
+    ]
+
+
+def block_pairs(wildcards):
+    # The pairs of points whose ratio the sequential rounds measure until resolved (the physics checks' levels).
+    return blocks.level_pairs(BLOCKS[wildcards.block])
+
+
 def block_measurement(wildcards):
     # The measurement settings, with only the study's own storage profiles this block reads on: redefining a
     # profile reruns the blocks that use it, and in them re-measures the points on it (measure.measurement_key).
+    # The warm reads and the sequential rounds are the last pass's.
     points = [*BLOCKS[wildcards.block], *([SENTINEL] if SENTINEL else [])]
     used = {p.read.storage_profile for p in points}
     own = STUDY["measurement"]["storage_profiles"]
@@ -352,6 +381,12 @@ def block_measurement(wildcards):
         **STUDY["measurement"],
         "storage_profiles": {name: own[name] for name in own if name in used},
     }
+    if not blocks.is_last_pass(wildcards.block, PASSES):
+        measurement.update(warm_reads=0, target_half_width=None)
+    if ADAPTIVE:
+        measurement["target_half_width"] = (
+            None  # the plan decides what to measure in full
+        )
     # measurement.adaptive: what the block's plan needs besides its points (the study: the decision's prices and
     # defaults) and the candidates an earlier run chose. Without it, no key at all: a study that is not adaptive
     # passes its blocks the settings it always did, and they do not run again.
@@ -360,7 +395,7 @@ def block_measurement(wildcards):
     if ADAPTIVE:
         # Of the study, only what the block's decision reads: a change elsewhere (another format, a figure)
         # does not run the block again.
-        block = wildcards.block
+        block = blocks.format_of(wildcards.block)
         measurement["adaptive"] = {
             "study": {
                 "formats": {block: STUDY["formats"][block]},
@@ -382,6 +417,7 @@ def block_to_measure(block):
     # that adding a scan to a finished study writes and measures only the new points. The sentinel is read only
     # in a block that measures something.
     measurement = block_measurement(SimpleNamespace(block=block))
+    reps = block_repetitions(SimpleNamespace(block=block))
     todo, readable = [], []
     for point in BLOCKS[block]:
         entry = _plan_entry(point)
@@ -393,7 +429,8 @@ def block_to_measure(block):
             continue  # a rewrite ROOT refused: nothing to read
         readable.append(point)
         if needs_measuring(
-            plan_point(entry, measurement, planned_repetitions(point)), measurement
+            plan_point(entry, measurement, planned_repetitions(point), reps),
+            measurement,
         ):
             todo.append(point)
     if ADAPTIVE and todo:
@@ -418,7 +455,7 @@ def block_warmup_files(wildcards):
     # Read only after the paper's drop_caches (measurement.eviction: system).
     if STUDY["measurement"]["eviction"] != "system":
         return []
-    return format_warmup_file(wildcards.block)
+    return format_warmup_file(blocks.format_of(wildcards.block))
 
 
 def catalogue_entries():
@@ -552,3 +589,27 @@ def cancel_scheduler_timers():
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer):
             thread.cancel()
+
+
+# The spread of a file's write cost (rootparams.writenoise): the study writes each file once, so a few of its own
+# files are written again, each several times, with its writer, events, seed and threads, and scheduled like its
+# own writes (no host lock: the study's files are not written under it either), so that their CPU time scatters
+# as the study's writes do. The decision (rule decision_tables) draws every file's write cost with it; without it
+# (measurement.primitives off, or only users' files) the decision borrows the reads' CPU noise and says so.
+WRITE_NOISE_FILES = (
+    writenoise.files_to_write(STUDY, POINTS)
+    if STUDY["measurement"]["primitives"]
+    else []
+)
+
+
+def write_noise_table():
+    # The input of the decision's tables (decision_tables): the table where the study measures it, else none.
+    return [paths.WRITE_NOISE_TABLE] if WRITE_NOISE_FILES else []
+
+
+def write_noise_sources(get):
+    # Per format written again, its content file or recipe as its own writes get them (content_input,
+    # recipe_input), None where it has none.
+    formats = sorted({f.format for f in WRITE_NOISE_FILES})
+    return {fmt: get(SimpleNamespace(format=fmt)) or None for fmt in formats}

@@ -11,7 +11,8 @@
 # files of the points that still have reads to take (block_to_measure), so that adding a scan to a finished study
 # writes and measures only its new points; what the block measures is its plan, a parameter, and a changed plan
 # reruns it (profiles/default: the rerun triggers). The declared output is the block record, written last, which
-# lists the block's repetitions, its sentinel reads and the order of its rounds.
+# lists the block's repetitions, its sentinel reads and the order of its rounds. With measurement.passes, a block is
+# one pass of a format (its share of the repetitions) and waits for the previous pass of every format.
 
 
 rule measure_block:
@@ -21,6 +22,7 @@ rule measure_block:
         warmup=block_warmup_files,
         reader=paths.READER_EXE,
         storage=block_storage_primitives,
+        earlier=earlier_blocks,
     output:
         paths.block_record(),
     log:
@@ -34,6 +36,8 @@ rule measure_block:
         plan=block_plan,
         sentinel=sentinel_plan,
         repetitions=STUDY["repetitions"],
+        reps=block_repetitions,
+        pairs=block_pairs,
         measurement=block_measurement,
         seed=STUDY["seed"],
     script:

@@ -109,12 +109,13 @@ rule recommendations:
         crossovers=paths.COST_CROSSOVERS_TABLE,
         precision=paths.FLOAT_PRECISION_TABLE,
     output:
-        report(
+        recommendations=report(
             paths.RECOMMENDATIONS,
             caption="../report/recommendations.rst",
             category="Recommendations",
             labels={"document": "recommendations"},
         ),
+        findings=paths.FINDINGS_TABLE,
     log:
         paths.log("report", "recommendations"),
     conda:

@@ -30,7 +30,7 @@ def main(smk, say):
                 }
             )
             continue
-        points.append(plan_point(entry, measurement, smk.params.repetitions))
+        points.append(plan_point(entry, measurement, smk.params.repetitions, smk.params.reps))
         kept_entries.append(entry)
     sentinel = None
     if smk.params.sentinel:
@@ -39,6 +39,17 @@ def main(smk, say):
             directory=paths.SENTINEL_RECORDS,
             every_seconds=measurement["sentinel"]["every_seconds"],
         )
+
+    # The pairs the sequential rounds measure, by index into the plan: renumbered past the refused entries.
+    planned_index = {
+        i: j
+        for j, i in enumerate(i for i, e in enumerate(smk.params.plan) if any(e is k for k in kept_entries))
+    }
+    pairs = [
+        (planned_index[a], planned_index[b])
+        for a, b in smk.params.pairs
+        if a in planned_index and b in planned_index
+    ]
 
     def measure(planned):
         return measure_block(
@@ -50,6 +61,7 @@ def main(smk, say):
             seed=smk.params.seed,
             sentinel=sentinel,
             say=say,
+            pairs=pairs,
         )
 
     plan = None
@@ -138,6 +150,8 @@ def main(smk, say):
             **timing,
             # measurement.warm_reads: each warm set's records (rootparams.warmread), read by the primitives stage.
             "warm_sets": result.warm_sets,
+            # measurement.target_half_width: what the sequential rounds found open, resolved and cost.
+            **({"sequential": result.sequential} if result.sequential else {}),
             # measurement.adaptive: the plan's steps, its uncertainty and every candidate's role and costs.
             **({"adaptive": plan} if plan else {}),
         },

@@ -1,6 +1,7 @@
 """Snakemake entry point: results/recommendations.md, derived from the measured data."""
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
@@ -8,7 +9,7 @@ import pandas as pd
 from rootparams.compare import Repetitions
 from rootparams.decision import decision_markdown
 from rootparams.labels import profile_list
-from rootparams.recommend import REPETITION_METRICS, findings, markdown
+from rootparams.recommend import FINDING_COLUMNS, REPETITION_METRICS, findings, markdown
 from rootparams.snakescript import run_logged
 
 
@@ -36,7 +37,8 @@ def main(smk):
         pd.read_csv(smk.input.front),
         smk.params.study,
     )
-    Path(smk.output[0]).write_text(markdown(found, profiles, context, lead=lead))
+    Path(smk.output.recommendations).write_text(markdown(found, profiles, context, lead=lead))
+    pd.DataFrame([asdict(f) for f in found], columns=FINDING_COLUMNS).to_csv(smk.output.findings, index=False)
 
 
 run_logged(snakemake, main)

@@ -14,10 +14,18 @@ from rootparams.snakescript import run_logged
 def main(smk):
     summary = pd.read_csv(smk.input.summary)
     sentinel = pd.read_csv(smk.input.sentinel)
-    checks = physics.study_checks(
-        summary, pd.read_csv(smk.input.repetitions), pd.read_csv(smk.input.points), sentinel, smk.params.study
-    )
+    repetitions = pd.read_csv(smk.input.repetitions, low_memory=False)
+    points = pd.read_csv(smk.input.points)
+    checks = physics.study_checks(summary, repetitions, points, sentinel, smk.params.study)
     physics.table(checks).to_csv(smk.output.checks, index=False)
+    # The sequential rounds' effect on the verdicts: the same checks on the planned repetitions alone.
+    planned = smk.params.study["repetitions"]
+    resolved = ""
+    if "rep" in repetitions and (repetitions["rep"] >= planned).any():
+        before = physics.study_checks(
+            summary, repetitions[repetitions["rep"] < planned], points, sentinel, smk.params.study
+        )
+        resolved = physics.resolved_text(before, checks)
     text = run_summary_markdown(
         summary,
         pd.read_csv(smk.input.files),
@@ -26,6 +34,7 @@ def main(smk):
         smk.params.study["repetitions"],
         drift.analyse(sentinel),
         checks,
+        resolved,
     )
     Path(smk.output.summary).write_text(text)
     rel = summary["event_rate_rel_std"].dropna()
