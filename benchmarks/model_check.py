@@ -2,14 +2,17 @@
 
     PYTHONPATH=src python benchmarks/model_check.py RESULTS_DIR [--bandwidth 150e6] [--read-ahead-kb 8192]
 
-Two checks, each printed as the error of the predicted rate, |predicted / measured - 1|, median and 90th
+Three checks, each printed as the error of the predicted rate, |predicted / measured - 1|, median and 90th
 percentile over the study's valid points, for all of them, per scan and per storage profile:
 
 1. **With the measured primitives** (when the study has them: ``results/primitives/cpu_summary.csv`` from its
    warm reads, ``results/primitives/storage.csv`` from fio): every time in the prediction comes from them; the
    point's own read gives only its counts (bytes, read calls, block requests, uncompressed bytes, events). This is
    the model's test.
-2. **The storage and overlap parts alone**, with the CPU taken from each point's own cold reads (the loop's
+2. **Against baselines** (with the measured primitives): the same errors for the warm CPU alone, B / bandwidth
+   alone, the larger of the two and their sum, on the same points, per group, with the warm read's share of each
+   prediction and the model's version (``model.baselines_table``, the study's ``model_baselines.md``).
+3. **The storage and overlap parts alone**, with the CPU taken from each point's own cold reads (the loop's
    process CPU time and its unzip time) and the bandwidth of the storage profile (or ``--bandwidth``): no overlap
    (C + S), full overlap (max(C, S)) and the model's read-ahead overlap, side by side. For studies made before the
    warm reads existed.
@@ -73,22 +76,18 @@ def main() -> None:
                 "scans": predicted["scans"],
                 "storage_profile": predicted["storage_profile"],
                 "model": predicted["rate_error"].abs(),
-                "warm CPU alone": [
-                    rate_error(d + r, m)
-                    for d, r, m in zip(
-                        predicted["decompression"],
-                        predicted["deserialisation"],
-                        predicted["measured_loop_seconds"],
-                        strict=True,
-                    )
-                ],
             }
         )
-        print(f"With the measured primitives: {len(errors)} of {len(points)} valid points of {args.results}")
-        print_errors(errors, ["model", "warm CPU alone"])
+        print(
+            f"With the measured primitives (model rules {model.MODEL_VERSION}): {len(errors)} of {len(points)} "
+            f"valid points of {args.results}"
+        )
+        print_errors(errors, ["model"])
         print(
             f"signed median (predicted rate over measured, -1): {100 * predicted['rate_error'].median():+.1f} %\n"
         )
+        # 2. What the model adds: the same points predicted without its rules (results/tables/model_baselines.csv).
+        print(model.baselines_markdown(model.baselines_table(predicted)))
     rows = []
     for _, p in points.iterrows():
         bandwidth = args.bandwidth or float(p.get("storage_read_bps") or 0) or np.nan

@@ -293,3 +293,157 @@ def test_the_figures_draw_parts_and_media():
     model.draw_parts(predicted, "truth3")  # none of its points: says so
     model.draw_media(predicted, model.media_points(study, storage, warm))
     assert sorted(model.point_labels(predicted)) == ["lzma-5", "zlib-5"]
+
+
+# --- The model against baselines, and its frozen rules ----------------------------------------------------------
+
+
+def _hand_made(rows):
+    """predicted_points' rows for points whose answers are known: (scan, profile, events, warm CPU s, transfer s,
+    the model's predicted loop s, measured loop s)."""
+    table = pd.DataFrame(
+        [
+            {"model_version": model.MODEL_VERSION, "format": "truth3", "file_id": f"f{i}", "read_id": "r",
+             "scans": scan, "storage_profile": profile, "events_read": events, "warm_cpu_seconds": warm,
+             "storage_transfer": transfer, "predicted_loop_seconds": loop, "predicted_rate_hz": events / loop,
+             "measured_rate_hz": events / measured, "rate_error": measured / loop - 1}
+            for i, (scan, profile, events, warm, transfer, loop, measured) in enumerate(rows)
+        ]
+    )  # fmt: skip
+    return model.with_baselines(table)
+
+
+def test_each_baseline_predicts_from_the_warm_read_and_the_transfer_alone():
+    # 1 s of warm CPU, 0.5 s of transfer; the loop measured 1.25 s, the model said 1.2 s
+    p = _hand_made([("compression", "hdd", 1000, 1.0, 0.5, 1.2, 1.25)]).iloc[0]
+    assert p["baseline_warm_cpu_loop_seconds"] == pytest.approx(1.0)
+    assert p["baseline_transfer_loop_seconds"] == pytest.approx(0.5)
+    assert p["baseline_max_loop_seconds"] == pytest.approx(1.0)
+    assert p["baseline_sum_loop_seconds"] == pytest.approx(1.5)
+    # the rate's error is the measured loop over the predicted one, less 1
+    assert p["baseline_warm_cpu_rate_error"] == pytest.approx(1.25 / 1.0 - 1)
+    assert p["baseline_transfer_rate_error"] == pytest.approx(1.25 / 0.5 - 1)
+    assert p["baseline_max_rate_error"] == pytest.approx(0.25)
+    assert p["baseline_sum_rate_error"] == pytest.approx(1.25 / 1.5 - 1)
+    assert p["baseline_sum_rate_hz"] == pytest.approx(1000 / 1.5)
+    assert p["warm_share"] == pytest.approx(1.0 / 1.2)  # of the prediction, the warm read of the same file
+    nothing_read = _hand_made([("compression", "hdd", 1000, 1.0, 0.0, 1.0, 1.0)]).iloc[0]
+    assert (
+        nothing_read["baseline_transfer_rate_hz"] != nothing_read["baseline_transfer_rate_hz"]
+    )  # no time: no rate
+    assert nothing_read["baseline_max_rate_error"] == pytest.approx(0.0)
+    assert model.with_baselines(pd.DataFrame()).empty
+
+
+def test_the_baselines_table_judges_every_predictor_on_the_same_points_per_group():
+    rows = [
+        # a CPU-bound point: the warm read is the loop, the transfer hides behind it
+        ("compression", "hdd", 1000, 1.0, 0.2, 1.0, 1.0),
+        # a storage-bound one: the transfer is the loop
+        ("compression;autoflush", "hdd", 1000, 0.2, 1.0, 1.0, 1.0),
+        # neither hides the other (no read-ahead): the sum
+        ("autoflush", "native", 1000, 0.5, 0.5, 1.0, 1.0),
+    ]
+    table = model.baselines_table(_hand_made(rows))
+    assert list(zip(table["group"], table["value"], table["points"], strict=True)) == [
+        ("all", "all", 3),
+        ("scan", "autoflush", 2),
+        ("scan", "compression", 2),
+        ("storage_profile", "hdd", 2),
+        ("storage_profile", "native", 1),
+    ]
+    everything = table.iloc[0]
+    assert everything["model_median_abs_error"] == pytest.approx(0.0)
+    # warm CPU alone: rate errors 0, 4 (0.2 s for 1 s) and 1 (0.5 s for 1 s)
+    assert everything["warm_cpu_median_abs_error"] == pytest.approx(1.0)
+    assert everything["warm_cpu_p90_abs_error"] == pytest.approx(1.0 + 0.8 * 3.0)
+    assert everything["max_median_abs_error"] == pytest.approx(0.0)  # 0, 0, 1
+    assert everything["sum_median_abs_error"] == pytest.approx(abs(1 / 1.2 - 1))  # |-1/6|, |-1/6|, 0
+    assert everything["best_baseline"] == "max"
+    assert everything["median_warm_share"] == pytest.approx(0.5)  # 1.0, 0.2, 0.5
+    hdd = table[table["value"] == "hdd"].iloc[0]
+    assert hdd["max_median_abs_error"] == 0 and hdd["best_baseline"] == "max"
+    native = table[table["value"] == "native"].iloc[0]
+    assert native["best_baseline"] == "sum" and native["sum_median_abs_error"] == pytest.approx(0.0)
+    text = model.baselines_markdown(table)
+    assert f"version {model.MODEL_VERSION}" in text
+    assert "| all | 3 | 50.0 % | 0.0 % (0.0 %) | 100.0 % (340.0 %) |" in text
+    assert "**0.0 % (0.0 %)**" in text  # the best baseline marked
+    # here a baseline does as well as the model: the table says where
+    assert "at or below the model's: all (max of the two)" in text
+    assert "storage profile: native (sum of the two)" in text
+    assert model.baselines_table(_hand_made(rows).iloc[0:0]).empty
+    assert "nothing predicted" in model.baselines_markdown(model.baselines_table(pd.DataFrame()))
+
+
+def test_a_study_writes_its_baselines_and_the_warm_reads_share_beside_the_model():
+    study, storage, warm, _ = _study()
+    row = model.predicted_points(study, storage, warm).iloc[0]
+    # the warm set: 1000 events at 1000 Hz, 1 s; the transfer 150 MB at 150 MB/s, 1 s; measured 495 Hz
+    assert row["warm_cpu_seconds"] == pytest.approx(1.0)
+    assert row["baseline_warm_cpu_rate_error"] == pytest.approx(1000 / 495 - 1)
+    assert row["baseline_transfer_rate_error"] == pytest.approx(1000 / 495 - 1)
+    assert row["baseline_max_rate_error"] == pytest.approx(1000 / 495 - 1)
+    assert row["baseline_sum_rate_error"] == pytest.approx(500 / 495 - 1)
+    assert row["warm_share"] == pytest.approx(1.0 / row["predicted_loop_seconds"])
+    table = model.baselines_table(model.predicted_points(study, storage, warm))
+    assert table.iloc[0]["best_baseline"] == "sum"
+
+
+def test_every_table_of_predictions_names_the_rules_that_made_it():
+    import re
+
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}\.\d+", model.MODEL_VERSION)
+    study, storage, warm, files = _study((("zlib", 5), ("lzma", 5)))
+    predicted = model.predicted_points(study, storage, warm)
+    for table in (
+        predicted,
+        model.errors_table(predicted),
+        model.baselines_table(predicted),
+        model.media_points(study, storage, warm),
+        model.note_testbed_table(study, storage, warm, files, 4000.0),
+    ):
+        assert (table["model_version"] == model.MODEL_VERSION).all() and len(table)
+    assert "model_version" in model.errors_table(predicted.iloc[0:0]).columns
+    assert f"version {model.MODEL_VERSION}" in model.note_testbed_markdown(
+        model.note_testbed_table(study, storage, warm, files, 4000.0), 4000.0
+    )
+
+
+# The loops the rules predict for a few fixed points, per version of the rules. A rule changed (the test fails):
+# give the model a new MODEL_VERSION and add its figures here, so that no table quotes an error for rules that
+# did not make it.
+FROZEN_LOOPS = {
+    "2026-11-28.1": [
+        1.49768352, 12.49768352, 1.2, 1.025634176,
+        1.3035, 12.101, 1.2, 1.0058,
+        1.2851107142857146, 12.060142857142857, 141.0, 1.560007142857143,
+        1.23375, 12.011, 2.4, 1.0013,
+    ],
+}  # fmt: skip
+
+
+def _frozen_predictions() -> list[float]:
+    window = 8 << 20
+    fill = model.Medium("hdd", 150e6, 1e-4, requests_per="device_request", fill_seconds_per_byte=1.5e-9)
+    seek = model.Medium("hdd_seek", 150e6, 1e-4, block_iops=50, requests_per="device_request")
+    remote = model.Medium("wan", 100e6, 20e-3, requests_per="round_trip", read_ahead=False)
+    points = [
+        POINT,
+        {**POINT, "container": "rntuple"},
+        {**POINT, "cache_size": 0, "loop_read_calls": 7000},
+        {**POINT, "events_per_cluster": 10, "loop_bytes_read": 120e6},
+    ]
+    return [
+        model.predict(p, CPU, medium, window)["predicted_loop_seconds"]
+        for p in points
+        for medium in (fill, seek, remote, model.MEDIA["nvme"])
+    ]
+
+
+def test_the_rules_are_frozen_under_their_version():
+    assert model.MODEL_VERSION in FROZEN_LOOPS, "a new version of the rules: add its figures to FROZEN_LOOPS"
+    assert _frozen_predictions() == pytest.approx(FROZEN_LOOPS[model.MODEL_VERSION], rel=1e-9), (
+        f"the model's rules predict other loops than version {model.MODEL_VERSION} did: a rule changed; change "
+        "model.MODEL_VERSION and add the new figures"
+    )

@@ -30,7 +30,8 @@ fill and never more than the fill's own transfer (``predict``).
 What the model is for: to tell *why* a rate is what it is (the stacked parts beside the measured rate), to carry
 the rates to media the host does not have (``MEDIA``: drawn as predictions, never mixed with measurements), and to
 say where it is off (the part whose prediction misses its measured span): that is a finding, not a constant to
-tune.
+tune. Its error is judged beside baselines that need no rule (the warm read alone, the transfer alone, the larger
+of the two, their sum: ``baselines_table``), and its rules carry a version (``MODEL_VERSION``) in every table.
 """
 
 from __future__ import annotations
@@ -41,6 +42,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
+
+# The model's rules are frozen under a version: the parts and how they add up, the bandwidth a transfer is charged at,
+# which requests pay a latency, how much each fill hides behind the CPU, the page-cache fill. Every table of
+# predictions carries it, so that an error is quoted for the rules that made it. Change it (date and a serial)
+# whenever any rule changes, however small: a rule changed after its errors were seen has been shaped on them.
+MODEL_VERSION = "2026-11-28.1"
+# The points the rules were chosen on: an error on them measures how well the rules were fitted, not how well they
+# predict. A study with none of these points is a test of the rules.
+MODEL_SHAPED_ON = (
+    "the default study's own points (config/config.yaml: compression at levels 1, 5 and 9 and its AutoFlush, "
+    "TTreeCache, split, thread and container scans, every point on the hdd profile at 150 MB/s)"
+)
 
 PARTS = (
     "decompression",
@@ -275,6 +288,18 @@ _FIRSTS = ["container", "cache_size", "threads", "storage_profile", "storage_rea
 # The targets a prediction is judged on, over the valid points of a scan and storage profile.
 MEDIAN_ERROR_TARGET = 0.10
 P90_ERROR_TARGET = 0.25
+# Predictions without the model's rules, from the same two figures the model starts from on the same points: the
+# warm read of the same file and read (its loop's wall time), and the bytes the storage served over the medium's
+# bandwidth (the model's own transfer part: the same bytes, the same bandwidth). The model's error means something
+# only beside theirs: where the warm read is most of the loop, or the transfer is, one of them alone is already close.
+BASELINES = {
+    "warm_cpu": "warm CPU alone",
+    "transfer": "B / bandwidth alone",
+    "max": "max of the two",
+    "sum": "sum of the two",
+}
+# Every predictor of the baselines table, the model first.
+PREDICTORS = {"model": "model", **BASELINES}
 
 
 def study_points(
@@ -435,8 +460,10 @@ def predicted_points(
             measured_fill = p.get("loop_system_cpu_seconds", math.nan) - warm_system
         rows.append(
             {
+                "model_version": MODEL_VERSION,
                 **{k: p[k] for k in (*KEYS, "scans", "storage_profile", "events_read")},
                 **pred,
+                "warm_cpu_seconds": cpu[(p["format"], p["file_id"], p["read_id"])]["loop_seconds"],
                 "measured_rate_hz": p["event_rate_hz_mean"],
                 "measured_rate_hz_ci95_low": p["event_rate_hz_ci95_low"],
                 "measured_rate_hz_ci95_high": p["event_rate_hz_ci95_high"],
@@ -448,7 +475,34 @@ def predicted_points(
                 "measured_page_cache_fill": measured_fill,
             }
         )
-    return pd.DataFrame(rows)
+    return with_baselines(pd.DataFrame(rows))
+
+
+def with_baselines(predicted: pd.DataFrame) -> pd.DataFrame:
+    """``predicted`` (predicted_points' rows) with, per point, the share of its predicted loop that is the warm
+    read of the same file (``warm_share``: warm_cpu_seconds / predicted_loop_seconds) and each baseline's predicted
+    loop, rate and rate error (``baseline_<name>_loop_seconds``, ``_rate_hz``, ``_rate_error``): the warm CPU
+    alone, the transfer alone (the model's ``storage_transfer``: the bytes the block layer served, or ROOT's bytes on
+    a remote profile, over the medium's bandwidth), the larger of the two (the storage wholly hidden behind the CPU
+    or the CPU behind it) and their sum (nothing hidden). A baseline that predicts no time (no bytes read) has no
+    rate."""
+    if predicted.empty:
+        return predicted
+    out = predicted.copy()
+    warm, transfer = out["warm_cpu_seconds"].astype(float), out["storage_transfer"].astype(float)
+    out["warm_share"] = warm / out["predicted_loop_seconds"].where(out["predicted_loop_seconds"] > 0)
+    loops = {
+        "warm_cpu": warm,
+        "transfer": transfer,
+        "max": pd.concat([warm, transfer], axis=1).max(axis=1),
+        "sum": warm + transfer,
+    }
+    for name, loop in loops.items():
+        rate = out["events_read"].astype(float) / loop.where(loop > 0)
+        out[f"baseline_{name}_loop_seconds"] = loop
+        out[f"baseline_{name}_rate_hz"] = rate
+        out[f"baseline_{name}_rate_error"] = rate / out["measured_rate_hz"] - 1
+    return out
 
 
 def _predictions(
@@ -481,6 +535,7 @@ def media_points(
         for p, pred in _predictions(points, cpu, lambda p, m=medium: m, read_ahead):
             rows.append(
                 {
+                    "model_version": MODEL_VERSION,
                     **{k: p[k] for k in (*KEYS, "scans", "events_read")},
                     "medium": key,
                     "medium_name": medium.name,
@@ -498,18 +553,16 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
     misses its measured span most (storage: the predicted wait against the loop's disk time; decompression
     against the unzip time; deserialisation against the rest)."""
     if predicted.empty:
-        return pd.DataFrame(columns=["group", "value", "points", "median_abs_error", "p90_abs_error"])
+        return pd.DataFrame(
+            columns=["model_version", "group", "value", "points", "median_abs_error", "p90_abs_error"]
+        )
     rows = []
-    groups = [("all", "all", predicted)]
-    # A point belongs to every scan it is in (the default point to most of them).
-    by_scan = predicted.assign(scan=scans_of(predicted["scans"])).explode("scan")
-    groups += [("scan", k, g) for k, g in by_scan.groupby("scan")]
-    groups += [("storage_profile", k, g) for k, g in predicted.groupby("storage_profile")]
-    for group, value, g in groups:
+    for group, value, g in error_groups(predicted):
         err = g["rate_error"].abs()
         median, p90 = float(err.median()), float(err.quantile(0.9))
         rows.append(
             {
+                "model_version": MODEL_VERSION,
                 "group": group,
                 "value": value,
                 "points": len(g),
@@ -521,6 +574,96 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def error_groups(predicted: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """The groups a prediction's errors are judged over: all points, each scan (a point belongs to every scan it
+    is in: the default point to most of them) and each storage profile, as (group, value, points)."""
+    groups = [("all", "all", predicted)]
+    by_scan = predicted.assign(scan=scans_of(predicted["scans"])).explode("scan")
+    groups += [("scan", k, g) for k, g in by_scan.groupby("scan")]
+    groups += [("storage_profile", k, g) for k, g in predicted.groupby("storage_profile")]
+    return groups
+
+
+def baselines_table(predicted: pd.DataFrame) -> pd.DataFrame:
+    """Per group of errors_table (all, scan, storage profile): the median and 90th percentile of |predicted /
+    measured - 1| of the rate for the model and for each baseline (BASELINES) on the same points, the median share
+    of the model's prediction that is the warm read of the same file, and the baseline with the lowest median
+    error: what the model adds over it is the difference. ``predicted``: predicted_points' rows (with_baselines)."""
+    columns = ["model_version", "group", "value", "points", "median_warm_share"]
+    columns += [f"{name}_{stat}_abs_error" for name in PREDICTORS for stat in ("median", "p90")]
+    columns += ["best_baseline"]
+    if predicted.empty:
+        return pd.DataFrame(columns=columns)
+    rows = []
+    for group, value, g in error_groups(predicted):
+        row = {
+            "model_version": MODEL_VERSION,
+            "group": group,
+            "value": value,
+            "points": len(g),
+            "median_warm_share": float(g["warm_share"].median()),
+        }
+        for name in PREDICTORS:
+            column = "rate_error" if name == "model" else f"baseline_{name}_rate_error"
+            err = g[column].abs()
+            row[f"{name}_median_abs_error"] = float(err.median())
+            row[f"{name}_p90_abs_error"] = float(err.quantile(0.9))
+        medians = {name: row[f"{name}_median_abs_error"] for name in BASELINES}
+        known = {name: m for name, m in medians.items() if m == m}
+        row["best_baseline"] = min(known, key=known.get) if known else ""
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f} %" if value == value else "–"
+
+
+def baselines_markdown(table: pd.DataFrame) -> str:
+    """The baselines table for a reader: per group, the model's error beside each baseline's (median, 90th
+    percentile in brackets), the best baseline's marked, the warm read's share of the prediction, the rules'
+    version, and where a baseline does as well as the model."""
+    lines = [
+        "# The model against baselines",
+        "",
+        f"Model rules: version {MODEL_VERSION} (`rootparams.model.MODEL_VERSION`). The rules were chosen on "
+        f"{MODEL_SHAPED_ON}; on those points this table shows how well they were fitted, on any other how well "
+        "they predict.",
+        "",
+        "Error of the predicted event rate, |predicted / measured - 1|: median (90th percentile) over the valid "
+        "points of each group. Every predictor on the same points from the same figures: the warm read of the "
+        "same file and read (its loop's wall time), and the bytes the storage served over the medium's bandwidth "
+        "(B / bandwidth; the model's transfer part). *max* assumes the shorter of the two wholly hidden behind the "
+        "longer, *sum* nothing hidden. The best baseline of each group is in bold. The warm read's share is the "
+        "median of warm read / the model's predicted loop: how much of each prediction is the warm read of the "
+        "same file.",
+        "",
+    ]
+    if table.empty:
+        return "\n".join([*lines, "No point with warm reads and storage primitives: nothing predicted.", ""])
+    header = ["group", "points", "warm read's share", *PREDICTORS.values()]
+    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    no_gain = []
+    for _, r in table.iterrows():
+        name = "all" if r["group"] == "all" else f"{r['group'].replace('_', ' ')}: {r['value']}"
+        cells = [name, str(int(r["points"])), _percent(r["median_warm_share"])]
+        for predictor in PREDICTORS:
+            cell = f"{_percent(r[f'{predictor}_median_abs_error'])} ({_percent(r[f'{predictor}_p90_abs_error'])})"
+            cells.append(f"**{cell}**" if predictor == r["best_baseline"] else cell)
+        lines.append("| " + " | ".join(cells) + " |")
+        best = r["best_baseline"]
+        if best and r[f"{best}_median_abs_error"] <= r["model_median_abs_error"]:
+            no_gain.append(f"{name} ({BASELINES[best]})")
+    lines.append("")
+    if no_gain:
+        lines.append(
+            "Groups where a baseline's median error is at or below the model's: " + "; ".join(no_gain) + "."
+        )
+    else:
+        lines.append("In every group the model's median error is below the best baseline's.")
+    return "\n".join(lines) + "\n"
 
 
 def _part_most_off(g: pd.DataFrame) -> str:
@@ -690,6 +833,7 @@ def note_testbed_table(
         note_reference = NOTE_TABLE1[NOTE_SIZE_REFERENCE][0]
         rows.append(
             {
+                "model_version": MODEL_VERSION,
                 "algorithm": setting[0],
                 "level": setting[1],
                 "note_rate_hz": note[1],
@@ -729,7 +873,12 @@ def note_testbed_markdown(
 ) -> str:
     """The predicted Table 1 beside the published one, with what it assumed, and the ZLIB-5 / LZMA-5 ratio."""
     factor = cpu_factor(host_mips, reference)
-    lines = ["# The note's Table 1 predicted for its testbed", ""]
+    lines = [
+        "# The note's Table 1 predicted for its testbed",
+        "",
+        f"Model rules: version {MODEL_VERSION}.",
+        "",
+    ]
     if table.empty:
         # A study without the primary xAOD's compression scan (read as the note read it), or without its warm reads.
         return "\n".join(

@@ -3,6 +3,10 @@
 # each point's time beside its measured rate; the rates predicted for media the host lacks; and the note's Table 1
 # predicted for its testbed.
 
+# The model's error beside baselines that need none of its rules (warm CPU alone, B / bandwidth alone, the larger of
+# the two, their sum), on the same points, with the rules' version: .csv and .md.
+MODEL_BASELINES_TABLE = f"{paths.TABLES}/model_baselines"
+
 
 rule model_tables:
     input:
@@ -21,6 +25,13 @@ rule model_tables:
             labels={"table": "predicted against measured"},
         ),
         errors=paths.MODEL_ERRORS_TABLE,
+        baselines=report(
+            f"{MODEL_BASELINES_TABLE}.csv",
+            caption="../report/model.rst",
+            category="Model",
+            labels={"table": "model against baselines"},
+        ),
+        baselines_md=f"{MODEL_BASELINES_TABLE}.md",
         media=paths.MODEL_MEDIA_TABLE,
         png=report(
             paths.figure(MODEL_FIGURE, "png"),

@@ -1,6 +1,8 @@
 """Snakemake entry point: the model of the timed loop against the study's measured rates, and the same points
 predicted for media the host lacks (rootparams.model)."""
 
+from pathlib import Path
+
 import pandas as pd
 
 from rootparams import model
@@ -18,12 +20,18 @@ def main(smk, say):
     predicted.to_csv(smk.output.points, index=False)
     errors = model.errors_table(predicted)
     errors.to_csv(smk.output.errors, index=False)
-    say(f"model: {len(predicted)} of {len(points)} valid points predicted")
+    say(f"model (rules {model.MODEL_VERSION}): {len(predicted)} of {len(points)} valid points predicted")
     for _, row in errors.iterrows():
         say(
             f"  {row['group']} {row['value']}: {row['points']} points, median error "
             f"{100 * row['median_abs_error']:.1f} %, 90th percentile {100 * row['p90_abs_error']:.1f} %"
         )
+    # The same errors for predictions that need none of the model's rules, on the same points.
+    baselines = model.baselines_table(predicted)
+    baselines.to_csv(smk.output.baselines, index=False)
+    text = model.baselines_markdown(baselines)
+    Path(smk.output.baselines_md).write_text(text)
+    say(text)
     save(model.draw(predicted), smk.output.png, smk.output.pdf)
     media = model.media_points(points, storage, warm)
     media.to_csv(smk.output.media, index=False)
