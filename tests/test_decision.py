@@ -20,12 +20,15 @@ from rootparams.decision import (
     cost_table,
     crossovers,
     decision_markdown,
+    holds_cheapest,
+    judge,
     pareto,
     setting_label,
     small_sample_widening,
     surely_beats,
 )
 from rootparams.stats import Interval, Ratio, t_quantile
+from rootparams.writenoise import files_to_write, relative_spread
 
 FILE_DEFAULTS = {
     "container": "ttree",
@@ -589,3 +592,132 @@ def test_a_difference_smaller_than_the_writes_noise_is_a_tie():
     assert 0.15 < model.parts["write_noise"].iloc[0] < 0.45
     low, high = model.parts["write_cost_ci95_low"].iloc[0], model.parts["write_cost_ci95_high"].iloc[0]
     assert low < model.parts["write_cost"].iloc[0] < high
+
+
+def same_file(file_id, read_id, **settings):
+    """A point reading file ``file_id`` with other read settings (``read_id``): another setting of one file."""
+    summary, files = point(file_id, "lzma", 9, size=1_000_000_000, write_s=30.0, **settings)
+    return {**summary, "read_id": read_id}, files
+
+
+def test_settings_of_one_file_share_its_write_draw():
+    # Two read settings of one file: one write, so one write cost in every resample. Drawn per candidate, the
+    # write's noise (here 30 % of ~3 CHF) would make the same write cost differ between them.
+    a, b = same_file("f", "r_f_a"), same_file("f", "r_f_b", cache_size=0)
+    seconds = steady(0.01, 0.02, 1)
+    reads = [timed_reads(a, seconds), timed_reads(b, seconds)]
+    summary, files = tables(a, b)
+    model = cost_model(candidates(summary, files, config()), config(), repetitions(*reads), noise=0.3)
+    assert model.parts["write_cost"].iloc[0] > 2.5
+    np.testing.assert_array_equal(model.write_draws[:, 0], model.write_draws[:, 1])
+    assert model.write_draws[:, 0].std() > 0.5  # the write does vary from resample to resample
+    # Identical reads: the two are the same cost in every resample, whatever the write's noise.
+    np.testing.assert_array_equal(
+        model.write_draws[:, 0] + model.read_draws[:, 0], model.write_draws[:, 1] + model.read_draws[:, 1]
+    )
+
+
+def test_the_write_does_not_blur_a_read_difference_within_one_file():
+    # "b" reads the same file 3 % faster in every round (the host's noise common to both): at 10 reads the write
+    # (3.0 CHF, 30 % noise) is common to both and b is surely the cheaper. Independent write draws would make it a
+    # tie that is not real.
+    a, b = same_file("f", "r_f_a"), same_file("f", "r_f_b", cache_size=0)
+    seconds = np.array(steady(0.01, 0.05, 2))
+    reads = [timed_reads(a, seconds), timed_reads(b, 0.97 * seconds)]
+    summary, files = tables(a, b)
+    model = cost_model(candidates(summary, files, config()), config(), repetitions(*reads), noise=0.3)
+    choice = cheapest(cost_ranking(model, [10]))
+    assert not choice.iloc[0]["tie"] and choice.iloc[0]["read_id"] == "r_f_b", choice.iloc[0]["choice"]
+
+
+def test_a_tie_always_holds_the_cheapest_in_95_percent():
+    # A and B are equal within the noise; ten others are each beaten by A in 99.3 % of the replicates but,
+    # together, are the cheapest in 7 %: a tie of A and B alone would hold the cheapest in 93 % only.
+    replicates = 1000
+    draws = np.full((replicates, 12), 2.0)
+    draws[:, 0] = 1.0
+    draws[:450, 1], draws[450:, 1] = 0.9, 1.1
+    for k in range(10):
+        draws[930 + 7 * k : 937 + 7 * k, 2 + k] = 0.5
+    read = draws.mean(axis=0)
+    verdict = judge(np.zeros(12), read, draws, 1.0)
+    assert verdict.best == 0 and verdict.tied[1] and not verdict.sure
+    assert holds_cheapest(draws, verdict.tied) >= 0.95
+    assert int(verdict.tied.sum()) == 5  # A, B and the three of the ten needed (0.7 % each)
+    # Where the best is beaten in none and cheapest in 95 % alone, it is named alone.
+    alone = draws[:, [0, 2, 3]]
+    assert judge(np.zeros(3), alone.mean(axis=0), alone, 1.0).sure
+
+
+def test_a_candidates_interval_counts_its_own_rounds_not_its_groups():
+    # An adaptive plan reads "a" in rounds 0-9 and "b" in round 0 and two later rounds: one resampling group of 12
+    # rounds. b's interval must be about Student's t of its own 3 reads, not widened as if it had 12.
+    a, b = point("a", "zlib", 5, size=1000), point("b", "lz4", 5, size=1000)
+    reads_a = timed_reads(a, steady(0.01, 0.02, 3))
+    seconds_b = [0.010, 0.011, 0.009]
+    reads_b = timed_reads(b, seconds_b)
+    for row, k in zip(reads_b, (0, 10, 11), strict=True):
+        row["round_key"] = f"xaod@1/r{k}"
+    summary, files = tables(a, b)
+    model = cost_model(candidates(summary, files, config()), config(), repetitions(reads_a, reads_b))
+    part = model.parts.set_index("file_id").loc["b"]
+    assert part["n"] == 3 and part["rounds"] == 3
+    expected = Interval.of(np.asarray(seconds_b) * 1e6 * CPU / 3600)
+    width = part["read_cost_ci95_high"] - part["read_cost_ci95_low"]
+    assert width >= 0.75 * (expected.high - expected.low), (width, expected)
+
+
+def test_the_write_noise_is_measured_where_files_were_written_again():
+    # Two files written three times each; their CPU times per event scatter by ~5 % around their own means.
+    writes = pd.DataFrame(
+        {
+            "format": ["xaod"] * 6,
+            "file_id": ["x"] * 3 + ["y"] * 3,
+            "events": [1000] * 6,
+            "root_write_cpu_seconds": [10.0, 10.5, 9.5, 20.0, 21.0, 19.0],
+        }
+    )
+    noise = relative_spread(writes)
+    logs = np.log([10.0, 10.5, 9.5])
+    assert noise.source == "measured" and noise.writes == 6 and noise.files == 2 and noise.df == 4
+    assert noise.sigma == pytest.approx(logs.std(ddof=1))  # the same relative spread in both files
+    assert noise.low < noise.sigma < noise.high
+    # The decision takes it, and says so; without it the reads' CPU noise is borrowed, and said too.
+    a, b = point("a", "lzma", 9, size=1000, write_s=20.0), point("b", "lzma", 5, size=1000, write_s=18.0)
+    reads = [timed_reads(a, steady(0.01, 0.01, 1)), timed_reads(b, steady(0.01, 0.01, 2))]
+    for row, cpu in zip(reads[0] + reads[1], steady(1.0, 0.2, 3, n=2 * ROUNDS), strict=True):
+        row["loop_cpu_seconds"] = cpu
+    summary, files = tables(a, b)
+    rows = candidates(summary, files, config())
+    measured = cost_model(rows, config(), repetitions(*reads), writes=writes)
+    assert measured.parts["write_noise"].iloc[0] == pytest.approx(noise.sigma)
+    assert set(measured.parts["write_noise_source"]) == {"measured"}
+    borrowed = cost_model(rows, config(), repetitions(*reads))
+    assert set(borrowed.parts["write_noise_source"]) == {"borrowed"}
+    assert 0.1 < borrowed.parts["write_noise"].iloc[0] < 0.3
+    choice = cheapest(cost_ranking(measured, [1]))
+    text = decision_markdown(choice, pd.DataFrame(columns=["format"]), pd.DataFrame(columns=_FRONT), config())
+    assert "measured on 6 writes of the study's own files" in text
+    text = decision_markdown(
+        cheapest(cost_ranking(borrowed, [1])),
+        pd.DataFrame(columns=["format"]),
+        pd.DataFrame(columns=_FRONT),
+        config(),
+    )
+    assert "borrowed from the reads" in text
+
+
+def test_the_files_written_again_are_the_studys_own_defaults_first():
+    from rootparams.config import load_study_config
+    from rootparams.grid import expand_points
+
+    study = load_study_config(
+        {
+            "repetitions": 2,
+            "formats": {"xaod": {"written": 20, "read": 20}, "topq1": {"written": 20, "read": 20}},
+            "scans": {"c": {"algorithm": ["lz4", "zstd"], "level": [1]}},
+        }
+    )
+    chosen = files_to_write(study, expand_points(study))
+    assert len(chosen) == 3 and [f.format for f in chosen[:2]] == ["xaod", "topq1"]
+    assert all(f.origin == "recipe" for f in chosen)

@@ -20,11 +20,13 @@ Quantities, per event, so that formats and files of any size compare:
   compression on implicit-MT workers, not the generation of the synthetic content; for a rewrite of a user's
   file, the whole copy, its reading included). CPU time, not wall time, because the workflow writes files side
   by side and a write's wall time grows with what shares its cores. **One measurement per file (n = 1)**: its
-  noise cannot come from its own repetitions, so it is taken to be that of any CPU-bound measurement repeated on
-  the same host: ``write_noise``, the median relative spread (σ/mean) of the timed loops' CPU time over the
-  points of the run (repetitions.csv ``loop_cpu_seconds``, 2-10 % on a 2-core VM), drawn independently for
-  every file (a write is one moment of the host, not shared with another file's). Catalogues from before the CPU
-  time was recorded fall back to ``root_write_seconds`` x the writer's threads.
+  noise cannot come from its own repetitions, so it is measured on a few of the study's files written again
+  (``write_noise``: the pooled within-file σ of log CPU time per event of results/primitives/write_noise.csv,
+  rootparams.writenoise, with its 95 % interval and the number of writes). Without that primitive
+  (measurement.primitives off, or only users' files) it is borrowed, and the tables say so
+  (``write_noise_source``): the median relative spread (σ/mean) of the timed loops' CPU time over the points of
+  the run (repetitions.csv ``loop_cpu_seconds``), CPU-bound work of the same host measured many times. Catalogues
+  from before the CPU time was recorded fall back to ``root_write_seconds`` x the writer's threads.
 
 **Cost model**, per million events over the file's life, in the prices' currency:
 
@@ -51,19 +53,22 @@ get draws of their own; a candidate without round keys (records from before the 
 repetitions. With few rounds a percentile bootstrap is too narrow (by a factor sqrt((n-1)/n) and a normal in place
 of a t quantile: 18 % at 10 rounds, 37 % at 5), so each replicate's deviation from the mean is widened by
 t_{n-1} / z * sqrt(n / (n-1)) (the correction of Hesterberg's expanded percentile interval, applied to the
-replicates so that candidates resampled together widen alike): one candidate's interval is then about Student's t
-interval of its mean. Each replicate also draws every file's write cost as write x exp(ε - write_noise²/2), ε
-normal with σ = write_noise (the mean kept). Disk is exact, so a replicate's total at N reads is
-storage + its write + N x its read, and the total's 95 % interval is that of the replicates. From the same
-replicates, per format and reads per file:
+replicates so that candidates resampled together keep their pairing), n the candidate's own rounds (not those of
+its group: an adaptive plan reads some candidates in fewer rounds than others): one candidate's interval is then
+about Student's t interval of its mean. Each replicate also draws every file's write cost once, as
+write x exp(ε - write_noise²/2), ε normal with σ = write_noise (the mean kept): the candidates that read one file
+(its read settings) share that draw, so that its write, one event of the past, cannot make their comparison
+uncertain. Disk is exact, so a replicate's total at N reads is storage + its write + N x its read, and the total's
+95 % interval is that of the replicates. From the same replicates, per format and reads per file:
 
 - ``p_cheapest``: the share of replicates in which a candidate is the cheapest.
 - **The decision** names one setting, the lowest mean total, only where it is the cheapest in at least 95 % of the
   replicates (so also cheaper than each other candidate in at least 95 %). Otherwise it names a tie: that setting
   and every candidate it is cheaper than in fewer than 95 % of the replicates, each with its ``p_cheapest``
-  ("equal within the uncertainty"). Should that leave the lowest mean alone while it is still the cheapest in
-  fewer than 95 % (many candidates each cheapest now and then), the ones most often cheapest join the tie until
-  it holds the cheapest in 95 % of the replicates.
+  ("equal within the uncertainty"); and, whatever it starts as, the tie grows, the candidates most often cheapest
+  first, until its members together are the cheapest in at least 95 % of the replicates (settings each beaten
+  by the best in 95 % may together be the cheapest more often than 5 %). The tie is thus a 95 % confidence set
+  for the cheapest setting, in the bootstrap's sense.
 - ``crossovers``: where the lowest mean changes as N grows: the lower envelope of the mean lines, with where, on a
   grid of ``SURE_GRID_PER_DECADE`` reads per decade, each stretch's setting is surely the cheapest by the rule
   above (never at a change itself, where two lines meet).
@@ -106,6 +111,7 @@ from rootparams.stats import (
     t_quantile,
 )
 from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED
+from rootparams.writenoise import BORROWED, NONE, WriteNoise, relative_spread
 
 GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
 FILE_COLUMNS = [
@@ -135,11 +141,19 @@ MIN_TIMED_READS = 2
 SURE_GRID_PER_DECADE = 24
 # Next to every interval of a cost, so that a table read alone says what the interval includes.
 INTERVAL_COVERS = (
-    "the reads (bootstrap over rounds) and the write (n = 1, at the host's write_noise); disk exact"
+    "the reads (bootstrap over rounds) and the write (n = 1, one draw per file at write_noise); disk exact"
 )
 # The metric whose repeat noise stands for a write's: the CPU time of the timed loop, CPU-bound work of the same
 # host measured many times.
 WRITE_NOISE_METRIC = "loop_cpu_seconds"
+# The write noise a decision used, next to every cost: its σ/mean, interval, writes and source (writenoise).
+WRITE_NOISE_COLUMNS = (
+    "write_noise",
+    "write_noise_ci95_low",
+    "write_noise_ci95_high",
+    "write_noise_n",
+    "write_noise_source",
+)
 
 
 def _true(value) -> bool:
@@ -241,11 +255,19 @@ def read_repetitions(path: str | Path) -> Repetitions:
     return Repetitions.read(path, metrics=[READ_SPAN_RATE, "event_rate_hz", WRITE_NOISE_METRIC])
 
 
-def write_noise(repetitions: Repetitions) -> float:
-    """The relative 1σ noise of one CPU-time measurement on this host (the docstring): the median over the run's
-    points of the σ/mean of their loops' CPU time. 0 (a write taken as exact, and said so) without any."""
+def write_noise(repetitions: Repetitions, writes: pd.DataFrame | None = None) -> WriteNoise:
+    """The relative 1σ noise of one write's CPU time (the docstring): measured, from the study's files written
+    again (``writes``, results/primitives/write_noise.csv: rootparams.writenoise) where they are; else borrowed,
+    the median over the run's points of the σ/mean of their loops' CPU time; else none (a write taken as exact,
+    and said so)."""
+    if writes is not None and len(writes):
+        measured = relative_spread(writes)
+        if measured.df >= 1:
+            return measured
     spreads = repetitions.relative_spreads(WRITE_NOISE_METRIC)
-    return float(np.median(spreads)) if spreads else 0.0
+    if spreads:
+        return WriteNoise(float(np.median(spreads)), writes=len(spreads), source=BORROWED)
+    return WriteNoise(0.0)
 
 
 def read_seconds(row: Mapping[str, Any], repetitions: Repetitions) -> pd.Series:
@@ -457,14 +479,18 @@ def small_sample_widening(n: int) -> float:
 
 def _bootstrap_group(spans: Sequence[pd.Series], replicates: int, seed: int) -> np.ndarray:
     """replicates x candidates of the mean read seconds per event of one resampling group: by round where the
-    group's candidates have rounds, else the one candidate on its own repetitions; widened for few rounds."""
+    group's candidates have rounds, else the one candidate on its own repetitions; each widened for the number of
+    its own rounds, not the group's (an adaptive plan measures some candidates in fewer, later rounds: the
+    group's rounds would widen them as if they had been read in all)."""
     if len(spans) == 1 and not _paired(spans[0]):
         matrix = spans[0].to_numpy(dtype=float)[None, :]
     else:
         _, _, matrix = round_matrix({i: values.to_dict() for i, values in enumerate(spans)})
     means = bootstrap_means(matrix, replicates, seed)
     center = np.nanmean(matrix, axis=1)
-    widened = center + small_sample_widening(matrix.shape[1]) * (means - center)
+    own = np.isfinite(matrix).sum(axis=1)
+    widening = np.array([small_sample_widening(int(n)) for n in own])
+    widened = center[None, :] + widening[None, :] * (means - center[None, :])
     return np.maximum(widened, 0.0)  # a read takes no negative time
 
 
@@ -489,11 +515,13 @@ class CostModel:
     """The cost candidates (``parts``: one row per candidate, index 0..n-1, with their cost parts, the read's
     mean, n, rounds and 95 % interval) and the bootstrap replicates of their read cost (``read_draws``:
     replicates x candidates, in the order of ``parts``; the same draws for candidates that share rounds) and of
-    their write cost (``write_draws``, independent per file)."""
+    their write cost (``write_draws``: one draw per file and replicate, the same for every candidate that reads
+    the file), at the write noise ``write_noise``."""
 
     parts: pd.DataFrame
     read_draws: np.ndarray
     write_draws: np.ndarray
+    write_noise: WriteNoise
 
 
 def eligible_setting(
@@ -530,12 +558,14 @@ def cost_model(
     repetitions: Repetitions,
     replicates: int = BOOTSTRAP_REPLICATES,
     seed: int = BOOTSTRAP_SEED,
-    noise: float | None = None,
+    noise: float | WriteNoise | None = None,
+    writes: pd.DataFrame | None = None,
 ) -> CostModel:
     """The candidates the cost model chooses among: valid points of the cost's storage profile and each
     format's default branch selection, lossless unless cost.lossy, with at least MIN_TIMED_READS whole reads in
     ``repetitions``; their cost parts and the bootstrap of their read and write costs (``noise``: the write's
-    relative noise, by default write_noise of ``repetitions``)."""
+    relative noise; by default write_noise of ``writes``, the write-noise primitive's table, and
+    ``repetitions``)."""
     price = prices(config)
     chosen = rows[rows["valid"] & eligible(rows, config)].reset_index(drop=True)
     spans = [read_seconds(r, repetitions) for r in chosen.to_dict("records")]
@@ -554,20 +584,29 @@ def cost_model(
     else:
         parts["read_cost_ci95_low"] = parts["read_cost_ci95_high"] = np.nan
     parts["write_n"] = 1
-    noise = write_noise(repetitions) if noise is None else noise
+    if noise is None:
+        noise = write_noise(repetitions, writes)
+    elif not isinstance(noise, WriteNoise):
+        noise = WriteNoise(float(noise), source="given")
+    sigma = noise.sigma if noise.sigma > 0 else 0.0
+    # One draw per file: the settings that read one file (its read settings) share its one write, so their write
+    # costs move together and the write cannot tell them apart.
+    file_of, files = pd.factorize(pd.Series(list(zip(parts["format"], parts["file_id"], strict=True))))
     rng = np.random.default_rng(seed + 1_000_003)  # a stream apart from the rounds' resampling
-    eps = (
-        rng.normal(0.0, noise, size=(replicates, len(parts)))
-        if noise > 0
-        else np.zeros((replicates, len(parts)))
+    eps = rng.normal(0.0, sigma, size=(replicates, len(files)))[:, file_of] if sigma > 0 else 0.0
+    write_draws = parts["write_cost"].to_numpy(dtype=float)[None, :] * np.exp(
+        np.zeros((replicates, len(parts))) + eps - sigma**2 / 2
     )
-    writes = parts["write_cost"].to_numpy(dtype=float)[None, :] * np.exp(eps - noise**2 / 2)
-    parts["write_noise"] = noise
+    parts["write_noise"] = sigma
+    parts["write_noise_ci95_low"] = noise.low
+    parts["write_noise_ci95_high"] = noise.high
+    parts["write_noise_n"] = noise.writes
+    parts["write_noise_source"] = noise.source
     if len(parts):
-        parts["write_cost_ci95_low"], parts["write_cost_ci95_high"] = quantiles(writes)
+        parts["write_cost_ci95_low"], parts["write_cost_ci95_high"] = quantiles(write_draws)
     else:
         parts["write_cost_ci95_low"] = parts["write_cost_ci95_high"] = np.nan
-    return CostModel(parts, draws, writes)
+    return CostModel(parts, draws, write_draws, noise)
 
 
 def total_cost(parts: pd.DataFrame, reads: float) -> pd.Series:
@@ -620,14 +659,22 @@ def judge(
     p_best_cheaper[best] = np.nan
     tied = p_best_cheaper < CONFIDENCE
     tied[best] = True
-    if tied.sum() == 1 and p_cheapest[best] < CONFIDENCE:
-        # Cheaper than each other one in 95 % of replicates, but not than all of them at once: the candidates
-        # most often cheapest join until the tie holds the cheapest in 95 % of the replicates.
-        for i in np.argsort(-p_cheapest, kind="stable"):
-            if p_cheapest[tied].sum() >= CONFIDENCE:
-                break
-            tied[i] = True
+    # However it starts, the tie must hold the cheapest in 95 % of the replicates: settings each beaten by the best
+    # in 95 % may still, together, be the cheapest more often than 5 %. The candidates most often cheapest join
+    # until it does.
+    for i in np.argsort(-p_cheapest, kind="stable"):
+        if holds_cheapest(draws, tied) >= CONFIDENCE:
+            break
+        tied[i] = True
     return Verdict(total, low, high, p_cheapest, p_best_cheaper, order, tied)
+
+
+def holds_cheapest(draws: np.ndarray, members: np.ndarray) -> float:
+    """The share of replicates (rows of ``draws``) in which one of ``members`` (a mask of the columns) is the
+    cheapest, or equal to it."""
+    if not members.any():
+        return 0.0
+    return float((draws[:, members].min(axis=1) <= draws.min(axis=1)).mean())
 
 
 def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, ...]:
@@ -664,6 +711,10 @@ RANKING_COLUMNS = [
     "rounds",
     "write_n",
     "write_noise",
+    "write_noise_ci95_low",
+    "write_noise_ci95_high",
+    "write_noise_n",
+    "write_noise_source",
     "interval_covers",
     "file_id",
     "read_id",
@@ -710,7 +761,7 @@ def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
                         "n": c["n"],
                         "rounds": c["rounds"],
                         "write_n": c["write_n"],
-                        "write_noise": c["write_noise"],
+                        **{key: c[key] for key in WRITE_NOISE_COLUMNS},
                         "interval_covers": INTERVAL_COVERS,
                         "file_id": c["file_id"],
                         "read_id": c["read_id"],
@@ -747,6 +798,10 @@ CHOICE_COLUMNS = [
     "runner_up_p_best_cheaper",
     "interval_covers",
     "write_noise",
+    "write_noise_ci95_low",
+    "write_noise_ci95_high",
+    "write_noise_n",
+    "write_noise_source",
 ]
 TIED_SEPARATOR = "; "  # setting labels hold commas, never semicolons
 
@@ -788,7 +843,7 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
             "read_id": best["read_id"],
             "candidates": len(group),
             "interval_covers": best["interval_covers"],
-            "write_noise": best["write_noise"],
+            **{key: best[key] for key in WRITE_NOISE_COLUMNS},
         }
         if len(group) > 1:
             second = group.iloc[1]
@@ -910,6 +965,10 @@ COST_COLUMNS = [
     "write_core_us_per_event",
     "write_n",
     "write_noise",
+    "write_noise_ci95_low",
+    "write_noise_ci95_high",
+    "write_noise_n",
+    "write_noise_source",
     "storage_cost",
     "write_cost",
     "write_cost_ci95_low",
@@ -995,12 +1054,19 @@ def _stretch_text(s: Mapping[str, Any]) -> str:
 
 
 def _write_noise_text(choice: pd.DataFrame) -> str:
-    noise = choice["write_noise"].dropna() if "write_noise" in choice else pd.Series(dtype=float)
-    return (
-        f"σ/mean {100 * float(noise.iloc[0]):.1f} %"
-        if len(noise)
-        else "none measured: the writes taken as exact"
-    )
+    """The write noise the choice used, for people (writenoise.WriteNoise.describe)."""
+    if choice.empty:
+        return "not used: no candidate to weigh it on"
+    if "write_noise" not in choice or pd.isna(choice["write_noise"].iloc[0]):
+        return WriteNoise(0.0).describe()
+    r = choice.iloc[0]
+    return WriteNoise(
+        float(r["write_noise"]),
+        float(r.get("write_noise_ci95_low", math.nan)),
+        float(r.get("write_noise_ci95_high", math.nan)),
+        writes=int(r.get("write_noise_n", 0) or 0),
+        source=str(r.get("write_noise_source", NONE)),
+    ).describe()
 
 
 def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.DataFrame, config) -> str:
@@ -1022,12 +1088,13 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
         "",
         "How sure: the 95 % intervals are those of the reads, from a bootstrap over the measuring rounds "
         f"({BOOTSTRAP_REPLICATES} resamples; every candidate resampled with the same rounds, so that the host's slow "
-        "spells cancel in their comparison), and of the writes: each is one measurement of ROOT's CPU time (n = 1), "
-        f"given the noise of a CPU-time measurement on this host ({_write_noise_text(choice)}, the median spread of "
-        "the timed loops' CPU time), drawn for every file on its own. Disk costs are exact. A setting is in "
+        "spells cancel in their comparison), and of the writes: each file's write is one measurement of ROOT's CPU "
+        f"time (n = 1), given the spread of a write on this host ({_write_noise_text(choice)}), drawn once per "
+        "file and resample (the read settings of one file share its write). Disk costs are exact. A setting is in "
         "bold only where it is the cheapest in at least 95 % of the resamples; otherwise the settings equal "
-        "within the uncertainty are named together, each with its share of resamples as the cheapest (P). Every "
-        "candidate's interval and P: `tables/cost_ranking.csv`.",
+        "within the uncertainty are named together, each with its share of resamples as the cheapest (P), and "
+        "together they are the cheapest in at least 95 % of them. Every candidate's interval and P: "
+        "`tables/cost_ranking.csv`.",
         "",
     ]
     if choice.empty:

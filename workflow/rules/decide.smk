@@ -9,6 +9,9 @@ rule decision_tables:
         summary=paths.SUMMARY_TABLE,
         files=paths.FILES_TABLE,
         repetitions=paths.REPETITIONS_TABLE,
+        # The write-noise primitive's table where the study measures it (write_noise_table: primitives_cpu.smk,
+        # included after this file, hence called when the job is planned).
+        writes=lambda wildcards: write_noise_table(),
     output:
         front=report(
             paths.PARETO_TABLE,

@@ -77,3 +77,42 @@ rule unzip_kinds:
         host_lock=STUDY["measurement"]["host_lock"],
     script:
         "../scripts/unzip_kinds.py"
+
+
+# The spread of a file's write cost (rootparams.writenoise; WRITE_NOISE_FILES in common.smk): the study writes each
+# file once, so a few of its own files are written again, each several times, with its writer, events, seed and
+# threads, and scheduled like its own writes (no host lock: the study's files are not written under it either), so
+# that their CPU time scatters as the study's writes do. The decision (rule decision_tables) draws every file's
+# write cost with it; without it (measurement.primitives off, or only users' files) the decision borrows the reads'
+# CPU noise and says so.
+rule write_noise:
+    """results/primitives/write_noise.csv: a few of the study's files (each format's default file first, at most
+    three) written again three times each, taking turns, each with ROOT's CPU time per event; the pooled spread of
+    its logarithm is the relative noise of one write, with its interval and number of writes. About three minutes
+    on the default study (its xAOD, TOPQ1 and SUSY5 default files, 2 cores); each file removed once written and
+    read back."""
+    input:
+        writer=paths.WRITER_EXE,
+        reader=paths.READER_EXE,
+        contents=[p for p in write_noise_sources(content_input).values() if p],
+        recipes=[p for p in write_noise_sources(recipe_input).values() if p],
+    output:
+        paths.WRITE_NOISE_TABLE,
+    log:
+        paths.log("primitives", "write_noise"),
+    conda:
+        CONDA_ENV
+    # As the study's own files are written (rule generate_file): ROOT's implicit MT compresses with two threads.
+    threads: 2
+    params:
+        files=WRITE_NOISE_FILES,
+        writes=writenoise.WRITES,
+        events={
+            f.format: STUDY["formats"][f.format]["written"] for f in WRITE_NOISE_FILES
+        },
+        contents=write_noise_sources(content_input),
+        recipes=write_noise_sources(recipe_input),
+        seed=STUDY["seed"],
+        scratch=paths.write_noise_dir(DATA_DIR),
+    script:
+        "../scripts/write_noise.py"

@@ -9,7 +9,7 @@ from rootparams.snakescript import run_logged
 
 
 def main(smk, say):
-    table, facts = adaptive.replay(
+    table, facts, candidates = adaptive.replay(
         pd.read_csv(smk.input.summary, low_memory=False),
         pd.read_csv(smk.input.files),
         pd.read_csv(smk.input.repetitions, low_memory=False),
@@ -20,7 +20,8 @@ def main(smk, say):
         pd.read_csv(smk.input.warm_reads),
     )
     table.to_csv(smk.output.csv, index=False)
-    text = adaptive.markdown(table, facts)
+    # The candidates the plan left predicted, with their distance from the cut, are in the text.
+    text = adaptive.markdown(table, facts, candidates)
     Path(smk.output.md).write_text(text)
     say(text)
 
