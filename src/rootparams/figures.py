@@ -1153,11 +1153,16 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
                 continue
             (line,) = ax.plot(reads, cost, linewidth=1.8, label=row["setting"])
             if bands:
-                # Disk and write are exact: the total's interval is the read's, times the reads.
+                # Disk is exact; the write is one measurement at the study's write noise (σ/mean), independent
+                # of the reads: the two half-widths add in quadrature.
+                noise = float(row.get("write_noise", 0.0) or 0.0)
+                write = 1.96 * noise * row["write_cost"] if noise == noise else 0.0
+                below = np.hypot(write, reads * (row["read_cost"] - row["read_cost_ci95_low"]))
+                above = np.hypot(write, reads * (row["read_cost_ci95_high"] - row["read_cost"]))
                 ax.fill_between(
                     reads,
-                    fixed + reads * row["read_cost_ci95_low"],
-                    fixed + reads * row["read_cost_ci95_high"],
+                    cost - below,
+                    cost + above,
                     color=line.get_color(),
                     alpha=0.2,
                     linewidth=0,
@@ -1185,7 +1190,8 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
         0.01,
         -0.01,
         "thick: the lowest mean total somewhere from 1 to 10^4 reads; band: its 95 % interval (the "
-        "reads, a bootstrap over rounds;\ndisk and write exact, the write one measurement); grey: the other "
+        "reads, a bootstrap over rounds;\nthe write, one measurement per file, at the study's write noise; disk "
+        "exact); grey: the other "
         f"candidates ({len(parts)} in all: valid points, lossless unless cost.lossy);\ndotted: cost.reads_per_file, "
         "'sure' where one setting is the cheapest in 95 % of the resamples, 'tie' where several are equal\nwithin "
         "the uncertainty (cost_choice.csv)",
