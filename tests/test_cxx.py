@@ -2,6 +2,7 @@
 every metric on its span, and the same numbers with implicit-MT threads and from the fork server."""
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -559,3 +560,99 @@ def test_a_word_no_distribution_has_fails_where_it_is_drawn(build, tmp_path):
             ],
             "writing",
         )
+
+
+# ---- The C++ sources: units and functions of a size one can read ---------------------------------------------
+
+CXX_DIR = Path(__file__).resolve().parents[1] / "src" / "rootparams" / "cxx"
+# A C++ function longer than this (from its opening to its closing brace) says why in the comment above it, on a
+# line starting with "Long because" (as a Python function does in its docstring, tests/test_quality.py).
+MAX_CXX_FUNCTION_LINES = 120
+# Each translation unit of the writer, and each header (docs/measurement.md, "The writer's source").
+MAX_WRITER_UNIT_LINES = 800
+CONTROL = re.compile(r"^(if|for|while|switch|catch|do|else|try|return|namespace|class|struct|union|enum)\b")
+
+
+def cxx_functions(text: str) -> list[tuple[str, int, int]]:
+    """(name, first line, lines) of every function body in C++ source `text`: a brace block opened after a
+    parameter list (with const/override/noexcept or a constructor's initializers) that is not a control statement,
+    a lambda or an initializer. Comments and literals are blanked first; methods count on their own."""
+    blank = re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group()), text, flags=re.S)
+    blank = re.sub(r'"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'', lambda m: " " * len(m.group()), blank)
+    found, stack = [], []
+    for i, ch in enumerate(blank):
+        if ch == "{":
+            head = re.split(r"[;{}]", blank[max(0, i - 600) : i])[-1].strip()
+            before_params = head.split("(")[0]
+            is_function = (
+                re.search(r"\)\s*(const|override|final|noexcept|\s)*$|\)\s*:[\s\S]*\)$", head) is not None
+                and not CONTROL.match(head)
+                # A for statement's head is cut at its last ';' ("++i)"): more ')' than '('.
+                and head.count("(") >= head.count(")")
+                and "]" not in before_params
+                and "=" not in before_params
+            )
+            name = before_params.split()[-1] if is_function and before_params.split() else ""
+            stack.append((blank.count("\n", 0, i) + 1, name if is_function else None))
+        elif ch == "}" and stack:
+            start, name = stack.pop()
+            if name is not None:
+                found.append((name, start, blank.count("\n", 0, i) + 1 - start + 1))
+    return found
+
+
+def long_cxx_functions(path: Path, limit: int = MAX_CXX_FUNCTION_LINES) -> list[str]:
+    """The functions of `path` over `limit` lines without a "Long because" line in the comment above them."""
+    lines = path.read_text().splitlines()
+    out = []
+    for name, start, length in cxx_functions(path.read_text()):
+        if length <= limit:
+            continue
+        k = start - 2  # up from the line before the brace: the signature, then its comment
+        while k >= 0 and lines[k].strip() and not lines[k].lstrip().startswith("//"):
+            k -= 1
+        comment = []
+        while k >= 0 and lines[k].lstrip().startswith("//"):
+            comment.append(lines[k])
+            k -= 1
+        if not any(re.match(r"\s*//\s*Long because\b", c) for c in comment):
+            out.append(f"{path.name}:{start} {name} ({length} lines)")
+    return out
+
+
+def test_no_cxx_function_is_longer_than_120_lines_without_a_reason():
+    sources = sorted(CXX_DIR.glob("*.cxx")) + sorted(CXX_DIR.glob("*.h"))
+    found = [f for path in sources for f in long_cxx_functions(path)]
+    assert not found, (
+        "split these into named steps, or say why in a comment line 'Long because ...':\n" + "\n".join(found)
+    )
+
+
+def test_the_writer_is_built_from_units_of_a_readable_size():
+    from rootparams.build import CXX_SOURCES, WRITER_HEADERS, WRITER_UNITS
+
+    units = [*WRITER_UNITS, *WRITER_HEADERS]
+    assert sorted(p.name for p in CXX_DIR.glob("write_*")) == sorted(units)  # every unit is built
+    assert set(units) <= set(CXX_SOURCES)  # and the workflow's build rule depends on it
+    sizes = {name: len((CXX_DIR / name).read_text().splitlines()) for name in units}
+    assert max(sizes.values()) <= MAX_WRITER_UNIT_LINES, sizes
+
+
+def test_the_cxx_function_check_catches_what_it_should(tmp_path):
+    body = "".join(f"   x += {i};\n" for i in range(MAX_CXX_FUNCTION_LINES))
+    source = tmp_path / "sample.cxx"
+    source.write_text(
+        f"// Many steps.\nint long_one(int x)\n{{\n{body}   return x;\n}}\n\n"
+        f"// Many steps.\n// Long because one table.\nint said(int x)\n{{\n{body}   return x;\n}}\n\n"
+        f"struct S {{\n   S(int y) : x(y)\n   {{\n{body}   }}\n   int x;\n}};\n\n"
+        f"int short_one(int x) {{ if (x) {{ return 1; }} auto f = [&]() {{ return 2; }}; return f(); }}\n"
+        f"int loop(int x)\n{{\n   for (int i = 0; i < 3; ++i) {{\n{body}   }}\n   return x;\n}}\n"
+    )
+    assert [f.split()[1] for f in long_cxx_functions(source)] == ["long_one", "S", "loop"]
+    assert {name for name, _, _ in cxx_functions(source.read_text())} == {
+        "long_one",
+        "said",
+        "S",
+        "short_one",
+        "loop",
+    }

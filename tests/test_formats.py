@@ -69,6 +69,20 @@ def test_every_format_has_a_recipe_with_particle_containers(fmt):
     assert any(cls in text for cls in ("JetContainer_v1", "TruthParticleContainer_v1"))
 
 
+def test_the_recipes_data_holds_every_xaod_like_format_and_nothing_else():
+    # recipes/formats.yaml: the nanoaod recipe is calibrated (nanoaod.recipe), the skim made of susy5's.
+    from rootparams.formats import _builtin_recipes, recipe
+
+    data = _builtin_recipes()
+    assert set(data) == set(KNOWN_FORMATS) - {"nanoaod", "susy5_skim"}
+    for fmt in data:
+        collections = recipe(fmt)
+        assert len({c.name for c in collections}) == len(collections), fmt  # every collection once
+        assert collections[0].name == "EventInfo", fmt
+    with pytest.raises(ValueError, match="unknown format 'nanoaod'"):
+        recipe("nanoaod")
+
+
 @pytest.mark.parametrize(("algorithm", "level"), [("zlib", 1), ("lzma", 9), ("lz4", 4), ("zstd", 5)])
 def test_basket_headers_carry_the_requested_algorithm(make, algorithm, level):
     path = make("susy5", algorithm, level, 10, 1)

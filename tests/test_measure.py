@@ -458,3 +458,49 @@ def test_the_drift_sentinel_is_read_at_the_start_and_the_end_of_a_block_and_at_i
     often = measure.Sentinel(point, str(tmp_path / "sentinel"), every_seconds=0)
     measure.measure_block(measurement=FAKE, sentinel=often, **kwargs)
     assert [n for n, _ in calls].count("sentinel") == 2 + 4  # before every read, and at both ends
+
+
+def test_sequential_rounds_read_the_members_of_open_pairs_first_and_fit_the_budget():
+    inf = float("inf")
+    # Points 0-5; pairs (0, 1) and (2, 3) open, points 4 and 5 open on their own interval only.
+    open_points = {0: 0.03, 4: 0.05, 5: 0.025}
+    open_pairs = {(0, 1): 0.04, (2, 3): 0.021}
+    counts = [10] * 6
+    # Room for everything: the pairs' members only, never a point open on its own while a pair is.
+    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 6) == [0, 1, 2, 3]
+    # Room for two reads: the pair nearest its target.
+    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 2) == [2, 3]
+    # No room: nothing (the block stops on its budget).
+    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 1) == []
+    # A pair's member at its most repetitions is not read; the other member is.
+    assert measure.sequential_wanted(open_points, {(0, 1): 0.04}, [20, 10, 10, 10, 10, 10], 20, 6) == [1]
+    # Every open pair's members at their most: the points open on their own, nearest their target first.
+    assert measure.sequential_wanted(open_points, {(0, 1): inf}, [20, 20, 10, 10, 10, 10], 20, 1) == [5]
+    assert measure.sequential_wanted(open_points, {}, counts, 20, 6) == [0, 4, 5]
+
+
+def test_sequential_status_gives_widths_and_never_looks_at_means():
+    def records(rates):
+        return {rep: {"event_rate_hz": r, "round_key": f"r{rep}"} for rep, r in enumerate(rates)}
+
+    tight = [1000 + (k % 2) for k in range(10)]
+    wide = [1000 * (1 + 0.2 * ((-1) ** k)) for k in range(10)]
+    points, pairs = measure.sequential_status([records(tight), records(wide), records(tight)], [(0, 2), (0, 1)], 0.02)
+    assert set(points) == {1} and points[1] > 0.02
+    assert set(pairs) == {(0, 1)}
+    # Scaling a point's rates (its mean) changes no width.
+    scaled = [records([2 * r for r in tight]), records(wide), records(tight)]
+    assert measure.sequential_status(scaled, [(0, 2), (0, 1)], 0.02)[1].keys() == pairs.keys()
+
+
+def test_sequential_rounds_skip_intervals_the_most_repetitions_cannot_bring_to_the_target():
+    # A ±2.5 % interval from 10 repetitions reaches ±2 % by 20 (t(19)/t(9) * sqrt(10/20) = 0.66); ±5 % does not.
+    assert measure.within_reach(0.025, 10, 20, 0.02)
+    assert not measure.within_reach(0.05, 10, 20, 0.02)
+    assert not measure.within_reach(0.025, 20, 20, 0.02)
+    assert measure.within_reach(float("inf"), 1, 20, 0.02)
+    open_pairs = {(0, 1): 0.025, (2, 3): 0.08}
+    assert measure.sequential_wanted({}, open_pairs, [10] * 4, 20, 4, 0.02) == [0, 1]
+    # No open pair within reach: the points open on their own, if they are.
+    assert measure.sequential_wanted({4: 0.021}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == [4]
+    assert measure.sequential_wanted({4: 0.09}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == []

@@ -16,7 +16,7 @@ from conftest import RUN3_LIKE_EVENTS, SHARED_DATA, require
 from rootparams.generate import generate_file
 from rootparams.grid import FilePoint
 from rootparams.native import run_tool
-from rootparams.rewrite import RewriteError, file_identity, rewrite_file
+from rootparams.rewrite import RewriteError, RewriteRequest, file_identity, rewrite_file
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
@@ -50,13 +50,15 @@ def test_nanoaod_rewritten_at_new_settings_with_the_same_content(build, tmp_path
     before = file_identity(src)
     out = tmp_path / "nano.root"
     r = rewrite_file(
-        src,
-        tree="Events",
-        output=out,
-        compression=compression,
-        autoflush=autoflush,
-        basket_size=0,
-        **tools(build),
+        RewriteRequest(
+            src,
+            tree="Events",
+            output=out,
+            compression=compression,
+            autoflush=autoflush,
+            basket_size=0,
+            **tools(build),
+        )
     )
     ins = r["inspected"]
     assert out.exists() and no_partial(out)
@@ -88,18 +90,22 @@ def test_basket_size_zero_keeps_the_sources_and_a_size_is_applied(build, tmp_pat
     kept = tmp_path / "kept.root"
     # AutoFlush 50: ROOT resizes every basket at the first flush (OptimizeBaskets); the tool undoes that.
     rewrite_file(
-        src, tree="Events", output=kept, compression=101, autoflush=50, basket_size=0, **tools(build)
+        RewriteRequest(
+            src, tree="Events", output=kept, compression=101, autoflush=50, basket_size=0, **tools(build)
+        )
     )
     assert basket_sizes(kept, "Events") == source_sizes
     sized = tmp_path / "sized.root"
     rewrite_file(
-        src,
-        tree="Events",
-        output=sized,
-        compression=101,
-        autoflush=-100000,
-        basket_size=16000,
-        **tools(build),
+        RewriteRequest(
+            src,
+            tree="Events",
+            output=sized,
+            compression=101,
+            autoflush=-100000,
+            basket_size=16000,
+            **tools(build),
+        )
     )
     assert set(basket_sizes(sized, "Events").values()) == {16000}
 
@@ -109,13 +115,15 @@ def test_physlite_crash_names_file_branch_class_and_signal(build, tmp_path):
     out = tmp_path / "physlite.root"
     try:
         r = rewrite_file(
-            src,
-            tree="CollectionTree",
-            output=out,
-            compression=404,
-            autoflush=50,
-            basket_size=0,
-            **tools(build),
+            RewriteRequest(
+                src,
+                tree="CollectionTree",
+                output=out,
+                compression=404,
+                autoflush=50,
+                basket_size=0,
+                **tools(build),
+            )
         )
     except RewriteError as e:
         msg = str(e)
@@ -155,14 +163,16 @@ def test_rntuple_compression_rewrite(build, tmp_path):
     )
     out = tmp_path / "rnt505.root"
     r = rewrite_file(
-        ntuple,
-        tree="CollectionTree",
-        output=out,
-        compression=505,
-        autoflush=None,
-        basket_size=None,
-        container="rntuple",
-        **tools(build),
+        RewriteRequest(
+            ntuple,
+            tree="CollectionTree",
+            output=out,
+            compression=505,
+            autoflush=None,
+            basket_size=None,
+            container="rntuple",
+            **tools(build),
+        )
     )
     assert r["inspected"]["entries"] == 50 and r["inspected"]["clusters"] == 2  # clusters kept
     assert {b["compression_setting"] for b in r["inspected"]["branch_list"]} == {505}
@@ -175,14 +185,16 @@ def test_rntuple_compression_rewrite(build, tmp_path):
     assert checksum(out)["content_checksum"] == checksum(ntuple)["content_checksum"]
     with pytest.raises(RewriteError, match="only the compression"):
         rewrite_file(
-            ntuple,
-            tree="CollectionTree",
-            output=out,
-            compression=505,
-            autoflush=10,
-            basket_size=None,
-            container="rntuple",
-            **tools(build),
+            RewriteRequest(
+                ntuple,
+                tree="CollectionTree",
+                output=out,
+                compression=505,
+                autoflush=10,
+                basket_size=None,
+                container="rntuple",
+                **tools(build),
+            )
         )
 
 
@@ -191,14 +203,16 @@ def test_physlite_rntuple_refused_with_the_reason(build, tmp_path):
     out = tmp_path / "r.root"
     with pytest.raises(RewriteError) as info:
         rewrite_file(
-            src,
-            tree="EventData",
-            output=out,
-            compression=404,
-            autoflush=None,
-            basket_size=None,
-            container="rntuple",
-            **tools(build),
+            RewriteRequest(
+                src,
+                tree="EventData",
+                output=out,
+                compression=404,
+                autoflush=None,
+                basket_size=None,
+                container="rntuple",
+                **tools(build),
+            )
         )
     msg = str(info.value)
     assert str(src) in msg and "without a dictionary" in msg and "RNTupleMerger" in msg
@@ -209,41 +223,55 @@ def test_bad_input_is_a_clear_error(build, tmp_path):
     out = tmp_path / "x.root"
     with pytest.raises(RewriteError, match="no such file"):
         rewrite_file(
-            tmp_path / "missing.root",
-            tree="Events",
-            output=out,
-            compression=404,
-            autoflush=50,
-            basket_size=0,
-            **tools(build),
+            RewriteRequest(
+                tmp_path / "missing.root",
+                tree="Events",
+                output=out,
+                compression=404,
+                autoflush=50,
+                basket_size=0,
+                **tools(build),
+            )
         )
     src = need(NANOAOD)
     with pytest.raises(RewriteError) as info:
         rewrite_file(
-            src,
-            tree="CollectionTree",
-            output=out,
-            compression=404,
-            autoflush=50,
-            basket_size=0,
-            **tools(build),
+            RewriteRequest(
+                src,
+                tree="CollectionTree",
+                output=out,
+                compression=404,
+                autoflush=50,
+                basket_size=0,
+                **tools(build),
+            )
         )
     assert str(src) in str(info.value) and "Events (TTree)" in str(info.value)  # lists the file's trees
     for bad in (303, 410, 1000, -1):
         with pytest.raises(RewriteError, match=f"--compression {bad}") as info:
             rewrite_file(
-                src, tree="Events", output=out, compression=bad, autoflush=50, basket_size=0, **tools(build)
+                RewriteRequest(
+                    src,
+                    tree="Events",
+                    output=out,
+                    compression=bad,
+                    autoflush=50,
+                    basket_size=0,
+                    **tools(build),
+                )
             )
         assert str(src) in str(info.value)
     with pytest.raises(RewriteError, match="is an RNTuple"):
         rewrite_file(
-            need(PHYSLITE_RNTUPLE),
-            tree="EventData",
-            output=out,
-            compression=404,
-            autoflush=50,
-            basket_size=0,
-            **tools(build),
+            RewriteRequest(
+                need(PHYSLITE_RNTUPLE),
+                tree="EventData",
+                output=out,
+                compression=404,
+                autoflush=50,
+                basket_size=0,
+                **tools(build),
+            )
         )
     assert not out.exists() and no_partial(out)
     assert all(name.endswith(".rewrite.log") for name in os.listdir(tmp_path))  # nothing but the failure logs
@@ -278,14 +306,16 @@ def test_a_rewrite_carries_the_sources_streamer_infos_and_the_reader_finds_its_p
     assert {"AnalysisElectrons", "AnalysisJets"} <= set(containers) and "PrimaryVertices" not in containers
     out = tmp_path / "rewrite.root"
     r = rewrite_file(
-        src,
-        tree="CollectionTree",
-        output=out,
-        compression=404,
-        autoflush=10,
-        basket_size=0,
-        selections=["particle", "all"],
-        **tools(build),
+        RewriteRequest(
+            src,
+            tree="CollectionTree",
+            output=out,
+            compression=404,
+            autoflush=10,
+            basket_size=0,
+            selections=["particle", "all"],
+            **tools(build),
+        )
     )
     assert r["inspected"]["entries"] == RUN3_LIKE_EVENTS and r["inspected"]["file_compression_setting"] == 404
     written = r["written"]
@@ -307,15 +337,17 @@ def test_a_rewrite_without_the_sources_streamer_infos_is_refused_naming_what_it_
     out = tmp_path / "roots_copy.root"
     with pytest.raises(RewriteError) as info:
         rewrite_file(
-            src,
-            tree="CollectionTree",
-            output=out,
-            compression=404,
-            autoflush=10,
-            basket_size=0,
-            selections=["particle"],
-            streamer_infos="tree",
-            **tools(build),
+            RewriteRequest(
+                src,
+                tree="CollectionTree",
+                output=out,
+                compression=404,
+                autoflush=10,
+                basket_size=0,
+                selections=["particle"],
+                streamer_infos="tree",
+                **tools(build),
+            )
         )
     msg = str(info.value)
     assert str(src) in msg and str(out) in msg and "refused before any timed read" in msg

@@ -43,16 +43,38 @@ READER_HEADERS = (
     "read_rdataframe.h",
     "read_checksum.h",
 )
+# rootparams-write's translation units, linked into one executable: write_collection_tree.cxx holds main (the CLI,
+# the content file, the event loop), each other unit has a header of its own (WRITER_HEADERS; write_common.h has no
+# source).
+WRITER_UNITS = (
+    "write_collection_tree.cxx",
+    "write_random.cxx",
+    "write_distributions.cxx",
+    "write_column.cxx",
+    "write_framing.cxx",
+    "write_recipe.cxx",
+    "write_sinks.cxx",
+)
+WRITER_HEADERS = (
+    "write_common.h",
+    "write_random.h",
+    "write_distributions.h",
+    "write_column.h",
+    "write_framing.h",
+    "write_recipe.h",
+    "write_sinks.h",
+)
 # rootparams-unzipkinds: one source, linked with the reader's read_common (opening the file, failing).
 UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
 CXX_SOURCES = (
     "EventModel.h",
     "common.h",
     "rewrite_common.h",
-    "write_collection_tree.cxx",
     "rewrite_tree.cxx",
     "recompress_baskets.cxx",
     UNZIP_KINDS_SOURCE,
+    *WRITER_UNITS,
+    *WRITER_HEADERS,
     *READER_UNITS,
     *READER_HEADERS,
 )
@@ -118,15 +140,17 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
     lib = _aclic_event_model(include_dir / "EventModel.h", lib_dir)
     common = _compile_flags(rootsys, include_dir)
     links = _link_flags(rootsys, lib_dir, lib.name, "$ORIGIN/../lib")
-    # The writer and the rewriter are one source each, compiled and linked in one step; the reader's units are
-    # compiled to objects and linked after. All compilations are independent: they run side by side, one per
-    # available core, the slowest first (RDataFrame's unit, then the writer), so that none starts last.
+    # The rewriter and the recompressor are one source each, compiled and linked in one step; the reader's and the
+    # writer's units are compiled to objects and linked after. All compilations are independent: they run side by
+    # side, one per available core, the slowest first (RDataFrame's unit, then the writer's sinks), so that none
+    # starts last.
     obj_dir = out_dir / "obj"
     obj_dir.mkdir()
     objects = [obj_dir / f"{Path(src).stem}.o" for src in READER_UNITS]
+    writer_objects = [obj_dir / f"{Path(src).stem}.o" for src in WRITER_UNITS]
     compilations = {
         src: ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
-        for src, obj in zip(READER_UNITS, objects, strict=True)
+        for src, obj in zip((*READER_UNITS, *WRITER_UNITS), (*objects, *writer_objects), strict=True)
     }
     unzip_kinds_object = obj_dir / f"{Path(UNZIP_KINDS_SOURCE).stem}.o"
     compilations[UNZIP_KINDS_SOURCE] = (
@@ -134,7 +158,6 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         f"compiling {UNZIP_KINDS_SOURCE}",
     )
     single = {
-        "rootparams-write": "write_collection_tree.cxx",
         "rootparams-rewrite": "rewrite_tree.cxx",
         "rootparams-recompress": "recompress_baskets.cxx",
     }
@@ -143,7 +166,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
             [cxx, *common, str(include_dir / src), "-o", str(bin_dir / exe), *links],
             f"compiling {src}",
         )
-    slowest = ("read_rdataframe.cxx", "write_collection_tree.cxx")
+    slowest = ("read_rdataframe.cxx", "write_sinks.cxx")
     order = [*slowest, *(s for s in compilations if s not in slowest)]
     workers = jobs or len(os.sched_getaffinity(0))
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(order)))) as pool:
@@ -156,6 +179,8 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
             raise
     reader = bin_dir / "rootparams-read"
     _run([cxx, *common, *map(str, objects), "-o", str(reader), *links], "linking rootparams-read")
+    writer = bin_dir / "rootparams-write"
+    _run([cxx, *common, *map(str, writer_objects), "-o", str(writer), *links], "linking rootparams-write")
     read_common = obj_dir / "read_common.o"
     _run(
         [
@@ -202,7 +227,7 @@ def _link_flags(rootsys: Path, lib_dir: Path, library: str, lib_rpath: str) -> l
         "-lTree",
         "-lTreePlayer",
         "-lROOTNTuple",
-        "-lROOTNTupleUtil",  # RNTupleImporter: a flat recipe written as an RNTuple (write_collection_tree.cxx)
+        "-lROOTNTupleUtil",  # RNTupleImporter: a flat recipe written as an RNTuple (write_sinks.cxx)
         "-lMathCore",
         "-lImt",
         "-lThread",
@@ -215,10 +240,11 @@ def _link_flags(rootsys: Path, lib_dir: Path, library: str, lib_rpath: str) -> l
 
 
 def build_writer(source: str | Path, output: str | Path, build_dir: str | Path, cxx: str = "g++") -> Path:
-    """Compile one writer source (a write_collection_tree.cxx with the common.h and EventModel.h it includes
-    beside it, e.g. an earlier revision's) into the executable ``output``, linked against the event-model library
-    of the build in ``build_dir``, with the flags of build_all. For benchmarks that compare two writers; the
-    EventModel.h beside the source must be the build's (its dictionary is the library's), or this raises."""
+    """Compile a writer (its main source, a write_collection_tree.cxx, with the headers it includes and the other
+    writer units, write_*.cxx, beside it: e.g. an earlier revision's; before the writer was split it was one source)
+    into the executable ``output``, linked against the event-model library of the build in ``build_dir``, with the
+    flags of build_all. For benchmarks that compare two writers; the EventModel.h beside the source must be the
+    build's (its dictionary is the library's), or this raises."""
     source, output, build_dir = Path(source).resolve(), Path(output).resolve(), Path(build_dir).resolve()
     built_model = build_dir / "include" / "EventModel.h"
     if (source.parent / "EventModel.h").read_bytes() != built_model.read_bytes():
@@ -228,11 +254,12 @@ def build_writer(source: str | Path, output: str | Path, build_dir: str | Path, 
         )
     rootsys, lib_dir = rootenv.rootsys(), build_dir / "lib"
     output.parent.mkdir(parents=True, exist_ok=True)
+    units = [source, *(u for u in sorted(source.parent.glob("write_*.cxx")) if u != source)]
     _run(
         [
             cxx,
             *_compile_flags(rootsys, source.parent),
-            str(source),
+            *map(str, units),
             "-o",
             str(output),
             *_link_flags(rootsys, lib_dir, f"{LIBRARY_NAME}.so", str(lib_dir)),

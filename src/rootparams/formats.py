@@ -1,6 +1,7 @@
 """Content recipes of the synthetic formats: which containers an event holds, how many elements, and how
-their values are distributed. The C++ writer executes a recipe; this module is the one place that says
-what an xAOD-, TOPQ1-, SUSY5- or TRUTH3-like event contains.
+their values are distributed. The C++ writer executes a recipe; this module and its data, recipes/formats.yaml
+(which collections of which kind an xAOD-, TOPQ1-, SUSY5- or TRUTH3-like event holds, and how many elements),
+are the one place that says what such an event contains.
 
 The habits that make synthetic data behave like real data under compression (read from small real ATLAS files
 and public ATLAS code; docs/formats.md): physical distributions (exponential pT, central eta, uniform phi,
@@ -15,8 +16,12 @@ navigation records. Structure that real data lack (mostly-zero vectors on every 
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
+from importlib import resources
+
+import yaml
 
 NS = "xAODlike::"
 KNOWN_FORMATS = ("xaod", "topq1", "susy5", "truth3", "nanoaod", "susy5_skim")
@@ -422,10 +427,8 @@ def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") ->
     return Collection(name, "TruthVertexContainer_v1", "TruthVertexAuxContainer_v1", mult, attrs, inner)
 
 
-# TRUTH3 keeps the truth record as the small collections of the truth derivation framework (as the real
-# PHYSLITE does, whose truth collections hold ~3.9 kB/event): each collection holds one kind of particle, so
-# pdgId, status and classification take a few values per collection; charged leptons carry dressed kinematics
-# and isolation; parent and child links join the collections to the boson decay chains.
+# The kinds of TRUTH3's collections (its recipe, in recipes/formats.yaml, says what they hold): the small truth
+# collections of the truth derivation framework, each of one kind of particle, and truth jets.
 JET_RECO_MEMBERS = (
     "JetConstitScaleMomentum_pt",
     "JetConstitScaleMomentum_eta",
@@ -493,23 +496,6 @@ def truth_collection(
     )
 
 
-def isolation(*names: str) -> tuple:
-    """Truth isolation energies: zero for the isolated particles (a fifth), otherwise spread."""
-    return tuple((k, "float", *sparse(0.2, 0.0, ("exp", 20000.0))) for k in names)
-
-
-def dressed() -> tuple:
-    """Dressed kinematics of a charged lepton (the lepton plus the photons around it) and its isolation."""
-    return (
-        ("e_dressed", "float", "exp", 100000.0),
-        ("pt_dressed", "float", "exp", 40000.0),
-        ("eta_dressed", "float", *ETA),
-        ("phi_dressed", "float", *PHI),
-        ("nPhotons_dressed", "int", *sparse(0.97, 0, ("const", 1))),
-        *isolation("ptcone30", "etcone20"),
-    )
-
-
 def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Collection:
     """Truth jets: kinematics, flavour labels and constituent links; the reco-only members of the jet aux store
     are left at zero, the per-vertex and per-sampling vectors empty."""
@@ -529,130 +515,6 @@ def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -
         *extra,
     ]
     return Collection(name, "JetContainer_v1", "JetAuxContainer_v1", mult, attrs, inner, dyn)
-
-
-def truth3() -> list[Collection]:
-    lepton_type, photon_type = ("choice", 4, 4, 4, 4, 4, 4, 4, 3, 3, 2), ("choice", 16, 15, 15, 14)
-    return [
-        event_info(217),
-        truth_collection(
-            "TruthElectrons",
-            ("poisson", 3.6),
-            ("choice", 11, -11),
-            ("const", 1),
-            ("choice", 0.511, 0.511, 0.511, 0.51),
-            lepton_type,
-            ("choice", 6, 6, 6, 6, 6, 6, 10, 25, 26, 23),
-            dressed(),
-        ),
-        truth_collection(
-            "TruthMuons",
-            ("poisson", 1.0),
-            ("choice", 13, -13),
-            ("const", 1),
-            ("choice", 105.66, 105.66, 105.7),
-            ("choice", 6, 6, 6, 5, 7),
-            ("choice", 10, 10, 25, 26, 9),
-            dressed(),
-        ),
-        truth_collection(
-            "TruthPhotons",
-            ("poisson", 5.0),
-            ("const", 22),
-            ("const", 1),
-            sparse(0.5, 0.0, ("gaus", 0.0, 0.001)),
-            photon_type,
-            ("choice", 26, 26, 31, 31, 25, 40, 42, 37),
-            isolation("ptcone20", "etcone20", "etcone40"),
-        ),
-        truth_collection(
-            "TruthTaus",
-            ("poisson", 0.55),
-            ("choice", 15, -15),
-            ("const", 2),
-            ("const", 1776.86),
-            ("choice", 10, 10, 9),
-            ("choice", 10, 10, 25),
-            (
-                ("pt_vis", "float", "exp", 30000.0),
-                ("eta_vis", "float", *ETA),
-                ("phi_vis", "float", *PHI),
-                ("m_vis", "float", "exp", 800.0),
-                ("IsHadronicTau", "uint8", "choice", 1, 1, 0),
-                ("numCharged", "int", "choice", 1, 1, 1, 3),
-                ("numNeutral", "int", "choice", 0, 0, 1, 2),
-            ),
-        ),
-        truth_collection(
-            "TruthNeutrinos",
-            ("poisson", 3.1),
-            ("choice", 12, -12, 14, -14, 16, -16),
-            ("const", 1),
-            ("const", 0.0),
-            ("choice", 0, 0, 12),
-            ("choice", 12, 12, 9, 25, 26),
-        ),
-        truth_collection(
-            "TruthTop",
-            ("poisson", 4.0),
-            ("choice", 6, -6),
-            ("choice", 22, 62),
-            ("gaus", 172500.0, 1300.0),
-            ("const", 21),
-            ("const", 0),
-        ),
-        truth_collection(
-            "TruthBoson",
-            ("poisson", 3.5),
-            ("choice", 24, -24, 24, -24, 23, 25),
-            ("choice", 22, 52, 62),
-            ("gaus", 80400.0, 2000.0),
-            ("const", 21),
-            ("const", 0),
-        ),
-        truth_collection(
-            "TruthBottom",
-            ("poisson", 4.4),
-            ("choice", 5, -5),
-            ("choice", 23, 71),
-            ("const", 4950.0),
-            ("const", 21),
-            ("const", 0),
-        ),
-        truth_collection(
-            "TruthBosonsWithDecayParticles",
-            ("poisson", 7.8),
-            ("choice", 24, -24, 11, -11, 12, -12, 13, -13, 1, -1, 2, -2, 3, 4, 22),
-            ("choice", 22, 52, 23, 23, 1, 1),
-            ("choice", 80400.0, 0.511, 0.0, 0.0, 105.66, 330.0),
-            ("choice", 21, 21, 4, 6, 14),
-            ("choice", 0, 0, 12),
-        ),
-        truth_vertices("TruthBosonsWithDecayVertices", ("poisson", 7.0), "TruthBosonsWithDecayParticles"),
-        truth_vertices("TruthPrimaryVertices", ("fixed", 1), "TruthBosonsWithDecayParticles"),
-        truth_jets("AntiKt4TruthDressedWZJets", ("gaus", 10.8, 3), 24),
-        truth_jets(
-            "AntiKt10TruthTrimmedPtFrac5SmallR20Jets",
-            ("gaus", 3.5, 1.5),
-            64,
-            tuple(
-                (k, "float", *FRACTION)
-                for k in (
-                    "Tau1_wta",
-                    "Tau2_wta",
-                    "Tau3_wta",
-                    "D2",
-                    "ECF1",
-                    "ECF2",
-                    "ECF3",
-                    "Split12",
-                    "Split23",
-                    "Qw",
-                )
-            ),
-        ),
-        met("MET_Truth", 4),
-    ]
 
 
 def event_info(weights: int) -> Collection:
@@ -778,113 +640,49 @@ def _key(text: str) -> int:
     return h
 
 
-def _interface(kind: str) -> str:
-    return {
-        "e": "ElectronContainer_v1",
-        "g": "PhotonContainer_v1",
-        "mu": "MuonContainer_v1",
-        "tau": "TauJetContainer_v1",
-    }[kind]
+# The collection kinds a recipe of formats.yaml names, by name.
+_KINDS_OF_COLLECTION = {
+    f.__name__: f
+    for f in (
+        event_info,
+        trigger,
+        tracks,
+        clusters,
+        truth_particles,
+        truth_vertices,
+        vertices,
+        jets,
+        btagging,
+        egamma,
+        met,
+        truth_collection,
+        truth_jets,
+    )
+}
+
+
+@functools.cache
+def _builtin_recipes() -> dict[str, list[dict[str, dict]]]:
+    text = resources.files("rootparams").joinpath("recipes/formats.yaml").read_text()
+    return yaml.safe_load(text)["formats"]
+
+
+def _as_tuples(value):
+    """A value of formats.yaml as the kinds take it: its lists as tuples (distributions, dynamic attributes)."""
+    return tuple(_as_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 def recipe(fmt: str) -> list[Collection]:
-    """The containers of one event of format ``fmt``."""
-    if fmt == "xaod":
-        return [
-            event_info(250),
-            trigger(64, navigation=105000),
-            tracks("InDetTrackParticles", ("gaus", 900, 250), 80),
-            tracks("GSFTrackParticles", ("poisson", 13), 30),
-            tracks("CombinedMuonTrackParticles", ("poisson", 3), 25),
-            tracks("ExtrapolatedMuonTrackParticles", ("poisson", 3), 25),
-            tracks("MuonSpectrometerTrackParticles", ("poisson", 4), 25),
-            tracks("InDetForwardTrackParticles", ("gaus", 60, 20), 25),
-            tracks(
-                "HLT_xAOD__TrackParticleContainer_InDetTrigTrackingxAODCnv_Bjet_IDTrig", ("gaus", 120, 40), 30
-            ),
-            clusters("CaloCalTopoClusters", ("gaus", 1100, 300), 6, 60),
-            clusters("egammaClusters", ("poisson", 8), 4, 16, SW),
-            clusters("egammaTopoSeededClusters", ("poisson", 20), 4, 10, SW),
-            clusters("HLT_xAOD__CaloClusterContainer_TrigEFCaloCalibFex", ("gaus", 250, 80), 4, 4),
-            truth_particles("TruthParticles", ("gaus", 1800, 650)),
-            truth_vertices("TruthVertices", ("gaus", 700, 250)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 35, 12),
-            vertices("GSFConversionVertices", ("poisson", 3), 2, 8),
-            vertices("BTagging_AntiKt4EMTopoSecVtx", ("gaus", 25, 6), 3, 8),
-            jets("AntiKt4EMTopoJets", ("gaus", 25, 6), 95, 12),
-            jets("AntiKt4LCTopoJets", ("gaus", 25, 6), 95, 12),
-            jets("AntiKt4EMPFlowJets", ("gaus", 25, 6), 95, 20),
-            jets("AntiKt10LCTopoJets", ("gaus", 8, 3), 70, 60),
-            jets("AntiKt4TruthJets", ("gaus", 20, 5), 30, 15, 0),
-            jets("AntiKt4TruthWZJets", ("gaus", 18, 5), 30, 15, 0),
-            jets("HLT_xAOD__JetContainer_a4tcemsubjesFS", ("gaus", 40, 10), 25, 0, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 25, 6), 100, 12),
-            btagging("BTagging_AntiKt4EMPFlow", ("gaus", 25, 6), 100, 12),
-            egamma("Electrons", _interface("e"), ("gaus", 3, 1.5), 120),
-            egamma("ForwardElectrons", _interface("e"), ("poisson", 2), 40),
-            egamma("Photons", _interface("g"), ("gaus", 4, 2), 100),
-            egamma("Muons", _interface("mu"), ("gaus", 3, 1.5), 100),
-            egamma("TauJets", _interface("tau"), ("gaus", 4, 2), 120),
-            egamma(
-                "HLT_xAOD__ElectronContainer_egamma_Electrons", _interface("e"), ("poisson", 3), 30, "HLT"
-            ),
-            egamma("HLT_xAOD__PhotonContainer_egamma_Photons", _interface("g"), ("poisson", 3), 30, "HLT"),
-            egamma("HLT_xAOD__MuonContainer_MuonEFInfo", _interface("mu"), ("poisson", 2), 30, "HLT"),
-            met("MET_Reference_AntiKt4EMTopo"),
-            met("MET_Reference_AntiKt4EMPFlow"),
-            met("MET_Core_AntiKt4EMTopo", 12),
-            met("MET_Truth", 6),
-            met("MET_Track", 2),
-        ]
-    if fmt == "topq1":
-        return [
-            event_info(250),
-            trigger(32),
-            tracks("InDetTrackParticles", ("gaus", 340, 100), 50),
-            tracks("GSFTrackParticles", ("poisson", 13), 30),
-            tracks("CombinedMuonTrackParticles", ("poisson", 2), 20),
-            clusters("CaloCalTopoClusters", ("gaus", 200, 60), 6, 20),
-            clusters("egammaClusters", ("poisson", 6), 4, 16, SW),
-            truth_particles("TruthParticles", ("gaus", 400, 120)),
-            truth_vertices("TruthVertices", ("gaus", 150, 45)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 6, 8),
-            jets("AntiKt4EMTopoJets", ("gaus", 14, 4), 100, 10),
-            jets("AntiKt4EMPFlowJets", ("gaus", 14, 4), 100, 10),
-            jets("AntiKt10LCTopoTrimmedPtFrac5SmallR20Jets", ("gaus", 4, 2), 80, 30),
-            jets("AntiKt4TruthJets", ("gaus", 12, 4), 30, 10, 0),
-            jets("AntiKt10TruthTrimmedPtFrac5SmallR20Jets", ("gaus", 3, 1), 30, 20, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 14, 4), 80, 10),
-            btagging("BTagging_AntiKt4EMPFlow", ("gaus", 14, 4), 80, 10),
-            egamma("Electrons", _interface("e"), ("gaus", 2, 1), 100),
-            egamma("Photons", _interface("g"), ("gaus", 2, 1), 80),
-            egamma("Muons", _interface("mu"), ("gaus", 2, 1), 100),
-            egamma("TauJets", _interface("tau"), ("gaus", 2, 1), 60),
-            met("MET_Reference_AntiKt4EMTopo"),
-            met("MET_Truth", 6),
-        ]
-    if fmt == "susy5":
-        return [
-            event_info(250),
-            trigger(16),
-            tracks("InDetTrackParticles", ("gaus", 170, 50), 45),
-            tracks("GSFTrackParticles", ("poisson", 8), 20),
-            clusters("egammaClusters", ("poisson", 4), 4, 8, SW),
-            truth_particles("TruthParticles", ("gaus", 150, 40)),
-            truth_vertices("TruthVertices", ("gaus", 50, 15)),
-            vertices("PrimaryVertices", ("gaus", 24, 7), 2, 4),
-            jets("AntiKt4EMTopoJets", ("gaus", 10, 3), 70, 0),
-            jets("AntiKt4EMPFlowJets", ("gaus", 10, 3), 70, 0),
-            btagging("BTagging_AntiKt4EMTopo", ("gaus", 10, 3), 60, 6),
-            egamma("Electrons", _interface("e"), ("gaus", 1.5, 1), 80),
-            egamma("Photons", _interface("g"), ("gaus", 1.5, 1), 60),
-            egamma("Muons", _interface("mu"), ("gaus", 1.5, 1), 80),
-            egamma("TauJets", _interface("tau"), ("gaus", 1.5, 1), 60),
-            met("MET_Reference_AntiKt4EMTopo"),
-            met("MET_Truth", 6),
-        ]
-    if fmt == "truth3":
-        return truth3()
-    raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
+    """The containers of one event of format ``fmt``: its entries in recipes/formats.yaml, each a kind of collection
+    of this module with its arguments."""
+    recipes = _builtin_recipes()
+    if fmt not in recipes:
+        raise ValueError(f"unknown format {fmt!r}; known formats are {', '.join(KNOWN_FORMATS)}")
+    collections = []
+    for entry in recipes[fmt]:
+        ((kind, args),) = entry.items()
+        collections.append(_KINDS_OF_COLLECTION[kind](**{k: _as_tuples(v) for k, v in args.items()}))
+    return collections
 
 
 def skimmed(containers: list[Collection], share: float = SKIM_EMPTY_SHARE) -> list[Collection]:
@@ -960,8 +758,6 @@ def recipe_text(fmt: str) -> str:
     """The writer's recipe of a built-in format."""
     head = f"# rootparams recipe for the {fmt} format (generated by rootparams.formats; do not edit)"
     if fmt == "nanoaod":  # calibrated on the real CMS NanoAOD sample and committed (src/rootparams/recipes)
-        from importlib import resources
-
         return resources.files("rootparams").joinpath("recipes/nanoaod.recipe").read_text()
     if fmt.startswith(EVENTSIZE_PREFIX):
         return f"{head}\n{eventsize_recipe(event_size_bytes(fmt))}\n"

@@ -26,7 +26,7 @@ from rootparams.grid import FilePoint
 from rootparams.native import run_tool
 from rootparams.recompress import recompress_file
 from rootparams.records import write_json_atomic
-from rootparams.rewrite import RewriteError, file_identity, rewrite_file
+from rootparams.rewrite import RewriteError, RewriteRequest, file_identity, rewrite_file
 from rootparams.vocabulary import (
     PAPER_FILE_DEFAULTS,
     RNTUPLE,
@@ -507,17 +507,19 @@ def rewrite_point(
             )  # fmt: skip
         else:
             result = rewrite_file(
-                source,
-                tree=tree,
-                output=output,
-                compression=point.compression_setting,
-                autoflush=point.autoflush if ttree else None,
-                basket_size=point.basket_size if ttree else None,
-                rewriter=rewriter,
-                reader=reader,
-                container=point.container,
-                selections=selections,
-                log_path=log_path,
+                RewriteRequest(
+                    source,
+                    tree=tree,
+                    output=output,
+                    compression=point.compression_setting,
+                    autoflush=point.autoflush if ttree else None,
+                    basket_size=point.basket_size if ttree else None,
+                    rewriter=rewriter,
+                    reader=reader,
+                    container=point.container,
+                    selections=selections,
+                    log_path=log_path,
+                )
             )
     except RewriteError as error:
         if on_failure == "fail":
@@ -537,6 +539,23 @@ def rewrite_point(
         }
         write_json_atomic(catalogue, entry)
         return entry
+    entry = _remade_entry(point, method, result, source, output, identity, tiled)
+    write_json_atomic(catalogue, entry)
+    return entry
+
+
+def _remade_entry(
+    point: FilePoint,
+    method: str,
+    result: dict,
+    source: str,
+    output: str,
+    identity: dict,
+    tiled: dict | None,
+) -> dict:
+    """The catalogue entry of a source remade at ``point`` (rewrite_point) by ``method``: its write times, what the
+    new file holds (``result``: the rewrite's or recompression's), the source's identity, how it was made and
+    checked."""
     w = result["written"]
     # A tiled recompression compresses one copy and writes its bytes N times: what compressing every copy costs (the
     # write cost the decision prices) adds the first copy's compression time for each further copy.
@@ -579,5 +598,4 @@ def rewrite_point(
         "streamer_infos_missing": w.get("streamer_infos_missing_count"),
         "rewrite_checked_selections": ";".join(f"{k}: {v}" for k, v in result["check"]["selections"].items()),
     }
-    write_json_atomic(catalogue, entry)
     return entry

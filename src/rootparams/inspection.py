@@ -46,6 +46,7 @@ import tempfile
 import textwrap
 import warnings
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -485,6 +486,25 @@ class _Node:
     top_class: str
     top_index: int  # which top-level branch: a tree may hold two of the same name (Delphes' "Particle")
 
+    def part(self) -> _Part:
+        """The branch as the builder of an inspection sees it: its setting (fCompress; -1: none of its own) counts
+        where it stores bytes, in its baskets or inside the TTree object."""
+        unit = self.unit
+        settings = frozenset({self.compression} if self.compression >= 0 else ())
+        holds = bool(unit.tot_bytes or self.in_tree_object)
+        return _Part(
+            self.name,
+            self.top,
+            self.top_index,
+            self.type,
+            unit.kind,
+            unit.zip_bytes,
+            unit.tot_bytes,
+            settings,
+            holds,
+            self.in_tree_object,
+        )
+
 
 def _leaf_is_array(branch) -> bool:
     """Whether a branch without sub-branches holds several values per entry (contentkinds.holds_array)."""
@@ -513,11 +533,14 @@ def _tree_layout(grouping: str, split: bool, units: list[Unit]) -> str:
     return OBJECTS
 
 
-def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection:
-    import awkward as ak
+def _tree_units(nodes: list[_Node]) -> list[tuple[int, Unit, int]]:
+    """A TTree's units of content (every branch is one), for the builder: (top index, unit, bytes in the tree
+    object)."""
+    return [(n.top_index, n.unit, n.in_tree_object) for n in nodes]
 
-    tree = file[name]
-    entries = int(tree.num_entries)
+
+def _tree_clusters(tree, entries: int) -> tuple[int | None, str]:
+    """(clusters, where the count comes from) of a TTree read by uproot."""
     # A TTree written before ROOT 5.26 (class version < 18) has no AutoFlush, one before 5.30 (< 19) no cluster
     # ranges: neither is recorded, as ROOT 6 reads such a tree.
     autoflush = int(tree.member("fAutoFlush", none_if_missing=True) or 0)
@@ -530,8 +553,11 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
         how = f"{ranges} cluster ranges, then AutoFlush {autoflush} entries"
     else:
         how = f"AutoFlush {autoflush} entries"
-    grouping = grouping_of(name, [(b.name, _top_class(b)) for b in tree.branches])
+    return clusters, how
 
+
+def _tree_nodes(tree, grouping: str, entries: int) -> list[_Node]:
+    """Every branch of a TTree read by uproot, depth first, with its unit (its kind still to be decided)."""
     nodes: list[_Node] = []
 
     def walk(branch, top: str, top_class: str, top_level: bool, top_index: int) -> None:
@@ -564,42 +590,54 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
 
     for i, branch in enumerate(tree.branches):
         walk(branch, branch.name, _top_class(branch), True, i)
+    return nodes
 
-    sampled = None
-    if grouping == XAOD_GROUPING:
-        sampled = min(entries, MULTIPLICITY_ENTRIES)
-        for node in nodes:
-            unit = node.unit
-            if needs_elements(unit.type) and unit.tot_bytes + node.in_tree_object and sampled:
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        values = node.branch.array(entry_stop=sampled, library="ak")
-                    unit.elements, unit.entries = int(ak.sum(ak.num(values, axis=1))), sampled
-                except Exception:  # counted as dense, as the study's benchmark does
-                    unit.elements = None
+
+def _count_elements(nodes: list[_Node], entries: int) -> int:
+    """The elements per event of an xAOD TTree's vector<float/double> branches, read with uproot over its first
+    MULTIPLICITY_ENTRIES entries (into each unit's ``elements``); returns the entries read."""
+    import awkward as ak
+
+    sampled = min(entries, MULTIPLICITY_ENTRIES)
+    for node in nodes:
+        unit = node.unit
+        if needs_elements(unit.type) and unit.tot_bytes + node.in_tree_object and sampled:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    values = node.branch.array(entry_stop=sampled, library="ak")
+                unit.elements, unit.entries = int(ak.sum(ak.num(values, axis=1))), sampled
+            except Exception:  # counted as dense, as the study's benchmark does
+                unit.elements = None
+    return sampled
+
+
+def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection:
+    """The inspection of the TTree ``name`` of ``file`` (open with uproot)."""
+    tree = file[name]
+    entries = int(tree.num_entries)
+    clusters, how = _tree_clusters(tree, entries)
+    grouping = grouping_of(name, [(b.name, _top_class(b)) for b in tree.branches])
+    nodes = _tree_nodes(tree, grouping, entries)
+    sampled = _count_elements(nodes, entries) if grouping == XAOD_GROUPING else None
     for node in nodes:
         node.unit.kind = kind_of(node.unit, grouping, node.top_class)
     layout = _tree_layout(grouping, any(b.branches for b in tree.branches), [n.unit for n in nodes])
-
-    file_setting = int(file.file.fCompress)
-    other = {
-        n.name: n.compression
-        for n in nodes
-        if n.compression >= 0 and n.compression != file_setting and (n.unit.tot_bytes or n.in_tree_object)
-    }
-    rows = _tree_rows(nodes, all_branches)
     compressed, uncompressed = int(tree.member("fZipBytes")), int(tree.member("fTotBytes"))
     counted = sum(n.unit.zip_bytes for n in nodes)
     # A writer that left the tree's totals empty (as uproot's did): its branches' bytes are the event data's.
     unset_totals = compressed == 0 and counted > 0
     if unset_totals:
         compressed, uncompressed = counted, sum(n.unit.tot_bytes for n in nodes)
-    inspection = Inspection(
+    inspection = _inspection(
+        [n.part() for n in nodes],
+        _tree_units(nodes),
+        grouping=grouping,
+        file_compression=int(file.file.fCompress),
+        all_branches=all_branches,
         source=target,
         reader="uproot",
         file_size=0,
-        file_compression=file_setting,
         container=TTREE,
         name=name,
         entries=entries,
@@ -609,14 +647,7 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
         compressed=compressed,
         uncompressed=uncompressed,
         top_level=len(tree.branches),
-        everything=len(nodes),
-        rows=rows,
-        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], grouping),
-        other_compression=other,
-        data_compression=_common([n.compression for n in nodes if n.unit.tot_bytes or n.in_tree_object]),
-        in_tree_object=sum(n.in_tree_object for n in nodes),
         multiplicity_entries=sampled,
-        all_branches=all_branches,
     )
     if inspection.in_tree_object:
         try:
@@ -673,7 +704,6 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
     for node in nodes:
         node.unit.kind = kind_of(node.unit, grouping, node.top_class)
     layout = _tree_layout(grouping, any(b["sub_branches"] for b in tops), [n.unit for n in nodes])
-    file_setting = int(meta["compression_setting"])
     holding = [n for n in nodes if n.unit.tot_bytes or n.in_tree_object]
     counted = sum(n.unit.zip_bytes for n in nodes)
     compressed, uncompressed = int(tree["zip_bytes"]), int(tree["tot_bytes"])
@@ -684,11 +714,15 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
         how = f"not recorded (AutoFlush {autoflush}): ROOT estimates them from its cache size when reading"
     else:
         how = f"ROOT's cluster iterator, AutoFlush {autoflush} entries"
-    inspection = Inspection(
+    inspection = _inspection(
+        [n.part() for n in nodes],
+        _tree_units(nodes),
+        grouping=grouping,
+        file_compression=int(meta["compression_setting"]),
+        all_branches=all_branches,
         source=target,
         reader="ROOT",
         file_size=int(meta["file_size"]),
-        file_compression=file_setting,
         container=TTREE,
         name=name,
         entries=entries,
@@ -698,16 +732,7 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
         compressed=compressed,
         uncompressed=uncompressed,
         top_level=int(tree["top_level"]),
-        everything=len(nodes),
-        rows=_tree_rows(nodes, all_branches),
-        kinds=_kind_totals([(n.unit, n.in_tree_object) for n in nodes], grouping),
-        other_compression={
-            n.name: n.compression for n in holding if n.compression >= 0 and n.compression != file_setting
-        },
-        data_compression=_common([n.compression for n in holding]),
-        in_tree_object=sum(n.in_tree_object for n in nodes),
         tree_key_bytes=int(tree["key_bytes"]) if any(n.in_tree_object for n in nodes) else 0,
-        all_branches=all_branches,
     )
     inspection.notes.append(
         f"uproot cannot read this TTree's metadata ({_cut(sources.one_line(uproot_error), 160)}); ROOT "
@@ -730,53 +755,127 @@ def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_er
     return inspection
 
 
+# ----------------------------------------------------------------------------------------------------------
+# The one builder of an inspection, from its branches (fields) and its units, whichever the container
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A branch (a field), as the builder of an inspection sees it: its own bytes (its baskets', its columns'), the
+    compression settings they are stored at, the kind of the unit of content it belongs to."""
+
+    name: str
+    top: str  # its top-level branch (field)
+    top_index: int  # which top-level branch (field)
+    type: str  # as shown
+    kind: str
+    compressed: int
+    uncompressed: int
+    settings: frozenset[int]  # ROOT's settings of its baskets (its columns' pages)
+    # It stores something: its settings are then its top-level branch's (field's) and the event data's.
+    holds: bool
+    in_tree_object: int = 0
+
+
+def _one_setting(settings: Iterable[frozenset[int]]) -> int | None:
+    """The setting all of ``settings`` share, or None where they differ or there is none."""
+    found = set().union(*settings)
+    return found.pop() if len(found) == 1 else None
+
+
+def _top_rows(parts: list[_Part], units: list[tuple[int, Unit, int]]) -> list[tuple[Row, bool]]:
+    """One row per top-level branch (field), with its sub-branches' (subfields') bytes: its kind, the one holding
+    most of its units' compressed bytes (of the units that hold data, or of all where none does), its setting, its
+    holding parts' (its own where none holds); and whether any part of it holds data."""
+    by_top: dict[int, list[_Part]] = {}
+    for part in parts:
+        by_top.setdefault(part.top_index, []).append(part)
+    units_of: dict[int, list[tuple[Unit, int]]] = defaultdict(list)
+    for top_index, unit, embedded in units:
+        units_of[top_index].append((unit, embedded))
+    rows = []
+    for top_index, members in by_top.items():
+        mine = units_of[top_index]
+        holding = [p for p in members if p.holds]
+        row = Row(
+            members[0].top,
+            members[0].top,
+            members[0].type,
+            _dominant([(u, e) for u, e in mine if u.tot_bytes or e] or mine),
+            sum(p.compressed for p in members),
+            sum(p.uncompressed for p in members),
+            _one_setting(p.settings for p in (holding or members[:1])),
+            sum(p.in_tree_object for p in members),
+        )
+        rows.append((row, bool(holding)))
+    return rows
+
+
+def _inspection(
+    parts: list[_Part],
+    units: list[tuple[int, Unit, int]],
+    *,
+    grouping: str,
+    file_compression: int,
+    all_branches: bool,
+    other_by_top: bool = False,
+    **facts,
+) -> Inspection:
+    """The inspection of event data whose branches (fields) are ``parts``, in the order they are listed, and whose
+    units of content are ``units`` ((top index, unit with its kind, bytes in the tree object): the study's units,
+    contentkinds), for every container alike: its rows (every part with ``all_branches``, else one per top-level
+    branch or field), its kinds' totals, the settings that differ from the file's, the event data's setting.
+    ``other_by_top``: the settings that differ are said per top-level field (an RNTuple's, whose settings are its
+    columns'), else per branch (a TTree's, a setting per branch). ``facts``: the container's own (its name,
+    entries, clusters, layout, bytes, ...: the other fields of Inspection)."""
+    top_rows = _top_rows(parts, units)
+    if all_branches:
+        rows = [
+            Row(
+                p.name,
+                p.top,
+                p.type,
+                p.kind,
+                p.compressed,
+                p.uncompressed,
+                _one_setting([p.settings]),
+                p.in_tree_object,
+            )
+            for p in parts
+        ]
+    else:
+        rows = [row for row, _ in top_rows]
+    if other_by_top:
+        other = {
+            row.name: row.compression
+            for row, holds in top_rows
+            if holds and row.compression != file_compression
+        }
+    else:
+        other = {
+            p.name: setting
+            for p in parts
+            if p.holds and (setting := _one_setting([p.settings])) is not None and setting != file_compression
+        }
+    holding = [p.settings for p in parts if p.holds]
+    return Inspection(
+        **facts,
+        file_compression=file_compression,
+        everything=len(parts),
+        rows=rows,
+        kinds=_kind_totals([(unit, embedded) for _, unit, embedded in units], grouping),
+        other_compression=other,
+        data_compression=_one_setting(holding),
+        in_tree_object=sum(p.in_tree_object for p in parts),
+        all_branches=all_branches,
+    )
+
+
 def _dominant(units: list[tuple[Unit, int]]) -> str:
     weight: dict[str, int] = defaultdict(int)
     for unit, embedded in units:
         weight[unit.kind] += unit.zip_bytes + embedded
     return max(weight, key=lambda k: (weight[k], -list(weight).index(k)))
-
-
-def _common(settings: list[int]) -> int | None:
-    found = {s for s in settings if s >= 0}
-    return found.pop() if len(found) == 1 else None
-
-
-def _tree_rows(nodes: list[_Node], all_branches: bool) -> list[Row]:
-    if all_branches:
-        return [
-            Row(
-                n.name,
-                n.top,
-                n.type,
-                n.unit.kind,
-                n.unit.zip_bytes,
-                n.unit.tot_bytes,
-                n.compression if n.compression >= 0 else None,
-                n.in_tree_object,
-            )
-            for n in nodes
-        ]
-    groups: dict[int, list[_Node]] = {}
-    for n in nodes:
-        groups.setdefault(n.top_index, []).append(n)
-    rows = []
-    for members in groups.values():
-        top = members[0].top
-        holding = [n for n in members if n.unit.tot_bytes or n.in_tree_object] or members[:1]
-        rows.append(
-            Row(
-                top,
-                top,
-                members[0].type,
-                _dominant([(n.unit, n.in_tree_object) for n in holding]),
-                sum(n.unit.zip_bytes for n in members),
-                sum(n.unit.tot_bytes for n in members),
-                _common([n.compression for n in holding]),
-                sum(n.in_tree_object for n in members),
-            )
-        )
-    return rows
 
 
 def _kind_totals(units: list[tuple[Unit, int]], grouping: str) -> list[KindTotal]:
@@ -842,188 +941,201 @@ def _rntuple_columns(ntuple) -> _Columns:
     return cols
 
 
-def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspection:
-    ntuple = file[name]
-    entries = int(ntuple.num_entries)
-    fields = ntuple.field_records
-    children: dict[int, list[int]] = defaultdict(list)
-    tops, projected = [], []
-    for i, record in enumerate(fields):
-        if record.source_field_id is not None:  # a projected field: an alias of another field's columns
-            if record.parent_field_id == i:
-                projected.append(i)
-        elif record.parent_field_id == i:
-            tops.append(i)
-        else:
-            children[record.parent_field_id].append(i)
-    columns_of: dict[int, list[int]] = defaultdict(list)
-    for i, column in enumerate(ntuple.column_records):
-        columns_of[column.field_id].append(i)
-    cols = _rntuple_columns(ntuple)
+# A unit of an RNTuple's content: (the field that heads it, the fields whose columns are its bytes, its type,
+# several values per entry).
+_Head = tuple[int, list[int], str, bool]
 
-    def subtree(i: int) -> list[int]:
+
+class _Fields:
+    """An RNTuple's fields as a tree: its top-level fields, each field's subfields and columns, the projected fields
+    (aliases of other fields' columns, listed apart), and what the inspection says of each field."""
+
+    def __init__(self, ntuple):
+        self.records = ntuple.field_records
+        self.children: dict[int, list[int]] = defaultdict(list)
+        self.tops: list[int] = []
+        self.projected: list[int] = []
+        for i, record in enumerate(self.records):
+            if record.source_field_id is not None:  # a projected field: an alias of another field's columns
+                if record.parent_field_id == i:
+                    self.projected.append(i)
+            elif record.parent_field_id == i:
+                self.tops.append(i)
+            else:
+                self.children[record.parent_field_id].append(i)
+        self.columns_of: dict[int, list[int]] = defaultdict(list)
+        for i, column in enumerate(ntuple.column_records):
+            self.columns_of[column.field_id].append(i)
+
+    def name(self, i: int) -> str:
+        return self.records[i].field_name
+
+    def type(self, i: int) -> str:
+        return self.records[i].type_name
+
+    def role(self, i: int) -> str:
+        return self.records[i].struct_role.name
+
+    def subtree(self, i: int) -> list[int]:
         out = [i]
-        for c in children[i]:
-            out += subtree(c)
+        for c in self.children[i]:
+            out += self.subtree(c)
         return out
 
-    def columns(ids: list[int]) -> list[int]:
-        return [c for f in ids for c in columns_of[f]]
+    def columns(self, ids: list[int]) -> list[int]:
+        return [c for f in ids for c in self.columns_of[f]]
 
-    def total(ids: list[int], of: list[int]) -> int:
-        return sum(of[c] for c in columns(ids))
-
-    def qualified(i: int) -> str:
-        parts = [fields[i].field_name]
-        while fields[i].parent_field_id != i:
-            i = fields[i].parent_field_id
-            parts.append(fields[i].field_name)
+    def qualified(self, i: int) -> str:
+        parts = [self.name(i)]
+        while self.records[i].parent_field_id != i:
+            i = self.records[i].parent_field_id
+            parts.append(self.name(i))
         return ".".join(reversed(parts))
 
-    def untyped_collection(i: int) -> bool:  # RNTupleImporter's leaf-count arrays: _collection0 {_0 {x, y}}
-        return fields[i].struct_role.name == "COLLECTION" and not fields[i].type_name and bool(children[i])
+    def untyped_collection(
+        self, i: int
+    ) -> bool:  # RNTupleImporter's leaf-count arrays: _collection0 {_0 {x, y}}
+        return self.role(i) == "COLLECTION" and not self.type(i) and bool(self.children[i])
 
-    def members(i: int) -> list[int]:
+    def members(self, i: int) -> list[int]:
         """The fields a top-level record or untyped collection holds (through an untyped record in between)."""
-        inner = children[i]
-        if len(inner) == 1 and not fields[inner[0]].type_name and children[inner[0]]:
-            return children[inner[0]]
+        inner = self.children[i]
+        if len(inner) == 1 and not self.type(inner[0]) and self.children[inner[0]]:
+            return self.children[inner[0]]
         return inner
 
-    def display_type(i: int) -> str:
-        if fields[i].type_name:
-            return fields[i].type_name
+    def display_type(self, i: int) -> str:
+        if self.type(i):
+            return self.type(i)
         counters = [  # RNTupleImporter projects the collection's size as the TTree's counter (nElectron)
-            fields[p].field_name
-            for p in projected
-            if fields[p].source_field_id == i and "RNTupleCardinality" in fields[p].type_name
+            self.name(p)
+            for p in self.projected
+            if self.records[p].source_field_id == i and "RNTupleCardinality" in self.type(p)
         ]
-        what = "collection" if fields[i].struct_role.name == "COLLECTION" else "record"
-        return f"untyped {what}" + (f" ({counters[0]})" if counters else "") + f", {len(members(i))} fields"
+        what = "collection" if self.role(i) == "COLLECTION" else "record"
+        return (
+            f"untyped {what}" + (f" ({counters[0]})" if counters else "") + f", {len(self.members(i))} fields"
+        )
 
-    grouping = grouping_of(name, [(fields[t].field_name, fields[t].type_name) for t in tops])
-    if grouping == XAOD_GROUPING:
-        layout = XAOD
-    elif all(
-        _holds_values(fields[t].type_name)
-        or (untyped_collection(t) and all(_holds_values(fields[c].type_name) for c in members(t)))
-        for t in tops
-    ):
-        layout = FLAT
-    else:
-        layout = OBJECTS
+    def layout(self, grouping: str) -> str:
+        """xAOD where ATLAS's grouping applies; flat where every top-level field holds numbers or strings (or is an
+        untyped collection of such fields); else objects."""
+        if grouping == XAOD_GROUPING:
+            return XAOD
+        if all(
+            _holds_values(self.type(t))
+            or (self.untyped_collection(t) and all(_holds_values(self.type(c)) for c in self.members(t)))
+            for t in self.tops
+        ):
+            return FLAT
+        return OBJECTS
 
-    def xaod_heads(t: int) -> list[tuple[int, list[int], str, bool]]:
-        """(field, the fields whose columns are its bytes, its type, several values per entry) of the units of
-        top-level field ``t``, as a TTree's: the field with its subfields, or a top-level record's direct
-        subfields each on their own (an xAOD static store's members, as a split branch's sub-branches)."""
-        if not (fields[t].struct_role.name == "RECORD" or untyped_collection(t)) or not children[t]:
-            return [(t, subtree(t), fields[t].type_name or "object", False)]
-        own = [(t, [t], "std::uint64_t", False)] if columns_of[t] else []
-        return own + [(f, subtree(f), fields[f].type_name or "object", False) for f in members(t)]
+    def xaod_heads(self, t: int) -> list[_Head]:
+        """The units of top-level field ``t``, as a TTree's: the field with its subfields, or a top-level record's
+        direct subfields each on their own (an xAOD static store's members, as a split branch's sub-branches)."""
+        if not (self.role(t) == "RECORD" or self.untyped_collection(t)) or not self.children[t]:
+            return [(t, self.subtree(t), self.type(t) or "object", False)]
+        own = [(t, [t], "std::uint64_t", False)] if self.columns_of[t] else []
+        return own + [(f, self.subtree(f), self.type(f) or "object", False) for f in self.members(t)]
 
-    def leaf_heads(i: int, in_collection: bool) -> list[tuple[int, list[int], str, bool]]:
+    def leaf_heads(self, i: int, in_collection: bool) -> list[_Head]:
         """The same for the grouping by leaf type, every unit below field ``i``: a field of numbers or strings (or
         of collections of them) as a whole; a record's members each on their own; a collection of records (an
         untyped one: NanoAOD's leaf-count arrays) its own index column (its element counts: a counter) and its
         items' members, which hold several values per entry."""
-        role = fields[i].struct_role.name
-        if _holds_values(fields[i].type_name) or not children[i] or role not in ("RECORD", "COLLECTION"):
-            return [(i, subtree(i), fields[i].type_name or "object", in_collection)]
+        role = self.role(i)
+        if _holds_values(self.type(i)) or not self.children[i] or role not in ("RECORD", "COLLECTION"):
+            return [(i, self.subtree(i), self.type(i) or "object", in_collection)]
         own_type = "std::uint64_t" if role == "COLLECTION" else "object"
-        own = [(i, [i], own_type, in_collection)] if columns_of[i] else []
+        own = [(i, [i], own_type, in_collection)] if self.columns_of[i] else []
         inner = in_collection or role == "COLLECTION"
-        return own + [h for c in children[i] for h in leaf_heads(c, inner)]
+        return own + [h for c in self.children[i] for h in self.leaf_heads(c, inner)]
 
-    units: dict[int, Unit] = {}  # field -> the unit it heads
-    owned: dict[int, list[int]] = {}  # field -> the fields whose columns its unit holds
-    tops_of_unit: dict[int, int] = {}
-    for t in tops:
-        heads = xaod_heads(t) if grouping == XAOD_GROUPING else leaf_heads(t, False)
+
+def _rntuple_units(
+    fields: _Fields, cols: _Columns, grouping: str, entries: int
+) -> tuple[list[tuple[int, Unit, int]], dict[int, Unit]]:
+    """An RNTuple's units of content (top index, unit with its kind, 0), and the unit that holds each field's
+    columns, by field."""
+    units: list[tuple[int, Unit, int]] = []
+    owner: dict[int, Unit] = {}
+    for top_index, t in enumerate(fields.tops):
+        heads = fields.xaod_heads(t) if grouping == XAOD_GROUPING else fields.leaf_heads(t, False)
         for f, ids, type_name, array in heads:
-            unit = Unit(
-                qualified(f), fields[t].field_name, type_name, total(ids, cols.compressed), 0, entries
-            )
-            unit.tot_bytes, unit.array = total(ids, cols.uncompressed), array
-            inner = children[f]
+            columns = fields.columns(ids)
+            compressed = sum(cols.compressed[c] for c in columns)
+            unit = Unit(fields.qualified(f), fields.name(t), type_name, compressed, 0, entries)
+            unit.tot_bytes, unit.array = sum(cols.uncompressed[c] for c in columns), array
+            inner = fields.children[f]
             if grouping == XAOD_GROUPING and needs_elements(unit.type) and len(inner) == 1:
-                unit.elements = sum(cols.elements[c] for c in columns_of[inner[0]])
-            unit.kind = kind_of(unit, grouping, fields[t].type_name)
-            units[f], owned[f], tops_of_unit[f] = unit, ids, t
+                unit.elements = sum(cols.elements[c] for c in fields.columns_of[inner[0]])
+            unit.kind = kind_of(unit, grouping, fields.type(t))
+            units.append((top_index, unit, 0))
+            owner.update((i, unit) for i in ids)
+    return units, owner
 
-    file_setting = int(file.file.fCompress)
 
-    def setting_of(ids: list[int]) -> int | None:
-        found = set().union(*(cols.settings[c] for c in columns(ids)))
-        return found.pop() if len(found) == 1 else None
-
-    rows = []
-    if all_branches:
-        owner: dict[int, Unit] = {}
-        for f, unit in units.items():
-            owner.update((i, unit) for i in owned[f])
-        for t in tops:
-            for i in subtree(t):
-                if i in owner:
-                    kind = owner[i].kind
-                else:  # a record with no data of its own, as a split TTree object's empty own baskets
-                    record = Unit(qualified(i), fields[t].field_name, "object", 0, 0, entries)
-                    kind = kind_of(record, grouping, fields[t].type_name)
-                own = columns_of[i]
-                rows.append(
-                    Row(
-                        qualified(i),
-                        fields[t].field_name,
-                        display_type(i),
-                        kind,
-                        sum(cols.compressed[c] for c in own),
-                        sum(cols.uncompressed[c] for c in own),
-                        setting_of([i]) if own else None,
-                    )
-                )
-    else:
-        for t in tops:
-            mine = [u for f, u in units.items() if tops_of_unit[f] == t]
-            ids = subtree(t)
-            rows.append(
-                Row(
-                    fields[t].field_name,
-                    fields[t].field_name,
-                    display_type(t),
-                    _dominant([(u, 0) for u in mine if u.tot_bytes] or [(u, 0) for u in mine]),
-                    total(ids, cols.compressed),
-                    total(ids, cols.uncompressed),
-                    setting_of(ids),
+def _rntuple_parts(
+    fields: _Fields, cols: _Columns, owner: dict[int, Unit], grouping: str, entries: int
+) -> list[_Part]:
+    """Every field of an RNTuple below its top-level fields, depth first, with its own columns' bytes and settings,
+    of the kind of the unit holding it (a record with no data of its own, as a split TTree object's empty own
+    baskets, of its own kind)."""
+    parts = []
+    for top_index, t in enumerate(fields.tops):
+        for i in fields.subtree(t):
+            if i in owner:
+                kind = owner[i].kind
+            else:
+                record = Unit(fields.qualified(i), fields.name(t), "object", 0, 0, entries)
+                kind = kind_of(record, grouping, fields.type(t))
+            own = fields.columns_of[i]
+            parts.append(
+                _Part(
+                    fields.qualified(i),
+                    fields.name(t),
+                    top_index,
+                    fields.display_type(i),
+                    kind,
+                    sum(cols.compressed[c] for c in own),
+                    sum(cols.uncompressed[c] for c in own),
+                    frozenset().union(*(cols.settings[c] for c in own)),
+                    bool(own),
                 )
             )
-    other = {
-        fields[t].field_name: setting_of(subtree(t))
-        for t in tops
-        if columns(subtree(t)) and setting_of(subtree(t)) != file_setting
-    }
+    return parts
+
+
+def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspection:
+    """The inspection of the RNTuple ``name`` of ``file`` (open with uproot), from its page list and descriptor."""
+    ntuple = file[name]
+    entries = int(ntuple.num_entries)
+    fields = _Fields(ntuple)
+    cols = _rntuple_columns(ntuple)
+    grouping = grouping_of(name, [(fields.name(t), fields.type(t)) for t in fields.tops])
+    units, owner = _rntuple_units(fields, cols, grouping, entries)
     compressed = sum(cols.compressed)
     stored = sum(cols.stored.values())
-    inspection = Inspection(
+    inspection = _inspection(
+        _rntuple_parts(fields, cols, owner, grouping, entries),
+        units,
+        grouping=grouping,
+        file_compression=int(file.file.fCompress),
+        all_branches=all_branches,
+        other_by_top=True,
         source=target,
         reader="uproot",
         file_size=0,
-        file_compression=file_setting,
         container=RNTUPLE,
         name=name,
         entries=entries,
         clusters=len(ntuple.cluster_summaries),
         clusters_how=f"{len(ntuple.footer.cluster_group_records)} cluster group(s), {cols.pages:,} pages",
-        layout=layout,
+        layout=fields.layout(grouping),
         compressed=compressed,
         uncompressed=sum(cols.uncompressed),
-        top_level=len(tops),
-        everything=sum(len(subtree(t)) for t in tops),
-        rows=rows,
-        kinds=_kind_totals([(u, 0) for u in units.values()], grouping),
-        other_compression=other,
-        data_compression=setting_of([i for t in tops for i in subtree(t)]),
+        top_level=len(fields.tops),
         stored_once=stored,
-        all_branches=all_branches,
     )
     if stored + cols.zero_pages < compressed:
         inspection.notes.append(
@@ -1037,10 +1149,10 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
             f"{deferred} columns were added after the first entries (deferred); their earlier elements are zero "
             f"pages that are not on disk, counted as {human(cols.zero_pages)} as RNTupleInspector counts them"
         )
-    if projected:
+    if fields.projected:
         inspection.notes.append(
-            f"{len(projected)} projected top-level fields (aliases of other fields' columns, e.g. "
-            f"{fields[projected[0]].field_name}) hold no data of their own: their bytes are those of the fields "
+            f"{len(fields.projected)} projected top-level fields (aliases of other fields' columns, e.g. "
+            f"{fields.name(fields.projected[0])}) hold no data of their own: their bytes are those of the fields "
             "they project, listed under those"
         )
     return inspection

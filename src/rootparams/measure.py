@@ -51,7 +51,7 @@ from rootparams.exclusive import DEFAULT_LOCK, HostLock, Lifeline
 from rootparams.monitor import Monitor, MonitorCSVError, find_monitor, parse_monitor_csv, summarize_window
 from rootparams.native import DamagedFileError, ReaderServer, ToolError, exec_read, run_tool
 from rootparams.records import read_json, write_json_atomic
-from rootparams.stats import MIN_PAIRS, Interval, ratio_paired
+from rootparams.stats import MIN_PAIRS, Interval, ratio_paired, t_quantile
 from rootparams.vocabulary import TTREE, required_repetitions
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
@@ -615,267 +615,373 @@ def measure_block(
     study reports it with its other points. Where the measurement could not be made (a file this study wrote
     that turned out damaged, an eviction that did not hold, storage that could not be set up), PointFailed is
     raised at the end, naming every point that failed, so that a rerun repairs it (the damaged files listed
-    to be written again)."""
-    kept: list[dict[int, dict[str, Any]]] = []
-    for p in points:
-        found = kept_records(p)
-        complete_kept_records(found, p.records)
-        kept.append(found)
-    rounds = schedule(points, block, seed, measurement.get("order", "interleaved"))
-    todo = [[(i, rep) for i, rep in slots if rep not in kept[i]] for slots in rounds]
-    result = BlockResult([[{**r, "reused": True} for _, r in sorted(k.items())] for k in kept])
-    required = _required(measurement, points)
-    short = _short_points(kept, required) if measurement.get("makeup_rounds", 0) > 0 else []
-    # The points with something to read; the others are measured already, and their files may be gone.
-    active = {i for slots in todo for i, _ in slots} | set(short)
-    # The warm reads (measurement.warm_reads, rootparams.warmread): every set of the block's points, each with the
-    # warm records an earlier run kept under its identity; the sets with reads to take need their files.
-    warm_sets = warmread.choose_warm_sets(points, measurement.get("warm_reads", 0), measurement)
-    warm_kept = [warmread.kept_warm_records(w) for w in warm_sets]
-    warm_todo = [j for j, w in enumerate(warm_sets) if len(warm_kept[j]) < len(w.records)]
-    result.warm_sets = _warm_sets_listing(warm_sets)
-    if not active and not warm_todo:
-        return result
-    cold = measurement["cache_state"] == "cold"
-    for i in sorted(active):
-        if not os.access(points[i].root_file, os.R_OK):
-            raise ReadError(f"{points[i].root_file}: not readable")
-    for j in warm_todo:
-        if not os.access(warm_sets[j].root_file, os.R_OK):
-            raise ReadError(
-                f"{warm_sets[j].root_file}: not readable, and its warm reads (measurement.warm_reads = "
-                f"{measurement['warm_reads']}) are still to take"
-            )
-    tool = find_monitor(measurement["monitor"])
-    job_start = time.time()
-    csv_path = Path(monitor_csv(job_start) if callable(monitor_csv) else monitor_csv)
-    taken: dict[tuple[int, int], dict[str, Any]] = {}
-    sentinel_taken: dict[str, dict[str, Any]] = {}
-    failed: dict[int, str] = {}
-    faults: set[int] = set()  # the failures a rerun can repair (PointFailed); the others are results
-    damaged: list[str] = []
+    to be written again).
+
+    The phases, in order, are those of _BlockRun: the plan (what is kept, what is left to read), the set-up of
+    the instruments, the planned rounds, the make-up rounds, the sequential rounds, the warm reads, the monitor's
+    samples attached to every record, and the result."""
+    run = _BlockRun(block, points, reader, measurement, seed, sentinel, say)
+    if not run.has_work():
+        return run.result
+    run.check_files()
     with ExitStack() as stack:
-        lifeline = stack.enter_context(Lifeline(say))
-        lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), say))
+        run.set_up(stack, monitor_csv)
+        run.planned_rounds()
+        run.makeup_rounds()
+        if measurement.get("target_half_width"):
+            run.sequential_rounds(pairs)
+        warm_taken = run.warm_reads()
+        run.read_sentinel(force=True)
+        run.attach_monitor(warm_taken)
+    return run.finish()
+
+
+class _BlockRun:
+    """One run of measure_block: the block's plan, the instruments it sets up, and what it has taken so far
+    (``taken``: the cold repetitions, by (point, rep); ``sentinel_taken``: the sentinel's records, by path;
+    ``failed``: the points left out, with the reason; ``faults``: those of them a rerun can repair, PointFailed;
+    ``damaged``: files found damaged, to be written again)."""
+
+    def __init__(
+        self,
+        block: str,
+        points: list[PlannedPoint],
+        reader: str,
+        measurement: dict[str, Any],
+        seed: int,
+        sentinel: Sentinel | None,
+        say: Callable[[str], None],
+    ):
+        self.block, self.points, self.reader, self.measurement = block, points, reader, measurement
+        self.seed, self.sentinel, self.say = seed, sentinel, say
+        # The plan: the repetitions an earlier run kept (completed with its monitor's samples where it was stopped
+        # before it attributed them), the rounds, and in them the repetitions still to take.
+        self.kept: list[dict[int, dict[str, Any]]] = []
+        for p in points:
+            found = kept_records(p)
+            complete_kept_records(found, p.records)
+            self.kept.append(found)
+        self.rounds = schedule(points, block, seed, measurement.get("order", "interleaved"))
+        self.todo = [[(i, rep) for i, rep in slots if rep not in self.kept[i]] for slots in self.rounds]
+        self.result = BlockResult([[{**r, "reused": True} for _, r in sorted(k.items())] for k in self.kept])
+        self.required = _required(measurement, points)
+        short = _short_points(self.kept, self.required) if measurement.get("makeup_rounds", 0) > 0 else []
+        # The points with something to read; the others are measured already, and their files may be gone.
+        self.active = {i for slots in self.todo for i, _ in slots} | set(short)
+        # The warm reads (measurement.warm_reads, rootparams.warmread): every set of the block's points, each with
+        # the warm records an earlier run kept under its identity; the sets with reads to take need their files.
+        self.warm_sets = warmread.choose_warm_sets(points, measurement.get("warm_reads", 0), measurement)
+        self.warm_kept = [warmread.kept_warm_records(w) for w in self.warm_sets]
+        self.warm_todo = [j for j, w in enumerate(self.warm_sets) if len(self.warm_kept[j]) < len(w.records)]
+        self.result.warm_sets = _warm_sets_listing(self.warm_sets)
+        self.taken: dict[tuple[int, int], dict[str, Any]] = {}
+        self.sentinel_taken: dict[str, dict[str, Any]] = {}
+        self.failed: dict[int, str] = {}
+        self.faults: set[int] = set()  # the failures a rerun can repair (PointFailed); the others are results
+        self.damaged: list[str] = []
+        self.last_sentinel = -math.inf
+        self.makeup_count = 0  # the make-up rounds run
+
+    def has_work(self) -> bool:
+        """Whether anything is left to read, cold or warm."""
+        return bool(self.active or self.warm_todo)
+
+    def check_files(self) -> None:
+        """ReadError unless every file with reads to take is readable."""
+        self.cold = self.measurement["cache_state"] == "cold"
+        for i in sorted(self.active):
+            if not os.access(self.points[i].root_file, os.R_OK):
+                raise ReadError(f"{self.points[i].root_file}: not readable")
+        for j in self.warm_todo:
+            if not os.access(self.warm_sets[j].root_file, os.R_OK):
+                raise ReadError(
+                    f"{self.warm_sets[j].root_file}: not readable, and its warm reads (measurement.warm_reads = "
+                    f"{self.measurement['warm_reads']}) are still to take"
+                )
+
+    # ---- The instruments, set up once per block (removed when ``stack`` closes) ----
+
+    def set_up(self, stack: ExitStack, monitor_csv: str | Callable[[float], str]) -> None:
+        """Everything the block's reads need, in ``stack``: the host (the lifeline, the lock, free page reporting
+        held), the monitor, the storage of every point, the reader, each point's columns, and the fields every
+        record carries (``common``)."""
+        measurement = self.measurement
+        tool = find_monitor(measurement["monitor"])
+        self.job_start = time.time()
+        self.csv_path = Path(monitor_csv(self.job_start) if callable(monitor_csv) else monitor_csv)
+        self.lifeline = stack.enter_context(Lifeline(self.say))
+        lock = stack.enter_context(HostLock(measurement.get("host_lock", DEFAULT_LOCK), self.say))
         page_reporting = stack.enter_context(
             hostmemory.free_page_reporting_held(measurement.get("hold_free_page_reporting", False))
         )
         # dool takes about a second to give its first sample: the reader server and the storage start meanwhile.
-        mon = stack.enter_context(Monitor(tool, csv_path, wait=False)) if tool else None
+        self.mon = stack.enter_context(Monitor(tool, self.csv_path, wait=False)) if tool else None
         if not tool:
-            csv_path.parent.mkdir(parents=True, exist_ok=True)
-            csv_path.write_text("")  # the records say monitor = none
-        messages_dir = csv_path.parent / f"{csv_path.stem}-reader-messages"
-        storages = StorageSet(stack, lifeline, measurement, csv_path.parent)
-        everyone = [*points, *([sentinel.point] if sentinel else [])]
-        # A point whose storage cannot be set up (a remote profile's tool missing, a profile this machine cannot
-        # apply) is left out of the block, and every other point is measured.
-        where: list[ReadStorage | None] = []
-        for i, p in enumerate(everyone):
-            if i < len(points) and i not in active:
-                where.append(None)  # measured already: no storage to set up
-                continue
-            try:
-                where.append(storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs))
-            except (remote.RemoteEndpointError, storage.StorageProfileError) as error:
-                where.append(None)
-                if i < len(points):
-                    failed[i] = str(error)
-                    faults.add(i)
-                    say(f"{p.name}: {error}; left out of this block")
-                else:
-                    say(f"the drift sentinel's storage cannot be set up ({error}); no sentinel in this block")
-                    sentinel = None
-        server = None
-        if measurement["reader_process"] == "fork":
-            server = stack.enter_context(ReaderServer(reader, messages_dir / "server.log"))
-        instrument = Instrument(
-            reader, server, mon, messages_dir, probe_loads=measurement.get("memory_probe_loads", 0)
-        )
-        for _ in range(3):  # the block's reference for the memory probe (a busy start only makes it lenient)
-            instrument.memory_probe()
-        if mon:
-            mon.wait_until_sampling()
-        # Before any eviction: finding a selection's branches reads the files' metadata.
-        for i, (p, w) in enumerate(zip(everyone, where, strict=True)):
-            if w is None:
-                continue
-            try:
-                instrument.resolve_columns(p.root_file, p.read, also=w.read_path(p.root_file))
-            except ReadError as error:
-                if i < len(points):
-                    failed[i] = str(error)
-                    say(f"{p.name}: {error}; left out of this block")
-                else:
-                    say(
-                        f"the drift sentinel's selection cannot be resolved ({error}); no sentinel in this block"
-                    )
-                    sentinel = None
-        common = {
-            "block": block,
+            self.csv_path.parent.mkdir(parents=True, exist_ok=True)
+            self.csv_path.write_text("")  # the records say monitor = none
+        self._set_up_storage(stack)
+        self._start_reader(stack)
+        self._resolve_columns()
+        self.common = {
+            "block": self.block,
             "monitor": tool[0] if tool else "none",
-            "monitor_csv": str(csv_path),
+            "monitor_csv": str(self.csv_path),
             "host_lock_wait_seconds": lock.waited_seconds,
             "free_page_reporting": page_reporting,
             "measurement_order": measurement.get("order", "interleaved"),
-            "job_start_time": job_start,
-            "complete": mon is None,
+            "job_start_time": self.job_start,
+            "complete": self.mon is None,
         }
 
-        def warm_up_remote(p: PlannedPoint, w: ReadStorage) -> None:
-            # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint, of
-            # the file under test itself, which every repetition then evicts and verifies cold again. With the
-            # cache on, so that a far profile's warm-up is a few round trips.
-            storages.copy_for_endpoint(w, p.root_file, say)
-            if w.fresh and (w.endpoint is not None or w.profile.access == "endpoint"):
-                url = w.read_path(p.root_file)
-                instrument.read(
-                    w, url, 2, {**p.read, "cache_size": -1}, f"warm-up read of {url}", "warmup-remote"
-                )
-                if mon:
-                    mon.wait_for_sample_after(time.time(), timeout=10)
-            w.fresh = False
-
-        def take(i: int, rep: int, slot: dict[str, Any], tag: str) -> dict[str, Any]:
-            p, w = everyone[i], where[i]
-            warm_up_remote(p, w)
-            discarded: list[str] = []
-            for attempt in range(1, measurement["attempts"] + 1):
-                record = _attempt(
-                    instrument, w, p.root_file, p.events, p.read, measurement, f"{tag}-{attempt}"
-                )
-                if not record["flagged"] or attempt == measurement["attempts"]:
-                    break
-                discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
-            return {
-                **p.labels,
-                "rep": rep,
-                **record,
-                **common,
-                **slot,
-                "attempt": attempt,
-                "discarded_attempts": " | ".join(discarded),
-            }
-
-        last_sentinel = [-math.inf]
-
-        def read_sentinel(force: bool = False) -> None:
-            if sentinel is None or (not force and time.time() - last_sentinel[0] < sentinel.every_seconds):
-                return
-            last_sentinel[0] = time.time()
-            path = Path(sentinel.directory) / f"{block}-{int(last_sentinel[0] * 1000)}.json"
+    def _set_up_storage(self, stack: ExitStack) -> None:
+        """The storage of every point with reads to take, and of the sentinel (``where``, by index into
+        ``everyone``: the points, then the sentinel). A point whose storage cannot be set up (a remote profile's
+        tool missing, a profile this machine cannot apply) is left out of the block, and every other point is
+        measured."""
+        points = self.points
+        self.storages = StorageSet(stack, self.lifeline, self.measurement, self.csv_path.parent)
+        self.everyone = [*points, *([self.sentinel.point] if self.sentinel else [])]
+        self.where: list[ReadStorage | None] = []
+        for i, p in enumerate(self.everyone):
+            if i < len(points) and i not in self.active:
+                self.where.append(None)  # measured already: no storage to set up
+                continue
             try:
-                record = take(len(points), -1, {"sentinel": True, "round_key": None}, f"sentinel-{path.stem}")
-            except (ReadError, pagecache.EvictionError) as error:
-                say(f"the drift sentinel could not be read ({error}); it is left out of this block")
-                last_sentinel[0] = math.inf
-                return
-            write_json_atomic(path, record)
-            sentinel_taken[str(path)] = record
+                self.where.append(
+                    self.storages.for_read(p.read["storage_profile"], p.root_file, p.remote_logs)
+                )
+            except (remote.RemoteEndpointError, storage.StorageProfileError) as error:
+                self.where.append(None)
+                if i < len(points):
+                    self.failed[i] = str(error)
+                    self.faults.add(i)
+                    self.say(f"{p.name}: {error}; left out of this block")
+                else:
+                    self.say(
+                        f"the drift sentinel's storage cannot be set up ({error}); no sentinel in this block"
+                    )
+                    self.sentinel = None
 
-        def run_round(
-            k: int, slots: list[tuple[int, int]], makeup: bool = False, sequential: bool = False
-        ) -> None:
-            key = None if measurement.get("order") == "sequential" else f"{block}@{job_start:.0f}/r{k}"
-            slots = [(i, rep) for i, rep in slots if i not in failed]
-            result.schedule.append(
-                {
-                    "round": k,
-                    "round_key": key,
-                    "makeup": makeup,
-                    "sequential": sequential,
-                    "order": [points[i].name + f" rep{rep}" for i, rep in slots],
-                }
-            )
-            if slots and cold and measurement["eviction"] == "system":
-                _drop_caches_and_warm_up(instrument, where[slots[0][0]], points[slots[0][0]], mon)
-            for position, (i, rep) in enumerate(slots):
-                if i in failed:
-                    continue
-                read_sentinel()
-                slot = {
-                    "round": k,
-                    "round_key": key,
-                    "order_in_round": position,
-                    "makeup_round": makeup,
-                    "sequential_round": sequential,
-                }
-                try:
-                    record = take(i, rep, slot, f"{_tag(points[i])}-rep{rep}")
-                except DamagedFileError as error:
-                    failed[i] = str(error)
-                    if points[i].labels.get("origin") != "asis":  # a user's own file is never removed
-                        damaged.append(points[i].root_file)
-                        faults.add(i)
-                    say(f"{points[i].name}: {error}; left out of the rest of this block")
-                    continue
-                except pagecache.EvictionError as error:
-                    failed[i] = str(error)
-                    faults.add(i)
-                    say(f"{points[i].name}: {error}; left out of the rest of this block")
-                    continue
-                except ReadError as error:
-                    failed[i] = str(error)
-                    say(f"{points[i].name}: {error}; left out of the rest of this block")
-                    continue
-                write_json_atomic(points[i].records[rep], record)
-                taken[(i, rep)] = record
-            # Progress, with a rough time left from the pace so far (the log and the console).
-            total = sum(len(s) for s in todo)
-            elapsed = time.time() - block_start
-            left = elapsed / max(len(taken), 1) * max(total - len(taken), 0)
-            say(
-                f"block {block}: round {k + 1}"
-                f"{' (make-up)' if makeup else ' (sequential)' if sequential else f' of {len(rounds)}'} done, "
-                f"{len(taken)} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left"
-            )
+    def _start_reader(self, stack: ExitStack) -> None:
+        """The reader (its fork server, unless measurement.reader_process = exec) and the block's reference for the
+        memory probe; then the first sample of the monitor."""
+        server = None
+        messages_dir = self.csv_path.parent / f"{self.csv_path.stem}-reader-messages"
+        if self.measurement["reader_process"] == "fork":
+            server = stack.enter_context(ReaderServer(self.reader, messages_dir / "server.log"))
+        self.instrument = Instrument(
+            self.reader,
+            server,
+            self.mon,
+            messages_dir,
+            probe_loads=self.measurement.get("memory_probe_loads", 0),
+        )
+        for _ in range(3):  # the block's reference for the memory probe (a busy start only makes it lenient)
+            self.instrument.memory_probe()
+        if self.mon:
+            self.mon.wait_until_sampling()
 
-        block_start = time.time()
-        read_sentinel(force=True)
-        for k, slots in enumerate(todo):
+    def _resolve_columns(self) -> None:
+        """Before any eviction: finding a selection's branches reads the files' metadata. A point whose selection
+        cannot be resolved is left out of the block (a result of it, not a fault)."""
+        for i, (p, w) in enumerate(zip(self.everyone, self.where, strict=True)):
+            if w is None:
+                continue
+            try:
+                self.instrument.resolve_columns(p.root_file, p.read, also=w.read_path(p.root_file))
+            except ReadError as error:
+                if i < len(self.points):
+                    self.failed[i] = str(error)
+                    self.say(f"{p.name}: {error}; left out of this block")
+                else:
+                    self.say(
+                        f"the drift sentinel's selection cannot be resolved ({error}); no sentinel in this block"
+                    )
+                    self.sentinel = None
+
+    # ---- Reads ----
+
+    def _warm_up_remote(self, p: PlannedPoint, w: ReadStorage) -> None:
+        # The network client's code (XrdCl) and the server's are paged in by a read through the endpoint, of
+        # the file under test itself, which every repetition then evicts and verifies cold again. With the
+        # cache on, so that a far profile's warm-up is a few round trips.
+        self.storages.copy_for_endpoint(w, p.root_file, self.say)
+        if w.fresh and (w.endpoint is not None or w.profile.access == "endpoint"):
+            url = w.read_path(p.root_file)
+            self.instrument.read(
+                w, url, 2, {**p.read, "cache_size": -1}, f"warm-up read of {url}", "warmup-remote"
+            )
+            if self.mon:
+                self.mon.wait_for_sample_after(time.time(), timeout=10)
+        w.fresh = False
+
+    def _take(self, i: int, rep: int, slot: dict[str, Any], tag: str) -> dict[str, Any]:
+        """Repetition ``rep`` of point ``i`` of ``everyone``, tried again while its conditions are not met (up to
+        measurement.attempts in all): its record, with the labels of its point and of its ``slot``."""
+        p, w, measurement = self.everyone[i], self.where[i], self.measurement
+        self._warm_up_remote(p, w)
+        discarded: list[str] = []
+        for attempt in range(1, measurement["attempts"] + 1):
+            record = _attempt(
+                self.instrument, w, p.root_file, p.events, p.read, measurement, f"{tag}-{attempt}"
+            )
+            if not record["flagged"] or attempt == measurement["attempts"]:
+                break
+            discarded.append(f"attempt {attempt}: {record['flag_reasons']}")
+        return {
+            **p.labels,
+            "rep": rep,
+            **record,
+            **self.common,
+            **slot,
+            "attempt": attempt,
+            "discarded_attempts": " | ".join(discarded),
+        }
+
+    def read_sentinel(self, force: bool = False) -> None:
+        """The drift sentinel, read if ``force`` or if its interval has passed since its last read; left out of the
+        rest of the block if it cannot be read."""
+        sentinel = self.sentinel
+        if sentinel is None or (not force and time.time() - self.last_sentinel < sentinel.every_seconds):
+            return
+        self.last_sentinel = time.time()
+        path = Path(sentinel.directory) / f"{self.block}-{int(self.last_sentinel * 1000)}.json"
+        try:
+            record = self._take(
+                len(self.points), -1, {"sentinel": True, "round_key": None}, f"sentinel-{path.stem}"
+            )
+        except (ReadError, pagecache.EvictionError) as error:
+            self.say(f"the drift sentinel could not be read ({error}); it is left out of this block")
+            self.last_sentinel = math.inf
+            return
+        write_json_atomic(path, record)
+        self.sentinel_taken[str(path)] = record
+
+    def run_round(
+        self, k: int, slots: list[tuple[int, int]], makeup: bool = False, sequential: bool = False
+    ) -> None:
+        """Round ``k``: the repetitions ``slots`` (point, rep) in their order, each record written as it is taken; a
+        point that cannot be read is left out of the rest of the block. Then the progress, with a rough time left."""
+        points, measurement, block = self.points, self.measurement, self.block
+        key = None if measurement.get("order") == "sequential" else f"{block}@{self.job_start:.0f}/r{k}"
+        slots = [(i, rep) for i, rep in slots if i not in self.failed]
+        self.result.schedule.append(
+            {
+                "round": k,
+                "round_key": key,
+                "makeup": makeup,
+                "sequential": sequential,
+                "order": [points[i].name + f" rep{rep}" for i, rep in slots],
+            }
+        )
+        if slots and self.cold and measurement["eviction"] == "system":
+            _drop_caches_and_warm_up(self.instrument, self.where[slots[0][0]], points[slots[0][0]], self.mon)
+        for position, (i, rep) in enumerate(slots):
+            if i in self.failed:
+                continue
+            self.read_sentinel()
+            slot = {
+                "round": k,
+                "round_key": key,
+                "order_in_round": position,
+                "makeup_round": makeup,
+                "sequential_round": sequential,
+            }
+            try:
+                record = self._take(i, rep, slot, f"{_tag(points[i])}-rep{rep}")
+            except DamagedFileError as error:
+                self.failed[i] = str(error)
+                if points[i].labels.get("origin") != "asis":  # a user's own file is never removed
+                    self.damaged.append(points[i].root_file)
+                    self.faults.add(i)
+                self.say(f"{points[i].name}: {error}; left out of the rest of this block")
+                continue
+            except pagecache.EvictionError as error:
+                self.failed[i] = str(error)
+                self.faults.add(i)
+                self.say(f"{points[i].name}: {error}; left out of the rest of this block")
+                continue
+            except ReadError as error:
+                self.failed[i] = str(error)
+                self.say(f"{points[i].name}: {error}; left out of the rest of this block")
+                continue
+            write_json_atomic(points[i].records[rep], record)
+            self.taken[(i, rep)] = record
+        # Progress, with a rough time left from the pace so far (the log and the console).
+        taken = len(self.taken)
+        total = sum(len(s) for s in self.todo)
+        elapsed = time.time() - self.block_start
+        left = elapsed / max(taken, 1) * max(total - taken, 0)
+        self.say(
+            f"block {block}: round {k + 1}"
+            f"{' (make-up)' if makeup else ' (sequential)' if sequential else f' of {len(self.rounds)}'} done, "
+            f"{taken} of {total} reads taken in {elapsed / 60:.1f} min, about {left / 60:.0f} min left"
+        )
+
+    # ---- The phases of reading ----
+
+    def planned_rounds(self) -> None:
+        """The block's clock starts, the sentinel is read, then every planned round with a repetition to take."""
+        self.block_start = time.time()
+        self.read_sentinel(force=True)
+        for k, slots in enumerate(self.todo):
             if slots:
-                run_round(k, slots)
-        extra_rounds = [0]
-        for extra in range(measurement.get("makeup_rounds", 0)):
+                self.run_round(k, slots)
+
+    def makeup_rounds(self) -> None:
+        """Up to measurement.makeup_rounds rounds of the flagged repetitions of the points short of unflagged ones,
+        each in a shuffled order."""
+        points, rounds = self.points, self.rounds
+        for extra in range(self.measurement.get("makeup_rounds", 0)):
             current = [
-                {**kept[i], **{rep: r for (j, rep), r in taken.items() if j == i}} for i in range(len(points))
+                {**self.kept[i], **{rep: r for (j, rep), r in self.taken.items() if j == i}}
+                for i in range(len(points))
             ]
-            short = _short_points(current, required)
+            short = _short_points(current, self.required)
             slots = [(i, rep) for i in short for rep, r in sorted(current[i].items()) if r.get("flagged")]
             if not slots:
                 break
-            order = round_order(len(slots), block, len(rounds) + extra, seed)
-            run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
-            extra_rounds[0] = extra + 1
-        if measurement.get("target_half_width"):
-            result.sequential = _sequential_rounds(
-                points,
-                kept,
-                taken,
-                failed,
-                pairs,
-                measurement,
-                run_round,
-                len(rounds) + extra_rounds[0],
-                block,
-                seed,
-            )
-        # The warm reads, right after the cold ones: the same files, the same reader server, the same lock. A file
-        # found damaged is not read again; a point that failed for its storage (a remote profile) still has a file.
-        warm_taken = _warm_rounds(
-            warm_sets,
-            warm_kept,
-            [j for j in warm_todo if warm_sets[j].root_file not in damaged],
-            instrument,
-            storages,
-            measurement,
-            common,
-            block,
-            job_start,
-            seed,
-            say,
+            order = round_order(len(slots), self.block, len(rounds) + extra, self.seed)
+            self.run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
+            self.makeup_count = extra + 1
+
+    def sequential_rounds(self, pairs: list[tuple[int, int]] | None) -> None:
+        """measurement.target_half_width: _sequential_rounds after the planned and make-up rounds."""
+        self.result.sequential = _sequential_rounds(
+            self.points,
+            self.kept,
+            self.taken,
+            self.failed,
+            pairs,
+            self.measurement,
+            self.run_round,
+            len(self.rounds) + self.makeup_count,
+            self.block,
+            self.seed,
         )
-        read_sentinel(force=True)
+
+    def warm_reads(self) -> dict[str, dict[str, Any]]:
+        """The warm reads (_warm_rounds), right after the cold ones: the same files, the same reader server, the same
+        lock. A file found damaged is not read again; a point that failed for its storage (a remote profile) still
+        has a file. Returns the warm records taken, by path."""
+        return _warm_rounds(
+            self.warm_sets,
+            self.warm_kept,
+            [j for j in self.warm_todo if self.warm_sets[j].root_file not in self.damaged],
+            self.instrument,
+            self.storages,
+            self.measurement,
+            self.common,
+            self.block,
+            self.job_start,
+            self.seed,
+            self.say,
+        )
+
+    def attach_monitor(self, warm_taken: dict[str, dict[str, Any]]) -> None:
+        """The block's figures; then, once the monitor's sample that covers the end of the last read is in, every
+        record taken (cold, sentinel, warm) with the samples of its own spans, written again."""
+        taken, sentinel_taken, mon, result = self.taken, self.sentinel_taken, self.mon, self.result
         result.measured_loop_seconds = sum(r.get("loop_seconds", 0.0) for r in taken.values())
         result.measured_repetitions = len(taken)
         result.measured_warm_reads = len(warm_taken)
@@ -887,48 +993,54 @@ def measure_block(
             samples = mon.samples()
             for (i, rep), record in taken.items():
                 taken[(i, rep)] = attach_monitor(record, samples)
-                write_json_atomic(points[i].records[rep], taken[(i, rep)])
+                write_json_atomic(self.points[i].records[rep], taken[(i, rep)])
             for path, record in sentinel_taken.items():
                 write_json_atomic(path, attach_monitor(record, samples))
             for path, record in warm_taken.items():
                 write_json_atomic(path, attach_monitor(record, samples))
-        say(
-            f"block {block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
-            f"{time.time() - block_start:.0f} s"
+        self.say(
+            f"block {self.block}: {len(taken)} repetitions and {len(sentinel_taken)} sentinel reads in "
+            f"{time.time() - self.block_start:.0f} s"
         )
-    for i in range(len(points)):
-        mine = {rep: r for (j, rep), r in taken.items() if j == i}
-        merged = {
-            **{rep: {**r, "reused": True} for rep, r in kept[i].items()},
-            **{rep: {**r, "reused": False} for rep, r in mine.items()},
-        }
-        result.records[i] = [merged[rep] for rep in sorted(merged)]
-    result.sentinel_records = sorted(sentinel_taken)
-    result.warm_sets = _warm_sets_listing(warm_sets)
-    result.failures = [
-        f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
-    ]
-    if faults:
-        raise PointFailed(
-            "these points could not be read; every other point of the block was measured and kept:\n  "
-            + "\n  ".join(result.failures),
-            damaged,
-        )
-    result.failed = {i: failure_reason(why) for i, why in sorted(failed.items())}
-    if failed:
-        say(
-            f"block {block}: {len(failed)} point(s) could not be read and are recorded as failed, with the "
-            "reader's reason:\n  " + "\n  ".join(result.failures)
-        )
-    return result
+
+    def finish(self) -> BlockResult:
+        """The block's result: every point's records, kept and taken, by repetition; PointFailed if a point failed
+        for a reason a rerun can repair; else the points the reader could not read, with the reason."""
+        points, result, failed = self.points, self.result, self.failed
+        for i in range(len(points)):
+            mine = {rep: r for (j, rep), r in self.taken.items() if j == i}
+            merged = {
+                **{rep: {**r, "reused": True} for rep, r in self.kept[i].items()},
+                **{rep: {**r, "reused": False} for rep, r in mine.items()},
+            }
+            result.records[i] = [merged[rep] for rep in sorted(merged)]
+        result.sentinel_records = sorted(self.sentinel_taken)
+        result.warm_sets = _warm_sets_listing(self.warm_sets)
+        result.failures = [
+            f"{points[i].name} ({points[i].root_file}): {why}" for i, why in sorted(failed.items())
+        ]
+        if self.faults:
+            raise PointFailed(
+                "these points could not be read; every other point of the block was measured and kept:\n  "
+                + "\n  ".join(result.failures),
+                self.damaged,
+            )
+        result.failed = {i: failure_reason(why) for i, why in sorted(failed.items())}
+        if failed:
+            self.say(
+                f"block {self.block}: {len(failed)} point(s) could not be read and are recorded as failed, with the "
+                "reader's reason:\n  " + "\n  ".join(result.failures)
+            )
+        return result
 
 
 def sequential_status(
     records: list[dict[int, dict[str, Any]]], pairs: list[tuple[int, int]], target: float
-) -> tuple[set[int], list[tuple[int, int]]]:
+) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
     """(the points whose event rate's 95 % interval, the repetitions' own, is wider than ``target`` of their mean;
-    the pairs whose paired rate ratio's interval is wider than ``target`` on the log scale), from every unflagged
-    record of each point. Only widths are looked at, never the means: the rule cannot stop on a lucky mean."""
+    the pairs whose paired rate ratio's interval is wider than ``target`` on the log scale), each with its relative
+    half-width (inf where it has too few repetitions), from every unflagged record of each point. Only widths are
+    looked at, never the means: the rule cannot stop on a lucky mean."""
 
     def rates(i: int) -> dict[Any, float]:
         return {
@@ -938,19 +1050,69 @@ def sequential_status(
         }
 
     by_point = [rates(i) for i in range(len(records))]
-    open_points = {
-        i
-        for i, values in enumerate(by_point)
-        if not Interval.of(list(values.values())).relative_half_width <= target
-    }
-    open_pairs = []
+    open_points = {}
+    for i, values in enumerate(by_point):
+        width = Interval.of(list(values.values())).relative_half_width
+        if not width <= target:
+            open_points[i] = width if math.isfinite(width) else math.inf
+    open_pairs = {}
     for a, b in pairs:
         common = [k for k in by_point[a] if k in by_point[b] and not isinstance(k, tuple)]
+        if len(common) < MIN_PAIRS:
+            open_pairs[(a, b)] = math.inf
+            continue
         ratio = ratio_paired([by_point[a][k] for k in common], [by_point[b][k] for k in common])
         width = math.log(ratio.high / ratio.low) / 2 if ratio.low > 0 else math.inf
-        if len(common) < MIN_PAIRS or not width <= target:
-            open_pairs.append((a, b))
+        if not width <= target:
+            open_pairs[(a, b)] = width
     return open_points, open_pairs
+
+
+def within_reach(width: float, n: int, most: int, target: float) -> bool:
+    """Whether an interval of relative half-width ``width`` from ``n`` repetitions would reach ``target`` by ``most``
+    repetitions if their spread stayed as it is: the half-width scales as t(n-1) / sqrt(n). Widths only."""
+    if n < 2 or not math.isfinite(width):
+        return most > n  # too few repetitions to tell: more of them are the only way to know
+    if most <= n:
+        return False
+    return width * t_quantile(most - 1) / t_quantile(n - 1) * math.sqrt(n / most) <= target
+
+
+def sequential_wanted(
+    open_points: dict[int, float],
+    open_pairs: dict[tuple[int, int], float],
+    counts: list[int],
+    most: int,
+    room: int,
+    target: float = 0.0,
+) -> list[int]:
+    """The points the next sequential round reads: the members of open pairs first (the study's verdicts are made on
+    paired ratios, and an absolute rate's interval holds the host's drift between passes, which more reads in one
+    pass do not shrink), the points open on their own interval only when no pair is; of either only those whose
+    interval could still reach ``target`` by ``most`` repetitions (within_reach; a ``target`` of 0 skips that
+    test), never a point at ``most`` repetitions (``counts``); at most ``room`` points (what the time budget
+    allows), those nearest their target first (their widths only, never their means). Sorted."""
+
+    def reachable(width: float, n: int) -> bool:
+        return n < most and (target <= 0 or within_reach(width, n, most, target))
+
+    pairs = {
+        pair: width
+        for pair, width in open_pairs.items()
+        if reachable(width, min(counts[pair[0]], counts[pair[1]]))
+    }
+    if pairs:
+        chosen: list[int] = []
+        for a, b in sorted(pairs, key=lambda pair: (pairs[pair], pair)):
+            members = [i for i in (a, b) if i not in chosen and counts[i] < most]
+            if len(chosen) + len(members) > room:
+                continue
+            chosen.extend(members)
+        return sorted(chosen)
+    points = sorted(
+        (i for i, w in open_points.items() if reachable(w, counts[i])), key=lambda i: (open_points[i], i)
+    )
+    return sorted(points[: max(room, 0)])
 
 
 def _sequential_rounds(
@@ -966,9 +1128,10 @@ def _sequential_rounds(
     seed: int,
 ) -> dict[str, Any]:
     """measurement.target_half_width: after the planned rounds (and make-up rounds), rounds of the points still
-    open (``sequential_status``: their own interval, or a pair they belong to), each a new repetition of every
-    open point in a shuffled order, until none is open, a point reaches measurement.max_repetitions (null: twice
-    the planned), or the next round would take the block past measurement.sequential_budget_seconds. A point's
+    open (``sequential_status``; which of them, ``sequential_wanted``: the members of open pairs first), each a
+    new repetition of every chosen point in a shuffled order, until none is open, every open point reaches
+    measurement.max_repetitions (null: twice the planned), or no point fits in what is left of
+    measurement.sequential_budget_seconds. A point's
     earlier passes count (their records are read). Returns what was open before and after, and the cost."""
     target = float(measurement["target_half_width"])
     pairs = [(a, b) for a, b in (pairs or []) if a < len(points) and b < len(points)]
@@ -999,22 +1162,34 @@ def _sequential_rounds(
     open_points, open_pairs = sequential_status(everything(), pairs, target)
     before = {"open_points_before": len(open_points), "open_pairs_before": len(open_pairs)}
     start, rounds, reads, stopped = time.time(), 0, 0, "resolved"
+    # The time one read costs in a round (its eviction and verification included): from the sequential rounds
+    # once there are any, before them from the planned reads' own spans, which leave the eviction out.
     read_seconds: list[float] = [
         r.get("end_time", 0) - r.get("process_start_time", 0) for r in taken.values() if r.get("end_time")
     ]
+    round_read_seconds: list[float] = []
     while True:
         records = everything()
         open_points, open_pairs = sequential_status(records, pairs, target)
-        wanted = (open_points | {i for pair in open_pairs for i in pair}) - set(failed)
-        if not wanted:
+        for i in failed:
+            open_points.pop(i, None)
+        open_pairs = {pair: w for pair, w in open_pairs.items() if not set(pair) & set(failed)}
+        if not open_points and not open_pairs:
             break
-        wanted = {i for i in wanted if len(records[i]) < most}
+        counts = [len(r) for r in records]
+        spans = round_read_seconds or read_seconds
+        per_read = sum(spans) / len(spans) if spans else 0.0
+        room = len(points) if per_read <= 0 else int((budget - (time.time() - start)) // per_read)
+        wanted = sequential_wanted(open_points, open_pairs, counts, most, room, target)
         if not wanted:
-            stopped = "max_repetitions"
-            break
-        per_read = sum(read_seconds) / len(read_seconds) if read_seconds else 0.0
-        if time.time() - start + per_read * len(wanted) > budget:
-            stopped = "budget"
+            # Why nothing more is read: every open point at its most repetitions, or none within reach of the
+            # target by then (sequential_wanted), or no read fits in the budget left.
+            if not sequential_wanted(open_points, open_pairs, counts, most, len(points), 0.0):
+                stopped = "max_repetitions"
+            elif not sequential_wanted(open_points, open_pairs, counts, most, len(points), target):
+                stopped = "out_of_reach"
+            else:
+                stopped = "budget"
             break
         slots = []
         for i in sorted(wanted):
@@ -1030,7 +1205,7 @@ def _sequential_rounds(
         run_round(first_round + rounds, [slots[j] for j in order], sequential=True)
         new = set(taken) - before_reads
         if new:
-            read_seconds.append((time.time() - round_start) / len(new))
+            round_read_seconds.append((time.time() - round_start) / len(new))
         rounds, reads = rounds + 1, reads + len(new)
     open_points, open_pairs = sequential_status(everything(), pairs, target)
     return {

@@ -31,6 +31,7 @@ import re
 import signal
 import subprocess
 from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -153,124 +154,86 @@ def _tail(text: str, lines: int = 60) -> str:
     return "\n".join(kept[-lines:])
 
 
-def rewrite_file(
-    source: str | Path,
-    *,
-    tree: str,
-    output: str | Path,
-    compression: int,
-    autoflush: int | None,
-    basket_size: int | None,
-    rewriter: str,
-    reader: str,
-    container: str = TTREE,
-    selections: Sequence[str] = (),
-    streamer_infos: str = "source",
-    timeout: float = REWRITE_TIMEOUT_SECONDS,
-    diagnose_timeout: float = DIAGNOSE_TIMEOUT_SECONDS,
-    log_path: str | Path | None = None,
-) -> dict[str, Any]:
-    """Rewrite tree ``tree`` of ``source`` into ``output`` at ``compression`` (ROOT's 100*algorithm+level),
-    ``autoflush`` (entries > 0, or -bytes) and ``basket_size`` (bytes; 0 keeps each branch's from the source).
+@dataclass(frozen=True)
+class RewriteRequest:
+    """A rewrite to make (``rewrite_file``): tree ``tree`` of ``source`` into ``output`` at ``compression`` (ROOT's
+    100*algorithm+level), ``autoflush`` (entries > 0, or -bytes) and ``basket_size`` (bytes; 0 keeps each branch's
+    from the source), by the tool ``rewriter`` (rootparams-rewrite), read back by ``reader`` (rootparams-read).
     With ``container="rntuple"`` the RNTuple ``tree`` is rewritten at the new compression only (its clusters and
-    pages are kept: pass autoflush=None, basket_size=None).
+    pages are kept: autoflush=None, basket_size=None).
 
-    The new file is checked before it replaces anything (check_rewrite): ``selections`` are the branch selections
-    ("particle", "all", "regex:...", "analysis", ...) that the reads of it will use. ``streamer_infos``: "source"
-    (every streamer info record of the source is copied) or "tree" (only those ROOT writes for the tree, its
-    CloneTree behaviour, which loses the records of emulated collections such as DataVector<xAOD::...>; for
-    comparisons: such a rewrite is then refused by the check).
+    ``selections``: the branch selections ("particle", "all", "regex:...", "analysis", ...) that the reads of the
+    new file will use, checked on it (check_rewrite). ``streamer_infos``: "source" (every streamer info record of
+    the source is copied) or "tree" (only those ROOT writes for the tree, its CloneTree behaviour, which loses the
+    records of emulated collections such as DataVector<xAOD::...>; for comparisons: such a rewrite is then refused
+    by the check). ``timeout``: of the rewrite and of each read back; ``diagnose_timeout``: of the diagnosis after a
+    crash. ``log_path``: where ROOT's output goes when it fails (default: ``<output>.rewrite.log``)."""
+
+    source: str | Path
+    _: KW_ONLY
+    tree: str
+    output: str | Path
+    compression: int
+    autoflush: int | None
+    basket_size: int | None
+    rewriter: str
+    reader: str
+    container: str = TTREE
+    selections: Sequence[str] = ()
+    streamer_infos: str = "source"
+    timeout: float = REWRITE_TIMEOUT_SECONDS
+    diagnose_timeout: float = DIAGNOSE_TIMEOUT_SECONDS
+    log_path: str | Path | None = None
+
+    @property
+    def log(self) -> Path:
+        out = Path(self.output)
+        return Path(self.log_path) if self.log_path else out.with_name(f"{out.name}.rewrite.log")
+
+    @property
+    def partial(self) -> Path:
+        """Where the new file is written until it passes its checks."""
+        out = Path(self.output)
+        return out.with_name(f".{out.name}.partial")
+
+    @property
+    def what(self) -> str:
+        """The rewrite in words, for its messages."""
+        settings = _settings_text(self.container, self.compression, self.autoflush, self.basket_size)
+        kind = "RNTuple" if self.container == RNTUPLE else "tree"
+        return f"rewriting {kind} {self.tree} of {Path(self.source)} at {settings}"
+
+
+def rewrite_file(request: RewriteRequest) -> dict[str, Any]:
+    """Make the rewrite ``request`` asks for (RewriteRequest). The new file is written next to the output as
+    ``.<name>.partial``, read back, checked (check_rewrite) and only then renamed to the output.
 
     Returns {"written": the tool's JSON, "inspected": ``reader --inspect`` of the output, "source":
-    file_identity(source), "check": what check_rewrite compared}. Raises RewriteError when the rewrite fails,
-    crashes (after --diagnose), times out, or does not pass the check; ROOT's output then goes to ``log_path``
-    (default: ``<output>.rewrite.log``)."""
-    src, out = Path(source), Path(output)
-    log = Path(log_path) if log_path else out.with_name(f"{out.name}.rewrite.log")
-    if container not in CONTAINERS:
-        raise RewriteError(f"container {container!r}: must be {' or '.join(map(repr, CONTAINERS))}")
-    if container == TTREE and (autoflush is None or basket_size is None):
-        raise RewriteError(f"rewriting {src}: a TTree rewrite needs autoflush and basket_size")
-    if container == RNTUPLE and (autoflush is not None or basket_size is not None):
-        raise RewriteError(
-            f"rewriting the RNTuple {tree} of {src}: only the compression can change (ROOT's RNTupleMerger keeps "
-            "the source's clusters and pages); pass autoflush=None and basket_size=None"
-        )
-    if not src.is_file():
-        raise RewriteError(f"rewriting {src}: no such file")
-    if streamer_infos not in STREAMER_INFO_CHOICES:
-        raise RewriteError(
-            f"streamer_infos {streamer_infos!r}: must be one of {', '.join(STREAMER_INFO_CHOICES)}"
-        )
-    settings = _settings_text(container, compression, autoflush, basket_size)
-    kind = "RNTuple" if container == RNTUPLE else "tree"
-    what = f"rewriting {kind} {tree} of {src} at {settings}"
+    file_identity(source), "check": what check_rewrite compared}. Raises RewriteError when the request is not a
+    valid one, or the rewrite fails, crashes (after --diagnose), times out, or does not pass the check; ROOT's
+    output then goes to the request's log."""
+    _check_request(request)
+    src, out, partial = Path(request.source), Path(request.output), request.partial
     before = file_identity(src)
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(f".{out.name}.partial")
-    cmd = [
-        rewriter,
-        "--input",
-        str(src),
-        "--tree",
-        tree,
-        "--output",
-        str(partial),
-        "--compression",
-        str(compression),
-    ]
-    if container == RNTUPLE:
-        cmd += ["--container", RNTUPLE]
-    else:
-        cmd += [
-            "--autoflush",
-            str(autoflush),
-            "--basket",
-            str(basket_size),
-            "--streamer-infos",
-            streamer_infos,
-        ]
     try:
-        try:
-            proc = _run(cmd, timeout)
-        except subprocess.TimeoutExpired as e:
-            _write_log(log, cmd, None, _text(e.stdout), _text(e.stderr))
-            raise RewriteError(
-                f"{what}: no result within {timeout:.0f} s (hung or far too large); ROOT's output: {log}",
-                log_path=str(log),
-            ) from None
-        sig = crash_signal(proc.returncode, proc.stderr)
-        written = json_result(proc.stdout.splitlines())
-        if sig:
-            _write_log(log, cmd, proc.returncode, proc.stdout, proc.stderr)
-            raise _crash_error(what, sig, src, tree, compression, container, rewriter, diagnose_timeout, log)
-        if proc.returncode != 0 or written is None:
-            _write_log(log, cmd, proc.returncode, proc.stdout, proc.stderr)
-            reason = _tool_message(proc.stderr) or f"exit code {proc.returncode}, no result"
-            raise RewriteError(f"{what} failed: {reason} (ROOT's output: {log})", log_path=str(log))
-        inspect_cmd = [reader, "--file", str(partial), "--tree", tree, "--inspect"]
-        check = _run(inspect_cmd, timeout)
-        inspected = json_result(check.stdout.splitlines())
-        if check.returncode != 0 or inspected is None:
-            _write_log(log, inspect_cmd, check.returncode, check.stdout, check.stderr)
-            reason = _tool_message(check.stderr) or f"exit code {check.returncode}"
-            raise RewriteError(
-                f"{what}: reading the new file back failed: {reason} (log: {log})", log_path=str(log)
-            )
+        written = _run_rewriter(request)
+        inspected = _read_back(request)
         check = check_rewrite(
             src,
             partial,
-            tree=tree,
-            reader=reader,
+            tree=request.tree,
+            reader=request.reader,
             written=written,
             inspected=inspected,
-            selections=selections,
-            timeout=timeout,
+            selections=request.selections,
+            timeout=request.timeout,
         )
         if check["problems"]:
+            log = request.log
             _write_log(log, ["check_rewrite", str(src), str(partial)], None, json.dumps(check, indent=1), "")
             raise RewriteError(
-                refusal(what, out, partial, check["problems"], log),
+                refusal(request.what, out, partial, check["problems"], log),
                 culprits=check["culprits"],
                 log_path=str(log),
             )
@@ -281,11 +244,96 @@ def rewrite_file(
     after = file_identity(src)
     if not same_file(before, after):
         raise RewriteError(
-            f"{what}: the source file changed while it was rewritten (before {before}, after {after})"
+            f"{request.what}: the source file changed while it was rewritten (before {before}, after {after})"
         )
     written["file"] = str(out)  # the tool wrote the partial name
     inspected["file"] = str(out)
     return {"written": written, "inspected": inspected, "source": before, "check": check}
+
+
+def _check_request(r: RewriteRequest) -> None:
+    """RewriteError unless ``r`` asks for a rewrite that can be made: a known container with the settings it can
+    change, an existing source, a known choice of streamer infos."""
+    src = Path(r.source)
+    if r.container not in CONTAINERS:
+        raise RewriteError(f"container {r.container!r}: must be {' or '.join(map(repr, CONTAINERS))}")
+    if r.container == TTREE and (r.autoflush is None or r.basket_size is None):
+        raise RewriteError(f"rewriting {src}: a TTree rewrite needs autoflush and basket_size")
+    if r.container == RNTUPLE and (r.autoflush is not None or r.basket_size is not None):
+        raise RewriteError(
+            f"rewriting the RNTuple {r.tree} of {src}: only the compression can change (ROOT's RNTupleMerger keeps "
+            "the source's clusters and pages); pass autoflush=None and basket_size=None"
+        )
+    if not src.is_file():
+        raise RewriteError(f"rewriting {src}: no such file")
+    if r.streamer_infos not in STREAMER_INFO_CHOICES:
+        raise RewriteError(
+            f"streamer_infos {r.streamer_infos!r}: must be one of {', '.join(STREAMER_INFO_CHOICES)}"
+        )
+
+
+def _rewrite_command(r: RewriteRequest) -> list[str]:
+    cmd = [
+        r.rewriter,
+        "--input",
+        str(Path(r.source)),
+        "--tree",
+        r.tree,
+        "--output",
+        str(r.partial),
+        "--compression",
+        str(r.compression),
+    ]
+    if r.container == RNTUPLE:
+        return [*cmd, "--container", RNTUPLE]
+    return [
+        *cmd,
+        "--autoflush",
+        str(r.autoflush),
+        "--basket",
+        str(r.basket_size),
+        "--streamer-infos",
+        r.streamer_infos,
+    ]
+
+
+def _run_rewriter(r: RewriteRequest) -> dict:
+    """The rewriter's JSON, the new file written at ``r.partial``; RewriteError (ROOT's output in the log) if it
+    hangs, crashes (with the diagnosis of what crashed) or fails."""
+    cmd, log = _rewrite_command(r), r.log
+    try:
+        proc = _run(cmd, r.timeout)
+    except subprocess.TimeoutExpired as e:
+        _write_log(log, cmd, None, _text(e.stdout), _text(e.stderr))
+        raise RewriteError(
+            f"{r.what}: no result within {r.timeout:.0f} s (hung or far too large); ROOT's output: {log}",
+            log_path=str(log),
+        ) from None
+    sig = crash_signal(proc.returncode, proc.stderr)
+    written = json_result(proc.stdout.splitlines())
+    if sig:
+        _write_log(log, cmd, proc.returncode, proc.stdout, proc.stderr)
+        raise _crash_error(r, sig)
+    if proc.returncode != 0 or written is None:
+        _write_log(log, cmd, proc.returncode, proc.stdout, proc.stderr)
+        reason = _tool_message(proc.stderr) or f"exit code {proc.returncode}, no result"
+        raise RewriteError(f"{r.what} failed: {reason} (ROOT's output: {log})", log_path=str(log))
+    return written
+
+
+def _read_back(r: RewriteRequest) -> dict:
+    """``reader --inspect`` of the new file at ``r.partial``; RewriteError if it cannot be read."""
+    inspect_cmd = [r.reader, "--file", str(r.partial), "--tree", r.tree, "--inspect"]
+    check = _run(inspect_cmd, r.timeout)
+    inspected = json_result(check.stdout.splitlines())
+    if check.returncode != 0 or inspected is None:
+        log = r.log
+        _write_log(log, inspect_cmd, check.returncode, check.stdout, check.stderr)
+        reason = _tool_message(check.stderr) or f"exit code {check.returncode}"
+        raise RewriteError(
+            f"{r.what}: reading the new file back failed: {reason} (log: {log})", log_path=str(log)
+        )
+    return inspected
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -493,20 +541,18 @@ def _culprit_text(c: dict) -> str:
     return f"{c['branch']} (class {c['class'] or '(none)'}, {dictionary}{sig})"
 
 
-def _crash_error(
-    what: str,
-    sig: str,
-    src: Path,
-    tree: str,
-    compression: int,
-    container: str,
-    rewriter: str,
-    diagnose_timeout: float,
-    log: Path,
-) -> RewriteError:
-    head = f"ROOT crashed ({sig}) {what}."
+def _crash_error(r: RewriteRequest, sig: str) -> RewriteError:
+    """The error of a rewrite that crashed (signal ``sig``), with what ``diagnose`` finds at fault."""
+    log = r.log
+    head = f"ROOT crashed ({sig}) {r.what}."
     try:
-        d = diagnose(src, tree=tree, compression=compression, rewriter=rewriter, timeout=diagnose_timeout)
+        d = diagnose(
+            Path(r.source),
+            tree=r.tree,
+            compression=r.compression,
+            rewriter=r.rewriter,
+            timeout=r.diagnose_timeout,
+        )
     except RewriteError as e:
         return RewriteError(
             f"{head}\nThe diagnosis found nothing: {e}\n{WHAT_TO_DO}\nROOT's output: {log}",

@@ -36,7 +36,7 @@ from rootparams.grid import (
 from rootparams.drift import DRIFT_FIGURE
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
 from rootparams.formats import is_flat
-from rootparams.monitor import find_monitor
+from rootparams.preflight import check_tools, rules_to_run
 from rootparams.scans import notes as scan_notes
 from rootparams.storage import throttling_unavailable_reason
 from rootparams.unzipkinds import study_settings
@@ -64,13 +64,9 @@ POINTS = expand_points(STUDY)
 
 # Preflight, part 1: the estimated peak disk use of the study's files, said once in the scheduling process
 # (also on a dry run, so that e.g. config/paper.yaml can be sized anywhere). Part 2, the check against the
-# free space, runs in onstart (Snakefile): before the first job, and not on a dry run.
+# free space and of the programs the run needs, runs in onstart (Snakefile): before the first job, and not on a
+# dry run.
 if workflow.is_main_process:
-    # No monitor (neither dool nor dstat) is an error before any job, unless the config chose "none".
-    try:
-        find_monitor(STUDY["measurement"]["monitor"])
-    except UserError as error:
-        sys.exit(f"rootparams: {error}")
     for note in [*left_out_notes(STUDY), *scan_notes(STUDY["scans"])]:
         print(f"rootparams: {note}", file=sys.stderr)
     print(
@@ -574,9 +570,13 @@ def unless_kept(path):
 
 
 def preflight():
-    # Stops, naming both numbers, if the files cannot fit (DiskSpaceError): before any job has started.
+    # Before any job has started: stops, naming both numbers, if the files cannot fit (DiskSpaceError), and,
+    # naming them all, if a program the jobs to run need is not installed (g++, fio, 7-Zip, the monitor, the
+    # remote profiles' servers; rootparams.preflight). On a cluster the jobs' nodes may have what this host
+    # lacks: there it only warns.
     try:
         footprint.check(STUDY, POINTS)
+        check_tools(STUDY, rules=rules_to_run(workflow), local=workflow.local_exec)
     except UserError as error:
         sys.exit(f"rootparams: {error}")
 

@@ -291,9 +291,129 @@ FieldReader plan_field(ROOT::RNTupleReader &reader, const ROOT::RNTupleDescripto
 
 }  // namespace
 
+namespace {
+
+// What a selection reads of an RNTuple: its fields (top-level, or the variables'), one reader each (a view, or the
+// subfields of a field ROOT cannot create: FieldReader), their bytes, and the bytes of the subfields it cannot read.
+struct NTupleSelection {
+   std::vector<Variable> variables;
+   std::vector<std::pair<std::string, std::string>> chosen;  // (field, type)
+   std::vector<FieldReader> views;
+   FieldReadPlan plan;
+   long long selected_zip = 0, selected_tot = 0, unread_zip = 0, unread_tot = 0;
+   std::vector<std::string> unread_list;
+};
+
+NTupleSelection plan_selection(ROOT::RNTupleReader &reader, const std::string &selection, const std::string &path)
+{
+   // A variable selection reads the fields of its variables (top-level <C>AuxDyn:<a> or subfields), the others
+   // top-level fields.
+   NTupleSelection s;
+   auto &[variables, chosen, views, plan, selected_zip, selected_tot, unread_zip, unread_tot, unread_list] = s;
+   if (is_variable_selection(selection)) {
+      variables = resolve_variables(NTupleCatalogue(reader.GetDescriptor()), selection, path);
+      for (auto &field : variables_read(variables))
+         chosen.emplace_back(field, reader.GetDescriptor()
+                                       .GetFieldDescriptor(reader.GetDescriptor().FindFieldId(field))
+                                       .GetTypeName());
+   } else {
+      chosen = select_top_fields(reader.GetDescriptor(), selection, path);
+   }
+   // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
+   // holding these fields does, without building the model of every field.
+   // A field whose type ROOT cannot create (no dictionary) is read by its subfields (FieldReader).
+   const auto &desc = reader.GetDescriptor();
+   std::set<std::uint64_t> seen;
+   for (auto &[field, type] : chosen) {
+      const auto id = desc.FindFieldId(field);
+      try {
+         views.push_back(plan_field(reader, desc, id, plan, true));
+      } catch (const std::exception &e) {
+         fail(path + ": cannot read field " + field + " (" + type + "): " + e.what());
+      }
+      const auto bytes = field_bytes(desc, id, seen);
+      selected_zip += bytes.zip;
+      selected_tot += bytes.tot;
+   }
+   // The bytes of the subfields that cannot be read (counted after the selection, so that a page shared
+   // with a read field is not counted here).
+   {
+      std::set<std::uint64_t> none;
+      for (size_t k = 0; k < plan.unread.size(); ++k) {
+         const auto bytes = field_bytes(desc, plan.unread_ids[k], none);
+         unread_zip += bytes.zip;
+         unread_tot += bytes.tot;
+         unread_list.push_back(JsonObject().str("field", plan.unread[k].first).str("type", plan.unread[k].second)
+                                  .integer("zip_bytes", bytes.zip).integer("tot_bytes", bytes.tot).dump());
+      }
+   }
+   return s;
+}
+
+// The spans of the loop, its extra RNTuple counters at both ends, and the memory before it.
+struct NTupleLoop {
+   Snapshot loop_start, window_start, end;
+   std::map<std::string, long long> extra_start, extra_end;
+   long long rss_baseline;
+};
+
+void report_ntuple(const ReadRequest &r, const NTupleSelection &sel, const VariableSums &sums, const NTupleLoop &loop,
+                   const ROOT::RNTupleReader &reader, const ROOT::RNTupleReadOptions &options, bool metrics,
+                   const char *mode, const Snapshot &open_start)
+{
+   const auto &[path, name, selection, events, cache_size, threads] = r;
+   const auto &[variables, chosen, views, plan, selected_zip, selected_tot, unread_zip, unread_tot, unread_list] = sel;
+   const auto &[loop_start, window_start, end, extra_start, extra_end, rss_baseline] = loop;
+   JsonObject out;
+   out.str("file", path)
+      .str("container", "rntuple")
+      .str("io_counters_source", metrics ? "RNTupleMetrics" : "none")
+      .str("root_version", gROOT->GetVersion())
+      .str("reader_process", mode)
+      .boolean("perfstats", false)
+      .integer("perfstats_threads_covered", 0)
+      .integer("selected_top_branches", static_cast<long long>(chosen.size()));
+   std::vector<std::string> fields_read;
+   for (auto &field : chosen)
+      fields_read.push_back(field.first);
+   add_selection(out, selection, variables, fields_read);
+   sums.report(out, variables.size());
+   out.integer("active_branches", plan.views)  // the views that read the selection
+      // How the selection was read: "objects" (every selected field by a view of its own type) or
+      // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
+      .str("read_mode", plan.decomposed ? "objects+subfields" : "objects")
+      .integer("fields_read_whole", plan.whole)
+      .integer("fields_read_by_subfields", plan.decomposed)
+      .integer("unread_subfields", static_cast<long long>(plan.unread.size()))
+      .integer("unread_zip_bytes", unread_zip)  // bytes of the selection that were not read (0: none)
+      .integer("unread_tot_bytes", unread_tot)
+      .raw("unread_subfield_list", json_array(unread_list))
+      .integer("selected_zip_bytes", selected_zip)
+      .integer("selected_tot_bytes", selected_tot)
+      .integer("entries_in_tree", reader.GetNEntries())
+      .integer("events_read", events)
+      .integer("cache_size_requested", cache_size)
+      .str("cluster_cache", cache_size == 0 ? "off" : "on")
+      .integer("cluster_bunch_size", ROOT::Internal::RNTupleReadOptionsManip::GetClusterBunchSize(options))
+      .integer("threads_requested", threads)
+      .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
+;
+   // The process span's RNTuple counters start at the reader's construction (metrics are on from there);
+   // the TFile open before it reads only the file's header and keys, which the kernel's counters hold.
+   add_timed_read(out, open_start, loop_start, window_start, end, metrics, events, rss_baseline);
+   if (metrics)
+      for (const char *c : kNTupleExtraCounters)
+         out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
+   out.integer("bytes_unpacked", metrics ? end.unzip_out - loop_start.unzip_out : -1);
+   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+}
+
+}  // namespace
+
 int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
-   const auto [path, name, selection, events, cache_size, threads] = ReadRequest::parse(args);
+   const ReadRequest request = ReadRequest::parse(args);
+   const auto &[path, name, selection, events, cache_size, threads] = request;
    const int bunch = args.count("cluster-bunch") ? std::stoi(args.at("cluster-bunch")) : 1;
    if (bunch < 1)
       fail("--cluster-bunch must be at least 1");
@@ -324,52 +444,8 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    if (args.count("unzip") && args.at("unzip") != "0")
       fail(path + ": --unzip " + args.at("unzip") + " is a TTree setting (TTreeCacheUnzip); an RNTuple decompresses "
            "its pages in its own tasks under implicit MT (--threads > 1): use --unzip 0, or read a TTree");
-   // A variable selection reads the fields of its variables (top-level <C>AuxDyn:<a> or subfields), the others
-   // top-level fields.
-   std::vector<Variable> variables;
-   std::vector<std::pair<std::string, std::string>> chosen;
-   if (is_variable_selection(selection)) {
-      variables = resolve_variables(NTupleCatalogue(reader->GetDescriptor()), selection, path);
-      for (auto &field : variables_read(variables))
-         chosen.emplace_back(field, reader->GetDescriptor()
-                                       .GetFieldDescriptor(reader->GetDescriptor().FindFieldId(field))
-                                       .GetTypeName());
-   } else {
-      chosen = select_top_fields(reader->GetDescriptor(), selection, path);
-   }
-   // One view per selected field, each reading into an object of the field's type: what LoadEntry of a model
-   // holding these fields does, without building the model of every field.
-   // A field whose type ROOT cannot create (no dictionary) is read by its subfields (FieldReader).
-   std::vector<FieldReader> views;
-   FieldReadPlan plan;
-   long long selected_zip = 0, selected_tot = 0;
-   const auto &desc = reader->GetDescriptor();
-   std::set<std::uint64_t> seen;
-   for (auto &[field, type] : chosen) {
-      const auto id = desc.FindFieldId(field);
-      try {
-         views.push_back(plan_field(*reader, desc, id, plan, true));
-      } catch (const std::exception &e) {
-         fail(path + ": cannot read field " + field + " (" + type + "): " + e.what());
-      }
-      const auto bytes = field_bytes(desc, id, seen);
-      selected_zip += bytes.zip;
-      selected_tot += bytes.tot;
-   }
-   // The bytes of the subfields that cannot be read (counted after the selection, so that a page shared
-   // with a read field is not counted here).
-   long long unread_zip = 0, unread_tot = 0;
-   std::vector<std::string> unread_list;
-   {
-      std::set<std::uint64_t> none;
-      for (size_t k = 0; k < plan.unread.size(); ++k) {
-         const auto bytes = field_bytes(desc, plan.unread_ids[k], none);
-         unread_zip += bytes.zip;
-         unread_tot += bytes.tot;
-         unread_list.push_back(JsonObject().str("field", plan.unread[k].first).str("type", plan.unread[k].second)
-                                  .integer("zip_bytes", bytes.zip).integer("tot_bytes", bytes.tot).dump());
-      }
-   }
+   NTupleSelection sel = plan_selection(*reader, selection, path);
+   auto &[variables, chosen, views, plan, selected_zip, selected_tot, unread_zip, unread_tot, unread_list] = sel;
    // The variables' values (the field's own object, which its view reads into).
    VariableSums sums;
    for (auto &v : variables) {
@@ -408,48 +484,8 @@ int timed_read_ntuple(const std::map<std::string, std::string> &args, const Snap
    const Snapshot end = Snapshot::take(io);
    const auto extra_end = extra();
 
-   JsonObject out;
-   out.str("file", path)
-      .str("container", "rntuple")
-      .str("io_counters_source", metrics ? "RNTupleMetrics" : "none")
-      .str("root_version", gROOT->GetVersion())
-      .str("reader_process", mode)
-      .boolean("perfstats", false)
-      .integer("perfstats_threads_covered", 0)
-      .integer("selected_top_branches", static_cast<long long>(chosen.size()));
-   std::vector<std::string> fields_read;
-   for (auto &field : chosen)
-      fields_read.push_back(field.first);
-   add_selection(out, selection, variables, fields_read);
-   sums.report(out, variables.size());
-   out.integer("active_branches", plan.views)  // the views that read the selection
-      // How the selection was read: "objects" (every selected field by a view of its own type) or
-      // "objects+subfields" (fields whose type ROOT cannot create read by their subfields, see FieldReader).
-      .str("read_mode", plan.decomposed ? "objects+subfields" : "objects")
-      .integer("fields_read_whole", plan.whole)
-      .integer("fields_read_by_subfields", plan.decomposed)
-      .integer("unread_subfields", static_cast<long long>(plan.unread.size()))
-      .integer("unread_zip_bytes", unread_zip)  // bytes of the selection that were not read (0: none)
-      .integer("unread_tot_bytes", unread_tot)
-      .raw("unread_subfield_list", json_array(unread_list))
-      .integer("selected_zip_bytes", selected_zip)
-      .integer("selected_tot_bytes", selected_tot)
-      .integer("entries_in_tree", reader->GetNEntries())
-      .integer("events_read", events)
-      .integer("cache_size_requested", cache_size)
-      .str("cluster_cache", cache_size == 0 ? "off" : "on")
-      .integer("cluster_bunch_size", ROOT::Internal::RNTupleReadOptionsManip::GetClusterBunchSize(options))
-      .integer("threads_requested", threads)
-      .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
-;
-   // The process span's RNTuple counters start at the reader's construction (metrics are on from there);
-   // the TFile open before it reads only the file's header and keys, which the kernel's counters hold.
-   add_timed_read(out, open_start, loop_start, window_start, end, metrics, events, rss_baseline);
-   if (metrics)
-      for (const char *c : kNTupleExtraCounters)
-         out.integer(std::string("loop_rntuple_") + c, extra_end.at(c) - extra_start.at(c));
-   out.integer("bytes_unpacked", metrics ? end.unzip_out - loop_start.unzip_out : -1);
-   std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+   const NTupleLoop loop{loop_start, window_start, end, extra_start, extra_end, rss_baseline};
+   report_ntuple(request, sel, sums, loop, *reader, options, metrics, mode, open_start);
    return 0;
 }
 

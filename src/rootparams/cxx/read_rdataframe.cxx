@@ -402,72 +402,93 @@ std::vector<std::string> similar_columns(const std::vector<std::string> &all, co
    return out;
 }
 
-}  // namespace
-
-// The timed read of --reading-style rdataframe (this file's head says how it is made comparable); prints its
-// "ROOTPARAMS_JSON {...}" line like the GetEntry read.
-int timed_read_rdataframe(const std::map<std::string, std::string> &args, const Snapshot &process_start,
-                          const char *mode)
-{
-   const std::string path = required_arg(args, "file");
-   const std::string tree_name = tree_name_arg(args);
-   const Long64_t events = std::stoll(required_arg(args, "events"));
-   const int threads = std::stoi(required_arg(args, "threads"));
-   if (!args.count("columns"))
-      fail("--reading-style rdataframe needs --columns <branch>,<branch>,...: the branches or leaves to read");
-   const auto columns = split_columns(args.at("columns"));
-   const Long64_t cache_size = args.count("cache-size") ? std::stoll(args.at("cache-size")) : -1;
-   const int learn_entries = args.count("learn-entries") ? std::stoi(args.at("learn-entries")) : -1;
-   if (events < 1)
-      fail("--events must be at least 1");
-   if (threads < 1)
-      fail("--threads must be at least 1");
-   if (columns.empty())
-      fail("--reading-style rdataframe needs --columns <branch>,<branch>,... (none given)");
-   // The harness resolves a read point's branch selection into --columns before the file is evicted, and sends
-   // the selection along: it is recorded (column_selection), never read again.
-   const std::string selection = args.count("branches") ? args.at("branches") : "";
-   if (cache_size != -1)
-      fail(path + ": --cache-size " + std::to_string(cache_size) +
-           " cannot be applied with --reading-style rdataframe: RDataFrame opens the file itself and its TTreeReader uses "
-           "the tree's automatic TTreeCache (sized from the AutoFlush cluster); use --cache-size -1");
-   if (learn_entries != -1)
-      fail(path + ": --learn-entries " + std::to_string(learn_entries) +
-           " cannot be applied with --reading-style rdataframe: its TTreeReader registers the columns' branches with the "
-           "TTreeCache and ends the learning phase at once; use --learn-entries -1");
+// Counters of the loop beside the Snapshot's.
+struct Extra {
+   long long uncached_calls, uncached_bytes, other_files_bytes, useful_bytes;
+   static Extra take(const RdfPerfStats *perf)
    {
-      std::set<std::string> seen;
-      for (auto &c : columns)
-         if (!seen.insert(c).second)
-            fail("--columns names '" + c + "' twice");
+      return perf ? Extra{perf->uncached_calls(), perf->uncached_bytes(), perf->other_files_bytes(),
+                          TFile::GetFileBytesRead()}
+                  : Extra{0, 0, 0, TFile::GetFileBytesRead()};
+   }
+};
+
+// What an RDataFrame read is asked, parsed and checked once (this file's head says why the cache settings are
+// refused).
+struct RdfRequest {
+   std::string path, tree_name, selection;
+   Long64_t events = 0, cache_size = -1;
+   int threads = 1, learn_entries = -1;
+   std::vector<std::string> columns;
+
+   static RdfRequest parse(const std::map<std::string, std::string> &args)
+   {
+      RdfRequest r;
+      r.path = required_arg(args, "file");
+      r.tree_name = tree_name_arg(args);
+      r.events = std::stoll(required_arg(args, "events"));
+      r.threads = std::stoi(required_arg(args, "threads"));
+      if (!args.count("columns"))
+         fail("--reading-style rdataframe needs --columns <branch>,<branch>,...: the branches or leaves to read");
+      r.columns = split_columns(args.at("columns"));
+      r.cache_size = args.count("cache-size") ? std::stoll(args.at("cache-size")) : -1;
+      r.learn_entries = args.count("learn-entries") ? std::stoi(args.at("learn-entries")) : -1;
+      r.check(args);
+      return r;
    }
 
-   // Before the RDataFrame is made: it takes its number of slots from the implicit-MT pool at construction.
-   if (threads > 1)
-      ROOT::EnableImplicitMT(threads);
-   RdfPerfStats *perf = args.count("no-perfstats") ? nullptr : new RdfPerfStats(path);
-   int perf_threads = 0;
-   if (perf) {
-      gPerfStats = perf;
-      perf_threads = threads > 1 ? install_in_workers(perf, threads) : 1;
+private:
+   void check(const std::map<std::string, std::string> &args)
+   {
+      if (events < 1)
+         fail("--events must be at least 1");
+      if (threads < 1)
+         fail("--threads must be at least 1");
+      if (columns.empty())
+         fail("--reading-style rdataframe needs --columns <branch>,<branch>,... (none given)");
+      // The harness resolves a read point's branch selection into --columns before the file is evicted, and sends
+      // the selection along: it is recorded (column_selection), never read again.
+      selection = args.count("branches") ? args.at("branches") : "";
+      if (cache_size != -1)
+         fail(path + ": --cache-size " + std::to_string(cache_size) +
+              " cannot be applied with --reading-style rdataframe: RDataFrame opens the file itself and its TTreeReader uses "
+              "the tree's automatic TTreeCache (sized from the AutoFlush cluster); use --cache-size -1");
+      if (learn_entries != -1)
+         fail(path + ": --learn-entries " + std::to_string(learn_entries) +
+              " cannot be applied with --reading-style rdataframe: its TTreeReader registers the columns' branches with the "
+              "TTreeCache and ends the learning phase at once; use --learn-entries -1");
+      {
+         std::set<std::string> seen;
+         for (auto &c : columns)
+            if (!seen.insert(c).second)
+               fail("--columns names '" + c + "' twice");
+      }
    }
+};
 
-   // The reader's own look at the file (open span): a damaged file, a missing tree or too few entries are
-   // reported as for the GetEntry read, and the columns' branches (with their counters) give the bytes the
-   // read should fetch. Closed before RDataFrame opens the file on its own.
+// The reader's own look at the file (open span): a damaged file, a missing tree or too few entries are reported as
+// for the GetEntry read, and the columns' branches (with their counters) give the bytes the read should fetch.
+// Closed before RDataFrame opens the file on its own.
+struct FileLook {
    std::string file_class;
    Long64_t entries_in_tree = 0;
    long long selected_zip = 0, selected_tot = 0, column_branches = 0, tree_open_bytes = -1;
    std::map<std::string, std::vector<std::string>> split_collections;  // column -> its members' branches
+};
+
+FileLook look_at_file(const RdfRequest &r, const RdfPerfStats *perf)
+{
+   const auto &[path, tree_name, selection, events, cache_size, threads, learn_entries, columns] = r;
+   FileLook look;
    {
       const long long before = perf ? perf->bytes() : 0;
       auto [file, tree] = open_tree(path, tree_name);
       if (perf)  // what one open of the file and its tree reads, for comparison with the opens inside the loop
-         tree_open_bytes = perf->bytes() - before;
-      file_class = file->ClassName();
-      entries_in_tree = tree->GetEntries();
-      if (entries_in_tree < events)
-         damaged(path + ": has " + std::to_string(entries_in_tree) + " entries, but " + std::to_string(events) +
+         look.tree_open_bytes = perf->bytes() - before;
+      look.file_class = file->ClassName();
+      look.entries_in_tree = tree->GetEntries();
+      if (look.entries_in_tree < events)
+         damaged(path + ": has " + std::to_string(look.entries_in_tree) + " entries, but " + std::to_string(events) +
                  " were requested");
       std::set<TBranch *> branches;
       for (auto &c : columns) {
@@ -482,33 +503,33 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
             std::vector<std::string> members;
             for (auto *sub : *be->GetListOfBranches())
                members.push_back(sub->GetName());
-            split_collections[c] = members;
+            look.split_collections[c] = members;
          }
       }
       for (auto *b : branches) {
-         selected_zip += b->GetZipBytes();
-         selected_tot += b->GetTotBytes();
+         look.selected_zip += b->GetZipBytes();
+         look.selected_tot += b->GetTotBytes();
       }
-      column_branches = static_cast<long long>(branches.size());
+      look.column_branches = static_cast<long long>(branches.size());
    }
+   return look;
+}
 
-   auto log = std::make_shared<RdfLogCapture::Seen>();
-   ROOT::RLogManager::Get().PushFront(std::make_unique<RdfLogCapture>(log));
-   ROOT::RLogScopedVerbosity verbosity(ROOT::Detail::RDF::RDFLogChannel(), ROOT::ELogLevel::kInfo);
-
-   ROOT::RDF::Experimental::RDatasetSpec spec;
-   spec.AddSample({"rootparams", tree_name, path});
-   spec.WithGlobalRange({0, events});
-   // What RDataFrame(spec) does, with a handle kept on the loop manager: single-threaded, the data source's
-   // chain is the CacheProbe's way to the tree (RTTreeDS::GetTree).
-   auto loop_manager = std::make_shared<ROOT::Detail::RDF::RLoopManager>(std::move(spec));
-   ROOT::RDF::RNode df = ROOT::RDF::RInterface<ROOT::Detail::RDF::RLoopManager>(loop_manager);
-   auto *source = dynamic_cast<ROOT::Internal::RDF::RTTreeDS *>(loop_manager->GetDataSource());
-   const unsigned int slots = loop_manager->GetNSlots();
-
-   std::vector<std::string> all_columns, unknown, unreadable, unsupported;
+// The columns' typed actions (ColumnSum) booked on `df`, with their types; every column that cannot be read (not a
+// column, a split collection's own branch, a type without an action) named in one message.
+struct Booked {
    std::vector<std::pair<std::string, std::string>> column_types;
    std::vector<ROOT::RDF::RResultPtr<ValueSum>> sums;
+};
+
+Booked book_columns(ROOT::RDF::RNode &df, const RdfRequest &r, const FileLook &look, unsigned int slots)
+{
+   const auto &[path, tree_name, columns] = std::tie(r.path, r.tree_name, r.columns);
+   const auto &split_collections = look.split_collections;
+   Booked booked;
+   auto &column_types = booked.column_types;
+   auto &sums = booked.sums;
+   std::vector<std::string> all_columns, unknown, unreadable, unsupported;
    for (auto &c : columns) {
       if (!df.HasColumn(c)) {
          if (all_columns.empty())
@@ -522,7 +543,7 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       if (split_collections.count(c))
          unreadable.push_back("column '" + c + "' is a split collection (RDataFrame calls it " + type +
                               ", the collection's size, but its TTreeReader cannot read the collection's branch as "
-                              "a number): read its members instead, " + name_list(split_collections[c]));
+                              "a number): read its members instead, " + name_list(split_collections.at(c)));
       else if (booker == column_bookers().end())
          unsupported.push_back("'" + c + "' (" + type + ")");
       else if (unknown.empty() && unreadable.empty() && unsupported.empty())
@@ -543,36 +564,26 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
          all += (all.empty() ? "" : "; ") + problem;
       fail(path + ": " + all);
    }
-   auto count = df.Count();
-   // Booked last: at an entry, it looks at the cache after the columns' actions read that entry.
-   auto probe = df.Book<>(CacheProbe(slots, source ? source->GetTree() : nullptr), {});
-   const long long rss_baseline = current_rss_bytes();
+   return booked;
+}
 
-   // The loop span: the one event loop of every booked action, from the trigger to its return.
-   struct Extra {  // counters of the loop beside the Snapshot's
-      long long uncached_calls, uncached_bytes, other_files_bytes, useful_bytes;
-      static Extra take(const RdfPerfStats *perf)
-      {
-         return perf ? Extra{perf->uncached_calls(), perf->uncached_bytes(), perf->other_files_bytes(),
-                             TFile::GetFileBytesRead()}
-                     : Extra{0, 0, 0, TFile::GetFileBytesRead()};
-      }
-   };
-   const Extra extra_start = Extra::take(perf);
-   const Snapshot loop_start = Snapshot::take(perf);
-   ULong64_t events_read = 0;
-   try {
-      events_read = count.GetValue();
-   } catch (const std::exception &e) {
-      fail(path + ": RDataFrame's event loop over --columns stopped: " + e.what() +
-           " (ROOT's messages before this one name the branch)");
-   }
-   const Snapshot end = Snapshot::take(perf);
-   const Extra extra_end = Extra::take(perf);
-   if (static_cast<Long64_t>(events_read) != events)
-      damaged(path + ": RDataFrame processed " + std::to_string(events_read) + " of the " + std::to_string(events) +
-              " entries requested (an entry it could not read is skipped: corrupt basket or I/O error)");
+// What the loop gave: its snapshots and extra counters, the events read, and the memory before it.
+struct RdfLoop {
+   Snapshot loop_start, end;
+   Extra extra_start, extra_end;
+   ULong64_t events_read;
+   long long rss_baseline;
+};
 
+void report_rdataframe(const RdfRequest &r, const FileLook &look, Booked &booked, const CacheSeen &cache,
+                       const RdfLogCapture::Seen &log, const RdfLoop &loop, const RdfPerfStats *perf,
+                       const char *mode, int perf_threads, unsigned int slots, const Snapshot &process_start)
+{
+   const auto &[path, tree_name, selection, events, cache_size, threads, learn_entries, columns] = r;
+   const auto &[file_class, entries_in_tree, selected_zip, selected_tot, column_branches, tree_open_bytes,
+                split_collections] = look;
+   auto &[column_types, sums] = booked;
+   const auto &[loop_start, end, extra_start, extra_end, events_read, rss_baseline] = loop;
    double values_sum = 0;
    long long values_count = 0;
    JsonObject types, column_sums, column_values;
@@ -585,9 +596,6 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       column_sums.num(column, s.sum);
       column_values.integer(column, s.values);
    }
-   const CacheSeen &cache = probe.GetValue();
-   std::lock_guard<std::mutex> log_lock(log->mutex);  // RDataFrame logs from the loop's thread; it is over
-
    JsonObject out;
    add_ttree_read_header(out, path, file_class, "rdataframe", perf != nullptr, mode, perf_threads);
    out.str("column_selection", selection)  // the --branches the columns were resolved from ("" if none)
@@ -618,8 +626,8 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
       .integer("rdf_tasks", cache.tasks)
       .integer("rdf_task_files", cache.files)
       // From RDF's log: "Nothing to jit and execute." (false), "Just-in-time compilation ..." (true), neither (null).
-      .raw("rdf_jitted", log->jitted ? "true" : log->nothing_to_jit ? "false" : "null")
-      .num("rdf_event_loop_seconds", log->loop_seconds)
+      .raw("rdf_jitted", log.jitted ? "true" : log.nothing_to_jit ? "false" : "null")
+      .num("rdf_event_loop_seconds", log.loop_seconds)
       .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))
       .str("env_TTreeCache.Prefill", gEnv->GetValue("TTreeCache.Prefill", "(unset)"))
@@ -643,6 +651,68 @@ int timed_read_rdataframe(const std::map<std::string, std::string> &args, const 
          .integer("loop_other_files_bytes_read", extra_end.other_files_bytes - extra_start.other_files_bytes)
          .integer("tree_open_bytes_read", tree_open_bytes);
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+}
+
+}  // namespace
+
+// The timed read of --reading-style rdataframe (this file's head says how it is made comparable); prints its
+// "ROOTPARAMS_JSON {...}" line like the GetEntry read.
+int timed_read_rdataframe(const std::map<std::string, std::string> &args, const Snapshot &process_start,
+                          const char *mode)
+{
+   const RdfRequest request = RdfRequest::parse(args);
+   const auto &[path, tree_name, selection, events, cache_size, threads, learn_entries, columns] = request;
+
+   // Before the RDataFrame is made: it takes its number of slots from the implicit-MT pool at construction.
+   if (threads > 1)
+      ROOT::EnableImplicitMT(threads);
+   RdfPerfStats *perf = args.count("no-perfstats") ? nullptr : new RdfPerfStats(path);
+   int perf_threads = 0;
+   if (perf) {
+      gPerfStats = perf;
+      perf_threads = threads > 1 ? install_in_workers(perf, threads) : 1;
+   }
+   const FileLook look = look_at_file(request, perf);
+
+   auto log = std::make_shared<RdfLogCapture::Seen>();
+   ROOT::RLogManager::Get().PushFront(std::make_unique<RdfLogCapture>(log));
+   ROOT::RLogScopedVerbosity verbosity(ROOT::Detail::RDF::RDFLogChannel(), ROOT::ELogLevel::kInfo);
+
+   ROOT::RDF::Experimental::RDatasetSpec spec;
+   spec.AddSample({"rootparams", tree_name, path});
+   spec.WithGlobalRange({0, events});
+   // What RDataFrame(spec) does, with a handle kept on the loop manager: single-threaded, the data source's
+   // chain is the CacheProbe's way to the tree (RTTreeDS::GetTree).
+   auto loop_manager = std::make_shared<ROOT::Detail::RDF::RLoopManager>(std::move(spec));
+   ROOT::RDF::RNode df = ROOT::RDF::RInterface<ROOT::Detail::RDF::RLoopManager>(loop_manager);
+   auto *source = dynamic_cast<ROOT::Internal::RDF::RTTreeDS *>(loop_manager->GetDataSource());
+   const unsigned int slots = loop_manager->GetNSlots();
+   Booked booked = book_columns(df, request, look, slots);
+   auto count = df.Count();
+   // Booked last: at an entry, it looks at the cache after the columns' actions read that entry.
+   auto probe = df.Book<>(CacheProbe(slots, source ? source->GetTree() : nullptr), {});
+   const long long rss_baseline = current_rss_bytes();
+
+   // The loop span: the one event loop of every booked action, from the trigger to its return.
+   const Extra extra_start = Extra::take(perf);
+   const Snapshot loop_start = Snapshot::take(perf);
+   ULong64_t events_read = 0;
+   try {
+      events_read = count.GetValue();
+   } catch (const std::exception &e) {
+      fail(path + ": RDataFrame's event loop over --columns stopped: " + e.what() +
+           " (ROOT's messages before this one name the branch)");
+   }
+   const Snapshot end = Snapshot::take(perf);
+   const Extra extra_end = Extra::take(perf);
+   if (static_cast<Long64_t>(events_read) != events)
+      damaged(path + ": RDataFrame processed " + std::to_string(events_read) + " of the " + std::to_string(events) +
+              " entries requested (an entry it could not read is skipped: corrupt basket or I/O error)");
+
+   const CacheSeen &cache = probe.GetValue();
+   std::lock_guard<std::mutex> log_lock(log->mutex);  // RDataFrame logs from the loop's thread; it is over
+   const RdfLoop loop{loop_start, end, extra_start, extra_end, events_read, rss_baseline};
+   report_rdataframe(request, look, booked, cache, *log, loop, perf, mode, perf_threads, slots, process_start);
    return 0;
 }
 

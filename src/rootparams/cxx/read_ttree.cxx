@@ -305,69 +305,54 @@ struct UnzipCacheStalls : TTreeCacheUnzip {
 
 }  // namespace
 
-int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
-{
-   const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
-   const int learn_entries = std::stoi(required_arg(args, "learn-entries"));
+namespace {
 
-   if (threads > 1)
-      ROOT::EnableImplicitMT(threads);  // otherwise it stays off: ROOT never enables it by itself
-
-   // --no-perfstats gives the bare loop the benchmarks compare against (same binary, same settings).
-   // Installed before the open (after implicit MT, which makes gPerfStats thread-local), so that the open's
-   // reads are counted. It stays detached from the tree: with a tree-level PerfStats, ROOT's TTreeCache
-   // searches every branch and basket on each cache miss to book-keep it (TTreeCache::ReadBufferNormal),
-   // which slowed the loop by ~20% on a 1000-branch file here, an artefact of the instrument.
-   PerfStats *perf = args.count("no-perfstats") ? nullptr : new PerfStats(path);
-   int perf_threads = 0;
-   if (perf) {
-      gPerfStats = perf;
-      perf_threads = threads > 1 ? install_in_workers(perf, threads) : 1;
-   }
-
-   auto [file, tree] = open_tree(path, tree_name);
-   if (tree->GetEntries() < events)
-      damaged(path + ": has " + std::to_string(tree->GetEntries()) + " entries, but " + std::to_string(events) +
-              " were requested");
-   if (perf)
-      perf->Attach(tree);
-
-   // A variable selection (analysis, sparse, vars:) reads the branches that hold its variables, which may be
-   // sub-branches of a split store (and the counters of flat arrays); the others read top-level branches.
-   const bool by_variable = is_variable_selection(selection);
+// What a selection reads of a tree: its branches (top-level, or the variables' with the catalogue they were found in)
+// and their bytes, and those of them read basket by basket (BasketReader) with the classes that sent them there.
+struct TreeSelection {
    std::unique_ptr<TreeCatalogue> catalogue;
    std::vector<Variable> variables;
    std::vector<std::string> chosen;
+   long long selected_zip = 0, selected_tot = 0, basket_zip = 0;
+   std::vector<BasketReader> basket_readers;  // the branches read basket by basket (see BasketReader)
+   std::vector<TBranch *> basket_top_branches;
+   std::map<std::string, long long> basket_classes;
+};
+
+// The branches of `selection` enabled for TTree::GetEntry and every other branch disabled; a branch whose objects
+// ROOT cannot build is read basket by basket instead (enabled for the TTreeCache, out of the tree's list).
+TreeSelection enable_selection(TTree *tree, const std::string &selection, const std::string &path)
+{
+   // A variable selection (analysis, sparse, vars:) reads the branches that hold its variables, which may be
+   // sub-branches of a split store (and the counters of flat arrays); the others read top-level branches.
+   const bool by_variable = is_variable_selection(selection);
+   TreeSelection s;
    if (by_variable) {
-      catalogue = std::make_unique<TreeCatalogue>(tree);
-      variables = resolve_variables(*catalogue, selection, path);
-      chosen = variables_read(variables);
+      s.catalogue = std::make_unique<TreeCatalogue>(tree);
+      s.variables = resolve_variables(*s.catalogue, selection, path);
+      s.chosen = variables_read(s.variables);
    } else {
-      chosen = select_top_branches(tree, selection, path);
+      s.chosen = select_top_branches(tree, selection, path);
    }
    tree->SetBranchStatus("*", false);
    // SetBranchStatus("*") leaves some sub-branches active: the base-class sub-branches of split emulated
    // classes ("EventInfoAux.xAOD::AuxInfoBase", "SG::IAuxElement" in ATLAS PHYSLITE), whose baskets the
    // TTreeCache then fetched although no selected branch holds them. Every branch is disabled one by one.
    disable_all(tree->GetListOfBranches());
-   long long selected_zip = 0, selected_tot = 0, basket_zip = 0;
-   std::vector<BasketReader> basket_readers;  // the branches read basket by basket (see BasketReader)
-   std::vector<TBranch *> basket_top_branches;
-   std::map<std::string, long long> basket_classes;
    std::set<TBranch *> above;  // the branches above a variable's sub-branch, enabled to reach it
-   for (auto &name : chosen) {
-      auto *b = catalogue ? catalogue->branch(name) : tree->GetBranch(name.c_str());
-      selected_zip += b->GetZipBytes("*");
-      selected_tot += b->GetTotBytes("*");
+   for (auto &name : s.chosen) {
+      auto *b = s.catalogue ? s.catalogue->branch(name) : tree->GetBranch(name.c_str());
+      s.selected_zip += b->GetZipBytes("*");
+      s.selected_tot += b->GetTotBytes("*");
       // A class ROOT can only emulate (no dictionary): emulated xAOD objects corrupted the heap here
       // (PileUpEventInfo_p5, vector<set<unsigned int> > of ATLAS PHYSLITE), so such a branch stays disabled
       // for TTree::GetEntry and its baskets are read and decompressed as they are.
       const auto unbuildable = unbuildable_class(b);
       if (!unbuildable.empty()) {
-         collect_basket_readers(b, basket_readers);
-         basket_top_branches.push_back(b);
-         ++basket_classes[unbuildable];
-         basket_zip += b->GetZipBytes("*");
+         collect_basket_readers(b, s.basket_readers);
+         s.basket_top_branches.push_back(b);
+         ++s.basket_classes[unbuildable];
+         s.basket_zip += b->GetZipBytes("*");
          continue;
       }
       // A split object: enable every sub-branch too. Not by name pattern: the sub-branches of a branch
@@ -382,18 +367,25 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    // What is read of the branches above a variable: their own baskets (none for a split store's top branch,
    // but counted if there are any), not their other sub-branches'.
    for (auto *b : above) {
-      selected_zip += b->GetZipBytes("");
-      selected_tot += b->GetTotBytes("");
+      s.selected_zip += b->GetZipBytes("");
+      s.selected_tot += b->GetTotBytes("");
    }
    // The basket-read branches are enabled, so that the TTreeCache (which skips disabled branches when it
    // fills) fetches their baskets with the others, but they leave the tree's list of top-level branches, so
    // that TTree::GetEntry never streams them. (They are not deleted with the tree: their emulated objects were
    // never created.)
-   for (auto *b : basket_top_branches) {
+   for (auto *b : s.basket_top_branches) {
       enable_branch(b);
       tree->GetListOfBranches()->Remove(b);
    }
    tree->GetListOfBranches()->Compress();
+   return s;
+}
+
+// The TTreeCache: learn entries, parallel unzip or not, and its size; whether parallel unzip (--unzip 1) was asked.
+bool set_up_cache(const std::map<std::string, std::string> &args, TTree *tree, Long64_t cache_size, int learn_entries,
+                  const std::string &path)
+{
    if (learn_entries >= 0)
       TTreeCache::SetLearnEntries(learn_entries);
    // Parallel unzip ("Optimizing ROOT IO For Analysis"), as ROOT 6.40 does it (tree/tree/src/TTreeCacheUnzip.cxx,
@@ -422,10 +414,68 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    TTreeCacheUnzip::SetParallelUnzip(unzip ? TTreeCacheUnzip::kEnable : TTreeCacheUnzip::kDisable);
    if (tree->SetCacheSize(cache_size) < 0)
       fail("TTree::SetCacheSize(" + std::to_string(cache_size) + ") failed for " + path);
+   return unzip;
+}
+
+// How the selection was read: "objects" (TTree::GetEntry streams every entry into its objects), "baskets" (every
+// selected branch read basket by basket, see BasketReader) or both, and the basket reads' figures.
+void add_basket_mode(JsonObject &out, const TreeSelection &s)
+{
+   long long baskets_read = 0, basket_unzipped = 0;
+   for (auto &r : s.basket_readers) {
+      baskets_read += r.baskets;
+      basket_unzipped += r.unzipped_bytes;
+   }
+   const auto basket_top = static_cast<long long>(s.basket_top_branches.size());
+   std::string classes = "{";
+   for (auto &[cls, n] : s.basket_classes)
+      classes += (classes.size() > 1 ? ", " : "") + JsonObject::quote(cls) + ": " + std::to_string(n);
+   classes += "}";
+   out.str("read_mode", basket_top == 0 ? "objects"
+                        : basket_top == static_cast<long long>(s.chosen.size()) ? "baskets" : "objects+baskets")
+      .integer("basket_mode_top_branches", basket_top)
+      .integer("basket_mode_branches", static_cast<long long>(s.basket_readers.size()))
+      .integer("basket_mode_zip_bytes", s.basket_zip)
+      .integer("basket_mode_baskets_read", baskets_read)
+      .integer("basket_mode_unzipped_bytes", basket_unzipped)
+      .raw("basket_mode_classes", classes);  // the class that sent each such top-level branch there: count
+}
+
+}  // namespace
+
+int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
+{
+   const auto [path, tree_name, selection, events, cache_size, threads] = ReadRequest::parse(args);
+   const int learn_entries = std::stoi(required_arg(args, "learn-entries"));
+
+   if (threads > 1)
+      ROOT::EnableImplicitMT(threads);  // otherwise it stays off: ROOT never enables it by itself
+
+   // --no-perfstats gives the bare loop the benchmarks compare against (same binary, same settings).
+   // Installed before the open (after implicit MT, which makes gPerfStats thread-local), so that the open's
+   // reads are counted. It stays detached from the tree: with a tree-level PerfStats, ROOT's TTreeCache
+   // searches every branch and basket on each cache miss to book-keep it (TTreeCache::ReadBufferNormal),
+   // which slowed the loop by ~20% on a 1000-branch file here, an artefact of the instrument.
+   PerfStats *perf = args.count("no-perfstats") ? nullptr : new PerfStats(path);
+   int perf_threads = 0;
+   if (perf) {
+      gPerfStats = perf;
+      perf_threads = threads > 1 ? install_in_workers(perf, threads) : 1;
+   }
+
+   auto [file, tree] = open_tree(path, tree_name);
+   if (tree->GetEntries() < events)
+      damaged(path + ": has " + std::to_string(tree->GetEntries()) + " entries, but " + std::to_string(events) +
+              " were requested");
+   if (perf)
+      perf->Attach(tree);
+
+   TreeSelection sel = enable_selection(tree, selection, path);
+   const bool unzip = set_up_cache(args, tree, cache_size, learn_entries, path);
    create_branch_objects(tree);
    VariableSums sums;
-   for (auto &v : variables)
-      if (auto value = tree_value(*catalogue, v); value.summable())
+   for (auto &v : sel.variables)
+      if (auto value = tree_value(*sel.catalogue, v); value.summable())
          sums.sums.push_back(value);
    const long long rss_baseline = current_rss_bytes();
 
@@ -433,7 +483,7 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
    // holds a large share of the I/O (the TTreeCache fetches its whole cluster), so the note's window, which
    // starts at the 2nd entry, can miss most of it.
    auto read_baskets = [&](Long64_t i) {
-      for (auto &r : basket_readers)
+      for (auto &r : sel.basket_readers)
          if (!r.read(i))
             damaged(path + ": reading the basket of entry " + std::to_string(i) + " of branch " + r.branch->GetName() +
                     " failed (corrupt basket or I/O error)");
@@ -455,24 +505,14 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       sums.add_entry();
    }
    const Snapshot end = Snapshot::take(perf);
-   long long baskets_read = 0, basket_unzipped = 0;
-   for (auto &r : basket_readers) {
-      baskets_read += r.baskets;
-      basket_unzipped += r.unzipped_bytes;
-   }
-   const auto basket_top = static_cast<long long>(basket_top_branches.size());
-   std::string classes = "{";
-   for (auto &[cls, n] : basket_classes)
-      classes += (classes.size() > 1 ? ", " : "") + JsonObject::quote(cls) + ": " + std::to_string(n);
-   classes += "}";
 
    auto *cache = dynamic_cast<TTreeCache *>(file->GetCacheRead(tree));
    auto *unzip_cache = dynamic_cast<TTreeCacheUnzip *>(cache);
    JsonObject out;
    add_ttree_read_header(out, path, file->ClassName(), "getentry", perf != nullptr, mode, perf_threads);
-   out.integer("selected_top_branches", static_cast<long long>(chosen.size()));
-   add_selection(out, selection, variables, chosen);
-   sums.report(out, variables.size());
+   out.integer("selected_top_branches", static_cast<long long>(sel.chosen.size()));
+   add_selection(out, selection, sel.variables, sel.chosen);
+   sums.report(out, sel.variables.size());
    // TTreeCacheUnzip's own counters (-1: not a TTreeCacheUnzip), in baskets after the learning entries:
    // unzipped by a task ahead of the loop, found ready by the loop, found while a task was still on it
    // (stalled: the loop waited or unzipped another), missed (unzipped by the loop's thread itself).
@@ -484,20 +524,11 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .integer("unzip_blocks_stalled", unzip_cache ? UnzipCacheStalls::of(unzip_cache) : -1)
       .integer("unzip_blocks_missed", unzip_cache ? unzip_cache->GetNMissed() : -1)
       .integer("active_branches", active_branch_count(tree->GetListOfBranches()) +
-                                     static_cast<long long>(basket_readers.size()))
-      .integer("selected_zip_bytes", selected_zip)
-      .integer("selected_tot_bytes", selected_tot)
-      // How the selection was read: "objects" (TTree::GetEntry streams every entry into its objects),
-      // "baskets" (every selected branch read basket by basket, see BasketReader) or both.
-      .str("read_mode", basket_top == 0 ? "objects"
-                        : basket_top == static_cast<long long>(chosen.size()) ? "baskets" : "objects+baskets")
-      .integer("basket_mode_top_branches", basket_top)
-      .integer("basket_mode_branches", static_cast<long long>(basket_readers.size()))
-      .integer("basket_mode_zip_bytes", basket_zip)
-      .integer("basket_mode_baskets_read", baskets_read)
-      .integer("basket_mode_unzipped_bytes", basket_unzipped)
-      .raw("basket_mode_classes", classes)  // the class that sent each such top-level branch there: count
-      .integer("entries_in_tree", tree->GetEntries())
+                                     static_cast<long long>(sel.basket_readers.size()))
+      .integer("selected_zip_bytes", sel.selected_zip)
+      .integer("selected_tot_bytes", sel.selected_tot);
+   add_basket_mode(out, sel);
+   out.integer("entries_in_tree", tree->GetEntries())
       .integer("events_read", events)
       .integer("cache_size_requested", cache_size)
       .integer("cache_size_used", tree->GetCacheSize())

@@ -519,6 +519,69 @@ void copy_tree_baskets(TTree *tree, TTree *clone, TFile *out, int setting, bool 
    clone->SetEntries(copies * entries);
 }
 
+// The verification of a recompressed tree (the head of this file): every basket of `output`'s tree read back through
+// ROOT and compared with the source's basket it came from (a middle copy's by its stored bytes), the entries and the
+// clusters; its figures and the first mismatches added to `j`. Whether all agree.
+bool verify_tree(TTree *tree, const std::string &output, const std::string &name, int copies,
+                 const std::vector<Long64_t> &all_starts, JsonObject &j)
+{
+   const Long64_t entries = tree->GetEntries();
+   Checksum source_total, copy_total;
+   const auto expected = tree_contents(tree, &source_total);
+   std::unique_ptr<TFile> check(TFile::Open(output.c_str(), "READ"));
+   TTree *written = check ? check->Get<TTree>(name.c_str()) : nullptr;
+   if (!written)
+      fail(output + ": the new file has no TTree " + name + " when read back");
+   const auto found = tree_contents(written, &copy_total, copies);
+   std::vector<std::string> mismatches;
+   long long compared = 0, compared_stored = 0;
+   const auto branches = tree_branches(written);
+   if (found.size() != expected.size())
+      mismatches.push_back("the new tree has " + std::to_string(found.size()) + " branches, the source " +
+                           std::to_string(expected.size()));
+   for (std::size_t i = 0; i < found.size() && i < expected.size(); ++i) {
+      const auto &e = expected[i].content;
+      const auto &f = found[i];
+      if (f.content.size() != e.size() * copies) {
+         mismatches.push_back(std::string(branches[i]->GetName()) + ": " + std::to_string(f.content.size()) +
+                              " baskets, expected " + std::to_string(e.size() * copies));
+         continue;
+      }
+      for (std::size_t k = 0; k < f.content.size(); ++k) {
+         const std::size_t first = k % e.size();
+         if (f.content[k] != 0) {
+            ++compared;
+            if (f.content[k] != e[first])
+               mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
+                                    " differs from the source's basket " + std::to_string(first));
+         } else {
+            ++compared_stored;
+            if (k >= f.stored.size() || f.stored[k] != f.stored[first])
+               mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
+                                    " is not the first copy's basket " + std::to_string(first));
+         }
+      }
+   }
+   if (written->GetEntries() != copies * entries)
+      mismatches.push_back("the new tree has " + std::to_string(written->GetEntries()) + " entries, expected " +
+                           std::to_string(copies * entries));
+   const auto new_starts = cluster_starts(written);
+   if (new_starts != all_starts)
+      mismatches.push_back("the new tree has " + std::to_string(new_starts.size()) + " clusters, expected " +
+                           std::to_string(all_starts.size()));
+   const bool verified = mismatches.empty();
+   std::vector<std::string> listed(mismatches.begin(), mismatches.begin() + std::min<std::size_t>(10, mismatches.size()));
+   j.boolean("verified", verified)
+      .integer("baskets_compared", compared)
+      .integer("baskets_compared_stored", compared_stored)
+      .integer("mismatch_count", static_cast<long long>(mismatches.size()))
+      .raw("mismatches", json_string_array(listed))
+      .str("source_content_checksum", source_total.hex())
+      .integer("clusters", static_cast<long long>(new_starts.size()));
+   (void)copy_total;
+   return verified;
+}
+
 int recompress_tree(const std::string &input, const std::string &name, const std::string &output, int setting,
                     bool keep, int copies, bool verify)
 {
@@ -592,61 +655,8 @@ int recompress_tree(const std::string &input, const std::string &name, const std
       .raw("streamer_infos_not_found", json_string_array(not_found));
 
    bool verified = true;
-   if (verify) {
-      Checksum source_total, copy_total;
-      const auto expected = tree_contents(tree, &source_total);
-      std::unique_ptr<TFile> check(TFile::Open(output.c_str(), "READ"));
-      TTree *written = check ? check->Get<TTree>(name.c_str()) : nullptr;
-      if (!written)
-         fail(output + ": the new file has no TTree " + name + " when read back");
-      const auto found = tree_contents(written, &copy_total, copies);
-      std::vector<std::string> mismatches;
-      long long compared = 0, compared_stored = 0;
-      const auto branches = tree_branches(written);
-      if (found.size() != expected.size())
-         mismatches.push_back("the new tree has " + std::to_string(found.size()) + " branches, the source " +
-                              std::to_string(expected.size()));
-      for (std::size_t i = 0; i < found.size() && i < expected.size(); ++i) {
-         const auto &e = expected[i].content;
-         const auto &f = found[i];
-         if (f.content.size() != e.size() * copies) {
-            mismatches.push_back(std::string(branches[i]->GetName()) + ": " + std::to_string(f.content.size()) +
-                                 " baskets, expected " + std::to_string(e.size() * copies));
-            continue;
-         }
-         for (std::size_t k = 0; k < f.content.size(); ++k) {
-            const std::size_t first = k % e.size();
-            if (f.content[k] != 0) {
-               ++compared;
-               if (f.content[k] != e[first])
-                  mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
-                                       " differs from the source's basket " + std::to_string(first));
-            } else {
-               ++compared_stored;
-               if (k >= f.stored.size() || f.stored[k] != f.stored[first])
-                  mismatches.push_back(std::string(branches[i]->GetName()) + ": basket " + std::to_string(k) +
-                                       " is not the first copy's basket " + std::to_string(first));
-            }
-         }
-      }
-      if (written->GetEntries() != copies * entries)
-         mismatches.push_back("the new tree has " + std::to_string(written->GetEntries()) + " entries, expected " +
-                              std::to_string(copies * entries));
-      const auto new_starts = cluster_starts(written);
-      if (new_starts != all_starts)
-         mismatches.push_back("the new tree has " + std::to_string(new_starts.size()) + " clusters, expected " +
-                              std::to_string(all_starts.size()));
-      verified = mismatches.empty();
-      std::vector<std::string> listed(mismatches.begin(), mismatches.begin() + std::min<std::size_t>(10, mismatches.size()));
-      j.boolean("verified", verified)
-         .integer("baskets_compared", compared)
-         .integer("baskets_compared_stored", compared_stored)
-         .integer("mismatch_count", static_cast<long long>(mismatches.size()))
-         .raw("mismatches", json_string_array(listed))
-         .str("source_content_checksum", source_total.hex())
-         .integer("clusters", static_cast<long long>(new_starts.size()));
-      (void)copy_total;
-   }
+   if (verify)
+      verified = verify_tree(tree, output, name, copies, all_starts, j);
    j.integer("peak_rss_bytes", peak_rss_bytes()).str("root_version", gROOT->GetVersion());
    std::cout << "ROOTPARAMS_JSON " << j.dump() << std::endl;
    return verified ? 0 : 3;
@@ -877,48 +887,54 @@ public:
    }
 };
 
-int recompress_ntuple(const std::string &input, const std::string &name, const std::string &output, int setting,
-                      bool keep, int copies, bool verify)
+// The compression setting of an RNTuple's first column range that has one (as hadd -fk takes it); 0 if none.
+int source_setting(const ROOT::RNTupleDescriptor &desc)
 {
-   const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
-   auto source = RPageSource::Create(name, input);
-   source->LoadStreamerInfo();  // the streamer infos of ROOT-streamed fields, carried into the new file
-   source->Attach(ROOT::Internal::RNTupleSerializer::EDescriptorDeserializeMode::kForWriting);
-   auto guard = source->GetSharedDescriptorGuard();
-   const auto &desc = guard.GetRef();
-   // keep: the source's setting (of its first column range, as hadd -fk takes it) for the sink's bookkeeping.
-   int sink_setting = setting;
-   if (keep) {
-      sink_setting = 0;
-      const auto first = desc.FindClusterId(0, 0);
-      if (first != ROOT::kInvalidDescriptorId)
-         for (const auto &range : desc.GetClusterDescriptor(first).GetColumnRangeIterable())
-            if (range.GetCompressionSettings()) {
-               sink_setting = static_cast<int>(*range.GetCompressionSettings());
-               break;
-            }
-   }
-   ROOT::RNTupleWriteOptions options;
-   options.SetCompression(sink_setting);
-   auto sink = std::make_unique<DescriptorSink>(name, output, options);
-   sink->init_from(desc);
-   for (const auto &extra : desc.GetExtraTypeInfoIterable())
-      sink->UpdateExtraTypeInfo(extra);
+   const auto first = desc.FindClusterId(0, 0);
+   if (first != ROOT::kInvalidDescriptorId)
+      for (const auto &range : desc.GetClusterDescriptor(first).GetColumnRangeIterable())
+         if (range.GetCompressionSettings())
+            return static_cast<int>(*range.GetCompressionSettings());
+   return 0;
+}
+
+// What the page copy did: pages committed, stored uncompressed, zero pages; the CPU time of the first copy's
+// decompression and compression (the others reuse its pages), its compressed and packed bytes.
+struct PageCopy {
    long long pages = 0, stored_uncompressed = 0, zero_pages_written = 0;
-   double zip_cpu = 0;  // decompressing and compressing the first copy's pages (the others reuse them)
+   double zip_cpu = 0;
    std::size_t zip_bytes = 0, packed_bytes = 0;
-   const auto padding = paddings(desc);
-   // keep: zero pages (a later copy's deferred columns) are compressed at the sink's setting.
-   const int zero_setting = keep ? sink_setting : setting;
-   // Per cluster and column, the first copy's sealed pages and, for the later copies, the zero pages before them:
-   // made once and committed again for every copy (a page is compressed alone, so its bytes do not depend on where
-   // it lies), so that N copies cost one recompression. The cache owns the buffers the sealed pages point into.
-   struct Cached {
-      std::vector<std::unique_ptr<unsigned char[]>> buffers;
-      RPageStorage::SealedPageSequence_t pages, zeros;
-      bool zeros_made = false;
-   };
-   std::map<std::pair<ROOT::DescriptorId_t, ROOT::DescriptorId_t>, Cached> cache;
+};
+
+// How the pages are copied: the source (for messages), the setting, keep, the copies, the zero pages' setting, and
+// whether the sink checksums pages.
+struct PageCopyRequest {
+   const std::string &input, &name;
+   int setting;
+   bool keep;
+   int copies, zero_setting;
+   bool page_checksums;
+};
+
+// Per cluster and column, the first copy's sealed pages and, for the later copies, the zero pages before them:
+// made once and committed again for every copy (a page is compressed alone, so its bytes do not depend on where
+// it lies), so that N copies cost one recompression. The cache owns the buffers the sealed pages point into (kept
+// until the sink is closed).
+struct Cached {
+   std::vector<std::unique_ptr<unsigned char[]>> buffers;
+   RPageStorage::SealedPageSequence_t pages, zeros;
+   bool zeros_made = false;
+};
+using PageCache = std::map<std::pair<ROOT::DescriptorId_t, ROOT::DescriptorId_t>, Cached>;
+
+// Every cluster of the source, `copies` times, committed to the sink column by column: the first copy's pages
+// decompressed and compressed again (or kept), and for every later copy the same sealed pages, after the zero pages
+// its deferred columns need (see Padding).
+PageCopy copy_pages(RPageSource &source, const ROOT::RNTupleDescriptor &desc, DescriptorSink &sink,
+                    const PageCopyRequest &how, const std::vector<Padding> &padding, PageCache &cache)
+{
+   const auto &[input, name, setting, keep, copies, zero_setting, page_checksums] = how;
+   PageCopy out;
    for (int copy = 0; copy < copies; ++copy) {
       for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id)) {
          const auto &cluster = desc.GetClusterDescriptor(id);
@@ -932,18 +948,18 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
             if (copy > 0) {
                if (!cached.zeros_made) {
                   zero_pages(missing_elements(desc, cluster, c, padding[c]), bits, zero_setting,
-                             options.GetEnablePageChecksums(), cached.buffers, cached.zeros);
+                             page_checksums, cached.buffers, cached.zeros);
                   cached.zeros_made = true;
                }
                sequence.insert(sequence.end(), cached.zeros.begin(), cached.zeros.end());
-               zero_pages_written += static_cast<long long>(cached.zeros.size());
+               out.zero_pages_written += static_cast<long long>(cached.zeros.size());
             }
             if (cluster.ContainsColumn(c)) {
                if (cluster.GetColumnRange(c).IsSuppressed())
                   fail(input + ": the RNTuple " + name + " has a suppressed column (" + std::to_string(c) +
                        ") in a cluster, which this tool does not copy");
                if (copy == 0) {
-                  auto loaded = load_pages(*source, desc, id, c);
+                  auto loaded = load_pages(source, desc, id, c);
                   for (auto &buffer : loaded.buffers)
                      cached.buffers.push_back(std::move(buffer));
                   for (const auto &page : loaded.pages) {
@@ -953,22 +969,22 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
                      }
                      const double cpu0 = process_cpu_seconds();
                      const auto packed = unseal(page, bits);
-                     packed_bytes += packed.size();
+                     out.packed_bytes += packed.size();
                      const std::size_t extra = page.GetHasChecksum() ? RPageStorage::kNBytesPageChecksum : 0;
                      cached.buffers.emplace_back(new unsigned char[packed.size() + extra + 64]);
                      const std::size_t n = ROOT::Internal::RNTupleCompressor::Zip(packed.data(), packed.size(),
                                                                                   setting, cached.buffers.back().get());
-                     stored_uncompressed += n == packed.size();
+                     out.stored_uncompressed += n == packed.size();
                      RPageStorage::RSealedPage resealed(cached.buffers.back().get(), n + extra, page.GetNElements(),
                                                         page.GetHasChecksum());
                      resealed.ChecksumIfEnabled();
                      cached.pages.push_back(resealed);
-                     zip_cpu += process_cpu_seconds() - cpu0;
+                     out.zip_cpu += process_cpu_seconds() - cpu0;
                   }
                }
                for (const auto &page : cached.pages)
-                  zip_bytes += page.GetDataSize();
-               pages += static_cast<long long>(cached.pages.size());
+                  out.zip_bytes += page.GetDataSize();
+               out.pages += static_cast<long long>(cached.pages.size());
                sequence.insert(sequence.end(), cached.pages.begin(), cached.pages.end());
             }
             if (sequence.empty())
@@ -976,10 +992,112 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
             sequences.push_back(std::move(sequence));
             groups.emplace_back(c, sequences.back().cbegin(), sequences.back().cend());
          }
-         sink->CommitSealedPageV(groups);
-         sink->CommitCluster(cluster.GetNEntries());
+         sink.CommitSealedPageV(groups);
+         sink.CommitCluster(cluster.GetNEntries());
       }
    }
+   return out;
+}
+
+// The verification of a recompressed RNTuple (the head of this file): each output cluster against the source cluster
+// it copies, page by page (a middle copy's against the last copy's stored pages), and the entries; its figures and
+// the first mismatches added to `j`. Whether all agree.
+bool verify_ntuple(const ROOT::RNTupleDescriptor &desc, const std::string &input, const std::string &output,
+                   const std::string &name, int copies, const std::vector<Padding> &padding, JsonObject &j)
+{
+   // Each output cluster against the source cluster it copies: per column, the zero pages a later copy adds
+   // (all-zero packed bytes, as many elements as are missing) and then the source's pages, byte for byte.
+   Checksum source_total, copy_total;
+   long long source_entries = 0, new_entries = 0;
+   const auto expected = ntuple_contents(input, name, &source_total, source_entries);
+   const auto found = ntuple_contents(output, name, &copy_total, new_entries, copies, expected.size());
+   std::vector<std::string> mismatches;
+   long long compared = 0, compared_stored = 0;
+   auto report = [&](const std::string &what) {
+      if (mismatches.size() < 10)
+         mismatches.push_back(what);
+   };
+   if (found.size() != expected.size() * copies)
+      report("the new RNTuple has " + std::to_string(found.size()) + " clusters, expected " +
+             std::to_string(expected.size() * copies));
+   std::vector<const ROOT::RClusterDescriptor *> clusters;
+   for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id))
+      clusters.push_back(&desc.GetClusterDescriptor(id));
+   const std::size_t per_copy = expected.size();
+   for (std::size_t k = 0; k < found.size() && k < per_copy * copies && per_copy > 0; ++k) {
+      const std::size_t i = k % per_copy;
+      const bool later = k >= per_copy;
+      const bool middle = copies > 2 && k >= per_copy && k < per_copy * (copies - 1);
+      const std::size_t last = per_copy * (copies - 1) + i;  // the same cluster in the last copy
+      for (ROOT::DescriptorId_t c = 0; c < found[k].size() && c < expected[i].size(); ++c) {
+         const auto &f = found[k][c];
+         if (middle) {  // the same stored pages as the last copy (zero pages included)
+            ++compared_stored;
+            if (last >= found.size() || f.stored != found[last][c].stored || f.elements != found[last][c].elements)
+               report("cluster " + std::to_string(k) + ", column " + std::to_string(c) +
+                      ": not the pages of the last copy's cluster " + std::to_string(last));
+            continue;
+         }
+         const auto &e = expected[i][c];
+         const auto bits = desc.GetColumnDescriptor(c).GetBitsOnStorage();
+         std::uint64_t zeros = later ? missing_elements(desc, *clusters[i], c, padding[c]) : 0;
+         std::size_t p = 0;
+         for (; p < f.sums.size() && zeros > 0; ++p) {  // the zero pages
+            Checksum z;
+            std::vector<unsigned char> none(packed_size(f.elements[p], bits), 0);
+            z.add(none.data(), none.size());
+            if (f.sums[p] != z.value || f.elements[p] > zeros)
+               report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ": a padding page is not zeros");
+            zeros -= std::min<std::uint64_t>(zeros, f.elements[p]);
+         }
+         if (f.sums.size() - p != e.sums.size()) {
+            report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ": " +
+                   std::to_string(f.sums.size() - p) + " pages, the source " + std::to_string(e.sums.size()));
+            continue;
+         }
+         for (std::size_t q = 0; q < e.sums.size(); ++q, ++p, ++compared)
+            if (f.sums[p] != e.sums[q] || f.elements[p] != e.elements[q])
+               report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ", page " +
+                      std::to_string(q) + " differs from the source's");
+      }
+   }
+   if (new_entries != copies * source_entries)
+      report("the new RNTuple has " + std::to_string(new_entries) + " entries, expected " +
+             std::to_string(copies * source_entries));
+   const bool verified = mismatches.empty();
+   j.boolean("verified", verified)
+      .integer("pages_compared", compared)
+      .integer("pages_compared_stored", compared_stored)
+      .integer("mismatch_count", static_cast<long long>(mismatches.size()))
+      .raw("mismatches", json_string_array(mismatches))
+      .str("source_content_checksum", source_total.hex())
+      .integer("clusters", static_cast<long long>(found.size()));
+   return verified;
+}
+
+int recompress_ntuple(const std::string &input, const std::string &name, const std::string &output, int setting,
+                      bool keep, int copies, bool verify)
+{
+   const double wall0 = steady_now(), cpu0 = process_cpu_seconds(), epoch0 = epoch_now();
+   auto source = RPageSource::Create(name, input);
+   source->LoadStreamerInfo();  // the streamer infos of ROOT-streamed fields, carried into the new file
+   source->Attach(ROOT::Internal::RNTupleSerializer::EDescriptorDeserializeMode::kForWriting);
+   auto guard = source->GetSharedDescriptorGuard();
+   const auto &desc = guard.GetRef();
+   // keep: the source's setting (of its first column range, as hadd -fk takes it) for the sink's bookkeeping.
+   const int sink_setting = keep ? source_setting(desc) : setting;
+   ROOT::RNTupleWriteOptions options;
+   options.SetCompression(sink_setting);
+   auto sink = std::make_unique<DescriptorSink>(name, output, options);
+   sink->init_from(desc);
+   for (const auto &extra : desc.GetExtraTypeInfoIterable())
+      sink->UpdateExtraTypeInfo(extra);
+   const auto padding = paddings(desc);
+   // keep: zero pages (a later copy's deferred columns) are compressed at the sink's setting.
+   const int zero_setting = keep ? sink_setting : setting;
+   PageCache cache;
+   const PageCopy copied = copy_pages(*source, desc, *sink, {input, name, setting, keep, copies, zero_setting,
+                                                             options.GetEnablePageChecksums()}, padding, cache);
    sink->CommitClusterGroup();
    sink->CommitDataset();
    sink.reset();
@@ -992,86 +1110,19 @@ int recompress_ntuple(const std::string &input, const std::string &name, const s
       .integer("copies", copies)
       .integer("source_entries", entries)
       .integer("entries", copies * entries)
-      .integer("pages_written", pages)
-      .integer("pages_stored_uncompressed", stored_uncompressed * copies)
-      .num("zip_cpu_seconds_per_copy", zip_cpu)
-      .integer("zip_bytes", static_cast<long long>(zip_bytes))
-      .integer("packed_bytes", static_cast<long long>(packed_bytes))
+      .integer("pages_written", copied.pages)
+      .integer("pages_stored_uncompressed", copied.stored_uncompressed * copies)
+      .num("zip_cpu_seconds_per_copy", copied.zip_cpu)
+      .integer("zip_bytes", static_cast<long long>(copied.zip_bytes))
+      .integer("packed_bytes", static_cast<long long>(copied.packed_bytes))
       .num("rewrite_start_time", epoch0)
       .num("rewrite_end_time", epoch_now())
       .num("rewrite_wall_seconds", wall)
       .num("rewrite_cpu_seconds", cpu);
-   j.integer("zero_pages_written", zero_pages_written);
+   j.integer("zero_pages_written", copied.zero_pages_written);
    bool verified = true;
-   if (verify) {
-      // Each output cluster against the source cluster it copies: per column, the zero pages a later copy adds
-      // (all-zero packed bytes, as many elements as are missing) and then the source's pages, byte for byte.
-      Checksum source_total, copy_total;
-      long long source_entries = 0, new_entries = 0;
-      const auto expected = ntuple_contents(input, name, &source_total, source_entries);
-      const auto found = ntuple_contents(output, name, &copy_total, new_entries, copies, expected.size());
-      std::vector<std::string> mismatches;
-      long long compared = 0, compared_stored = 0;
-      auto report = [&](const std::string &what) {
-         if (mismatches.size() < 10)
-            mismatches.push_back(what);
-      };
-      if (found.size() != expected.size() * copies)
-         report("the new RNTuple has " + std::to_string(found.size()) + " clusters, expected " +
-                std::to_string(expected.size() * copies));
-      std::vector<const ROOT::RClusterDescriptor *> clusters;
-      for (auto id = desc.FindClusterId(0, 0); id != ROOT::kInvalidDescriptorId; id = desc.FindNextClusterId(id))
-         clusters.push_back(&desc.GetClusterDescriptor(id));
-      const std::size_t per_copy = expected.size();
-      for (std::size_t k = 0; k < found.size() && k < per_copy * copies && per_copy > 0; ++k) {
-         const std::size_t i = k % per_copy;
-         const bool later = k >= per_copy;
-         const bool middle = copies > 2 && k >= per_copy && k < per_copy * (copies - 1);
-         const std::size_t last = per_copy * (copies - 1) + i;  // the same cluster in the last copy
-         for (ROOT::DescriptorId_t c = 0; c < found[k].size() && c < expected[i].size(); ++c) {
-            const auto &f = found[k][c];
-            if (middle) {  // the same stored pages as the last copy (zero pages included)
-               ++compared_stored;
-               if (last >= found.size() || f.stored != found[last][c].stored || f.elements != found[last][c].elements)
-                  report("cluster " + std::to_string(k) + ", column " + std::to_string(c) +
-                         ": not the pages of the last copy's cluster " + std::to_string(last));
-               continue;
-            }
-            const auto &e = expected[i][c];
-            const auto bits = desc.GetColumnDescriptor(c).GetBitsOnStorage();
-            std::uint64_t zeros = later ? missing_elements(desc, *clusters[i], c, padding[c]) : 0;
-            std::size_t p = 0;
-            for (; p < f.sums.size() && zeros > 0; ++p) {  // the zero pages
-               Checksum z;
-               std::vector<unsigned char> none(packed_size(f.elements[p], bits), 0);
-               z.add(none.data(), none.size());
-               if (f.sums[p] != z.value || f.elements[p] > zeros)
-                  report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ": a padding page is not zeros");
-               zeros -= std::min<std::uint64_t>(zeros, f.elements[p]);
-            }
-            if (f.sums.size() - p != e.sums.size()) {
-               report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ": " +
-                      std::to_string(f.sums.size() - p) + " pages, the source " + std::to_string(e.sums.size()));
-               continue;
-            }
-            for (std::size_t q = 0; q < e.sums.size(); ++q, ++p, ++compared)
-               if (f.sums[p] != e.sums[q] || f.elements[p] != e.elements[q])
-                  report("cluster " + std::to_string(k) + ", column " + std::to_string(c) + ", page " +
-                         std::to_string(q) + " differs from the source's");
-         }
-      }
-      if (new_entries != copies * source_entries)
-         report("the new RNTuple has " + std::to_string(new_entries) + " entries, expected " +
-                std::to_string(copies * source_entries));
-      verified = mismatches.empty();
-      j.boolean("verified", verified)
-         .integer("pages_compared", compared)
-         .integer("pages_compared_stored", compared_stored)
-         .integer("mismatch_count", static_cast<long long>(mismatches.size()))
-         .raw("mismatches", json_string_array(mismatches))
-         .str("source_content_checksum", source_total.hex())
-         .integer("clusters", static_cast<long long>(found.size()));
-   }
+   if (verify)
+      verified = verify_ntuple(desc, input, output, name, copies, padding, j);
    j.integer("peak_rss_bytes", peak_rss_bytes()).str("root_version", gROOT->GetVersion());
    std::cout << "ROOTPARAMS_JSON " << j.dump() << std::endl;
    return verified ? 0 : 3;

@@ -245,31 +245,18 @@ std::string numbers(const std::vector<double> &values)
    return rootparams::json_array(items);
 }
 
-int run(const std::map<std::string, std::string> &args)
+// 1. The baskets, per group in the plan's order: the plan's branches (checked against the tree's) and the baskets
+// chosen of each, loaded. A group's baskets are counted through its branches in the plan's order, and basket k of
+// the group is taken where floor((k + 1) share) > floor(k share): evenly spaced over the group, whatever the size of
+// each branch. A group that gets none this way (fewer baskets than 1 / share) takes the middle basket of its branch
+// with the most. `groups`: the groups in the plan's order.
+std::vector<LoadedBranch> load_plan(TTree *tree, const std::vector<PlanEntry> &plan, const std::string &path,
+                                    const std::string &tree_name, std::vector<std::string> &groups)
 {
-   const std::string path = rootparams::required_arg(args, "file");
-   const std::string tree_name = rootparams::tree_name_arg(args);
-   const auto plan = read_plan(rootparams::required_arg(args, "plan"));
-   const auto settings = parse_settings(rootparams::required_arg(args, "settings"));
-   const int repetitions = args.count("repetitions") ? std::stoi(args.at("repetitions")) : 5;
-   const double min_seconds = args.count("min-seconds") ? std::stod(args.at("min-seconds")) : 0.01;
-   const int jobs = args.count("jobs") ? std::stoi(args.at("jobs")) : 1;
-   if (repetitions < 1)
-      fail("--repetitions must be at least 1");
-   if (jobs < 1)
-      fail("--jobs must be at least 1");
-
-   auto [file, tree] = rootparams::read::open_tree(path, tree_name);
    std::vector<TBranch *> all;
    walk(tree->GetListOfBranches(), all);
-
-   // 1. The baskets, per group in the plan's order. A group's baskets are counted through its branches in the
-   // plan's order, and basket k of the group is taken where floor((k + 1) share) > floor(k share): evenly spaced
-   // over the group, whatever the size of each branch. A group that gets none this way (fewer baskets than
-   // 1 / share) takes the middle basket of its branch with the most.
    std::vector<TBranch *> branch_of;
    std::vector<std::vector<int>> on_disk;
-   std::vector<std::string> groups;
    for (const auto &entry : plan) {
       if (entry.index < 0 || entry.index >= static_cast<long>(all.size()))
          fail(path + ": the plan's branch index " + std::to_string(entry.index) + " (" + entry.name + ") is outside the " +
@@ -306,17 +293,23 @@ int run(const std::map<std::string, std::string> &args)
    std::vector<LoadedBranch> loaded;
    for (size_t p = 0; p < plan.size(); ++p)
       loaded.push_back(load(branch_of[p], plan[p], chosen[p], static_cast<long>(on_disk[p].size()), path));
+   return loaded;
+}
 
-   // 2-3. Every basket at every setting, checked once; the settings share out over --jobs threads (the compression
-   // is not timed, and LZMA-9 takes most of the run), the timings below run on this thread alone.
-   size_t largest = 1;
-   for (auto &lb : loaded)
-      for (auto &bk : lb.baskets)
-         largest = std::max(largest, bk.bytes.size());
-   std::vector<unsigned char> target(largest);
-   // [setting][group] -> the group's compressed baskets
-   std::vector<std::map<std::string, std::vector<Compressed>>> compressed(settings.size());
-   std::vector<std::map<std::string, std::pair<long long, long>>> raw(settings.size());  // bytes, baskets
+// Per setting, the groups' compressed baskets, and the bytes and baskets stored as they are (not compressed).
+struct CompressedSettings {
+   std::vector<std::map<std::string, std::vector<Compressed>>> compressed;  // [setting][group]
+   std::vector<std::map<std::string, std::pair<long long, long>>> raw;      // [setting][group]: bytes, baskets
+};
+
+// 2-3. Every basket at every setting, checked once; the settings share out over `jobs` threads (the compression
+// is not timed, and LZMA-9 takes most of the run), the timings run on the main thread alone, after them.
+CompressedSettings compress_all(const std::vector<LoadedBranch> &loaded, const std::vector<int> &settings, int jobs,
+                                size_t largest, const std::string &path)
+{
+   CompressedSettings out;
+   out.compressed.resize(settings.size());
+   out.raw.resize(settings.size());
    std::vector<std::string> problems(settings.size());
    auto compress_setting = [&](size_t s) {
       std::vector<unsigned char> check(largest);
@@ -326,8 +319,8 @@ int run(const std::map<std::string, std::string> &args)
                continue;
             Compressed c{&bk, compress(bk, settings[s])};
             if (c.bytes.empty()) {
-               raw[s][lb.plan.group].first += static_cast<long long>(bk.bytes.size());
-               raw[s][lb.plan.group].second += 1;
+               out.raw[s][lb.plan.group].first += static_cast<long long>(bk.bytes.size());
+               out.raw[s][lb.plan.group].second += 1;
                continue;
             }
             if (!unzip(c.bytes, static_cast<int>(bk.bytes.size()), check.data()) ||
@@ -336,59 +329,76 @@ int run(const std::map<std::string, std::string> &args)
                              std::to_string(settings[s]) + " does not unzip to its own bytes";
                return;
             }
-            compressed[s][lb.plan.group].push_back(std::move(c));
+            out.compressed[s][lb.plan.group].push_back(std::move(c));
          }
       }
    };
-   {
-      // The slowest first (LZMA, then the higher levels), each thread taking the next setting when it is done.
-      std::vector<size_t> order(settings.size());
-      for (size_t s = 0; s < order.size(); ++s)
-         order[s] = s;
-      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-         auto cost = [&](size_t s) { return std::make_pair(settings[s] / 100 != 2, -(settings[s] % 100)); };
-         return cost(a) < cost(b);
+   // The slowest first (LZMA, then the higher levels), each thread taking the next setting when it is done.
+   std::vector<size_t> order(settings.size());
+   for (size_t s = 0; s < order.size(); ++s)
+      order[s] = s;
+   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto cost = [&](size_t s) { return std::make_pair(settings[s] / 100 != 2, -(settings[s] % 100)); };
+      return cost(a) < cost(b);
+   });
+   std::atomic<size_t> next{0};
+   std::vector<std::thread> workers;
+   for (int t = 0; t < jobs; ++t)
+      workers.emplace_back([&]() {
+         for (size_t i = next++; i < order.size(); i = next++)
+            compress_setting(order[i]);
       });
-      std::atomic<size_t> next{0};
-      std::vector<std::thread> workers;
-      for (int t = 0; t < jobs; ++t)
-         workers.emplace_back([&]() {
-            for (size_t i = next++; i < order.size(); i = next++)
-               compress_setting(order[i]);
-         });
-      for (auto &w : workers)
-         w.join();
-   }
+   for (auto &w : workers)
+      w.join();
    for (auto &problem : problems)
       if (!problem.empty())
          fail(problem);
+   return out;
+}
 
-   // 4. The timings: passes per (setting, group) from one untimed pass, then rounds of repetitions.
+// Per setting and group, the passes and each repetition's CPU and wall seconds per pass.
+struct Timings {
+   std::vector<std::map<std::string, int>> passes;
+   std::vector<std::map<std::string, std::vector<double>>> cpu, wall;
+};
+
+// 4. The timings: passes per (setting, group) from one untimed pass, then rounds of repetitions, on this thread.
+Timings time_unzips(CompressedSettings &c, size_t settings, int repetitions, double min_seconds, size_t largest)
+{
+   std::vector<unsigned char> target(largest);
    auto unzip_all = [&](const std::vector<Compressed> &baskets) {
-      for (auto &c : baskets)
-         unzip(c.bytes, static_cast<int>(c.original->bytes.size()), target.data());
+      for (auto &b : baskets)
+         unzip(b.bytes, static_cast<int>(b.original->bytes.size()), target.data());
    };
-   std::vector<std::map<std::string, int>> passes(settings.size());
-   for (size_t s = 0; s < settings.size(); ++s)
-      for (auto &[group, baskets] : compressed[s]) {
+   Timings t;
+   t.passes.resize(settings);
+   for (size_t s = 0; s < settings; ++s)
+      for (auto &[group, baskets] : c.compressed[s]) {
          const double t0 = thread_cpu_seconds();
          unzip_all(baskets);
          const double once = thread_cpu_seconds() - t0;
-         passes[s][group] = once > 0 ? std::max(1, static_cast<int>(std::ceil(min_seconds / once))) : 1000;
+         t.passes[s][group] = once > 0 ? std::max(1, static_cast<int>(std::ceil(min_seconds / once))) : 1000;
       }
-   std::vector<std::map<std::string, std::vector<double>>> cpu(settings.size()), wall(settings.size());
+   t.cpu.resize(settings);
+   t.wall.resize(settings);
    for (int rep = 0; rep < repetitions; ++rep)
-      for (size_t s = 0; s < settings.size(); ++s)
-         for (auto &[group, baskets] : compressed[s]) {
-            const int n = passes[s][group];
+      for (size_t s = 0; s < settings; ++s)
+         for (auto &[group, baskets] : c.compressed[s]) {
+            const int n = t.passes[s][group];
             const double w0 = rootparams::steady_now(), c0 = thread_cpu_seconds();
             for (int p = 0; p < n; ++p)
                unzip_all(baskets);
             const double c1 = thread_cpu_seconds(), w1 = rootparams::steady_now();
-            cpu[s][group].push_back((c1 - c0) / n);
-            wall[s][group].push_back((w1 - w0) / n);
+            t.cpu[s][group].push_back((c1 - c0) / n);
+            t.wall[s][group].push_back((w1 - w0) / n);
          }
+   return t;
+}
 
+void print_report(const std::string &path, const std::string &tree_name, const std::vector<int> &settings,
+                  int repetitions, double min_seconds, const std::vector<LoadedBranch> &loaded,
+                  const std::vector<std::string> &groups, CompressedSettings &c, Timings &t)
+{
    std::vector<std::string> branch_items, timing_items;
    for (auto &lb : loaded)
       branch_items.push_back(JsonObject()
@@ -404,23 +414,23 @@ int run(const std::map<std::string, std::string> &args)
    for (size_t s = 0; s < settings.size(); ++s)
       for (auto &group : groups) {
          long long out_bytes = 0, in_bytes = 0;
-         const auto &baskets = compressed[s][group];
-         for (auto &c : baskets) {
-            out_bytes += static_cast<long long>(c.original->bytes.size());
-            in_bytes += static_cast<long long>(c.bytes.size());
+         const auto &baskets = c.compressed[s][group];
+         for (auto &b : baskets) {
+            out_bytes += static_cast<long long>(b.original->bytes.size());
+            in_bytes += static_cast<long long>(b.bytes.size());
          }
-         JsonObject t;
-         t.integer("setting", settings[s])
+         JsonObject timing;
+         timing.integer("setting", settings[s])
             .str("group", group)
             .integer("baskets", static_cast<long long>(baskets.size()))
             .integer("unzip_output_bytes", out_bytes)
             .integer("unzip_input_bytes", in_bytes)
-            .integer("stored_raw_bytes", raw[s][group].first)
-            .integer("stored_raw_baskets", raw[s][group].second)
-            .integer("passes", passes[s].count(group) ? passes[s][group] : 0)
-            .raw("cpu_seconds", numbers(cpu[s][group]))
-            .raw("wall_seconds", numbers(wall[s][group]));
-         timing_items.push_back(t.dump());
+            .integer("stored_raw_bytes", c.raw[s][group].first)
+            .integer("stored_raw_baskets", c.raw[s][group].second)
+            .integer("passes", t.passes[s].count(group) ? t.passes[s][group] : 0)
+            .raw("cpu_seconds", numbers(t.cpu[s][group]))
+            .raw("wall_seconds", numbers(t.wall[s][group]));
+         timing_items.push_back(timing.dump());
       }
    std::vector<std::string> setting_items;
    for (int s : settings)
@@ -435,6 +445,32 @@ int run(const std::map<std::string, std::string> &args)
       .raw("branches", rootparams::json_array(branch_items))
       .raw("timings", rootparams::json_array(timing_items));
    std::cout << "ROOTPARAMS_JSON " << out.dump() << std::endl;
+}
+
+int run(const std::map<std::string, std::string> &args)
+{
+   const std::string path = rootparams::required_arg(args, "file");
+   const std::string tree_name = rootparams::tree_name_arg(args);
+   const auto plan = read_plan(rootparams::required_arg(args, "plan"));
+   const auto settings = parse_settings(rootparams::required_arg(args, "settings"));
+   const int repetitions = args.count("repetitions") ? std::stoi(args.at("repetitions")) : 5;
+   const double min_seconds = args.count("min-seconds") ? std::stod(args.at("min-seconds")) : 0.01;
+   const int jobs = args.count("jobs") ? std::stoi(args.at("jobs")) : 1;
+   if (repetitions < 1)
+      fail("--repetitions must be at least 1");
+   if (jobs < 1)
+      fail("--jobs must be at least 1");
+
+   auto [file, tree] = rootparams::read::open_tree(path, tree_name);
+   std::vector<std::string> groups;
+   const auto loaded = load_plan(tree, plan, path, tree_name, groups);
+   size_t largest = 1;
+   for (auto &lb : loaded)
+      for (auto &bk : lb.baskets)
+         largest = std::max(largest, bk.bytes.size());
+   auto compressed = compress_all(loaded, settings, jobs, largest, path);
+   auto timings = time_unzips(compressed, settings.size(), repetitions, min_seconds, largest);
+   print_report(path, tree_name, settings, repetitions, min_seconds, loaded, groups, compressed, timings);
    return 0;
 }
 
