@@ -81,6 +81,9 @@ def coverage(first: pd.DataFrame, second: pd.DataFrame) -> dict[str, float]:
 
 def agreement(first: pd.DataFrame, second: pd.DataFrame, keys: list[str], verdict: str, opposite) -> dict:
     both = first.merge(second, on=keys, suffixes=("_a", "_b"))
+    # A verdict neither run gave (a topic not measured: empty) is not compared; one run's empty is "not measured".
+    both = both[both[f"{verdict}_a"].notna() | both[f"{verdict}_b"].notna()]
+    both = both.fillna({f"{verdict}_a": "not measured", f"{verdict}_b": "not measured"})
     if both.empty:
         return {"compared": 0}
     same = both[f"{verdict}_a"] == both[f"{verdict}_b"]

@@ -274,12 +274,18 @@ def test_skimmed_events_have_mostly_empty_containers(make):
 
 
 def test_event_size_formats_hold_the_requested_bytes_per_event(make):
-    from rootparams.formats import event_size_bytes, eventsize_elements, eventsize_events, is_builtin, is_flat
+    from rootparams.formats import (
+        event_size_bytes,
+        eventsize_elements,
+        eventsize_events,
+        is_builtin,
+        is_flat_format,
+    )
 
     assert (
         event_size_bytes("eventsize_4000") == 4000
         and is_builtin("eventsize_4000")
-        and is_flat("eventsize_40")
+        and is_flat_format("eventsize_40")
     )
     assert not is_builtin("eventsize_10") and not is_builtin("eventsize_x")
     with pytest.raises(ValueError, match="32 to 16000000 bytes per event"):

@@ -64,7 +64,7 @@ def run(*args: str, capsys) -> tuple[int, str, str]:
 def test_the_physlite_tree_is_found_and_described(physlite):
     assert (physlite.container, physlite.name, physlite.entries) == (TTREE, "CollectionTree", 100)
     assert (physlite.clusters, physlite.clusters_how) == (1, "AutoFlush 100 entries")
-    assert physlite.file_compression == 105 and inspection.setting_label(105) == "zlib-5"
+    assert physlite.file_compression == 105 and inspection.compression_label(105) == "zlib-5"
     assert physlite.data_compression == 105 and not physlite.other_compression
     assert (physlite.top_level, physlite.everything) == (1395, 1657)
     assert physlite.file_size == PHYSLITE.stat().st_size and physlite.layout == inspection.XAOD

@@ -485,7 +485,9 @@ def test_sequential_status_gives_widths_and_never_looks_at_means():
 
     tight = [1000 + (k % 2) for k in range(10)]
     wide = [1000 * (1 + 0.2 * ((-1) ** k)) for k in range(10)]
-    points, pairs = measure.sequential_status([records(tight), records(wide), records(tight)], [(0, 2), (0, 1)], 0.02)
+    points, pairs = measure.sequential_status(
+        [records(tight), records(wide), records(tight)], [(0, 2), (0, 1)], 0.02
+    )
     assert set(points) == {1} and points[1] > 0.02
     assert set(pairs) == {(0, 1)}
     # Scaling a point's rates (its mean) changes no width.

@@ -313,7 +313,7 @@ def next_to_measure(
     """The predicted candidates (``parts``' index, not in ``measured``) that could be the cheapest: at some number
     of reads, the low end of their cost interval (the predicted read cost within a factor 1 + ``u``) reaches the
     lowest high end of their format's intervals (a measured candidate's from its repetitions' bootstrap)."""
-    fixed = parts["storage_cost"] + parts["write_cost"]
+    fixed = decision.fixed_cost(parts)
     added = set()
     for _, group in parts.groupby("format"):
         for reads in reads_list:
@@ -336,7 +336,7 @@ def cut_distances(
     ``cut_distance``, the least, over the numbers of reads, of (its lowest cost within u) / (the cut) - 1, at
     ``cut_distance_reads``; and ``u_to_reach_cut``, the u at which its low end would have reached the cut as it
     is (inf where its disk and write alone lie above the cut at every number of reads). NaN for the measured."""
-    fixed = parts["storage_cost"] + parts["write_cost"]
+    fixed = decision.fixed_cost(parts)
     out = pd.DataFrame(np.nan, index=parts.index, columns=CUT_COLUMNS)
     for _, group in parts.groupby("format"):
         for reads in reads_list:
@@ -361,7 +361,7 @@ class Plan:
     own reads, every candidate's prediction with what it knew at the end, u, and the steps it took."""
 
     measured: set[int]
-    model: decision.CostModel
+    model: decision.CandidateCosts
     predicted_read: pd.Series
     uncertainty: Uncertainty
     steps: int
@@ -373,7 +373,7 @@ def plan(
     anchor_keys: set[tuple],
     reads_list: Sequence[float],
     price: Mapping[str, Any],
-    own_model: Callable[[set[int], int], decision.CostModel],
+    own_model: Callable[[set[int], int], decision.CandidateCosts],
     survey_seconds: pd.Series,
 ) -> Plan:
     """The plan on ``parts`` (the candidates, with their fixed costs; their read columns are not looked at): it
@@ -459,7 +459,7 @@ def replay(
         [tuple(r) for r in repetitions[KEY].itertuples(index=False)], index=repetitions.index
     )
 
-    def own_model(measured: set[int], replicates: int) -> decision.CostModel:
+    def own_model(measured: set[int], replicates: int) -> decision.CandidateCosts:
         chosen = {keys[i] for i in measured}
         return decision.cost_model(
             rows[row_keys.isin(chosen)],
@@ -573,7 +573,7 @@ def random_agreement(parts: pd.DataFrame, table: pd.DataFrame, per_format: Mappi
     full study: each measures as many of the format's candidates as the adaptive plan did (``per_format``), drawn
     at random, and chooses the one with the lowest mean total among them."""
     rng = np.random.default_rng(RANDOM_SEED)
-    fixed = (parts["storage_cost"] + parts["write_cost"]).to_numpy(dtype=float)
+    fixed = decision.fixed_cost(parts).to_numpy(dtype=float)
     read = parts["read_cost"].to_numpy(dtype=float)
     settings = parts["setting"].to_numpy()
     shares = []
@@ -750,7 +750,7 @@ def predicted_choices(
                 seconds[i] = (float(p["predicted_loop_seconds"]) + opened) / float(p["events_read"])
         known = parts[seconds.notna()]
         read = _costs(known, seconds[known.index], price)
-        fixed = known["storage_cost"] + known["write_cost"]
+        fixed = decision.fixed_cost(known)
         for fmt, group in known.groupby("format"):
             for reads in price["reads_per_file"]:
                 total, low, high = predicted_interval(

@@ -1576,7 +1576,7 @@ def is_flat_ntuple(ntuple) -> bool:
     )
 
 
-def is_flat(tree) -> bool:
+def is_flat_tree(tree) -> bool:
     return all(
         not b.branches and normalize(b.typename).removesuffix("[]") in SCALAR_TYPES for b in tree.branches
     )
@@ -1592,7 +1592,7 @@ def recipe_from_file(path: str | Path, tree: str | None = None, events: int | No
         if is_ntuple(t):
             flat = is_flat_ntuple(t)
             lines = flat_recipe_ntuple(t, label, events) if flat else xaod_recipe_ntuple(t, label, events)
-        elif is_flat(t):
+        elif is_flat_tree(t):
             lines = flat_recipe(t, label, events)
         elif grouping_of(name, [(b.name, str(b.typename)) for b in t.branches]) == XAOD:
             lines = xaod_recipe(t, label, events)

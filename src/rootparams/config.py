@@ -25,7 +25,7 @@ from rootparams.formats import (
     eventsize_events,
     eventsize_name,
     is_builtin,
-    is_flat,
+    is_flat_format,
 )
 from rootparams.grid import expand_points, format_kind, left_out_of, scan_formats
 from rootparams.inspection import inspect_file
@@ -150,7 +150,7 @@ def _flat_formats_read_all(config: dict[str, Any]) -> None:
     default selection is the paper's 'particle', it reads all its branches instead (its points say so)."""
     default = {**PAPER_READ_DEFAULTS, **config["read_defaults"]}["branches"]
     for fmt, entry in config["formats"].items():
-        if is_flat(fmt) and not ({"source", "calibrate"} & set(entry)) and default == "particle":
+        if is_flat_format(fmt) and not ({"source", "calibrate"} & set(entry)) and default == "particle":
             entry.setdefault("branches", "all")
 
 
@@ -507,7 +507,7 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
     names the selections that work."""
     for fmt, entry in config["formats"].items():
         kind = format_kind(config, fmt)
-        if kind == "recipe" and not is_flat(fmt):
+        if kind == "recipe" and not is_flat_format(fmt):
             continue
         found = source_of(config, fmt) if kind != "recipe" else None
         if found is not None and found.atlas_containers:

@@ -511,7 +511,7 @@ def read_seconds_draws(
 
 
 @dataclass(frozen=True)
-class CostModel:
+class CandidateCosts:
     """The cost candidates (``parts``: one row per candidate, index 0..n-1, with their cost parts, the read's
     mean, n, rounds and 95 % interval) and the bootstrap replicates of their read cost (``read_draws``:
     replicates x candidates, in the order of ``parts``; the same draws for candidates that share rounds) and of
@@ -560,7 +560,7 @@ def cost_model(
     seed: int = BOOTSTRAP_SEED,
     noise: float | WriteNoise | None = None,
     writes: pd.DataFrame | None = None,
-) -> CostModel:
+) -> CandidateCosts:
     """The candidates the cost model chooses among: valid points of the cost's storage profile and each
     format's default branch selection, lossless unless cost.lossy, with at least MIN_TIMED_READS whole reads in
     ``repetitions``; their cost parts and the bootstrap of their read and write costs (``noise``: the write's
@@ -606,11 +606,13 @@ def cost_model(
         parts["write_cost_ci95_low"], parts["write_cost_ci95_high"] = quantiles(write_draws)
     else:
         parts["write_cost_ci95_low"] = parts["write_cost_ci95_high"] = np.nan
-    return CostModel(parts, draws, write_draws, noise)
+    return CandidateCosts(parts, draws, write_draws, noise)
 
 
-def total_cost(parts: pd.DataFrame, reads: float) -> pd.Series:
-    return parts["storage_cost"] + parts["write_cost"] + reads * parts["read_cost"]
+def fixed_cost(parts: pd.DataFrame) -> pd.Series:
+    """What a candidate costs however often its file is read: keeping it and writing it (a total at R reads per file
+    is this plus R times its read cost)."""
+    return parts["storage_cost"] + parts["write_cost"]
 
 
 @dataclass(frozen=True)
@@ -677,10 +679,10 @@ def holds_cheapest(draws: np.ndarray, members: np.ndarray) -> float:
     return float((draws[:, members].min(axis=1) <= draws.min(axis=1)).mean())
 
 
-def _format_arrays(model: CostModel, group: pd.DataFrame) -> tuple[np.ndarray, ...]:
+def _format_arrays(model: CandidateCosts, group: pd.DataFrame) -> tuple[np.ndarray, ...]:
     """A format's mean fixed (disk + write) and read costs, and their replicates."""
     index = group.index.to_numpy()
-    fixed = (group["storage_cost"] + group["write_cost"]).to_numpy(dtype=float)
+    fixed = fixed_cost(group).to_numpy(dtype=float)
     fixed_draws = group["storage_cost"].to_numpy(dtype=float)[None, :] + model.write_draws[:, index]
     return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, index], fixed_draws
 
@@ -721,7 +723,7 @@ RANKING_COLUMNS = [
 ]
 
 
-def cost_ranking(model: CostModel, reads_list) -> pd.DataFrame:
+def cost_ranking(model: CandidateCosts, reads_list) -> pd.DataFrame:
     """results/tables/cost_ranking.csv: per format, reads per file and candidate (by mean total, ``rank`` 1 the
     lowest): the total with its 95 % interval, how much more it costs than the lowest mean, its share of
     replicates as the cheapest (``p_cheapest``), the share in which the lowest mean is cheaper than it
@@ -904,12 +906,12 @@ def crossovers(
 ) -> pd.DataFrame:
     """Per format, where the lowest mean total changes as the reads per file grow: the lower envelope of the
     mean lines storage + write + N * read for N >= ``start``. One row per stretch: from_reads, to_reads (inf for
-    the last) and the setting with the lowest mean there; with ``read_draws`` (the CostModel's, ``parts`` its
+    the last) and the setting with the lowest mean there; with ``read_draws`` (the CandidateCosts's, ``parts`` its
     parts), where within the stretch that setting is surely the cheapest (``surely_cheapest_from/_to``, NaN if
     nowhere: it is then equal within the uncertainty to a neighbour all along)."""
     rows = []
     for fmt, group in parts.groupby("format", sort=False):
-        fixed = (group["storage_cost"] + group["write_cost"]).to_numpy(dtype=float)
+        fixed = fixed_cost(group).to_numpy(dtype=float)
         slope = group["read_cost"].to_numpy(dtype=float)
         labels = group["setting"].to_numpy()
         draws = None if read_draws is None else read_draws[:, group.index.to_numpy()]
@@ -981,7 +983,7 @@ COST_COLUMNS = [
 ]
 
 
-def cost_table(model: CostModel, config: Mapping[str, Any]) -> pd.DataFrame:
+def cost_table(model: CandidateCosts, config: Mapping[str, Any]) -> pd.DataFrame:
     """results/tables/cost_model.csv: every candidate's cost parts, the read's 95 % interval and what it covers,
     with the prices that made them."""
     parts = model.parts

@@ -24,7 +24,7 @@ import pandas as pd
 import seaborn as sns
 
 from rootparams.aggregate import apply_validity, container_ratios, scan_rows, valid_points, window_rule
-from rootparams.decision import PARETO_RATE_MARGIN, crossovers
+from rootparams.decision import PARETO_RATE_MARGIN, crossovers, fixed_cost
 from rootparams.formats import eventsize_written_bytes
 from rootparams.labels import (
     ALGORITHM_LABELS,
@@ -1146,7 +1146,7 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
         group = parts[parts["format"] == fmt]
         winners = set(envelope[(envelope["format"] == fmt) & (envelope["from_reads"] < reads[-1])]["setting"])
         for _, row in group.iterrows():
-            fixed = row["storage_cost"] + row["write_cost"]
+            fixed = fixed_cost(row)
             cost = fixed + reads * row["read_cost"]
             if row["setting"] not in winners:
                 ax.plot(reads, cost, linewidth=0.5, color="0.75")

@@ -741,7 +741,7 @@ def is_builtin(fmt: str) -> bool:
     return True
 
 
-def is_flat(fmt: str) -> bool:
+def is_flat_format(fmt: str) -> bool:
     return fmt in FLAT_FORMATS or fmt.startswith(EVENTSIZE_PREFIX)
 
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from rootparams.formats import is_flat
+from rootparams.formats import is_flat_format
 from rootparams.scans import kinds as scan_kinds
 from rootparams.vocabulary import (
     ALGORITHM_CODES,
@@ -314,7 +314,7 @@ def _point(
     those fixed values over (an RNTuple made from the TTree default point would get page size 0). For a
     ``source`` format, a change of a file setting makes a rewrite, no change the file as it is."""
     file_change = {k: v for k, v in change.items() if k in FILE_KEYS}
-    if is_flat(fmt) and not source:
+    if is_flat_format(fmt) and not source:
         file_change.pop("split_level", None)  # leaf-list arrays have no split level: one file, the default's
     origin = ("rewrite" if file_change else "asis") if source else "recipe"
     file_point = FilePoint(fmt, **{**file_defaults, **file_change}, origin=origin)

@@ -1197,7 +1197,7 @@ def human(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def setting_label(setting: int | None) -> str:
+def compression_label(setting: int | None) -> str:
     """ROOT's compression setting as people say it: ``zlib-5``, ``lz4-1``, ``none``."""
     if setting is None:
         return "mixed"
@@ -1238,18 +1238,18 @@ def _table(header: list[str], rows: list[list[str]], left: int, text_from: int |
 
 
 def _compression_lines(ins: Inspection) -> list[str]:
-    file_setting = f"{setting_label(ins.file_compression)} (the file's setting, {ins.file_compression})"
+    file_setting = f"{compression_label(ins.file_compression)} (the file's setting, {ins.file_compression})"
     if not ins.other_compression:
         return [file_setting + f"; every {ins.what} the same"]
     if ins.data_compression is not None:  # one setting for all the event data, another for the file
         return [
-            f"{setting_label(ins.data_compression)} (setting {ins.data_compression}) in every {ins.what}; the "
-            f"file's own setting, {setting_label(ins.file_compression)} ({ins.file_compression}), is that of "
+            f"{compression_label(ins.data_compression)} (setting {ins.data_compression}) in every {ins.what}; the "
+            f"file's own setting, {compression_label(ins.file_compression)} ({ins.file_compression}), is that of "
             "its other objects"
         ]
     by_setting: dict[str, list[str]] = defaultdict(list)
     for name, setting in ins.other_compression.items():
-        by_setting[setting_label(setting)].append(name)
+        by_setting[compression_label(setting)].append(name)
     n = len(ins.other_compression)
     lines = [file_setting + f"; {ins.count(n)} at another setting:"]
     for label, names in sorted(by_setting.items(), key=lambda kv: -len(kv[1])):
@@ -1345,7 +1345,7 @@ def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
     for r in shown:
         row = [_cut(r.name, 60), human(r.compressed), human(r.uncompressed), _ratio(r.ratio)]
         row.append(_share(r.compressed, ins.compressed))
-        row += [human(r.in_tree_object)] * embedded + [setting_label(r.compression)] * mixed
+        row += [human(r.in_tree_object)] * embedded + [compression_label(r.compression)] * mixed
         rows.append([*row, r.kind, _cut(r.type, 40)])
     out += (
         ["  " + line for line in _table(header, rows, 1, len(header) - 2 - mixed)] if rows else ["  (none)"]
@@ -1398,7 +1398,7 @@ def csv_text(ins: Inspection) -> str:
                 f"{r.ratio:.4f}" if r.ratio is not None else "",
                 f"{r.compressed / ins.compressed:.6f}" if ins.compressed else "",
                 "" if r.compression is None else r.compression,
-                setting_label(r.compression),
+                compression_label(r.compression),
                 r.in_tree_object,
             ]
         )
@@ -1411,10 +1411,11 @@ def as_dict(ins: Inspection) -> dict:
     data = asdict(ins)
     rows, kinds = data.pop("rows"), data.pop("kinds")
     data["ratio"] = ins.ratio
-    data["file_compression_label"] = setting_label(ins.file_compression)
-    data["data_compression_label"] = setting_label(ins.data_compression)
+    data["file_compression_label"] = compression_label(ins.file_compression)
+    data["data_compression_label"] = compression_label(ins.data_compression)
     data["other_compression"] = [
-        {"name": n, "setting": s, "compression": setting_label(s)} for n, s in ins.other_compression.items()
+        {"name": n, "setting": s, "compression": compression_label(s)}
+        for n, s in ins.other_compression.items()
     ]
     for kind, obj in zip(kinds, ins.kinds, strict=True):
         kind["ratio"] = obj.ratio
@@ -1422,7 +1423,7 @@ def as_dict(ins: Inspection) -> dict:
     for row, obj in zip(rows, ins.rows, strict=True):
         row["ratio"] = obj.ratio
         row["share"] = obj.compressed / ins.compressed if ins.compressed else None
-        row["compression_label"] = setting_label(obj.compression)
+        row["compression_label"] = compression_label(obj.compression)
     data["kinds"] = sorted(kinds, key=lambda k: -k["compressed"])
     data["rows"] = sorted(rows, key=lambda r: -(r["compressed"] + r["in_tree_object"]))
     return data

@@ -37,10 +37,6 @@ def root_version() -> str:
     return f"{major}.{minor:02d}.{patch:02d}"
 
 
-def python() -> str:
-    return sys.executable
-
-
 def bin_path(tool: str) -> Path:
     """A tool shipped in the ROOT wheel (rootreadspeed, hadd, rootls)."""
     return rootsys() / "bin" / tool

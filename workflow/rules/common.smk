@@ -35,7 +35,7 @@ from rootparams.grid import (
 )
 from rootparams.drift import DRIFT_FIGURE
 from rootparams.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
-from rootparams.formats import is_flat
+from rootparams.formats import is_flat_format
 from rootparams.preflight import check_tools, rules_to_run
 from rootparams.scans import notes as scan_notes
 from rootparams.storage import throttling_unavailable_reason
@@ -223,7 +223,9 @@ def content_input(wildcards):
     # generated from the seed (the same events: the writer is deterministic), as its recipe may hold flat
     # columns and scalars, which the writer cannot read back from a content file. Generating costs less than
     # ROOT's writing of the same events (benchmarks/clone_generation.py).
-    if format_kind(STUDY, wildcards.format) == "clone" or is_flat(wildcards.format):
+    if format_kind(STUDY, wildcards.format) == "clone" or is_flat_format(
+        wildcards.format
+    ):
         return []
     return paths.content_file(DATA_DIR, wildcards.format)
 
