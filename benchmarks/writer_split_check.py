@@ -60,77 +60,11 @@ VOLATILE = re.compile(
     r"(seconds|_time$|_rate|mb_per_s|rss|^pid$|cpu|steal|_hz$|probe|efficiency$|vm_peak|other_files_bytes|timeCpu)"
 )
 
-# The two recipes of tests/test_cxx.py (EVERY_DISTRIBUTION) that use every distribution, wrapper and directive.
-EVERY_DISTRIBUTION_XAOD = """\
-scalar EventWeight float either 0.3 gaus 1 0.1 exp 2
-scalar RunFlag uint8 choice 0 1 1 3
-container Info xAODlike::EventInfo_v1 - fixed 1
-dyn Info status int cycle 2 const 1 nonsense 3
-container Truth xAODlike::TruthParticleContainer_v1 xAODlike::TruthParticleAuxContainer_v1 gaus 10 3
-attr Truth px gaus 0 1000
-attr Truth barcode walk 10 int 1 3
-attr Truth prodVtxLink link Vertices
-dyn Truth extra float sparse 0.5 0 exp 3
-size Truth extra choice 1 2 3
-container Vertices xAODlike::VertexContainer_v1 xAODlike::VertexAuxContainer_v1 poisson 2
-attr Vertices z perevent gaus 0 30
-attr Vertices covariance perindex sparse 0.5 0 exp 3
-inner Vertices covariance gaus 4 2
-attr Vertices trackParticleLinks link Truth
-inner Vertices trackParticleLinks poisson 3
-container Jets xAODlike::JetContainer_v1 - empty 0.2 poisson 6
-dyn Jets pt float trunc 10 linear 5000 -100 exp 20000
-dyn Jets eta float round 0.05 gaus 0 1.5
-dyn Jets phi float mod 6.283 uniform -10 10
-dyn Jets ntrk int sparse 0.3 -1 int 0 40
-dyn Jets flavour int pick 3 0 4 5
-dyn Jets label uint8 repeat 0.6 choice 1 2 3
-dyn Jets copied float copy 0.5 7 gaus 0 1
-dyn Jets copiedToo int copy 0.5 7 int 0 9
-dyn Jets position uint32 seq
-dyn Jets word uint32 bits 0.05
-dyn Jets layout uint32 cycle 3 const 7 either 0.5 const 1 pick 2 8 9 perevent int 0 5
-dyn Jets trig vuint32 bits 0.1
-inner Jets trig fixed 5
-dyn Jets runs vint repeat 0.5 walk 0 int 0 3
-inner Jets runs choice 0 1 2 5
-dyn Jets dbl vdouble gaus 0 1
-inner Jets dbl poisson 2
-dyn Jets wide int64 int -100000 100000
-dyn Jets small int8 int -5 5
-dyn Jets medium int16 int -500 500
-dyn Jets u16 uint16 int 0 60000
-dyn Jets u64 uint64 const 123456789
-dyn Jets d double exp 5
-dyn Jets truthLink link Truth
-dyn Jets thinnedLink link Thinned sparse 0.2 4294967295 walk 0 int 1 3
-dyn Jets constituents vlink Truth
-inner Jets constituents poisson 3
-dyn Jets keyedLink link Truth
-keys Jets keyedLink 4294967295 choice 0 17 17 23
-reuse Jets constituents 0.4 4
-reuse Jets runs 0.3 3
-order Jets dbl ascending
-order Jets trig descending unique
-dyn Jets gated float runs 0.8 0.2 -1 exp 3
-scalar state float runs 0.95 0.1 -999 gaus 0 1
-collection Hits nHits choice 0 2 7
-column Hits Hits_e float runs 0.9 0.05 0 exp 2
-"""
-EVERY_DISTRIBUTION_FLAT = """\
-layout flat
-scalar run uint32 const 1
-scalar event uint64 int 1 1000000
-collection Jet nJet choice 0 1 2 5
-column Jet Jet_pt float trunc 8 exp 30
-column Jet Jet_id bool sparse 0.2 0 const 1
-column Jet Jet_n int repeat 0.5 choice 1 2 3
-collection Muon nMuon empty 0.5 fixed 2
-column Muon Muon_eta float either 0.5 gaus 0 1 uniform -2 2
-reuse Jet Jet_n 0.5 4 choice 1 2 3
-order Jet Jet_pt descending
-scalar missing float repeat 0.2 runs 0.97 0.12 -999 gaus 5 2
-"""
+# The two recipes that use every distribution, wrapper and directive (tests/data, shared with tests/test_cxx.py).
+EVERY_DISTRIBUTION_XAOD, EVERY_DISTRIBUTION_FLAT = (
+    (Path(__file__).parents[1] / "tests" / "data" / f"every_distribution_{layout}.recipe").read_text()
+    for layout in ("xaod", "flat")
+)
 # Recipes the writer must refuse, each with its own message.
 BAD_RECIPES = {
     "bad-nonsense": EVERY_DISTRIBUTION_XAOD.replace(
