@@ -104,11 +104,18 @@ class MonitorSamples:
     rows: list[dict[str, float]] = field(default_factory=list)
 
 
+def monitor_candidates(choice: str) -> list[str]:
+    """The programs measurement.monitor = ``choice`` may run, in the order they are tried ("none": none)."""
+    if choice == "none":
+        return []
+    return ["dool", "dstat"] if choice == "auto" else [choice]
+
+
 def find_monitor(choice: str) -> tuple[str, str] | None:
     """Resolve the configured monitor to (tool name, executable path); None when the config chose "none"."""
     if choice == "none":
         return None
-    candidates = ["dool", "dstat"] if choice == "auto" else [choice]
+    candidates = monitor_candidates(choice)
     for name in candidates:
         # dool comes with this project's environment: look beside the running Python too, so that a
         # Snakemake started without activating the environment still finds it (and not a broken dstat).

@@ -16,6 +16,7 @@ the study's files fit on the disk, is ``rootparams.footprint``.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Any
 from rootparams.config import used_storage_profiles
 from rootparams.cpureference import SEVEN_ZIP_NAMES
 from rootparams.errors import UserError
+from rootparams.monitor import monitor_candidates
 from rootparams.storage import resolve_profile
 
 # The workflow's rules that run each program (workflow/rules/*.smk; tests/test_preflight.py checks that they exist).
@@ -58,7 +60,7 @@ class MissingToolsError(UserError):
 
 
 def _monitor_tool(choice: str) -> Tool:
-    names = ("dool", "dstat") if choice == "auto" else (choice,)
+    names = tuple(monitor_candidates(choice))
     said = " and ".join(names)
     return Tool(
         name=f"measurement.monitor = {choice!r}, but {said} {'is' if len(names) == 1 else 'are'} not on PATH",
@@ -156,15 +158,7 @@ def needed_tools(study: Mapping[str, Any]) -> list[Tool]:
 def _found(tool: Tool, path: str, env: Mapping[str, str]) -> bool:
     if tool.env and (named := env.get(tool.env)):
         return os.access(named, os.X_OK) and Path(named).is_file()
-    return any(_which(command, path) for command in tool.commands)
-
-
-def _which(command: str, path: str) -> str | None:
-    for directory in path.split(os.pathsep):
-        candidate = Path(directory or ".") / command
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return str(candidate)
-    return None
+    return any(shutil.which(command, path=path) for command in tool.commands)
 
 
 def search_path(path: str | None = None, python_bin: str | Path | None = None) -> str:
