@@ -1,9 +1,11 @@
 """A tiny remote study end to end (issue #15; tests/configs/tiny_remote.yaml): one SUSY5-like file read
 locally, through our XRootD server alone, and through the proxy at 20 ms RTT, TTreeCache off and -1.
 
-First run without toxiproxy (ROOTPARAMS_TOXIPROXY names a file that does not exist) and --keep-going: the
-xrootd-wan points fail with an error that says how to install it, every other point is measured. The rerun with
-toxiproxy measures only the failed points. Then the records are checked against what a remote read must show."""
+Without toxiproxy at all (ROOTPARAMS_TOXIPROXY names a file that does not exist), the preflight refuses the run
+before any job and says how to install it. Then a first run with a toxiproxy that cannot start (a script that
+exits with an error, as a broken install would) and --keep-going: the xrootd-wan points fail with the proxy's own
+message, every other point is measured. The rerun with the real toxiproxy measures only the failed points. Then the
+records are checked against what a remote read must show."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from conftest import REPO, require, snakemake
 from rootparams import paths, remote, storage
 
 TINY_REMOTE = str(REPO / "tests" / "configs" / "tiny_remote.yaml")
+BROKEN_PROXY_SAYS = "listen tcp 127.0.0.1: bind: address already in use"
 
 
 def tools_available() -> bool:
@@ -43,9 +46,13 @@ def remote_run(tmp_path_factory, build):
     targets = (paths.SUMMARY_TABLE, paths.POINTS_TABLE, paths.FILES_TABLE)
     args = (*targets, "--configfile", TINY_REMOTE, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
     missing = {"ROOTPARAMS_TOXIPROXY": str(workdir / "no-toxiproxy-here")}
-    first = snakemake(workdir, *args, "--keep-going", check=False, env=missing)
+    refused = snakemake(workdir, *args, check=False, env=missing)
+    broken = workdir / "broken-toxiproxy"
+    broken.write_text(f"#!/bin/sh\necho '{BROKEN_PROXY_SAYS}' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    first = snakemake(workdir, *args, "--keep-going", check=False, env={"ROOTPARAMS_TOXIPROXY": str(broken)})
     second = snakemake(workdir, *args)
-    return workdir, first, second
+    return workdir, refused, first, second
 
 
 def summary(workdir) -> pd.DataFrame:
@@ -57,13 +64,23 @@ def records(workdir, profile: str) -> list[dict]:
     return [json.loads(p.read_text()) for p in found]
 
 
-def test_a_missing_proxy_fails_its_profile_only_with_a_clear_error(remote_run):
-    workdir, first, _ = remote_run
-    assert first.returncode != 0
-    # Snakemake shows the failed jobs' logs (the rerun rewrites the log files).
-    assert "ROOTPARAMS_TOXIPROXY" in first.stderr and "tools/install-remote" in first.stderr, first.stderr[
+def test_a_missing_proxy_stops_the_run_before_any_job(remote_run):
+    workdir, refused, *_ = remote_run
+    assert refused.returncode != 0
+    said = refused.stderr
+    assert "toxiproxy-server" in said and "tools/install-remote" in said and "ROOTPARAMS_TOXIPROXY" in said, said[
         -3000:
     ]
+    assert "Nothing was run" in said
+
+
+def test_a_proxy_that_cannot_start_fails_its_profile_only_with_its_own_message(remote_run):
+    workdir, _, first, _ = remote_run
+    assert first.returncode != 0
+    # Snakemake shows the failed jobs' logs (the rerun rewrites the log files).
+    assert BROKEN_PROXY_SAYS in first.stderr and "broken-toxiproxy exited with code 3" in first.stderr, (
+        first.stderr[-3000:]
+    )
     assert "xrootd-wan" in first.stderr
     # The rerun measured only what failed: the local and server-only records are the first run's.
     block = json.loads((workdir / paths.block_record("susy5")).read_text())

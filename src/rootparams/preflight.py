@@ -52,6 +52,8 @@ class Tool:
 
     def line(self) -> str:
         text = f"{self.name}: {self.used_for}. Debian/Ubuntu: {self.debian}; RHEL, AlmaLinux, Rocky (dnf): {self.rhel}"
+        if self.env:
+            text += f"; or set {self.env} to the path of one you have"
         return f"{text}. {self.without}" if self.without else text
 
 
@@ -77,7 +79,7 @@ def _monitor_tool(choice: str) -> Tool:
 GXX = Tool(
     name="g++",
     commands=("g++",),
-    used_for="compiles the event model's dictionaries and the C++ writer and reader, once per checkout",
+    used_for="compiles the xAOD-like classes' dictionaries and the C++ writer and reader, once per checkout",
     rules=(BUILD_RULE,),
     debian="apt-get install g++",
     rhel="dnf install gcc-c++",
