@@ -51,6 +51,23 @@ def test_eviction_that_does_not_take_is_refused(data_file, monkeypatch):
         pagecache.make_cold(data_file)
 
 
+def test_eviction_waits_for_io_in_flight_before_it_tries_again(data_file, monkeypatch):
+    # Pages under read I/O cannot be dropped (a reader's readahead still in flight behind a throttle): the first two
+    # evictions leave pages resident, the third takes. make_cold waits between tries and still verifies.
+    real_evict, tries, waits = pagecache.evict, [], []
+    pagecache.make_warm(data_file)
+
+    def evict_late(path, system_wide=True):
+        tries.append(path)
+        return real_evict(path, system_wide) if len(tries) == 3 else "fadvise"
+
+    monkeypatch.setattr(pagecache, "evict", evict_late)
+    monkeypatch.setattr(pagecache.time, "sleep", waits.append)
+    method, state = pagecache.make_cold(data_file)
+    assert state.resident_pages == 0 and len(tries) == 3
+    assert waits == list(pagecache.EVICTION_RETRY_WAITS_SECONDS)
+
+
 def test_empty_file_has_no_pages(tmp_path):
     empty = tmp_path / "empty"
     empty.write_bytes(b"")
