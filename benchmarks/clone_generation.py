@@ -8,7 +8,7 @@ recipe (rootparams.calibrate.recipe_from_file, once; both writers get the same r
 ``--events`` events of it with the same seed at one setting (``--compression`` 505, AutoFlush 100, split 99,
 baskets 32000), ``--repeat`` times, alternating which writer goes first. The baseline is the writer source of
 ``--baseline`` (``git show``), compiled against the event-model library of ``--build``
-(rootparams.build.build_writer: its EventModel.h must be the build's), or an executable given with
+(rootparams.build.build_writer: its XaodClasses.h must be the build's), or an executable given with
 ``--baseline-writer``. Without either, only the current writer is measured.
 
 Prints per file and writer the median of the writer's own ``generate_seconds`` (the event loop's generation,
@@ -36,7 +36,7 @@ SAMPLES = (
     Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root"),
     Path("/work/shared/data/cms_nanoaod_2015_ttbar_200ev.root"),
 )
-WRITER_SOURCES = ("write_collection_tree.cxx", "common.h", "EventModel.h")
+WRITER_SOURCES = ("write_collection_tree.cxx", "common.h", "XaodClasses.h")
 CXX_DIR = "src/rootparams/cxx"
 
 

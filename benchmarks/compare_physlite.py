@@ -232,7 +232,7 @@ def main() -> None:
     out = args.out or build.parent / "files"
     out.mkdir(parents=True, exist_ok=True)
     ROOT.gErrorIgnoreLevel = ROOT.kError  # the real file's xAOD classes have no dictionary: expected warnings
-    ROOT.gSystem.Load(str(build / "lib" / "libRootparamsEventModel.so"))
+    ROOT.gSystem.Load(str(build / "lib" / "libRootparamsXaodClasses.so"))
 
     results = {"PHYSLITE (real)": measure(args.real, real_particle)}
     for fmt, events in SYNTHETIC.items():

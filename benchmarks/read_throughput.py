@@ -6,7 +6,7 @@ what each repetition costs around its timed window.
 1. Warm-cache read of one file, 1 thread, alternating in one run:
    - the harness's reader (rootparams-read, TTreePerfStats on, TTreeCache -1), all branches;
    - the same compiled GetEntry loop without PerfStats (--no-perfstats), all branches: the bare loop;
-   - ROOT's rootreadspeed (--all-branches --threads 0), with the event model's dictionary preloaded so that it
+   - ROOT's rootreadspeed (--all-branches --threads 0), with the xAOD-like classes' dictionary preloaded so that it
      streams the same classes;
    - the harness on the branches rootreadspeed really reads, and rootreadspeed's loop alone on them, reproduced
      (benchmarks/cxx/read_patterns.cxx, pattern "branch": the same TBranch::GetEntry calls, the same bytes).

@@ -38,7 +38,7 @@ def built(directory: Path) -> Tools:
     tools = Tools(
         writer=str(directory / "bin" / "rootparams-write"),
         reader=str(directory / "bin" / "rootparams-read"),
-        library=str(directory / "lib" / "libRootparamsEventModel.so"),
+        library=str(directory / "lib" / "libRootparamsXaodClasses.so"),
     )
     if not Path(tools.reader).exists():
         raise SystemExit(f"{directory}: no reader built there (bin/rootparams-read)")

@@ -60,7 +60,7 @@ TREE = "CollectionTree"
 
 
 def build_patterns(build: Path, out: Path) -> Path:
-    """benchmarks/cxx/read_patterns.cxx, linked with the event model's dictionary (the classes are streamed, not
+    """benchmarks/cxx/read_patterns.cxx, linked with the xAOD-like classes' dictionary (the classes are streamed, not
     emulated), with the reader's flags."""
     root = rootenv.rootsys()
     lib = build.resolve() / "lib"
@@ -92,7 +92,7 @@ def build_patterns(build: Path, out: Path) -> Path:
 
 
 def rootreadspeed(path: Path, dictionary: Path) -> dict:
-    """rootreadspeed --all-branches, one thread, with the event model's dictionary preloaded: its own report."""
+    """rootreadspeed --all-branches, one thread, with the xAOD-like classes' dictionary preloaded: its own report."""
     cmd = [
         str(rootenv.bin_path("rootreadspeed")),
         "--files",

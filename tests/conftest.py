@@ -41,7 +41,7 @@ def workdir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def build(workdir) -> dict[str, Path]:
-    """The event model, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
+    """The xAOD-like classes, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
     from rootparams import paths
     from rootparams.build import build_all
 

@@ -40,7 +40,7 @@ def library(build):
     import ROOT
 
     ROOT.gErrorIgnoreLevel = ROOT.kError  # the real files' xAOD classes have no dictionary: expected warnings
-    ROOT.gSystem.Load(str(Path(build["writer"]).parent.parent / "lib" / "libRootparamsEventModel.so"))
+    ROOT.gSystem.Load(str(Path(build["writer"]).parent.parent / "lib" / "libRootparamsXaodClasses.so"))
     return SimpleNamespace(writer=str(build["writer"]))
 
 

@@ -221,7 +221,7 @@ def test_structured_distributions(build, tmp_path):
         assert not np.array_equal(copied, np.diff(pz) == 0)
     import ROOT  # uproot cannot read a split vector of links without the dictionary
 
-    ROOT.gSystem.Load(str(build["writer"].parent.parent / "lib" / "libRootparamsEventModel.so"))
+    ROOT.gSystem.Load(str(build["writer"].parent.parent / "lib" / "libRootparamsXaodClasses.so"))
     file = ROOT.TFile.Open(str(output))
     n = file.Get("CollectionTree").Draw("TruthParticlesAux.prodVtxLink.m_persIndex", "", "goff")
     indices = {file.Get("CollectionTree").GetV1()[i] for i in range(n)}

@@ -68,6 +68,12 @@ def test_every_stage_produced_its_output(tiny_run):
     assert len(root_files) == 1
 
 
+def test_the_run_summary_says_where_a_newcomer_looks_first(tiny_run):
+    text = (tiny_run / paths.RUN_SUMMARY).read_text()
+    assert "**Paper-grade: no**" in text  # one repetition of a 20-event file
+    assert "**Look first** at report.html" in text and "./run study" in text
+
+
 def test_the_file_has_a_real_collection_tree(tiny_run):
     files = pd.read_csv(tiny_run / paths.FILES_TABLE)
     assert len(files) == 1

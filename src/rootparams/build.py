@@ -1,7 +1,7 @@
 """Build the compiled C++ parts: the event-model dictionary library and the writer/reader/rewriter/recompressor
 executables, and rootparams-unzipkinds (ROOT's decompression timed per content kind: rootparams.unzipkinds).
 
-The event model gets its ROOT I/O dictionary from ACLiC (the wheel's CMake config is broken; ACLiC works).
+The xAOD-like classes get their ROOT I/O dictionary from ACLiC (the wheel's CMake config is broken; ACLiC works).
 The writer and reader are small native executables linked against that library and ROOT, so that every
 timed read is a fresh process of its own that holds no Python and no interpreter start-up beyond ROOT's:
 about 0.3 s from exec to the first event here, against about 1.4 s for Python + `import ROOT` + loading
@@ -67,7 +67,7 @@ WRITER_HEADERS = (
 # rootparams-unzipkinds: one source, linked with the reader's read_common (opening the file, failing).
 UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
 CXX_SOURCES = (
-    "EventModel.h",
+    "XaodClasses.h",
     "common.h",
     "rewrite_common.h",
     "rewrite_tree.cxx",
@@ -78,7 +78,7 @@ CXX_SOURCES = (
     *READER_UNITS,
     *READER_HEADERS,
 )
-LIBRARY_NAME = "libRootparamsEventModel"
+LIBRARY_NAME = "libRootparamsXaodClasses"
 
 
 class BuildError(UserError):
@@ -137,7 +137,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         d.mkdir(parents=True)
     for name in CXX_SOURCES:
         shutil.copy(source_dir() / name, include_dir / name)
-    lib = _aclic_event_model(include_dir / "EventModel.h", lib_dir)
+    lib = _aclic_xaod_classes(include_dir / "XaodClasses.h", lib_dir)
     common = _compile_flags(rootsys, include_dir)
     links = _link_flags(rootsys, lib_dir, lib.name, "$ORIGIN/../lib")
     # The rewriter and the recompressor are one source each, compiled and linked in one step; the reader's and the
@@ -199,7 +199,7 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
         "rootsys": str(rootsys),
         "cxx": _run([cxx, "--version"], "querying the compiler").splitlines()[0],
         "flags": common[:3],
-        "event_model_library": str(lib),
+        "xaod_classes_library": str(lib),
     }
     (out_dir / "build.json").write_text(json.dumps(info, indent=2) + "\n")
     return info
@@ -243,14 +243,14 @@ def build_writer(source: str | Path, output: str | Path, build_dir: str | Path, 
     """Compile a writer (its main source, a write_collection_tree.cxx, with the headers it includes and the other
     writer units, write_*.cxx, beside it: e.g. an earlier revision's; before the writer was split it was one source)
     into the executable ``output``, linked against the event-model library of the build in ``build_dir``, with the
-    flags of build_all. For benchmarks that compare two writers; the EventModel.h beside the source must be the
+    flags of build_all. For benchmarks that compare two writers; the XaodClasses.h beside the source must be the
     build's (its dictionary is the library's), or this raises."""
     source, output, build_dir = Path(source).resolve(), Path(output).resolve(), Path(build_dir).resolve()
-    built_model = build_dir / "include" / "EventModel.h"
-    if (source.parent / "EventModel.h").read_bytes() != built_model.read_bytes():
+    built_model = build_dir / "include" / "XaodClasses.h"
+    if (source.parent / "XaodClasses.h").read_bytes() != built_model.read_bytes():
         raise BuildError(
-            f"{source.parent / 'EventModel.h'} differs from {built_model}: the writer needs its own build of the "
-            "event model (build_all on its sources)"
+            f"{source.parent / 'XaodClasses.h'} differs from {built_model}: the writer needs its own build of the "
+            "xAOD-like classes (build_all on its sources)"
         )
     rootsys, lib_dir = rootenv.rootsys(), build_dir / "lib"
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -269,8 +269,8 @@ def build_writer(source: str | Path, output: str | Path, build_dir: str | Path, 
     return output
 
 
-def _aclic_event_model(header: Path, lib_dir: Path) -> Path:
-    """Compile EventModel.h with ACLiC (optimized) through the wheel's root.exe.
+def _aclic_xaod_classes(header: Path, lib_dir: Path) -> Path:
+    """Compile XaodClasses.h with ACLiC (optimized) through the wheel's root.exe.
 
     Not through PyROOT: a library that ACLiC builds inside a Python process links libcppyy, which a
     plain executable cannot find.

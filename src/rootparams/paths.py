@@ -12,7 +12,7 @@ Layout:
                                                        per content kind (temporary)
     <data_dir>/primitives/storage-scratch.bin          the file fio reads for the storage primitives (removed after)
     <data_dir>/primitives/remote/remote-scratch.bin    the file ROOT reads over root:// for the remote primitives
-    results/build/                                     compiled event model and reader/writer/rewriter executables
+    results/build/                                     compiled xAOD-like classes and reader/writer/rewriter executables
     results/catalogue/<format>/<file_id>.json          what each file really is (read back from it)
     results/blocks/<block>.json                        a block's measurement, done: its points' reads, its rounds
     results/blocks/<block>.measuring-job.json          the timing of the block's last job that took reads
@@ -48,7 +48,6 @@ READER_EXE = f"{BUILD}/bin/rootparams-read"
 REWRITER_EXE = f"{BUILD}/bin/rootparams-rewrite"
 RECOMPRESSOR_EXE = f"{BUILD}/bin/rootparams-recompress"
 UNZIP_KINDS_EXE = f"{BUILD}/bin/rootparams-unzipkinds"
-EVENT_MODEL_LIB = f"{BUILD}/lib/libRootparamsEventModel.so"
 BUILD_INFO = f"{BUILD}/build.json"
 
 PROVENANCE = f"{RESULTS}/provenance.json"

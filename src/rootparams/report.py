@@ -60,6 +60,28 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
     return problems
 
 
+def first_look_line(smoke: bool, not_measured: int) -> str:
+    """Where a reader of this summary should look first: for a smoke run (not paper-grade), whether every stage
+    worked here; for a paper-grade run, the answers and how sure they are."""
+    missing = (
+        f" {not_measured} point(s) were not measured: their reasons are listed below, and a rerun measures only them."
+        if not_measured
+        else ""
+    )
+    if smoke:
+        return (
+            "**Look first** at report.html: every figure drawn means every stage ran on this machine (hollow "
+            "markers are loops too short to judge, expected on small files), then at the reasons above for the "
+            "grade. The numbers of a smoke run say nothing about the settings; for answers, run the default study "
+            "(`./run study`) or `./run advise FILE` on your own file." + missing
+        )
+    return (
+        "**Look first** at recommendations.md (each recommendation with its verdict and 95 % interval), then at "
+        "the physics checks at the end of this page (a *violated* check is a measurement to doubt before any "
+        "figure), then report.html." + missing
+    )
+
+
 def claimed_precision(summary: pd.DataFrame) -> float:
     """The precision the run claims for a mean: the median relative half-width of the points' own 95 % intervals
     (the repetitions', this run's minutes)."""
@@ -194,6 +216,8 @@ def run_summary_markdown(
                 else "A smoke or development run; do not compare its numbers with the note's.\n"
             ),
         )
+    if repetitions is not None:
+        lines.append(f"- {first_look_line(bool(grade(summary, repetitions, drift)), len(not_measured))}")
     lines += sequential_lines(jobs, resolved)
     lines.append(f"- {intervals_line(summary)}")
     if "cpu_steal_during_mean" in summary:

@@ -1,4 +1,4 @@
-# Stage 0: compile the event model (ACLiC) and the native writer and reader, once per checkout.
+# Stage 0: compile the xAOD-like classes (ACLiC) and the native writer and reader, once per checkout.
 
 
 rule build_cxx:

@@ -128,7 +128,7 @@ SOURCE_FORMATS = formats_pattern("source")
 
 
 def cxx_sources():
-    # Inputs of the C++ build, so that editing the event model, the writer or the reader rebuilds them.
+    # Inputs of the C++ build, so that editing the xAOD-like classes, the writer or the reader rebuilds them.
     return [str(source_dir() / name) for name in CXX_SOURCES]
 
 

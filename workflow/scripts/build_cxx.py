@@ -1,4 +1,4 @@
-"""Snakemake entry point: compile the event model (ACLiC) and the writer/reader executables."""
+"""Snakemake entry point: compile the xAOD-like classes (ACLiC) and the writer/reader executables."""
 
 from pathlib import Path
 

@@ -1,4 +1,4 @@
-// xAOD-like persistent event model with real ROOT I/O dictionaries (built by ACLiC).
+// xAOD-like persistent classes with real ROOT I/O dictionaries (built by ACLiC).
 //
 // It mirrors the branch kinds of an ATLAS CollectionTree, not ATLAS's C++ API:
 //   <Name>           interface object, small (DataVector<xAOD::X_v1> in a real file)

@@ -292,7 +292,7 @@ private:
    uint32_t position_ = 0;
 };
 
-// Fork server: ROOT's start-up (interpreter, C++ modules, the event model's dictionary) is paid once; every
+// Fork server: ROOT's start-up (interpreter, C++ modules, the xAOD-like classes' dictionary) is paid once; every
 // request is read by a child forked from this initialized but file-less state.
 int serve()
 {

@@ -43,7 +43,7 @@
 //   write_framing              leaf types (TTree leaf codes, RNTuple types) and framed records
 //   write_recipe               the recipe's language and its reader
 //   write_sinks                where the events go: TTree, RNTuple, RNTuple imported from a flat TTree
-#include "EventModel.h"
+#include "XaodClasses.h"
 #include "common.h"
 #include "write_common.h"
 #include "write_distributions.h"

@@ -3,7 +3,7 @@
 // inner vectors, element links, copies of recent values (reuse), order, and float precision (--float-mantissa).
 #pragma once
 
-#include "EventModel.h"
+#include "XaodClasses.h"
 #include "write_distributions.h"
 
 #include <cstdint>

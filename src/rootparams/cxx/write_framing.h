@@ -25,7 +25,7 @@ const LeafType &leaf_type_of(Column::Kind kind);
 // RNTuple type names of the column kinds (ROOT's normalized spelling), for a column stored as a vector field.
 const char *ntuple_type_of(Column::Kind kind);
 
-// A branch written as a framed record (recipes calibrated on a real file; xAODlike::Record*_v1 in EventModel.h):
+// A branch written as a framed record (recipes calibrated on a real file; xAODlike::Record*_v1 in XaodClasses.h):
 // its payload, composed per event from segments, has the real objects' framing and the recipe's values.
 //   h:<hex>                    constant bytes (a class checksum, the headers of empty base classes)
 //   count                      the container's element count of the event (uint32)

@@ -283,7 +283,7 @@ void check_unique_names(const std::vector<Collection> &containers, const std::st
    }
 }
 
-// A record's class: the interface's, the aux store's or an attribute's record class (EventModel.h).
+// A record's class: the interface's, the aux store's or an attribute's record class (XaodClasses.h).
 std::string record_class(Collection &c, const Record &r, const std::string &where)
 {
    if (r.part == "interface") {
