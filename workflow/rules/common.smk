@@ -6,20 +6,16 @@ from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 
 from rootparams import blockplan, footprint, outputs, paths, studyfiles, writenoise
-from rootparams.report import print_end_of_run
 from rootparams.build import CXX_SOURCES, source_dir
-from rootparams.config import (
-    format_file_defaults,
-    load_study_config,
-    source_of,
-    without_throttling,
-)
+from rootparams.config import format_file_defaults, load_study_config, source_of
+from rootparams.config import without_throttling
 from rootparams.errors import UserError
-from rootparams.grid import ASIS_ID, FILE_ID_PATTERN, REWRITE_ID_PATTERN
-from rootparams.grid import content_file_point, default_file_point, expand_points
-from rootparams.grid import file_points, points_by_id, sentinel_point
+from rootparams.grid import ASIS_ID, FILE_ID_PATTERN, REWRITE_ID_PATTERN, expand_points
+from rootparams.grid import content_file_point, default_file_point, file_points
+from rootparams.grid import points_by_id, sentinel_point
 from rootparams.outputs import MEDIA_FIGURE, MODEL_FIGURE, parts_figure
 from rootparams.preflight import check_tools, rules_to_run
+from rootparams.report import print_end_of_run
 from rootparams.storage import throttling_unavailable_reason
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
@@ -74,6 +70,9 @@ wildcard_constraints:
 GENERATED_FORMATS = outputs.generated_formats_pattern(STUDY)
 SOURCE_FORMATS = outputs.formats_pattern(STUDY, "source")
 UNZIP_KIND_SETTINGS = outputs.unzip_kind_settings(STUDY, POINTS)
+# Its files and trees, in the order of UNZIP_KIND_SETTINGS (the rule's params.formats).
+UNZIP_KIND_SAMPLES = [studyfiles.unzip_sample(STUDY, f) for f in UNZIP_KIND_SETTINGS]
+UNZIP_KIND_TREES = {f: studyfiles.tree_name(STUDY, f) for f in UNZIP_KIND_SETTINGS}
 WRITE_NOISE_FILES = outputs.write_noise_files(STUDY, POINTS)
 
 
@@ -124,15 +123,6 @@ def file_selections(wildcards):
 
 def content_point(wildcards):
     return content_file_point(wildcards.format)
-
-
-def unzip_kind_samples(wildcards):
-    # In the order of UNZIP_KIND_SETTINGS (the rule's params.formats).
-    return [studyfiles.unzip_sample(STUDY, fmt) for fmt in UNZIP_KIND_SETTINGS]
-
-
-def unzip_kind_trees(wildcards):
-    return {fmt: studyfiles.tree_name(STUDY, fmt) for fmt in UNZIP_KIND_SETTINGS}
 
 
 def model_remote_primitives(wildcards):
