@@ -14,7 +14,7 @@ from typing import Any
 
 from rootparams import paths
 from rootparams.config import source_of
-from rootparams.formats import is_flat
+from rootparams.formats import is_flat_format
 from rootparams.grid import ASIS_ID, format_kind
 
 
@@ -79,7 +79,7 @@ def content_file(study: Mapping[str, Any], fmt: str) -> str | None:
     writer is deterministic), as its recipe may hold flat columns and scalars, which the writer cannot read back
     from a content file. Generating costs less than ROOT's writing of the same events
     (benchmarks/clone_generation.py)."""
-    if format_kind(study, fmt) == "clone" or is_flat(fmt):
+    if format_kind(study, fmt) == "clone" or is_flat_format(fmt):
         return None
     return paths.content_file(study["data_dir"], fmt)
 

@@ -9,7 +9,9 @@ from rootparams import blockplan, footprint, outputs, paths, studyfiles, writeno
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import format_file_defaults, load_study_config, source_of
 from rootparams.config import without_throttling
+from rootparams.drift import DRIFT_FIGURE
 from rootparams.errors import UserError
+from rootparams.figures import DECISION_FIGURES, pareto_figure_name
 from rootparams.grid import ASIS_ID, FILE_ID_PATTERN, REWRITE_ID_PATTERN, expand_points
 from rootparams.grid import content_file_point, default_file_point, file_points
 from rootparams.grid import points_by_id, sentinel_point
