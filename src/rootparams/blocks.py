@@ -72,6 +72,25 @@ def earlier_blocks(block: str, formats: Sequence[str], total: int) -> list[str]:
     return [block_name(fmt, number - 1, total) for fmt in formats] if number > 1 else []
 
 
+def measured_formats(study: Mapping[str, Any], points: Iterable[Any]) -> list[str]:
+    """The study's formats that have points to measure, in the study's order: each has blocks of its own."""
+    formats = {p.file.format for p in points}
+    return [f for f in study["formats"] if f in formats]
+
+
+def study_blocks(study: Mapping[str, Any], points: Sequence[Any], total: int) -> dict[str, list[Any]]:
+    """Every block of the study (in the order their jobs run) with its points: a format's, in every pass."""
+    return {
+        block: [p for p in points if p.file.format == format_of(block)]
+        for block in block_names(measured_formats(study, points), total)
+    }
+
+
+def block_repetitions(repetitions: int, block: str, total: int) -> list[int]:
+    """The repetition numbers a block (a pass) takes of each of its points: all of them with one pass."""
+    return pass_repetitions(repetitions, total, split_block(block)[1])
+
+
 def block_pattern(formats: Iterable[str]) -> str:
     """The block wildcard: a format, with or without a pass number."""
     names = "|".join(re.escape(f) for f in formats) or "(?!)"

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rootparams.config import source_of
+from rootparams.config import left_out_notes, source_of
 from rootparams.errors import UserError
 from rootparams.formats import EVENTSIZE_PREFIX, event_size_bytes
 from rootparams.grid import file_points, format_kind
+from rootparams.scans import notes as scan_notes
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
 BYTES_PER_EVENT_ZLIB5 = {
@@ -120,3 +121,15 @@ def check(config: dict[str, Any], points) -> Footprint:
             "data_dir on a larger disk (--config data_dir=/path), fewer events or points, or remove old files."
         )
     return fp
+
+
+def scheduling_notes(config: dict[str, Any], points) -> list[str]:
+    """What the workflow says once when it schedules a study (also on a dry run, so that e.g. config/paper.yaml
+    can be sized anywhere): the scans that leave a user's file out, the scans' own notes, and the number of
+    points with the estimated peak disk use of their files in data_dir."""
+    return [
+        *left_out_notes(config),
+        *scan_notes(config["scans"]),
+        f"{len(points)} points; the study's ROOT files need about {estimate(config, points) / 1e9:.1f} GB at "
+        f"peak in {config['data_dir']}",
+    ]

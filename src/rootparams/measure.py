@@ -450,7 +450,7 @@ def plan_point(
     repetitions: int,
     reps: Iterable[int] | None = None,
 ) -> PlannedPoint:
-    """A point of a block's plan (workflow/rules/common.smk, block_plan: its file and read points, files and
+    """A point of a block's plan (rootparams.blockplan.plan_entry: its file and read points, files and
     events) with its records' paths and its identity, which comes from its catalogue entry: the file itself may
     be gone once it is measured. ``reps``: the repetition numbers this block takes (its pass's share,
     rootparams.blocks; all of them by default); the others are the other passes'."""

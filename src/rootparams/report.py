@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -421,3 +423,31 @@ def noise_line(summary: pd.DataFrame) -> str:
         f"median sigma/mean of the event rate over {len(rel)} points: {median}{interval}; "
         f"{int(summary['n'].sum())} repetitions used, {int(summary['n_flagged'].sum())} flagged and excluded"
     )
+
+
+def end_of_run_lines(summary: pd.DataFrame, run_summary: str) -> tuple[str, list[str]]:
+    """What a successful run says when it ends: the noise of the whole study in one line (also in the run
+    summary), and, for standard error, the points that failed or were refused (the first ten), whose reasons
+    ``run_summary`` lists."""
+    failed = failed_points(summary)
+    problems = []
+    if len(failed):
+        problems.append(
+            f"rootparams: {len(failed)} point(s) not measured, with their reasons in {run_summary} "
+            "and the status column of the tables:"
+        )
+        problems += [
+            f"  {r.status}: {r.format} {r.file_id} {r.read_id}: {str(r.failure).splitlines()[0][:300]}"
+            for r in failed.head(10).itertuples()
+        ]
+    return f"rootparams: {noise_line(summary)}", problems
+
+
+def print_end_of_run(summary_table: str, run_summary: str) -> None:
+    """Print end_of_run_lines for a finished run's summary.csv (``summary_table``), if it has one."""
+    if not Path(summary_table).exists():
+        return
+    noise, problems = end_of_run_lines(pd.read_csv(summary_table), run_summary)
+    print(noise)
+    for line in problems:
+        print(line, file=sys.stderr)

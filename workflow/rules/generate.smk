@@ -17,7 +17,7 @@ rule generate_content:
     log:
         paths.log("generate", "{format}", "content"),
     wildcard_constraints:
-        format=formats_pattern("recipe"),
+        format=outputs.formats_pattern(STUDY, "recipe"),
     conda:
         CONDA_ENV
     threads: 1
@@ -116,7 +116,7 @@ rule calibrate_recipe:
     log:
         paths.log("generate", "{format}", "calibrate"),
     wildcard_constraints:
-        format=formats_pattern("clone"),
+        format=outputs.formats_pattern(STUDY, "clone"),
     conda:
         CONDA_ENV
     params:

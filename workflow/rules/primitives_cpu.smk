@@ -55,7 +55,7 @@ rule unzip_kinds:
     timed-read lock, like every measurement."""
     input:
         tool=paths.UNZIP_KINDS_EXE,
-        samples=unzip_kind_samples,
+        samples=UNZIP_KIND_SAMPLES,
     output:
         report(
             paths.UNZIP_KINDS_TABLE,
@@ -73,7 +73,7 @@ rule unzip_kinds:
     params:
         formats=list(UNZIP_KIND_SETTINGS),
         settings=UNZIP_KIND_SETTINGS,
-        trees=unzip_kind_trees,
+        trees=UNZIP_KIND_TREES,
         host_lock=STUDY["measurement"]["host_lock"],
     script:
         "../scripts/unzip_kinds.py"

@@ -1,0 +1,119 @@
+"""What a block measures (rootparams.blockplan, rootparams.blocks): the blocks of the shipped studies, the
+measurement settings a block's job is given, its plan, and the points it still has to read, pinned on
+config/config.yaml, config/quick.yaml and config/examples/adaptive.yaml."""
+
+import json
+
+import pytest
+import yaml
+from conftest import REPO
+
+from rootparams import blockplan, blocks, paths
+from rootparams.config import load_study_config
+from rootparams.grid import expand_points, sentinel_point
+
+
+def study_blocks(name):
+    study = load_study_config(yaml.safe_load((REPO / name).read_text()))
+    return blockplan.StudyBlocks(study, expand_points(study), sentinel_point(study))
+
+
+@pytest.fixture(scope="module")
+def default():
+    return study_blocks("config/config.yaml")
+
+
+@pytest.fixture(scope="module")
+def quick():
+    return study_blocks("config/quick.yaml")
+
+
+@pytest.fixture(scope="module")
+def adaptive():
+    return study_blocks("config/examples/adaptive.yaml")
+
+
+def test_the_blocks_of_the_shipped_studies(default, quick, adaptive):
+    formats = ["xaod", "topq1", "susy5", "truth3"]
+    assert default.passes == 3
+    assert list(default.blocks) == blocks.block_names(formats, 3)
+    assert blocks.measured_formats(default.study, default.points) == formats
+    assert quick.passes == 1 and list(quick.blocks)[:4] == formats and len(quick.blocks) == 8
+    assert list(adaptive.blocks) == ["truth3"]
+    # Every point is in every pass of its format; the records are in the order the blocks run.
+    assert sum(len(p) for p in default.blocks.values()) == 3 * len(default.points)
+    assert default.records()[0] == paths.block_record("xaod.pass1")
+    assert default.earlier("xaod.pass2") == [paths.block_record(f"{f}.pass1") for f in formats]
+    assert default.earlier("truth3.pass1") == []
+
+
+def test_each_pass_takes_its_share_of_the_repetitions(default):
+    reps = default.study["repetitions"]
+    taken = [default.repetitions(f"xaod.pass{k}") for k in (1, 2, 3)]
+    assert sorted(r for part in taken for r in part) == list(range(reps))
+
+
+def test_a_block_is_given_only_its_own_storage_profiles_and_the_last_pass_the_warm_reads(default):
+    first, last = default.measurement("xaod.pass1"), default.measurement("xaod.pass3")
+    used = {p.read.storage_profile for p in [*default.blocks["xaod.pass1"], default.sentinel]}
+    assert set(first["storage_profiles"]) <= used
+    assert first["warm_reads"] == 0 and first["target_half_width"] is None
+    assert last["warm_reads"] == default.study["measurement"]["warm_reads"]
+    assert last["target_half_width"] == default.study["measurement"]["target_half_width"]
+    # A study that is not adaptive passes no "adaptive" key: its blocks' settings are the ones they always had.
+    assert "adaptive" not in first and "adaptive" not in last
+    assert default.chosen("xaod.pass1") == set()
+
+
+def test_an_adaptive_block_carries_only_what_its_decision_reads(adaptive, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    measurement = adaptive.measurement("truth3")
+    assert measurement["target_half_width"] is None
+    plan = measurement["adaptive"]
+    assert list(plan["study"]["formats"]) == ["truth3"] and list(plan["study"]["file_defaults"]) == ["truth3"]
+    assert "adaptive" not in plan["study"]["measurement"] and plan["chosen"] == []
+    assert all("scans" in entry for entry in adaptive.plan("truth3"))
+    assert adaptive.storage_primitives("truth3") == [paths.STORAGE_PRIMITIVES_TABLE]
+
+
+def test_the_plan_names_each_points_files(quick):
+    entry = quick.plan("xaod")[0]
+    point = quick.blocks["xaod"][0]
+    assert entry["root"] == paths.root_file(quick.study["data_dir"], "xaod", point.file.id)
+    assert entry["catalogue"] == paths.catalogue_entry("xaod", point.file.id)
+    assert entry["warmup"] == paths.warmup_file(quick.study["data_dir"], "xaod")
+    assert entry["tree"] is None and entry["events"] == quick.study["formats"]["xaod"]["read"]
+    assert "scans" not in entry
+    assert quick.sentinel_plan("truth3")["file"] == quick.sentinel.file
+    assert quick.storage_primitives("xaod") == []
+    assert quick.warmup_files("xaod") == (
+        [paths.warmup_file(quick.study["data_dir"], "xaod")]
+        if quick.study["measurement"]["eviction"] == "system"
+        else []
+    )
+
+
+def test_a_block_reads_what_is_still_to_measure(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    sb = study_blocks("config/quick.yaml")
+    points = sb.blocks["truth3"]
+    # Nothing catalogued yet: every point, and the sentinel.
+    todo = sb.to_measure("truth3")
+    assert todo == [*points, sb.sentinel]
+    assert sb.root_files("truth3") == sorted(
+        {paths.root_file(sb.study["data_dir"], p.file.format, p.file.id) for p in todo}
+    )
+    assert len(sb.catalogues("truth3")) == len({(p.file.format, p.file.id) for p in [*points, sb.sentinel]})
+    # A rewrite ROOT refused has nothing to read; a block with nothing to read needs no sentinel either.
+    for p in points:
+        catalogue = tmp_path / paths.catalogue_entry(p.file.format, p.file.id)
+        catalogue.parent.mkdir(parents=True, exist_ok=True)
+        catalogue.write_text(json.dumps({"refused": "test"}))
+    measurement = sb.measurement("truth3")
+    reps = sb.repetitions("truth3")
+    assert blockplan.points_to_measure(sb.study, points, sb.sentinel, measurement, reps) == []
+
+
+def test_the_repetitions_a_plan_names():
+    sb = study_blocks("config/quick.yaml")
+    assert blockplan.planned_repetitions(sb.study, sb.points[0], set()) == sb.study["repetitions"]

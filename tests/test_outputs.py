@@ -1,0 +1,101 @@
+"""What a study's workflow produces (rootparams.outputs): the final outputs of the shipped configurations, the
+outputs each setting adds, and the wildcard patterns, pinned on config/config.yaml, config/quick.yaml and two
+examples (the workflow's dry run lists the same jobs as when these lived in workflow/rules/common.smk)."""
+
+import re
+
+import pytest
+import yaml
+from conftest import REPO
+
+from rootparams import outputs, paths
+from rootparams.config import load_study_config
+from rootparams.grid import expand_points, sentinel_point
+
+CONFIGS = ["config/config.yaml", "config/quick.yaml", "config/examples/adaptive.yaml"]
+REMOTE = "config/examples/model-check-remote.yaml"
+
+
+def study_of(name):
+    study = load_study_config(yaml.safe_load((REPO / name).read_text()))
+    return study, expand_points(study)
+
+
+@pytest.fixture(scope="module", params=[*CONFIGS, REMOTE])
+def shipped(request):
+    return request.param, *study_of(request.param)
+
+
+# The outputs per configuration, as the workflow's target rule "all" had them.
+COUNTS = {
+    "config/config.yaml": 121,
+    "config/quick.yaml": 149,
+    "config/examples/adaptive.yaml": 100,
+    REMOTE: 101,
+}
+
+
+def test_the_final_outputs_are_pinned_and_distinct(shipped):
+    name, study, points = shipped
+    final = outputs.final_outputs(study, points)
+    assert len(final) == len(set(final)) == COUNTS[name]
+    assert final[0] == paths.PROVENANCE and paths.RECOMMENDATIONS in final
+    for fmt in study["formats"]:
+        assert {paths.table1(fmt, ext) for ext in ("csv", "md", "tex")} <= set(final)
+
+
+def test_primitives_and_warm_reads_bring_the_model(shipped):
+    _, study, points = shipped
+    final = set(outputs.final_outputs(study, points))
+    measurement = study["measurement"]
+    assert (paths.STORAGE_PRIMITIVES_TABLE in final) == bool(measurement["primitives"])
+    assert (paths.CPU_PRIMITIVES_TABLE in final) == bool(measurement["warm_reads"])
+    model = bool(measurement["primitives"] and measurement["warm_reads"])
+    assert (paths.MODEL_POINTS_TABLE in final) == model
+    if model:
+        assert {paths.figure(outputs.parts_figure(f), "pdf") for f in study["formats"]} <= final
+
+
+def test_a_live_plan_has_its_own_table_and_a_replay_needs_every_point():
+    for name, live in [("config/examples/adaptive.yaml", True), ("config/quick.yaml", False)]:
+        final = set(outputs.final_outputs(*study_of(name)))
+        assert (f"{paths.ADAPTIVE_PLAN_TABLE}.csv" in final) == live
+        assert (f"{paths.ADAPTIVE_REPLAY_TABLE}.csv" in final) == (not live)
+
+
+def test_only_a_study_on_remote_storage_measures_the_remote_primitives():
+    assert outputs.remote_primitive_tables(study_of(REMOTE)[0]) == [paths.REMOTE_PRIMITIVES_TABLE]
+    for name in CONFIGS:
+        study, points = study_of(name)
+        assert outputs.remote_primitive_tables(study) == []
+        assert paths.REMOTE_PRIMITIVES_TABLE not in outputs.final_outputs(study, points)
+    study, points = study_of(REMOTE)
+    study["measurement"]["primitives"] = False
+    assert outputs.remote_primitive_tables(study) == []
+    assert outputs.write_noise_files(study, points) == []
+
+
+def test_the_decompression_and_the_write_noise_of_the_default_study():
+    study, points = study_of("config/config.yaml")
+    assert sorted(outputs.unzip_kind_settings(study, points)) == ["susy5", "topq1", "truth3", "xaod"]
+    written = outputs.write_noise_files(study, points)
+    assert [f.format for f in written] == ["xaod", "topq1", "susy5"]
+
+
+def test_the_wildcard_patterns():
+    study, _ = study_of("config/quick.yaml")
+    patterns = {k: re.compile(v) for k, v in outputs.wildcard_constraints(study).items()}
+    assert patterns["format"].fullmatch("xaod") and not patterns["format"].fullmatch("xaod.pass2")
+    # The block wildcard has its own pattern: a format, with or without its pass.
+    assert patterns["block"].fullmatch("xaod.pass2") and patterns["block"].fullmatch("truth3")
+    assert not patterns["block"].fullmatch("nosuch.pass1")
+    assert patterns["file_id"].fullmatch("asis") and patterns["file_id"].fullmatch(
+        "zlib-5_af100_split0_basket32000"
+    )
+    assert patterns["rep"].fullmatch("12") and not patterns["rep"].fullmatch("x")
+    assert outputs.formats_pattern(study, "source") == outputs.NOTHING
+    assert outputs.generated_formats_pattern(study) == "|".join(study["formats"])
+    # The sentinel's file: its names escaped; none without a sentinel.
+    fmt, file_id = outputs.sentinel_patterns(sentinel_point(study))
+    assert re.fullmatch(fmt, "xaod") and re.fullmatch(file_id, "zlib-5_af100_split0_basket32000")
+    assert outputs.sentinel_patterns(None) == (outputs.NOTHING, outputs.NOTHING)
