@@ -43,6 +43,10 @@ def slurm_run(tmp_path_factory, build):
     workdir = tmp_path_factory.mktemp("slurm")
     _copy_build(build, workdir)
     # --slurm-no-account: the test cluster has no accounting; everything else comes from the profile.
+    # The plugin checks the jobs' status after --slurm-init-seconds-before-status-checks, then at intervals
+    # that grow by 10 s while no job has finished, back to the initial seconds once one has. At 5 s, each job
+    # of 6-9 s (a Snakemake of its own) was seen finished 20 s after it was submitted (six stages: 120 s in
+    # CI); at 2 s, after 14 s.
     snakemake(
         workdir,
         *TARGETS,
@@ -55,7 +59,7 @@ def slurm_run(tmp_path_factory, build):
         f"data_dir={workdir / 'data'}",
         "--slurm-keep-successful-logs",
         "--slurm-init-seconds-before-status-checks",
-        "5",
+        "2",
     )
     return workdir
 
