@@ -9,7 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+import yaml
+from conftest import REPO, TINY_FULL
 
 from rootparams import storage, storagebench
 from rootparams.config import load_study_config
@@ -88,6 +89,16 @@ def test_the_jobs_are_root_s_request_sizes():
         ("random", 512 << 10, "buffered"),
         ("random", 4 << 20, "buffered"),
     ]
+
+
+def test_a_study_that_sets_nothing_measures_as_many_runs_as_storagebench_s_defaults():
+    # measurement.storage_primitives's defaults (the schema) are the module's: the default study is unchanged.
+    assert load_study_config({})["measurement"]["storage_primitives"] == {
+        "repetitions": storagebench.REPETITIONS,
+        "runtime_seconds": storagebench.RUNTIME_SECONDS,
+        "fill_runs": storagebench.FILL_RUNS_PER_ROUND,
+        "scratch_mib": storagebench.SCRATCH_BYTES // MIB,
+    }
 
 
 def test_fio_missing_says_how_to_install_it():
@@ -247,14 +258,18 @@ def test_a_study_s_storage_primitives_have_every_run_and_leave_nothing_behind(fu
 
     table = pd.read_csv(full_run / paths.STORAGE_PRIMITIVES_TABLE)
     runs = pd.read_csv(full_run / paths.STORAGE_PRIMITIVES_RUNS)
+    # The study's measurement.storage_primitives: fewer and shorter runs than the default study's, the same rows.
+    size = load_study_config(yaml.safe_load(Path(TINY_FULL).read_text()))["measurement"]["storage_primitives"]
+    reps = size["repetitions"]
     profiles = ["native", "ssd"] if storage.throttling_unavailable_reason() is None else ["native"]
     assert list(dict.fromkeys(table["storage_profile"])) == profiles
     assert list(table.columns) == storagebench.SUMMARY_COLUMNS
-    fills = storagebench.FILL_RUNS_PER_ROUND * storagebench.REPETITIONS
-    assert len(runs) == len(profiles) * len(storagebench.JOBS) * storagebench.REPETITIONS + fills
+    fills = size["fill_runs"] * reps
+    assert len(runs) == len(profiles) * len(storagebench.JOBS) * reps + fills
+    assert (runs["scratch_bytes"] == size["scratch_mib"] * MIB).all()
     fio = table[table["pattern"] != storagebench.FILL_PATTERN]
     assert len(fio) == len(profiles) * len(storagebench.JOBS)
-    assert (fio["n"] == storagebench.REPETITIONS).all()
+    assert (fio["n"] == reps).all()
     throttled = fio[fio["storage_profile"] != "native"]
     assert throttled["nominal_check"].isin(["pass", "fail", "cannot tell"]).all()
     # Every byte fio read sequentially came from the disk, through the profile's group (the reads were cold).

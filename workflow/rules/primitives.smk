@@ -32,9 +32,11 @@ rule storage_primitives:
         host_lock=STUDY["measurement"]["host_lock"],
         hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
         seed=STUDY["seed"],
-        repetitions=storagebench.REPETITIONS,
-        runtime_seconds=storagebench.RUNTIME_SECONDS,
-        scratch_bytes=storagebench.SCRATCH_BYTES,
+        # measurement.storage_primitives: the defaults are storagebench's; a test study sets them smaller.
+        repetitions=STUDY["measurement"]["storage_primitives"]["repetitions"],
+        runtime_seconds=STUDY["measurement"]["storage_primitives"]["runtime_seconds"],
+        scratch_bytes=STUDY["measurement"]["storage_primitives"]["scratch_mib"] * storagebench.MIB,
+        fill_runs=STUDY["measurement"]["storage_primitives"]["fill_runs"],
     script:
         "../scripts/storage_primitives.py"
 
