@@ -14,6 +14,7 @@ from conftest import REPO, TINY_FULL
 
 from rootparams import storage, storagebench
 from rootparams.config import load_study_config
+from rootparams.measure import measurement_key
 from rootparams.storagebench import MIB, FioJob, StorageBenchError
 
 # A real report: fio 3.33, 4 KiB random buffered reads of a cold 64 MiB file for 0.3 s on the development VM.
@@ -93,12 +94,18 @@ def test_the_jobs_are_root_s_request_sizes():
 
 def test_a_study_that_sets_nothing_measures_as_many_runs_as_storagebench_s_defaults():
     # measurement.storage_primitives's defaults (the schema) are the module's: the default study is unchanged.
-    assert load_study_config({})["measurement"]["storage_primitives"] == {
+    measurement = load_study_config({})["measurement"]
+    assert measurement["storage_primitives"] == {
         "repetitions": storagebench.REPETITIONS,
         "runtime_seconds": storagebench.RUNTIME_SECONDS,
         "fill_runs": storagebench.FILL_RUNS_PER_ROUND,
         "scratch_mib": storagebench.SCRATCH_BYTES // MIB,
     }
+    # And it is no setting of a point's read: records kept before it existed, or under other values, are reused.
+    before = {k: v for k, v in measurement.items() if k != "storage_primitives"}
+    smaller = {**measurement, "storage_primitives": {"repetitions": 2, "scratch_mib": 256}}
+    key = measurement_key(measurement, "hdd")
+    assert measurement_key(smaller, "hdd") == key == measurement_key(before, "hdd")
 
 
 def test_fio_missing_says_how_to_install_it():

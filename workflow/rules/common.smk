@@ -10,7 +10,7 @@ from dataclasses import asdict
 
 from rootparams import adaptive, blocks, footprint, paths, remotebench, writenoise
 from rootparams.errors import UserError
-from rootparams.measure import needs_measuring, plan_point
+from rootparams.measure import ELSEWHERE_KEYS, needs_measuring, plan_point
 from rootparams.records import read_json
 from rootparams.build import CXX_SOURCES, source_dir
 from rootparams.config import (
@@ -59,6 +59,14 @@ if reason := throttling_unavailable_reason():
     STUDY = without_throttling(STUDY, reason)
     if "storage_note" in STUDY["measurement"]:
         print(f"rootparams: {STUDY['measurement']['storage_note']}", file=sys.stderr)
+# The measurement settings of the reads, for the blocks, tables and figures: without those that size other jobs
+# (measure.ELSEWHERE_KEYS: measurement.storage_primitives), so that a study that sets them, or did not have them,
+# runs none of those jobs again.
+READS_MEASUREMENT = {
+    k: v for k, v in STUDY["measurement"].items() if k not in ELSEWHERE_KEYS
+}
+# How much the storage primitives measure (rule storage_primitives; the defaults are rootparams.storagebench's).
+STORAGE_PRIMITIVES = STUDY["measurement"]["storage_primitives"]
 DATA_DIR = STUDY["data_dir"]
 POINTS = expand_points(STUDY)
 
@@ -376,7 +384,7 @@ def block_measurement(wildcards):
     used = {p.read.storage_profile for p in points}
     own = STUDY["measurement"]["storage_profiles"]
     measurement = {
-        **STUDY["measurement"],
+        **READS_MEASUREMENT,
         "storage_profiles": {name: own[name] for name in own if name in used},
     }
     if not blocks.is_last_pass(wildcards.block, PASSES):

@@ -32,11 +32,10 @@ rule storage_primitives:
         host_lock=STUDY["measurement"]["host_lock"],
         hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
         seed=STUDY["seed"],
-        # measurement.storage_primitives: the defaults are storagebench's; a test study sets them smaller.
-        repetitions=STUDY["measurement"]["storage_primitives"]["repetitions"],
-        runtime_seconds=STUDY["measurement"]["storage_primitives"]["runtime_seconds"],
-        scratch_bytes=STUDY["measurement"]["storage_primitives"]["scratch_mib"] * storagebench.MIB,
-        fill_runs=STUDY["measurement"]["storage_primitives"]["fill_runs"],
+        repetitions=STORAGE_PRIMITIVES["repetitions"],
+        runtime_seconds=STORAGE_PRIMITIVES["runtime_seconds"],
+        scratch_bytes=STORAGE_PRIMITIVES["scratch_mib"] * storagebench.MIB,
+        fill_runs=STORAGE_PRIMITIVES["fill_runs"],
     script:
         "../scripts/storage_primitives.py"
 
