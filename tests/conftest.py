@@ -107,3 +107,46 @@ def run_study(
         workdir, *targets, "--configfile", config, "--config", f"data_dir={workdir / 'data'}", "--cores", "2"
     )
     return workdir
+
+
+# The studies that more than one module reads, each run once per session; the tests only read them. ---------
+
+TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
+TINY_FULL = str(REPO / "tests" / "configs" / "tiny_full.yaml")
+
+
+def tiny_targets() -> tuple[str, ...]:
+    """What the tests read of the tiny study (tests/test_workflow.py; tests/test_slurm.py compares its Slurm
+    run with it): the measuring chain, every table, the run summary, the unzip-kinds primitive, the
+    recommendations and one figure. Not the storage primitives, the other figures and the decision's figures:
+    tests/test_full_dag.py runs every output of a study (``full_run``). In CI, the storage primitives alone
+    took 93 s of the 152 s that every output of the tiny study took."""
+    from rootparams import paths
+
+    return (
+        paths.PROVENANCE,
+        paths.FILES_TABLE,
+        paths.REPETITIONS_TABLE,
+        paths.MONITOR_TABLE,
+        paths.SUMMARY_TABLE,
+        paths.RUN_SUMMARY,
+        *(paths.table1("xaod", ext) for ext in ("csv", "md", "tex")),
+        paths.UNZIP_KINDS_TABLE,
+        paths.RECOMMENDATIONS,
+        paths.figure("fig01_rate_vs_compression", "png"),
+    )
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory, build) -> Path:
+    """tests/configs/tiny.yaml (one xAOD point, one repetition, 20 events) up to ``tiny_targets()``, run once
+    for the session. Read only: a test that changes the study changes a copy of it."""
+    return run_study(tmp_path_factory, build, TINY, "tiny", tiny_targets())
+
+
+@pytest.fixture(scope="session")
+def full_run(tmp_path_factory, build) -> Path:
+    """tests/configs/tiny_full.yaml, every output of the study (the default target: tables, figures, decision,
+    recommendations and the primitives), run once for the session: tests/test_full_dag.py checks the study,
+    tests/test_storagebench.py its storage primitives."""
+    return run_study(tmp_path_factory, build, TINY_FULL, "full")

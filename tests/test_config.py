@@ -88,6 +88,14 @@ def test_the_configs_said_to_add_to_the_default_study_keep_every_default_point(e
             {"measurement": {"adaptive": True, "warm_reads": 0, "primitives": False}},
             ["measurement.adaptive = true needs", "primitives: true", "warm_reads of at least 1"],
         ),
+        (
+            {"measurement": {"storage_primitives": {"repetitions": 1}}},
+            ["measurement.storage_primitives.repetitions = 1", "from 2 to 20"],
+        ),
+        (
+            {"measurement": {"storage_primitives": {"runtime": 0.5}}},
+            ["measurement.storage_primitives", "'runtime'", "did you mean 'runtime_seconds'"],
+        ),
         ({"read_defaults": {"learn_entries": "often"}}, ["learn_entries = 'often'", "'default'", "integer"]),
         ({"data_dir": "../elsewhere"}, ["data_dir = '../elsewhere'", ".."]),
         ({"data_dir": "results/data"}, ["data_dir", "separate from results/"]),

@@ -1,25 +1,20 @@
-"""The full DAG on a tiny grid (tests/configs/tiny_full.yaml): every scan, 2 repetitions, few events, two
-formats; every artifact of the study exists and is well formed: tables, Table 1, Figures 1-12 (PNG and
-PDF), recommendations, and the HTML report."""
+"""The full DAG on a tiny grid (tests/configs/tiny_full.yaml, the session's ``full_run``: tests/conftest.py):
+every scan, 2 repetitions, few events, two formats; every artifact of the study exists and is well formed:
+tables, Table 1, Figures 1-12 (PNG and PDF), recommendations, and the HTML report. Its storage primitives are
+checked by tests/test_storagebench.py."""
 
 import shutil
 
 import pandas as pd
 import pytest
-from conftest import REPO, run_study, snakemake
+from conftest import TINY_FULL, snakemake
 
 from rootparams import paths
 from rootparams.figures import FIGURE_NAMES, REMOTE_FIGURES, SEED_FIGURES
 from rootparams.storage import throttling_unavailable_reason
 
-TINY_FULL = str(REPO / "tests" / "configs" / "tiny_full.yaml")
 # Where the machine cannot throttle (no root or no cgroup v1 blkio), ssd falls back to native, labelled.
 PROFILES = {"native", "ssd"} if throttling_unavailable_reason() is None else {"native"}
-
-
-@pytest.fixture(scope="module")
-def full_run(tmp_path_factory, build):
-    return run_study(tmp_path_factory, build, TINY_FULL, "full")
 
 
 def test_every_point_of_every_scan_was_measured(full_run):

@@ -85,8 +85,8 @@ def test_a_proxy_that_cannot_start_fails_its_profile_only_with_its_own_message(r
     # The rerun measured only what failed: the local and server-only records are the first run's.
     block = json.loads((workdir / paths.block_record("susy5")).read_text())
     assert (
-        block["measured_repetitions"] == 4 and block["reused"] == 8
-    )  # the 2 xrootd-wan points x 2 repetitions
+        block["measured_repetitions"] == 2 and block["reused"] == 4
+    )  # the 2 xrootd-wan points x 1 repetition
     for profile in ("native", "xrootd-local"):
         assert all(r.get("reused") is not True for r in records(workdir, profile))  # written once, kept
     # Every other point of the block was measured in the first run (the block's job failed at its end).
@@ -100,7 +100,7 @@ def test_remote_reads_go_through_the_server_and_loopback_and_start_cold(remote_r
     workdir, *_ = remote_run
     for profile, hops in (("xrootd-local", 1), ("xrootd-wan", 2)):  # the proxy: server to proxy to reader
         recs = records(workdir, profile)
-        assert len(recs) == 4  # 2 cache settings x 2 repetitions
+        assert len(recs) == 2  # 2 cache settings x 1 repetition
         for r in recs:
             assert r["storage_access"] == "xrootd" and r["file_class"] == "TNetXNGFile"
             assert r["read_path"].startswith("root://127.0.0.1:") and r["read_path"].endswith("?remote=1")
@@ -131,13 +131,16 @@ def test_each_round_trip_costs_at_least_the_added_rtt(remote_run):
         assert r["loop_seconds"] <= r["loop_read_calls"] * rtt * 1.5 + 2  # and not much more (decompression)
 
 
-def test_the_cache_matters_more_remotely(remote_run):
+def test_the_cache_turns_a_round_trip_per_basket_into_a_few_vector_reads(remote_run):
+    # Why the cache matters more remotely: without it every basket is a read call (a round trip through the
+    # proxy), with it a few vector reads fetch them all. The rates' gain (xrootd-wan's more than 10 times
+    # native's) is a timed comparison, printed by benchmarks/timed_checks.py (remote-study).
     workdir, *_ = remote_run
+    for profile in ("native", "xrootd-local", "xrootd-wan"):
+        calls = {r["cache_size"]: r["loop_read_calls"] for r in records(workdir, profile)}
+        assert set(calls) == {0, -1} and 10 * calls[-1] < calls[0], (profile, calls)
     s = summary(workdir).set_index(["storage_profile", "cache_size"])["event_rate_hz_mean"]
-    gain = {p: s[(p, -1)] / s[(p, 0)] for p in ("native", "xrootd-local", "xrootd-wan")}
-    assert gain["xrootd-wan"] > 10 * gain["native"], (
-        gain
-    )  # 20 ms per basket against a vector read per cluster
+    assert len(s) == 6 and (s > 0).all()
 
 
 def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(remote_run, build):

@@ -26,6 +26,7 @@ def _study(workdir: Path, scans: dict, storage_profiles: dict) -> Path:
             "busy_cpu_threshold": 1.0,
             "min_window_seconds": 0.0,
             "min_window_io_share": 0.0,
+            "memory_probe_loads": 0,  # no probe around the reads (0.24 s each): which reads run is tested
             "storage_profiles": storage_profiles,
         },
         "scans": scans,

@@ -10,11 +10,9 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import REPO, require, run_study, snakemake
+from conftest import REPO, TINY, require, snakemake, tiny_targets
 
 from rootparams import paths
-
-TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
 
 
 # What the tests compare: the measuring chain and one of each kind of output after it (a table, the run summary,
@@ -45,6 +43,10 @@ def slurm_run(tmp_path_factory, build):
     workdir = tmp_path_factory.mktemp("slurm")
     _copy_build(build, workdir)
     # --slurm-no-account: the test cluster has no accounting; everything else comes from the profile.
+    # The plugin checks the jobs' status after --slurm-init-seconds-before-status-checks, then at intervals
+    # that grow by 10 s while no job has finished, back to the initial seconds once one has. At 5 s, each job
+    # of 6-9 s (a Snakemake of its own) was seen finished 20 s after it was submitted (six stages: 120 s in
+    # CI); at 2 s, after 14 s.
     snakemake(
         workdir,
         *TARGETS,
@@ -57,14 +59,16 @@ def slurm_run(tmp_path_factory, build):
         f"data_dir={workdir / 'data'}",
         "--slurm-keep-successful-logs",
         "--slurm-init-seconds-before-status-checks",
-        "5",
+        "2",
     )
     return workdir
 
 
 @pytest.fixture(scope="module")
-def local_run(tmp_path_factory, build):
-    return run_study(tmp_path_factory, build, TINY, "local", tuple(TARGETS))
+def local_run(tiny_run):
+    # The session's local run of the same config (tests/conftest.py), which makes everything TARGETS name.
+    assert set(TARGETS) <= set(tiny_targets())
+    return tiny_run
 
 
 def test_the_jobs_ran_under_slurm(slurm_run):

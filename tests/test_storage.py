@@ -165,11 +165,8 @@ def test_throttled_cold_read_takes_at_least_size_over_bandwidth(tmp_path, contro
     # The group counts the block requests of its processes: every byte of the cold file, in requests.
     assert used.bytes >= path.stat().st_size and 0 < used.requests <= used.bytes / 4096
     assert not any(controller.root.glob(f"rootparams-{os.getpid()}"))  # the group is gone
-    # The same read, cold again, without the throttle is much faster (the host caches this disk).
-    pagecache.make_cold(path)
-    start = time.monotonic()
-    subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
-    assert time.monotonic() - start < elapsed / 2
+    # How much faster the same read is without the throttle is the host's disk: a timed comparison, printed by
+    # benchmarks/timed_checks.py (throttle).
 
 
 def test_a_native_group_counts_requests_without_throttling(tmp_path, controller):

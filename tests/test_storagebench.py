@@ -1,18 +1,20 @@
 """The storage primitives (rootparams.storagebench): fio's command line and JSON report, the table and its check
-against a profile's nominal figures, and a real measurement under the hdd profile."""
+against a profile's nominal figures, and a real measurement: the full study's (tests/conftest.py). Whether a
+throttle delivers its nominal figures on this host is printed by benchmarks/timed_checks.py."""
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
+from pathlib import Path
 
 import pytest
-from conftest import REPO, require
+import yaml
+from conftest import REPO, TINY_FULL
 
 from rootparams import storage, storagebench
 from rootparams.config import load_study_config
+from rootparams.measure import measurement_key
 from rootparams.storagebench import MIB, FioJob, StorageBenchError
 
 # A real report: fio 3.33, 4 KiB random buffered reads of a cold 64 MiB file for 0.3 s on the development VM.
@@ -88,6 +90,22 @@ def test_the_jobs_are_root_s_request_sizes():
         ("random", 512 << 10, "buffered"),
         ("random", 4 << 20, "buffered"),
     ]
+
+
+def test_a_study_that_sets_nothing_measures_as_many_runs_as_storagebench_s_defaults():
+    # measurement.storage_primitives's defaults (the schema) are the module's: the default study is unchanged.
+    measurement = load_study_config({})["measurement"]
+    assert measurement["storage_primitives"] == {
+        "repetitions": storagebench.REPETITIONS,
+        "runtime_seconds": storagebench.RUNTIME_SECONDS,
+        "fill_runs": storagebench.FILL_RUNS_PER_ROUND,
+        "scratch_mib": storagebench.SCRATCH_BYTES // MIB,
+    }
+    # And it is no setting of a point's read: records kept before it existed, or under other values, are reused.
+    before = {k: v for k, v in measurement.items() if k != "storage_primitives"}
+    smaller = {**measurement, "storage_primitives": {"repetitions": 2, "scratch_mib": 256}}
+    key = measurement_key(measurement, "hdd")
+    assert measurement_key(smaller, "hdd") == key == measurement_key(before, "hdd")
 
 
 def test_fio_missing_says_how_to_install_it():
@@ -234,45 +252,48 @@ def test_a_limit_that_does_not_bind_is_checked_as_a_ceiling():
     )
 
 
-def test_hdd_delivers_its_nominal_bandwidth_to_a_cold_sequential_read(tmp_path):
-    """A physics check: fio's cold sequential reads under the hdd profile (150 MB/s) run at 150 MB/s within 10 %,
-    buffered (with the kernel's read-ahead, as ROOT reads) and direct; native beside it."""
-    require(shutil.which("fio") is not None, "fio is needed (apt-get install fio; .ci/run installs it)")
-    require(os.geteuid() == 0, "throttling needs root (CI runs as root)")
-    reason = storage.throttling_unavailable_reason()
-    require(reason is None, f"a block I/O throttle is needed: {reason}")
-    profiles = [storage.PROFILES["native"], storage.PROFILES["hdd"]]
-    # The host's own timed-read lock, not a private one: this is a timed measurement, and it must neither disturb
-    # nor be disturbed by another one on this host.
-    records = storagebench.measure_storage(
-        profiles,
-        tmp_path / "data",
-        jobs=storagebench.JOBS[:2],
-        scratch_bytes=512 * MIB,  # 1 s at 150 MB/s reads ~150 MB of it
-        say=lambda _: None,
-    )
-    table = storagebench.write_tables(records, tmp_path / "storage.csv", tmp_path / "runs.csv")
-    fills = storagebench.FILL_RUNS_PER_ROUND * storagebench.REPETITIONS
-    assert len(records) == 2 * 2 * storagebench.REPETITIONS + fills
-    assert (tmp_path / "storage.csv").exists() and (tmp_path / "runs.csv").exists()
-    hdd = table[table["storage_profile"] == "hdd"].set_index("io_mode")
-    for mode in ("buffered", "direct"):
-        assert hdd.loc[mode, "n"] == 3
-        assert hdd.loc[mode, "bandwidth_bps"] == pytest.approx(150e6, rel=storagebench.NOMINAL_TOLERANCE), (
-            mode
-        )
-        assert hdd.loc[mode, "nominal_check"] == "pass", hdd.loc[mode, "nominal_check_detail"]
-        # Every byte fio read came from the disk, through the group (the reads were cold).
-        assert hdd.loc[mode, "read_amplification"] >= 1.0
-    # A cold read costs the CPU more than a warm one: the page cache's pages are allocated and filled (and, on a
-    # virtual machine that reports free memory to its host, backed again by the host).
-    fill = table[table["pattern"] == storagebench.FILL_PATTERN].iloc[0]
+def test_a_study_s_storage_primitives_have_every_run_and_leave_nothing_behind(full_run):
+    """The storage primitives of the session's full study (tests/conftest.py, rule storage_primitives): fio
+    under native storage and the study's local profile (ssd, where this machine can throttle), every job in
+    every round, the page-cache fill beside them, every throttled row checked against its nominal figures, the
+    disk described, and the scratch file and the jobs' groups gone. Whether a throttle delivers its nominal
+    bandwidth, and a cold read's CPU beyond a warm one's, are timed checks of the host:
+    benchmarks/timed_checks.py (storage) prints them for the hdd profile."""
+    import pandas as pd
+
+    from rootparams import paths
+
+    table = pd.read_csv(full_run / paths.STORAGE_PRIMITIVES_TABLE)
+    runs = pd.read_csv(full_run / paths.STORAGE_PRIMITIVES_RUNS)
+    # The study's measurement.storage_primitives: fewer and shorter runs than the default study's, the same rows.
+    size = load_study_config(yaml.safe_load(Path(TINY_FULL).read_text()))["measurement"]["storage_primitives"]
+    reps = size["repetitions"]
+    profiles = ["native", "ssd"] if storage.throttling_unavailable_reason() is None else ["native"]
+    assert list(dict.fromkeys(table["storage_profile"])) == profiles
+    assert list(table.columns) == storagebench.SUMMARY_COLUMNS
+    fills = size["fill_runs"] * reps
+    assert len(runs) == len(profiles) * len(storagebench.JOBS) * reps + fills
+    assert (runs["scratch_bytes"] == size["scratch_mib"] * MIB).all()
+    fio = table[table["pattern"] != storagebench.FILL_PATTERN]
+    assert len(fio) == len(profiles) * len(storagebench.JOBS)
+    assert (fio["n"] == reps).all()
+    throttled = fio[fio["storage_profile"] != "native"]
+    assert throttled["nominal_check"].isin(["pass", "fail", "cannot tell"]).all()
+    # Every byte fio read sequentially came from the disk, through the profile's group (the reads were cold).
+    assert (throttled.loc[throttled["pattern"] == "sequential", "read_amplification"] >= 1.0).all()
+    (fill,) = table[table["pattern"] == storagebench.FILL_PATTERN].to_dict("records")
     assert fill["storage_profile"] == "native" and fill["n"] == fills
-    assert fill["fill_cpu_s_per_mb"] > 0 and math.isfinite(fill["fill_cpu_s_per_mb_ci95_high"])
+    assert math.isfinite(fill["fill_cpu_s_per_mb_ci95_high"])
     native = table[table["storage_profile"] == "native"].iloc[0]
-    assert native["device"] and native["read_ahead_kb"] > 0 and native["max_sectors_kb"] > 0
+    assert isinstance(native["device"], str) and native["read_ahead_kb"] > 0 and native["max_sectors_kb"] > 0
     assert native["max_segments"] > 0
     assert native["rotational"] in (0, 1)
-    assert not list((tmp_path / "data").rglob("storage-scratch*"))  # the scratch file is gone
+    assert not list((full_run / "data").rglob("storage-scratch*"))  # the scratch file is gone
+    # And the groups: none of a job that is gone (later jobs of the study remove such groups too).
     controller = storage.io_controller()
-    assert not list(controller.root.glob(f"rootparams-{os.getpid()}-primitives-*"))  # and the groups
+    left = [
+        g
+        for g in (controller.root.glob("rootparams-*-primitives-*") if controller else [])
+        if not Path("/proc", g.name.split("-")[1]).exists()
+    ]
+    assert not left, left

@@ -1,16 +1,16 @@
-"""The whole chain through Snakemake on the tiny config: build, generate, evict + verify, timed read under
-PerfStats and dool, tables, summary, report. Plus: a bad config stops before any job."""
+"""The whole chain through Snakemake on the tiny config (the session's ``tiny_run``, tests/conftest.py):
+build, generate, evict + verify, timed read under PerfStats and dool, tables, summary, the unzip-kinds
+primitive, report. Plus: a rerun with more repetitions (on a copy of the study, which the other tests only
+read), and a bad config stops before any job."""
 
 import json
 import shutil
 
 import pandas as pd
-import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, TINY, snakemake, tiny_targets
 
 from rootparams import paths
 
-TINY = str(REPO / "tests" / "configs" / "tiny.yaml")
 REQUIRED_REPETITION_COLUMNS = [
     "format",
     "algorithm",
@@ -41,13 +41,6 @@ REQUIRED_REPETITION_COLUMNS = [
     "reader_process",
     "storage_to_root_bytes_ratio",
 ]
-
-
-@pytest.fixture(scope="module")
-def tiny_run(workdir, build):
-    require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
-    snakemake(workdir, "--configfile", TINY, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
-    return workdir
 
 
 def test_every_stage_produced_its_output(tiny_run):
@@ -139,10 +132,14 @@ def test_summary_and_provenance(tiny_run):
     assert provenance["root_version"] == "6.40.00"
 
 
-def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
-    first = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
+def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run, tmp_path):
+    # On a copy of the study (the session's ``tiny_run`` is read by other modules too), with the same data_dir
+    # (a parameter of the jobs: only the repetitions change), whose file the rerun reads again.
+    rerun = tmp_path / "tiny"
+    shutil.copytree(tiny_run, rerun)
+    first = json.loads((rerun / paths.repetition_record("xaod", *_ids(rerun), 0)).read_text())
     snakemake(
-        tiny_run,
+        rerun,
         paths.REPETITIONS_TABLE,  # what is checked here; the figures would follow from it
         "--configfile",
         TINY,
@@ -152,19 +149,28 @@ def test_rerun_with_more_repetitions_adds_only_the_new_ones(tiny_run):
         "--cores",
         "2",
     )
-    again = json.loads((tiny_run / paths.repetition_record("xaod", *_ids(tiny_run), 0)).read_text())
+    again = json.loads((rerun / paths.repetition_record("xaod", *_ids(rerun), 0)).read_text())
     assert again["loop_start_time"] == first["loop_start_time"]  # repetition 0 was not redone
-    reps = pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)
+    reps = pd.read_csv(rerun / paths.REPETITIONS_TABLE)
     assert sorted(reps["rep"]) == [0, 1]
     windows = reps.sort_values("process_start_time")
     assert (
         windows["process_start_time"].iloc[1:].to_numpy() >= windows["end_time"].iloc[:-1].to_numpy()
     ).all()
+    assert len(pd.read_csv(tiny_run / paths.REPETITIONS_TABLE)) == 1  # the session's study is as it was
 
 
 def test_html_report(tiny_run):
+    # The report of what the study made (tests/test_full_dag.py makes the report of every output of a study).
     snakemake(
-        tiny_run, "--configfile", TINY, "--config", f"data_dir={tiny_run / 'data'}", "--report", "report.html"
+        tiny_run,
+        *tiny_targets(),
+        "--configfile",
+        TINY,
+        "--config",
+        f"data_dir={tiny_run / 'data'}",
+        "--report",
+        "report.html",
     )
     assert (tiny_run / "report.html").stat().st_size > 100_000
 

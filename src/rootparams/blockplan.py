@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rootparams import adaptive, blocks, paths, studyfiles
-from rootparams.measure import needs_measuring, plan_point
+from rootparams.measure import needs_measuring, plan_point, reads_measurement
 from rootparams.records import read_json
 
 
@@ -88,7 +88,7 @@ def block_measurement(
     used = {p.read.storage_profile for p in [*points, *([sentinel] if sentinel else [])]}
     own = study["measurement"]["storage_profiles"]
     measurement = {
-        **study["measurement"],
+        **reads_measurement(study["measurement"]),
         "storage_profiles": {name: own[name] for name in own if name in used},
     }
     if not blocks.is_last_pass(block, total_passes):

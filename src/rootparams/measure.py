@@ -187,6 +187,17 @@ ALONGSIDE_KEYS = (
     "max_repetitions",
     "sequential_budget_seconds",
 )
+# Measurement settings of jobs other than the blocks (measurement.storage_primitives: how much the rule
+# storage_primitives measures), never part of a point's read: the key leaves them out, so that records kept before
+# they existed, or under other values, are reused. The workflow gives the blocks, tables and figures the settings
+# without them (reads_measurement).
+ELSEWHERE_KEYS = ("storage_primitives",)
+
+
+def reads_measurement(measurement: dict[str, Any]) -> dict[str, Any]:
+    """The measurement settings of the reads, for the blocks, tables and figures: without those that size other
+    jobs (ELSEWHERE_KEYS), so that a study that sets them, or did not have them, runs none of those jobs again."""
+    return {k: v for k, v in measurement.items() if k not in ELSEWHERE_KEYS}
 
 
 def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
@@ -194,7 +205,8 @@ def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
     study's own storage profiles only the one the point reads on, so that redefining a profile re-measures the
     points on it and no others. (For a point on a built-in profile the key is the one kept records carry from
     before profiles were keyed per point.)"""
-    making = {k: v for k, v in measurement.items() if k not in JUDGING_KEYS and k not in ALONGSIDE_KEYS}
+    left_out = (*JUDGING_KEYS, *ALONGSIDE_KEYS, *ELSEWHERE_KEYS)
+    making = {k: v for k, v in measurement.items() if k not in left_out}
     own = measurement.get("storage_profiles") or {}
     if "storage_profiles" in making:
         making["storage_profiles"] = {storage_profile: own[storage_profile]} if storage_profile in own else {}

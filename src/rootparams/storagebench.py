@@ -63,11 +63,12 @@ from rootparams.storage import StorageProfile
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
-# The defaults of a measurement. 3 repetitions give a t interval (2 degrees of freedom); 1 s per run and six
-# runs per profile keep four profiles within two minutes (the throttled ones run until the time is up, native
-# until the file has been read once; fio itself takes ~0.3 s to start and stop). A run reads the scratch file at most once, so that no read finds pages an
-# earlier read of the same run brought into the page cache; 1 GiB lasts ~0.7 s at the ~1.5 GB/s of a host-cached
-# disk, and fits any data_dir that holds a study.
+# The defaults of a measurement, the same as the schema's (measurement.storage_primitives, which a study may set
+# smaller; tests/test_storagebench.py checks that they agree). 3 repetitions give a t interval (2 degrees of
+# freedom); 1 s per run and six runs per profile keep four profiles within two minutes (the throttled ones run until
+# the time is up, native until the file has been read once; fio itself takes ~0.3 s to start and stop). A run reads
+# the scratch file at most once, so that no read finds pages an earlier read of the same run brought into the page
+# cache; 1 GiB lasts ~0.7 s at the ~1.5 GB/s of a host-cached disk, and fits any data_dir that holds a study.
 REPETITIONS = 3
 RUNTIME_SECONDS = 1.0
 SCRATCH_BYTES = 1 * GIB
@@ -442,6 +443,7 @@ def measure_storage(
     repetitions: int = REPETITIONS,
     runtime_seconds: float = RUNTIME_SECONDS,
     scratch_bytes: int = SCRATCH_BYTES,
+    fill_runs: int = FILL_RUNS_PER_ROUND,
     jobs: Sequence[FioJob] = JOBS,
     host_lock: str | Path = DEFAULT_LOCK,
     hold_free_page_reporting: bool = False,
@@ -449,7 +451,8 @@ def measure_storage(
     fio: str | None = None,
     say: Callable[[str], None] = print,
 ) -> list[dict[str, Any]]:
-    """Every run of every job on every profile, ``repetitions`` times: one record per run.
+    """Every run of every job on every profile, ``repetitions`` times, with ``fill_runs`` page-cache fills in each
+    round: one record per run.
 
     The runs are taken in rounds, repetition k of every (profile, job) before repetition k+1 of any, each round in a
     shuffled order (``seed``), so that a slow spell of the host falls on all of them alike. The host's timed-read
@@ -516,7 +519,7 @@ def measure_storage(
                     _record(host, profile, device, job, rep, position, start, result, used, scratch_bytes)
                     | {"free_page_reporting": page_reporting, "fio_version": version}
                 )
-            for run in range(FILL_RUNS_PER_ROUND):
+            for run in range(fill_runs):
                 start = time.time()
                 fill = measure_page_cache_fill(scratch, min(FILL_BYTES, scratch_bytes))
                 records.append(

@@ -61,7 +61,7 @@ rule tabulate_repetitions:
         CONDA_ENV
     params:
         points=POINTS,
-        measurement=STUDY["measurement"],
+        measurement=READS_MEASUREMENT,
         repetitions=STUDY["repetitions"],
     script:
         "../scripts/tabulate_repetitions.py"

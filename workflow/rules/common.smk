@@ -16,6 +16,7 @@ from rootparams.grid import ASIS_ID, FILE_ID_PATTERN, REWRITE_ID_PATTERN, expand
 from rootparams.grid import content_file_point, default_file_point, file_points
 from rootparams.grid import points_by_id, sentinel_point
 from rootparams.outputs import MEDIA_FIGURE, MODEL_FIGURE, parts_figure
+from rootparams.measure import reads_measurement
 from rootparams.preflight import check_tools, rules_to_run
 from rootparams.report import print_end_of_run
 from rootparams.storage import throttling_unavailable_reason
@@ -37,6 +38,10 @@ if reason := throttling_unavailable_reason():
     STUDY = without_throttling(STUDY, reason)
     if "storage_note" in STUDY["measurement"]:
         print(f"rootparams: {STUDY['measurement']['storage_note']}", file=sys.stderr)
+# The measurement settings of the reads (blocks, tables, figures), without those that size other jobs.
+READS_MEASUREMENT = reads_measurement(STUDY["measurement"])
+# How much the storage primitives measure (rule storage_primitives; the defaults are rootparams.storagebench's).
+STORAGE_PRIMITIVES = STUDY["measurement"]["storage_primitives"]
 DATA_DIR = STUDY["data_dir"]
 POINTS = expand_points(STUDY)
 

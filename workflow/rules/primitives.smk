@@ -32,9 +32,10 @@ rule storage_primitives:
         host_lock=STUDY["measurement"]["host_lock"],
         hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
         seed=STUDY["seed"],
-        repetitions=storagebench.REPETITIONS,
-        runtime_seconds=storagebench.RUNTIME_SECONDS,
-        scratch_bytes=storagebench.SCRATCH_BYTES,
+        repetitions=STORAGE_PRIMITIVES["repetitions"],
+        runtime_seconds=STORAGE_PRIMITIVES["runtime_seconds"],
+        scratch_bytes=STORAGE_PRIMITIVES["scratch_mib"] * storagebench.MIB,
+        fill_runs=STORAGE_PRIMITIVES["fill_runs"],
     script:
         "../scripts/storage_primitives.py"
 

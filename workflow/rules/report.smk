@@ -92,7 +92,7 @@ rule figure:
     conda:
         CONDA_ENV
     params:
-        measurement=STUDY["measurement"],
+        measurement=READS_MEASUREMENT,
     script:
         "../scripts/figure.py"
 

@@ -13,6 +13,7 @@ def main(smk, say):
         repetitions=p.repetitions,
         runtime_seconds=p.runtime_seconds,
         scratch_bytes=p.scratch_bytes,
+        fill_runs=p.fill_runs,
         host_lock=p.host_lock,
         hold_free_page_reporting=p.hold_free_page_reporting,
         seed=p.seed,
