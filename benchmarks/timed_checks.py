@@ -232,24 +232,9 @@ def unzip_kinds(tools: Tools, scratch: Path) -> None:
 
 
 # Small reads in a process of its own (after a root:// read, XrdCl's fork handler can hang the next fork()).
-READS = """
-import ctypes, json, sys, time
-import ROOT
-n, out = int(sys.argv[1]), []
-for url in sys.argv[2:]:
-    f = ROOT.TFile.Open(url)
-    if not f or f.IsZombie():
-        sys.exit(f"cannot open {url}")
-    size, buf, times = f.GetSize(), ctypes.create_string_buffer(1024), []
-    for i in range(n):
-        start = time.perf_counter()
-        if f.ReadBuffer(buf, (i * 7919) % (size - 1024), 1024):
-            sys.exit(f"read {i} of {url} failed")
-        times.append(time.perf_counter() - start)
-    out.append(times)
-    f.Close()
-print(json.dumps(out))
-"""
+READS = (
+    REPO / "tests" / "data" / "small_root_reads.py"
+).read_text()  # shared with tests/test_remote_endpoint.py
 
 
 def remote_hop(scratch: Path, n: int = 30) -> None:
@@ -276,7 +261,7 @@ def remote_hop(scratch: Path, n: int = 30) -> None:
             )
     finally:
         shutil.rmtree(export, ignore_errors=True)
-    direct, proxied = json.loads(proc.stdout.splitlines()[-1])
+    direct, proxied = (url["times"] for url in json.loads(proc.stdout.splitlines()[-1]))
     direct_s, proxied_s = statistics.median(direct), statistics.median(proxied)
     hop = proxied_s - direct_s
     print(

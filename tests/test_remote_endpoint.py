@@ -218,24 +218,7 @@ def test_served_bytes_are_identical_direct_and_through_the_proxy(tools, export_d
 # ROOT reads in a process of their own: after a root:// read, XrdCl's fork handler (on by default in ROOT's
 # XrdCl 5.9.2) can hang this process's next fork(), and so any later subprocess of the test session (seen in
 # 3 of 8 runs that started a proxy after a read; none with XRD_RUNFORKHANDLER=0).
-READS = """
-import ctypes, json, sys, time
-import ROOT
-n, out = int(sys.argv[1]), []
-for url in sys.argv[2:]:
-    f = ROOT.TFile.Open(url)
-    if not f or f.IsZombie():
-        sys.exit(f"cannot open {url}")
-    size, buf, times = f.GetSize(), ctypes.create_string_buffer(1024), []
-    for i in range(n):  # small reads at different offsets, no cache: one request and response each
-        start = time.perf_counter()
-        if f.ReadBuffer(buf, (i * 7919) % (size - 1024), 1024):
-            sys.exit(f"read {i} of {url} failed")
-        times.append(time.perf_counter() - start)
-    out.append({"class": f.ClassName(), "entries": f.Get("h").GetEntries(), "times": times})
-    f.Close()
-print(json.dumps(out))
-"""
+READS = (Path(__file__).parent / "data" / "small_root_reads.py").read_text()
 
 
 def root_reads(n: int, *urls: str) -> list[dict]:

@@ -65,12 +65,12 @@ def records(workdir, profile: str) -> list[dict]:
 
 
 def test_a_missing_proxy_stops_the_run_before_any_job(remote_run):
-    workdir, refused, *_ = remote_run
+    _, refused, *_ = remote_run
     assert refused.returncode != 0
     said = refused.stderr
-    assert "toxiproxy-server" in said and "tools/install-remote" in said and "ROOTPARAMS_TOXIPROXY" in said, said[
-        -3000:
-    ]
+    assert "toxiproxy-server" in said and "tools/install-remote" in said and "ROOTPARAMS_TOXIPROXY" in said, (
+        said[-3000:]
+    )
     assert "Nothing was run" in said
 
 
