@@ -218,8 +218,7 @@ def run_summary_markdown(
                 else "A smoke or development run; do not compare its numbers with the note's.\n"
             ),
         )
-    if repetitions is not None:
-        lines.append(f"- {first_look_line(bool(grade(summary, repetitions, drift)), len(not_measured))}")
+        lines.append(f"- {first_look_line(bool(problems), len(not_measured))}")
     lines += sequential_lines(jobs, resolved)
     lines.append(f"- {intervals_line(summary)}")
     if "cpu_steal_during_mean" in summary:
