@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from rootparams.advise import CLONE, OWN, format_name
+from rootparams.commands.advise import CLONE, OWN, format_name
 
 
 def advise(path: str, tree: str | None, out: Path, options: list[str]) -> tuple[int, float, str]:

@@ -14,9 +14,9 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from rootparams import paths
-from rootparams.build import ensure_built
-from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.measure.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 
 SIZE_TARGETS = {
     "xaod": (1_000_000, 30),

@@ -4,7 +4,7 @@
     PYTHONPATH=src python benchmarks/calibrate_own_file.py --build /tmp/cal/build --rntuple FILE[:TREE] ...
 
 Arguments are ROOT files or directories (their *.root files, sorted), a file optionally followed by ``:TREE`` for a
-file of several trees; a file whose bytes equal an earlier one's is measured once. For each file: ``rootparams.calibrate.recipe_from_file`` (the file's TTree or RNTuple), then the
+file of several trees; a file whose bytes equal an earlier one's is measured once. For each file: ``rootparams.ownfile.calibrate.recipe_from_file`` (the file's TTree or RNTuple), then the
 writer at the file's own settings, with as many events (``--events-factor`` times more):
 - a TTree: its compression setting and AutoFlush, split level 99, each branch at the real branch's own basket size
   (``--basket 0``: the recipe's basket lines, measured so that the clone's first baskets hold as many entries as
@@ -18,13 +18,13 @@ keeps baskets inside the TTree object (never flushed: the CMS NanoAOD sample, AL
 no branch; such a file, and its clone with it, is compared through ROOT's own rewrite of each at the same setting
 (CloneTree, every basket written), so that both count every entry.
 
-Kinds (rootparams.contentkinds): ATLAS's grouping for xAOD files (compare_physlite's ROOT-based units; RNTuple fields
+Kinds (rootparams.ownfile.contentkinds): ATLAS's grouping for xAOD files (compare_physlite's ROOT-based units; RNTuple fields
 named as the TTree's branches: a static store's member sub-fields are its units, as a split store's members are); by
 leaf type for every other file (compare_physlite.leaf_units_of for a TTree, rootparams inspect's units for an
 RNTuple). Prints one Markdown table per file (real and clone bytes per event, their difference, real and clone
 compression ratio, their difference), a summary line per file with pass/fail against the targets
-(rootparams.calibrate.SIZE_TARGET and RATIO_TARGET: size per event within 15 %, whole-file compression ratio within
-25 %) and the sentence rootparams.calibrate.clone_fidelity gives, and a summary table of all files. With
+(rootparams.ownfile.calibrate.SIZE_TARGET and RATIO_TARGET: size per event within 15 %, whole-file compression ratio within
+25 %) and the sentence rootparams.ownfile.calibrate.clone_fidelity gives, and a summary table of all files. With
 ``--rntuple`` each TTree's clone is also written as an RNTuple (its size per event is printed; there is no real
 RNTuple to compare it with). docs/formats.md ("Cloning a real file's profile") holds the output. Exit code 1 when a
 file misses a target. ``--without baskets|records|repetition`` leaves that part of the model out.
@@ -46,12 +46,12 @@ import ROOT
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare_physlite import Unit, classify, leaf_units_of
 
-from rootparams.build import ensure_built
-from rootparams.calibrate import clone_fidelity, is_ntuple, open_tree, recipe_from_file
-from rootparams.contentkinds import KINDS_BY_GROUPING, XAOD
 from rootparams.errors import UserError
-from rootparams.inspection import inspect_file
-from rootparams.native import run_tool
+from rootparams.ownfile.calibrate import clone_fidelity, is_ntuple, open_tree, recipe_from_file
+from rootparams.ownfile.contentkinds import KINDS_BY_GROUPING, XAOD
+from rootparams.ownfile.inspection import inspect_file
+from rootparams.tools.build import ensure_built
+from rootparams.tools.processes import run_tool
 
 TOTAL = "**whole file**"
 
@@ -82,7 +82,7 @@ class Source:
     path: Path
     name: str  # the TTree's or the RNTuple's
     ntuple: bool
-    grouping: str  # of its kinds (rootparams.contentkinds): XAOD or BY_LEAF
+    grouping: str  # of its kinds (rootparams.ownfile.contentkinds): XAOD or BY_LEAF
     layout: str  # rootparams inspect's: xAOD, flat or objects
     settings: dict
 

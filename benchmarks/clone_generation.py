@@ -4,11 +4,11 @@
         --baseline <git revision> [--events 1000] [--repeat 3] [FILE ...]
 
 Each real file (default: the ATLAS PHYSLITE and CMS NanoAOD samples of /work/shared/data) is cloned into a
-recipe (rootparams.calibrate.recipe_from_file, once; both writers get the same recipe), and each writer writes
+recipe (rootparams.ownfile.calibrate.recipe_from_file, once; both writers get the same recipe), and each writer writes
 ``--events`` events of it with the same seed at one setting (``--compression`` 505, AutoFlush 100, split 99,
 baskets 32000), ``--repeat`` times, alternating which writer goes first. The baseline is the writer source of
 ``--baseline`` (``git show``), compiled against the event-model library of ``--build``
-(rootparams.build.build_writer: its XaodClasses.h must be the build's), or an executable given with
+(rootparams.tools.build.build_writer: its XaodClasses.h must be the build's), or an executable given with
 ``--baseline-writer``. Without either, only the current writer is measured.
 
 Prints per file and writer the median of the writer's own ``generate_seconds`` (the event loop's generation,
@@ -26,11 +26,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from rootparams import paths
-from rootparams.build import build_writer, ensure_built
-from rootparams.calibrate import recipe_from_file
-from rootparams.generate import BENCHMARK_SEED
-from rootparams.native import run_tool
+from rootparams.measure.generate import BENCHMARK_SEED
+from rootparams.ownfile.calibrate import recipe_from_file
+from rootparams.tools import paths
+from rootparams.tools.build import build_writer, ensure_built
+from rootparams.tools.processes import run_tool
 
 SAMPLES = (
     Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root"),

@@ -5,7 +5,7 @@
 Measures shared/data/atlas_physlite_run2_ttbar_100ev.root with ROOT (TBranch::GetZipBytes/GetTotBytes) and
 writes one file per synthetic format (ZLIB-5, the format's paper default AutoFlush and split level, seed
 20200326) to measure it the same way. Every branch that holds data (a top-level branch, or each sub-branch
-of a split object) is a unit; units are classified into kinds (rootparams.contentkinds, the grouping
+of a split object) is a unit; units are classified into kinds (rootparams.ownfile.contentkinds, the grouping
 ``rootparams inspect`` shows too). Element counts of
 vector<float>/vector<double> units come from uproot; they separate dense from low-multiplicity vectors and
 give the framing per entry, (uncompressed bytes - payload) / entries. Prints Markdown tables; docs/formats.md
@@ -24,8 +24,8 @@ import awkward as ak
 import ROOT
 import uproot
 
-from rootparams.build import ensure_built
-from rootparams.contentkinds import (
+from rootparams.measure.generate import scratch_file
+from rootparams.ownfile.contentkinds import (
     FLOAT_VECTOR,
     XAOD_KINDS,
     Unit,
@@ -35,7 +35,7 @@ from rootparams.contentkinds import (
     leaf_kind,
     own_bytes_type,
 )
-from rootparams.generate import scratch_file
+from rootparams.tools.build import ensure_built
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 REAL_FILE = Path("/work/shared/data/atlas_physlite_run2_ttbar_100ev.root")
@@ -66,7 +66,7 @@ def units_of(branch, top: str, entries: int) -> list[Unit]:
 
 
 def leaf_units_of(branch, top: str, entries: int) -> list[Unit]:
-    """ROOT's view of a branch's units in the grouping by leaf type, kinds set (rootparams.contentkinds.leaf_kind):
+    """ROOT's view of a branch's units in the grouping by leaf type, kinds set (rootparams.ownfile.contentkinds.leaf_kind):
     a leaf branch's type (TBranchElement::GetTypeName, else its leaf's TLeaf::GetTypeName, "char*" for a C string)
     and whether it holds several values per entry; a split branch's own bytes (a TClonesArray's counts)."""
     element = bool(branch.InheritsFrom("TBranchElement"))

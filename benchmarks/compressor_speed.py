@@ -45,9 +45,9 @@ import numpy as np
 import ROOT
 import uproot
 
-from rootparams.build import ensure_built
-from rootparams.formats import recipe
-from rootparams.generate import scratch_file
+from rootparams.measure.generate import scratch_file
+from rootparams.study.formats import recipe
+from rootparams.tools.build import ensure_built
 
 DEFAULT_SETTINGS = "101,105,109,501,505,509,401,405,409,201,205,209"
 ALGORITHMS = {1: "ZLIB", 2: "LZMA", 4: "LZ4", 5: "ZSTD"}

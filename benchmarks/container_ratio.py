@@ -17,11 +17,12 @@ import argparse
 import tempfile
 from pathlib import Path
 
-from rootparams import paths, physics
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
-from rootparams.stats import Interval
+from rootparams.decide import instrument_checks
+from rootparams.measure.generate import scratch_file
+from rootparams.stats.intervals import Interval
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 
 EVENTS = {"xaod": 220, "topq1": 1250, "susy5": 4000, "truth3": 26000}  # config/config.yaml's
 
@@ -56,7 +57,7 @@ def main() -> None:
                 "branches": "particle",
                 "storage_profile": profile,
             }
-            measured = physics.measure(
+            measured = instrument_checks.measure(
                 files,
                 reader=tools.reader,
                 events=events,
@@ -66,8 +67,10 @@ def main() -> None:
                 scratch=args.scratch / "runs" / f"{fmt}-{profile}",
                 read_of={c: {"container": c} for c in files},
             )
-            t, r = (physics.by_round(measured[c], "event_rate_hz") for c in ("ttree", "rntuple"))
-            ratio = physics.compare_series(r, t)  # paired by round: the two containers in interleaved rounds
+            t, r = (instrument_checks.by_round(measured[c], "event_rate_hz") for c in ("ttree", "rntuple"))
+            ratio = instrument_checks.compare_series(
+                r, t
+            )  # paired by round: the two containers in interleaved rounds
             sizes = [p.stat().st_size / 1e6 for p in files.values()]
             print(
                 f"| {fmt} | {profile} | {sizes[0]:.1f} / {sizes[1]:.1f} | {sizes[1] / sizes[0]:.2f} | "

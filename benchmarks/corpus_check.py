@@ -117,7 +117,7 @@ def largest_tree(file: Path) -> str | None:
     """The TTree or RNTuple of ``file`` with the most entries (read with uproot, as advise finds them)."""
     import uproot  # here: only files with several trees need it
 
-    from rootparams import sources
+    from rootparams.ownfile import sources
 
     with uproot.open(file) as f:
         candidates = sources.event_data_candidates(f.classnames(recursive=True, cycle=False))

@@ -25,11 +25,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from rootparams import paths
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
-from rootparams.measure import measure_point
+from rootparams.measure.generate import scratch_file
+from rootparams.measure.measure import measure_point
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}

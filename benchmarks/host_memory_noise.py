@@ -20,11 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from rootparams import hostmemory, paths, physics
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
-from rootparams.stats import Interval
+from rootparams.decide import instrument_checks
+from rootparams.host import hostmemory
+from rootparams.measure.generate import scratch_file
+from rootparams.stats.intervals import Interval
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 
 SETTINGS = [("lz4", 1), ("lz4", 5), ("lz4", 9), ("zstd", 5)]
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
@@ -54,7 +56,7 @@ def main() -> None:
     for round_ in range(args.rounds):
         for hold in (True, False) if round_ % 2 == 0 else (False, True):
             measurement = load_study_config({"measurement": {**quiet, "hold_free_page_reporting": hold}})
-            results = physics.measure(
+            results = instrument_checks.measure(
                 files,
                 reader=tools.reader,
                 events=args.events,

@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rootparams import paths
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
-from rootparams.measure import PlannedPoint, measure_block
-from rootparams.physics import compare_series
-from rootparams.stats import Interval
+from rootparams.decide.instrument_checks import compare_series
+from rootparams.measure.generate import scratch_file
+from rootparams.measure.measure import PlannedPoint, measure_block
+from rootparams.stats.intervals import Interval
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 
 # The default study's read sizes (config/config.yaml): timed loops of ~1.3-2.5 s on hdd.
 EVENTS = {"xaod": 220, "topq1": 1250, "susy5": 4000, "truth3": 26000}

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rootparams.aggregate import POINT_KEYS
+from rootparams.results.aggregate import POINT_KEYS
 
 
 def main() -> None:
@@ -47,7 +47,7 @@ def main() -> None:
     reps = reps[keep].copy()
     if reps.empty:
         raise SystemExit(f"{args.repetitions}: no unflagged repetition of a valid point (--include-invalid?)")
-    # A study's records carry the point's settings; records made outside the workflow (physics.measure) only
+    # A study's records carry the point's settings; records made outside the workflow (instrument_checks.measure) only
     # the file read.
     keys = [k for k in POINT_KEYS if k in reps.columns] if "file_id" in reps.columns else ["file"]
     if "learn_entries" in keys:

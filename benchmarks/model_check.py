@@ -1,4 +1,4 @@
-"""The timed-loop model (rootparams.model) against a finished study's measured loops.
+"""The timed-loop model (rootparams.model.model) against a finished study's measured loops.
 
     PYTHONPATH=src python benchmarks/model_check.py RESULTS_DIR [--bandwidth 150e6] [--read-ahead-kb 8192]
 
@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from rootparams import model
+from rootparams.model import model
 
 
 def load_points(results: Path) -> pd.DataFrame:

@@ -9,7 +9,7 @@ From the finished study's tables it takes, as measured on this machine:
 - the harness cost around each timed read and per point (repetitions.csv).
 Then, for every point and file of the target config: generation time = uncompressed MB x seconds per MB
 (nearest measured level of the same algorithm), read time = events / measured rate + harness cost, both
-summed, and the disk footprint from rootparams.footprint. The rates at 30 events include per-read costs
+summed, and the disk footprint from rootparams.study.footprint. The rates at 30 events include per-read costs
 (open, cache fill) that 2000 events would amortize, so the read time is an upper bound; the writes scale
 linearly. Prints a table and the totals.
 """
@@ -22,9 +22,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from rootparams import footprint
-from rootparams.config import load_study_config
-from rootparams.grid import expand_points, file_points
+from rootparams.study import footprint
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import expand_points, file_points
 
 PER_POINT_SECONDS = 2.5  # job start and the monitor's first sample (docs/measurement.md)
 

@@ -1,4 +1,4 @@
-"""Does the instrument measure physics? The checks of rootparams.physics at study scale, on purpose-made files,
+"""Does the instrument measure physics? The checks of rootparams.decide.instrument_checks at study scale, on purpose-made files,
 as tables of verdicts: holds, violated, or cannot tell at this host's noise (with the margin it could resolve).
 
     python benchmarks/physics_checks.py [--build results/build] [--scratch DIR] [--reps 10]
@@ -17,7 +17,7 @@ as tables of verdicts: holds, violated, or cannot tell at this host's noise (wit
     is B / bandwidth + its CPU time, so the limit must make it I/O-bound.
 (c) repeat: the first point of (a) measured again after all the others: the same mean within 3 %.
 The files are written once into --scratch and kept (a second run reuses them). Not a test: the figures of a
-run are printed for docs/measurement.md; tests/test_physics.py tests the statistics, and every study's run summary
+run are printed for docs/measurement.md; tests/test_instrument_checks.py tests the statistics, and every study's run summary
 runs (a)-(c) on its own reads.
 """
 
@@ -28,10 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from rootparams import paths, physics
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
+from rootparams.decide import instrument_checks
+from rootparams.measure.generate import scratch_file
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 
 # Events per format: timed loops of about 1-3 s at LZ4 on native storage on the development VM.
 EVENTS = {"xaod": 150, "topq1": 1000, "susy5": 2000, "truth3": 15000}
@@ -65,7 +66,7 @@ def main() -> None:
                 s: scratch_file(fmt, events[fmt], tools, args.scratch, algorithm=s[0], level=s[1])
                 for s in SETTINGS
             }
-            results = physics.measure(
+            results = instrument_checks.measure(
                 files,
                 reader=tools.reader,
                 events=events[fmt],
@@ -80,18 +81,23 @@ def main() -> None:
             for alg in ("lz4", "zlib", "zstd", "lzma"):
                 levels = {lv: results[(alg, lv)] for a, lv in SETTINGS if a == alg}
                 cpu = {
-                    lv: physics.by_round(recs, physics.outside_unzip_us_per_event)
+                    lv: instrument_checks.by_round(recs, instrument_checks.outside_unzip_us_per_event)
                     for lv, recs in levels.items()
                 }
-                speed = {lv: physics.by_round(recs, physics.unzip_mb_per_s) for lv, recs in levels.items()}
-                checks += physics.level_check(cpu, fmt, alg) + physics.decompression_check(speed, fmt, alg)
+                speed = {
+                    lv: instrument_checks.by_round(recs, instrument_checks.unzip_mb_per_s)
+                    for lv, recs in levels.items()
+                }
+                checks += instrument_checks.level_check(
+                    cpu, fmt, alg
+                ) + instrument_checks.decompression_check(speed, fmt, alg)
             print(
                 f"\n(a) {fmt}, {events[fmt]} events, native storage, {args.reps} cold repetitions per level"
             )
-            print(physics.markdown(physics.settle(checks)))
+            print(instrument_checks.markdown(instrument_checks.settle(checks)))
     if "repeat" in args.checks and first:
         path, fmt, before = first
-        (again,) = physics.measure(
+        (again,) = instrument_checks.measure(
             {"again": path},
             reader=tools.reader,
             events=events[fmt],
@@ -100,15 +106,15 @@ def main() -> None:
             repetitions=args.reps,
             scratch=runs / "repeat",
         ).values()
-        rates = [physics.by_round(r, "event_rate_hz").tolist() for r in (before, again)]
+        rates = [instrument_checks.by_round(r, "event_rate_hz").tolist() for r in (before, again)]
         print(f"\n(c) {path.name}, measured first and again after the other points")
-        print(physics.markdown([physics.repeat_check(*rates, path.name)]))
+        print(instrument_checks.markdown([instrument_checks.repeat_check(*rates, path.name)]))
     if "bandwidth" in args.checks:
         fmt = "truth3"
         path = scratch_file(fmt, events[fmt], tools, args.scratch, algorithm="lz4", level=1)
         profiles = {"limited": {"read_bps": args.bandwidth}}
         limited = {**measurement, "storage_profiles": profiles}
-        (records,) = physics.measure(
+        (records,) = instrument_checks.measure(
             {"limited": path},
             reader=tools.reader,
             events=args.bandwidth_events,
@@ -123,8 +129,12 @@ def main() -> None:
         )
         print("\n(b)")
         print(
-            physics.markdown(
-                [physics.bandwidth_check([r for r in records if not r["flagged"]], args.bandwidth, subject)]
+            instrument_checks.markdown(
+                [
+                    instrument_checks.bandwidth_check(
+                        [r for r in records if not r["flagged"]], args.bandwidth, subject
+                    )
+                ]
             )
         )
         # The disk sends what ROOT asked for, read-ahead included; ROOT may ask twice for a few bytes (the header,

@@ -36,12 +36,13 @@ from pathlib import Path
 
 from readspeed_gap import build_patterns, pattern, rootreadspeed, unsplit_top_branches  # beside this script
 
-from rootparams import pagecache, paths
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
-from rootparams.measure import measure_point, reader_command
-from rootparams.native import run_tool
+from rootparams.host import pagecache
+from rootparams.measure.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.measure.measure import measure_point, reader_command
+from rootparams.study.config import load_study_config
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
+from rootparams.tools.processes import run_tool
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1}

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.build import Tools
-from rootparams.config import load_study_config
-from rootparams.generate import scratch_file
-from rootparams.measure import PlannedPoint, measure_block
-from rootparams.native import run_tool
-from rootparams.stats import RATE_MARGIN, Interval, ratio_paired
+from rootparams.measure.generate import scratch_file
+from rootparams.measure.measure import PlannedPoint, measure_block
+from rootparams.stats.intervals import RATE_MARGIN, Interval, ratio_paired
+from rootparams.study.config import load_study_config
+from rootparams.tools.build import Tools
+from rootparams.tools.processes import run_tool
 
 # Reads of ~1.3-2.5 s on hdd, as in the default study.
 EVENTS = {"xaod": 220, "topq1": 1250, "susy5": 4000, "truth3": 26000}

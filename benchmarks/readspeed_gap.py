@@ -47,11 +47,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from rootparams import pagecache, paths, rootenv
-from rootparams.build import LIBRARY_NAME, ensure_built
-from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
-from rootparams.measure import reader_command
-from rootparams.native import json_result, run_tool
+from rootparams.host import pagecache
+from rootparams.measure.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.measure.measure import reader_command
+from rootparams.tools import paths, rootenv
+from rootparams.tools.build import LIBRARY_NAME, ensure_built
+from rootparams.tools.processes import json_result, run_tool
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 HERE = Path(__file__).resolve().parent

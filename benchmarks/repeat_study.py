@@ -15,7 +15,7 @@ Per run pair it prints, over the points valid in both:
   and for the repetitions' own (``_run_ci95``: one job's minutes); an interval of the mean that describes the host
   covers a repeat's mean in about 83 % of repeats when both runs are equally precise (the difference of two means
   has twice the variance of one), more with few degrees of freedom;
-- the share of points whose difference of the two means lies inside its own 95 % interval (stats.ratio_unpaired
+- the share of points whose difference of the two means lies inside its own 95 % interval (intervals.ratio_unpaired
   of the two summaries, each with its host component): 95 % expected where the intervals are honest;
 - the median shift per format (second / first - 1);
 - the share of the physics checks (tables/physics_checks.csv) and of the recommendations' topics
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.compare import summary_interval
-from rootparams.stats import ratio_unpaired
+from rootparams.stats.compare import summary_interval
+from rootparams.stats.intervals import ratio_unpaired
 
 POINT = ["format", "file_id", "read_id"]
 

@@ -18,9 +18,9 @@ import collections
 import tempfile
 from pathlib import Path
 
-from rootparams import paths
-from rootparams.build import ensure_built
-from rootparams.generate import scratch_file
+from rootparams.measure.generate import scratch_file
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 REAL = Path("/work/shared/data/atlas_physlite_rntuple_100ev.root")  # as benchmarks/compare_physlite.py

@@ -8,10 +8,10 @@ test asked.
 throttle      a cold read of 24 MiB under a 16 MB/s limit, then without a limit (tests/test_storage.py: the
               unthrottled read in under half the throttled one's time). Needs root and a block I/O controller.
 storage       fio's cold sequential reads, buffered and direct, under native storage and the hdd profile, with
-              the page-cache fill (tests/test_storagebench.py: hdd at 150 MB/s within 10 %, the check "pass";
+              the page-cache fill (tests/test_storage_primitives.py: hdd at 150 MB/s within 10 %, the check "pass";
               a cold read's system CPU per MB above a warm one's). Needs fio, root and a block I/O controller.
 warm-cold     TRUTH3 at LZ4-5 and LZ4-9 (3000 events), 3 cold repetitions on a disk throttled to 20 MB/s,
-              then 10 warm reads each (tests/test_warmread.py: every warm loop shorter than every cold loop of
+              then 10 warm reads each (tests/test_cpu_primitives.py: every warm loop shorter than every cold loop of
               its file, a warm loop's CPU at least 90 % of its time). Needs root and a block I/O controller.
 unzip-kinds   the decompression per content kind of TRUTH3 (ZLIB-5 and LZ4-4) and of the PHYSLITE sample
               (tests/test_unzipkinds.py: LZ4 unzips the same bytes in less CPU than ZLIB; LZMA unzips every
@@ -22,7 +22,7 @@ remote-hop    30 small reads of a ROOT file from our XRootD server, directly and
 remote-study  from a finished study with remote profiles (--study, its working directory; e.g. one of
               tests/configs/tiny_remote.yaml): each profile's rate with the TTreeCache at -1 against off
               (tests/test_remote_study.py: the gain through xrootd-wan more than 10 times native's), and the
-              remote primitives' round trip against their transfer (tests/test_remotebench.py: under 20 %).
+              remote primitives' round trip against their transfer (tests/test_remote_primitives.py: under 20 %).
 
 Each check prints its figures and "yes" or "no" for what the test asked; nothing fails. The tests keep what
 does not depend on the host's speed: counts, bytes, records, and hard floors (a throttled read is never faster
@@ -44,12 +44,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams import pagecache, paths, remote, storage, storagebench, unzipkinds, warmread
-from rootparams.build import Tools, ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import PlannedPoint, measure_block
+from rootparams.host import pagecache, remote, storage
+from rootparams.measure import cpu_primitives, unzipkinds
+from rootparams.measure import storage_primitives as storagebench
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import PlannedPoint, measure_block
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import FilePoint
+from rootparams.tools import paths
+from rootparams.tools.build import Tools, ensure_built
 
 REPO = Path(__file__).resolve().parents[1]
 PHYSLITE = REPO.parent / "shared" / "data" / "atlas_physlite_run2_ttbar_100ev.root"
@@ -110,7 +113,7 @@ def storage_primitives(scratch: Path) -> None:
         within = abs(ratio - 1) <= storagebench.NOMINAL_TOLERANCE and check == "pass"
         print(
             f"  hdd {row['io_mode']}: {ratio:.3f} of its 150 MB/s, check {check}; within "
-            f"{storagebench.NOMINAL_TOLERANCE:.0%} and a pass: {yes(within)}"
+            f"{storage_primitives.NOMINAL_TOLERANCE:.0%} and a pass: {yes(within)}"
         )
     fill = table[table["pattern"] == storagebench.FILL_PATTERN].iloc[0]
     print(
@@ -170,7 +173,8 @@ def warm_cold(tools: Tools, scratch: Path, events: int = 3000, warm_reads: int =
         monitor_csv=str(records / "monitor.csv"),
     )
     warm = {
-        s["file_id"]: [warmread.reusable_warm_record(p, {}) for p in s["records"]] for s in result.warm_sets
+        s["file_id"]: [cpu_primitives.reusable_warm_record(p, {}) for p in s["records"]]
+        for s in result.warm_sets
     }
     print(f"warm-cold: loop seconds, 3 cold reads on 20 MB/s against {warm_reads} warm reads from memory")
     for point, cold in zip(points, result.records, strict=True):

@@ -1,4 +1,4 @@
-"""The decompression per content kind (rootparams.unzipkinds) against the warm reads of a study's compression scan.
+"""The decompression per content kind (rootparams.measure.unzipkinds) against the warm reads of a study's compression scan.
 
     python benchmarks/unzip_kinds_check.py <study>/results [--config config/config.yaml] [--formats xaod truth3]
                                            [--scratch DIR] [--build DIR] [--keep] [--bytes-per-kind B]
@@ -28,12 +28,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from rootparams import unzipkinds
-from rootparams.build import ensure_built
-from rootparams.config import load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import default_file_point
-from rootparams.native import run_tool
+from rootparams.measure import unzipkinds
+from rootparams.measure.generate import generate_file
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import default_file_point
+from rootparams.tools.build import ensure_built
+from rootparams.tools.processes import run_tool
 from rootparams.vocabulary import UNCOMPRESSED, encode
 
 REPO = Path(__file__).resolve().parents[1]

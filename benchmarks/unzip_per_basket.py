@@ -18,9 +18,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rootparams import build, rootenv
-from rootparams.recompress import recompress_file
-from rootparams.sources import describe
+from rootparams.ownfile.sources import describe
+from rootparams.tools import build, rootenv
+from rootparams.tools.recompress import recompress_file
 
 HERE = Path(__file__).resolve().parent
 

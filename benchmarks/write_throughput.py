@@ -17,11 +17,11 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from rootparams import paths
-from rootparams.build import ensure_built
-from rootparams.generate import BENCHMARK_SEED, generate_file, paper_file_point
-from rootparams.grid import content_file_point
-from rootparams.native import run_tool
+from rootparams.measure.generate import BENCHMARK_SEED, generate_file, paper_file_point
+from rootparams.study.grid import content_file_point
+from rootparams.tools import paths
+from rootparams.tools.build import ensure_built
+from rootparams.tools.processes import run_tool
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 SETTINGS = [

@@ -5,10 +5,10 @@ rootparams-unzipkinds that must not change a byte of what they write or a figure
     PYTHONPATH=src python benchmarks/writer_split_check.py BUILD_A BUILD_B [--work DIR] [--events N]
                                                            [--skip-tools] [--skip-clones]
 
-BUILD_A, BUILD_B: two finished builds (rootparams.build.build_all's directory: bin/, lib/), e.g. one of the tree
+BUILD_A, BUILD_B: two finished builds (rootparams.tools.build.build_all's directory: bin/, lib/), e.g. one of the tree
 before the change and one after. Nothing is rebuilt.
 
-Writer. The same recipes (written once into WORK/recipes: every built-in format of rootparams.formats and an
+Writer. The same recipes (written once into WORK/recipes: every built-in format of rootparams.study.formats and an
 event-size format, the two recipes that use every distribution of tests/test_cxx.py, and the calibrated clone of
 every real sample in /work/shared/data) are written by both writers, each in a directory of its own under the same
 relative file name (a ROOT file holds its own name): as a TTree at two settings, as an RNTuple, with per-branch
@@ -270,7 +270,7 @@ def fingerprint(path: Path, reader: str, container: str, exact: bool) -> dict[st
 
 def write_recipes(work: Path, clones: bool) -> dict[str, str]:
     """Every recipe the cases use, written once (both builds read the same files); name -> its container."""
-    from rootparams.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
+    from rootparams.study.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
 
     recipes = work / "recipes"
     recipes.mkdir(parents=True, exist_ok=True)
@@ -284,7 +284,7 @@ def write_recipes(work: Path, clones: bool) -> dict[str, str]:
     for name, text in BAD_RECIPES.items():
         (recipes / f"{name}.recipe").write_text(text)
     if clones:
-        from rootparams.calibrate import recipe_from_file
+        from rootparams.ownfile.calibrate import recipe_from_file
 
         for sample in sorted(SHARED_DATA.glob("*.root")):
             name = "clone-" + sample.stem

@@ -26,7 +26,7 @@ def require(condition: bool, why: str) -> None:
 
 def config_problems(raw) -> list[str]:
     """The problems a configuration's validation names (it must fail)."""
-    from rootparams.config import ConfigError, load_study_config
+    from rootparams.study.config import ConfigError, load_study_config
 
     with pytest.raises(ConfigError) as info:
         load_study_config(raw)
@@ -42,8 +42,8 @@ def workdir(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def build(workdir) -> dict[str, Path]:
     """The xAOD-like classes, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
-    from rootparams import paths
-    from rootparams.build import build_all
+    from rootparams.tools import paths
+    from rootparams.tools.build import build_all
 
     require(shutil.which("g++") is not None, "g++ is needed to build the C++ parts")
     build_all(workdir / paths.BUILD)
@@ -66,7 +66,7 @@ def run3_like_physlite(tmp_path_factory) -> Path:
     """A tree laid out as a Run-3 PHYSLITE's (tests/data/Run3LikePhysLite.C: DataVector<xAOD::...> interface
     branches at split 0, their collections' streamer info records in the file), 50 events, written by ROOT with
     dictionaries that the reader and the rewriter do not have. About 10 s (ACLiC)."""
-    from rootparams import rootenv
+    from rootparams.tools import rootenv
 
     require(shutil.which("g++") is not None, "g++ is needed to compile the Run-3-like file's classes (ACLiC)")
     where = tmp_path_factory.mktemp("run3-like")
@@ -98,7 +98,7 @@ def run_study(
 ) -> Path:
     """The workflow of ``config`` in a fresh directory, with the session's C++ build (not compiled again): the
     whole of it, or what ``targets`` (paths under the working directory) need."""
-    from rootparams import paths
+    from rootparams.tools import paths
 
     require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
     workdir = tmp_path_factory.mktemp(name)
@@ -121,7 +121,7 @@ def tiny_targets() -> tuple[str, ...]:
     recommendations and one figure. Not the storage primitives, the other figures and the decision's figures:
     tests/test_full_dag.py runs every output of a study (``full_run``). In CI, the storage primitives alone
     took 93 s of the 152 s that every output of the tiny study took."""
-    from rootparams import paths
+    from rootparams.tools import paths
 
     return (
         paths.PROVENANCE,
@@ -148,5 +148,5 @@ def tiny_run(tmp_path_factory, build) -> Path:
 def full_run(tmp_path_factory, build) -> Path:
     """tests/configs/tiny_full.yaml, every output of the study (the default target: tables, figures, decision,
     recommendations and the primitives), run once for the session: tests/test_full_dag.py checks the study,
-    tests/test_storagebench.py its storage primitives."""
+    tests/test_storage_primitives.py its storage primitives."""
     return run_study(tmp_path_factory, build, TINY_FULL, "full")

@@ -1,4 +1,4 @@
-"""The adaptive plan replayed on a measured study (rootparams.adaptive): anchors measured, the rest predicted, the
+"""The adaptive plan replayed on a measured study (rootparams.decide.adaptive): anchors measured, the rest predicted, the
 candidates close to the decision measured, the far ones not; its decision against the full one; the measuring
 time it needs. Hand-made tables of the shapes the workflow writes (the decision's helpers of test_decision)."""
 
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from test_decision import config, point, steady, tables, timed_reads
 
-from rootparams import adaptive
-from rootparams.aggregate import derive_metrics
+from rootparams.decide import adaptive
+from rootparams.results.aggregate import derive_metrics
 
 # (file id, algorithm, level, bytes per event, seconds per event of the whole read, the model's predicted loop)
 SETTINGS = [
@@ -122,7 +122,7 @@ def test_a_candidate_without_a_prediction_is_measured():
 
 
 def test_the_decision_on_a_medium_the_host_lacks_is_made_from_predictions_and_says_so():
-    from rootparams.model import MEDIA
+    from rootparams.model.model import MEDIA
 
     summary, files, repetitions, _, model_points, _ = study()
     summary = summary.assign(open_seconds_mean=1.0, open_disk_seconds_mean=0.5, open_read_calls_mean=10,
@@ -302,7 +302,7 @@ def test_the_plan_table_and_its_words():
 
 
 def test_a_block_measures_its_survey_then_the_chosen_until_none_is_added(monkeypatch):
-    """The loop around the measurement (rootparams.measure.measure_block stands in: a unit test of the loop, not a
+    """The loop around the measurement (rootparams.measure.measure.measure_block stands in: a unit test of the loop, not a
     measurement): each step measures what the plan asks, the plan sees what was measured, the block's record
     gets every step's rounds and sentinel reads and the sum of their reads."""
     from types import SimpleNamespace

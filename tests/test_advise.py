@@ -12,8 +12,9 @@ import pytest
 import yaml
 from conftest import REPO, require
 
-from rootparams import advise, bottleneck
-from rootparams.config import load_study_config, source_of
+from rootparams.commands import advise
+from rootparams.model import bottleneck
+from rootparams.study.config import load_study_config, source_of
 
 DATA = REPO.parent / "shared" / "data"
 PHYSLITE = DATA / "atlas_physlite_run2_ttbar_100ev.root"
@@ -247,7 +248,7 @@ def test_the_time_left_weighs_each_measuring_block_by_what_it_reads(tmp_path):
 def test_a_clone_of_an_rntuple_writes_its_ttrees_with_clusters(tmp_path):
     """An RNTuple has no AutoFlush: its clone's TTrees take ROOT's TTree default (30 MB) rather than AutoFlush 0
     (no clusters at all), for both containers, and the cluster-size scan is around that default."""
-    from rootparams.config import RNTUPLE_CLONE_AUTOFLUSH, format_file_defaults
+    from rootparams.study.config import RNTUPLE_CLONE_AUTOFLUSH, format_file_defaults
 
     plan = advise.make_plan(str(PHYSLITE_RNTUPLE), storage=None, budget_seconds=7200, out=tmp_path)
     config = load_study_config(plan.config())

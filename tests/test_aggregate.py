@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rootparams.aggregate import OverlapError, check_no_overlap, summarize
+from rootparams.results.aggregate import OverlapError, check_no_overlap, summarize
 
 
 def repetitions(rates, flagged=None, **point):
@@ -114,7 +114,7 @@ def windowed(loop_seconds, io_share=0.95, **point):
 
 
 def test_a_lenient_window_rule_judges_its_own_scans_artifacts_only():
-    from rootparams.aggregate import apply_validity
+    from rootparams.results.aggregate import apply_validity
 
     measurement = {
         "min_window_seconds": 1.0,
@@ -131,8 +131,8 @@ def test_a_lenient_window_rule_judges_its_own_scans_artifacts_only():
 
 
 def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_are():
-    from rootparams.aggregate import container_ratios
-    from rootparams.compare import Repetitions
+    from rootparams.results.aggregate import container_ratios
+    from rootparams.stats.compare import Repetitions
 
     keys = ["format", "algorithm", "level", "storage_profile"]
     base = dict(zip(keys, ["xaod", "zlib", 5, "hdd"], strict=True))
@@ -188,9 +188,9 @@ def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_a
 
 
 def test_a_failed_or_refused_point_is_a_row_with_its_status_and_reason_never_left_out():
-    from rootparams.aggregate import point_status, point_table, with_status
-    from rootparams.grid import FilePoint, Point, ReadPoint
-    from rootparams.tables import compression_table, to_markdown
+    from rootparams.results.aggregate import point_status, point_table, with_status
+    from rootparams.results.tables import compression_table, to_markdown
+    from rootparams.study.grid import FilePoint, Point, ReadPoint
 
     read = ReadPoint(-1, "default", 1, "particle", "native")
     points = [

@@ -1,4 +1,4 @@
-"""The "Apply it" block (rootparams.applying): its text for typical decisions and files, every framework key it
+"""The "Apply it" block (rootparams.present.applying): its text for typical decisions and files, every framework key it
 prints traced to a source, hadd's flags as the wheel's own hadd states them, and the ROOT calls it prints run by
 ROOT itself on a 10-entry file, whose setting is then read back."""
 
@@ -13,8 +13,8 @@ import textwrap
 import pytest
 from conftest import REPO, SHARED_DATA, require
 
-from rootparams import applying, rootenv
-from rootparams.applying import (
+from rootparams.present import applying
+from rootparams.present.applying import (
     ATLAS,
     CMS_EDM,
     CMS_NANOAOD,
@@ -26,6 +26,7 @@ from rootparams.applying import (
     framework_of,
     is_plain_type,
 )
+from rootparams.tools import rootenv
 from rootparams.vocabulary import RNTUPLE, TTREE
 
 ZSTD5_30MB = Decision(TTREE, "zstd", 5, -30_000_000)
@@ -216,7 +217,7 @@ SHARED_SAMPLES = {
 
 @pytest.mark.parametrize("name", SHARED_SAMPLES)
 def test_the_context_of_the_shared_samples(name):
-    from rootparams import inspection, sources
+    from rootparams.ownfile import inspection, sources
 
     path = SHARED_DATA / name
     require(path.exists(), f"the shared sample {path}")

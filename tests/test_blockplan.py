@@ -1,4 +1,4 @@
-"""What a block measures (rootparams.blockplan, rootparams.blocks): the blocks of the shipped studies, the
+"""What a block measures (rootparams.decide.blockplan, rootparams.study.blocks): the blocks of the shipped studies, the
 measurement settings a block's job is given, its plan, and the points it still has to read, pinned on
 config/config.yaml, config/quick.yaml and config/examples/adaptive.yaml."""
 
@@ -8,9 +8,11 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rootparams import blockplan, blocks, paths
-from rootparams.config import load_study_config
-from rootparams.grid import expand_points, sentinel_point
+from rootparams.decide import blockplan
+from rootparams.study import blocks
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import expand_points, sentinel_point
+from rootparams.tools import paths
 
 
 def study_blocks(name):

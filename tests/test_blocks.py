@@ -1,12 +1,12 @@
-"""How a study's timed reads are cut into measuring jobs (rootparams.blocks): blocks per format and pass, each
+"""How a study's timed reads are cut into measuring jobs (rootparams.study.blocks): blocks per format and pass, each
 pass's share of the repetitions, the order the passes run in, and the level pairs the sequential rounds measure."""
 
 import re
 
 import pytest
 
-from rootparams import blocks
-from rootparams.grid import FilePoint, Point, ReadPoint
+from rootparams.study import blocks
+from rootparams.study.grid import FilePoint, Point, ReadPoint
 
 
 def test_one_pass_keeps_the_format_as_the_block_name():

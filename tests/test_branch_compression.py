@@ -9,10 +9,10 @@ import re
 import pytest
 from conftest import config_problems as problems
 
-from rootparams.config import load_study_config
 from rootparams.errors import UserError
-from rootparams.generate import BranchCompressionError, choose_branches, generate_file
-from rootparams.grid import (
+from rootparams.measure.generate import BranchCompressionError, choose_branches, generate_file
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import (
     FILE_ID_PATTERN,
     FilePoint,
     branch_compression_token,

@@ -1,4 +1,4 @@
-"""Cloning a real file's profile (rootparams.calibrate) and writing the clone at the real file's own settings.
+"""Cloning a real file's profile (rootparams.ownfile.calibrate) and writing the clone at the real file's own settings.
 
 The clones of five real files of shared/data (a PHYSLITE TTree, the PHYSLITE RNTuple, a CMS NanoAOD TTree, a CMS
 flat dimuon ntuple with a string and the CMS Bacon ntuple of TClonesArrays and split objects) are compared with them
@@ -18,10 +18,10 @@ from types import SimpleNamespace
 import pytest
 from conftest import REPO, SHARED_DATA, require
 
-from rootparams import streamed
-from rootparams.calibrate import CalibrationError, clone_fidelity, recipe_from_file
-from rootparams.contentkinds import XAOD
-from rootparams.native import run_tool
+from rootparams.ownfile.calibrate import CalibrationError, clone_fidelity, recipe_from_file
+from rootparams.ownfile.contentkinds import XAOD
+from rootparams.tools import streamed
+from rootparams.tools.processes import run_tool
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
@@ -228,7 +228,7 @@ def test_bad_input_names_the_file_and_what_is_valid(tmp_path):
     ):
         recipe_from_file(ATLAS, "Nope")
     proc = subprocess.run(
-        [sys.executable, "-m", "rootparams.calibrate", str(junk)],
+        [sys.executable, "-m", "rootparams.ownfile.calibrate", str(junk)],
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(REPO / "src")},

@@ -7,7 +7,7 @@ import yaml
 from conftest import REPO
 from conftest import config_problems as problems
 
-from rootparams.config import load_study_config
+from rootparams.study.config import load_study_config
 from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
 
@@ -47,7 +47,7 @@ def test_the_configs_said_to_add_to_the_default_study_keep_every_default_point(e
     # `--configfile config/config.yaml config/<extra>.yaml`: Snakemake merges the second into the first.
     from snakemake.utils import update_config
 
-    from rootparams.grid import expand_points
+    from rootparams.study.grid import expand_points
 
     def points(raw):
         return {(p.file, p.read) for p in expand_points(load_study_config(raw))}
@@ -134,21 +134,14 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
     """snakescript.run_logged prints any UserError as a message (no traceback) and exits 1."""
     import types
 
-    from rootparams import (
-        aggregate,
-        build,
-        config,
-        footprint,
-        generate,
-        monitor,
-        native,
-        pagecache,
-        rootenv,
-        storage,
-        vocabulary,
-    )
+    from rootparams import vocabulary
     from rootparams.errors import UserError
-    from rootparams.snakescript import run_logged
+    from rootparams.host import monitor, pagecache, storage
+    from rootparams.measure import generate
+    from rootparams.results import aggregate
+    from rootparams.study import config, footprint
+    from rootparams.tools import build, processes, rootenv
+    from rootparams.tools.snakescript import run_logged
 
     family = [
         aggregate.OverlapError,
@@ -157,8 +150,8 @@ def test_every_user_error_is_one_family_and_printed_without_a_traceback(tmp_path
         footprint.DiskSpaceError,
         monitor.MonitorError,
         monitor.MonitorCSVError,
-        native.ToolError,
-        native.DamagedFileError,
+        processes.ToolError,
+        processes.DamagedFileError,
         pagecache.EvictionError,
         rootenv.RootNotFound,
         storage.StorageProfileError,
@@ -274,7 +267,7 @@ def test_parallel_unzip_needs_the_ttree_cache_and_a_ttree():
 
 
 def test_a_format_can_keep_to_scans_of_its_own():
-    from rootparams.grid import expand_points
+    from rootparams.study.grid import expand_points
 
     config = load_study_config(
         {
@@ -301,8 +294,8 @@ def test_a_format_can_keep_to_scans_of_its_own():
 
 
 def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
-    from rootparams.formats import eventsize_events, eventsize_name
-    from rootparams.grid import expand_points
+    from rootparams.study.formats import eventsize_events, eventsize_name
+    from rootparams.study.grid import expand_points
 
     config = load_study_config(
         {
@@ -330,7 +323,7 @@ def test_event_size_study_adds_one_format_per_size_with_the_same_volume():
 
 
 def test_a_scans_own_shorter_loops_judge_its_own_artifacts_only():
-    from rootparams.aggregate import window_rule
+    from rootparams.results.aggregate import window_rule
 
     raw = {
         "formats": {"susy5": {"written": 100, "read": 100}},

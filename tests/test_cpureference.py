@@ -1,4 +1,4 @@
-"""This host's 7-Zip rating (rootparams.cpureference): read from 7-Zip's own output, measured under the host lock,
+"""This host's 7-Zip rating (rootparams.measure.cpureference): read from 7-Zip's own output, measured under the host lock,
 a row that says why where 7-Zip is missing, and one real run where it is installed (CI installs p7zip-full)."""
 
 import subprocess
@@ -6,7 +6,7 @@ import subprocess
 import pytest
 from conftest import require
 
-from rootparams import cpureference
+from rootparams.measure import cpureference
 
 # The shape of `7z b -mmt1` (p7zip 16.02), the figures made up.
 OUTPUT = """

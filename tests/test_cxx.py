@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import reader_args, reader_command
-from rootparams.native import DamagedFileError, ReaderServer, ToolError, run_tool
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import reader_args, reader_command
+from rootparams.study.grid import FilePoint
+from rootparams.tools.processes import DamagedFileError, ReaderServer, ToolError, run_tool
 
 READ = {"cache_size": -1, "learn_entries": "default", "threads": 1, "branches": "particle"}
 
@@ -236,9 +236,9 @@ def test_throttled_timed_read_takes_at_least_bytes_over_bandwidth(build, xaod, t
 
     from conftest import require
 
-    from rootparams.config import load_study_config
-    from rootparams.measure import measure_point
-    from rootparams.storage import BLKIO
+    from rootparams.host.storage import BLKIO
+    from rootparams.measure.measure import measure_point
+    from rootparams.study.config import load_study_config
 
     require(
         os.geteuid() == 0 and (BLKIO / "blkio.throttle.read_bps_device").exists(), "root and cgroup v1 blkio"
@@ -561,7 +561,7 @@ def test_no_cxx_function_is_longer_than_120_lines_without_a_reason():
 
 
 def test_the_writer_is_built_from_units_of_a_readable_size():
-    from rootparams.build import CXX_SOURCES, WRITER_HEADERS, WRITER_UNITS
+    from rootparams.tools.build import CXX_SOURCES, WRITER_HEADERS, WRITER_UNITS
 
     units = [*WRITER_UNITS, *WRITER_HEADERS]
     assert sorted(p.name for p in CXX_DIR.glob("write_*")) == sorted(units)  # every unit is built

@@ -1,4 +1,4 @@
-"""The Pareto front, the cost model's arithmetic and how sure the decision is (rootparams.decision), on hand-made
+"""The Pareto front, the cost model's arithmetic and how sure the decision is (rootparams.decide.decision), on hand-made
 summaries, files and repetitions with their rounds."""
 
 import math
@@ -7,10 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rootparams.aggregate import derive_metrics
-from rootparams.compare import Repetitions
-from rootparams.config import ConfigError, load_study_config
-from rootparams.decision import (
+from rootparams.decide.decision import (
     BOOTSTRAP_REPLICATES,
     _front,
     candidates,
@@ -27,8 +24,11 @@ from rootparams.decision import (
     small_sample_widening,
     surely_beats,
 )
-from rootparams.stats import Interval, Ratio, t_quantile
-from rootparams.writenoise import files_to_write, relative_spread
+from rootparams.measure.writenoise import files_to_write, relative_spread
+from rootparams.results.aggregate import derive_metrics
+from rootparams.stats.compare import Repetitions
+from rootparams.stats.intervals import Interval, Ratio, t_quantile
+from rootparams.study.config import ConfigError, load_study_config
 
 FILE_DEFAULTS = {
     "container": "ttree",
@@ -490,8 +490,8 @@ def test_write_cost_is_cpu_time_where_recorded():
 def test_a_run_without_a_valid_point_still_writes_readable_tables(tmp_path):
     # The tests' tiny runs have no valid timed loop: every table must still have its columns, so that the
     # figures and recommendations.md after it read them and say there is nothing to choose.
-    from rootparams.decision import pareto_table
-    from rootparams.figures import draw_cost, draw_pareto
+    from rootparams.decide.decision import pareto_table
+    from rootparams.present.figures import draw_cost, draw_pareto
 
     invalid = point("f", "zlib", 5, valid=False)
     summary, files = tables(invalid)
@@ -520,8 +520,8 @@ def test_a_run_without_a_valid_point_still_writes_readable_tables(tmp_path):
 
 
 def test_the_figures_draw_intervals(tmp_path):
-    from rootparams.decision import pareto_table
-    from rootparams.figures import draw_cost, draw_pareto
+    from rootparams.decide.decision import pareto_table
+    from rootparams.present.figures import draw_cost, draw_pareto
 
     a, b = point("a", "lz4", 1, size=2_000_000), point("b", "lzma", 5, size=1_000_000)
     summary, files = tables(a, b)
@@ -708,8 +708,8 @@ def test_the_write_noise_is_measured_where_files_were_written_again():
 
 
 def test_the_files_written_again_are_the_studys_own_defaults_first():
-    from rootparams.config import load_study_config
-    from rootparams.grid import expand_points
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import expand_points
 
     study = load_study_config(
         {

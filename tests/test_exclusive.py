@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from rootparams.exclusive import HostLock, Lifeline, ancestors, process_start_epoch
+from rootparams.host.exclusive import HostLock, Lifeline, ancestors, process_start_epoch
 
 
 def test_a_second_holder_waits_says_so_and_gets_the_lock_when_the_first_is_gone(tmp_path):
@@ -20,7 +20,7 @@ def test_a_second_holder_waits_says_so_and_gets_the_lock_when_the_first_is_gone(
             "-c",
             textwrap.dedent(f"""
         import time
-        from rootparams.exclusive import HostLock
+        from rootparams.host.exclusive import HostLock
         with HostLock({str(lock)!r}):
             print("held", flush=True)
             time.sleep(30)
@@ -52,7 +52,7 @@ def test_the_lifeline_ends_the_job_when_an_ancestor_dies(tmp_path):
     job = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from rootparams.exclusive import Lifeline
+        from rootparams.host.exclusive import Lifeline
         with Lifeline(say=lambda t: Path({str(tmp_path / "said")!r}).write_text(t)) as line:
             line.on_loss(lambda: Path({str(marker)!r}).write_text("yes"))
             print("watching", flush=True)
@@ -85,7 +85,7 @@ def test_ancestors_and_start_times():
 def test_the_lifeline_watches_up_to_snakemake_not_the_shell_that_started_it():
     # `nohup snakemake ... &` from a shell that then exits: the job must go on (a remote study's far read was
     # stopped that way); Snakemake itself is still watched (the kill -9 test in test_faults.py).
-    from rootparams.exclusive import up_to_the_workflow
+    from rootparams.host.exclusive import up_to_the_workflow
 
     fake = subprocess.Popen(["bash", "-c", "exec -a snakemake sleep 30"])
     shell = subprocess.Popen(["bash", "-c", "sleep 30 # .snakemake/scripts/tmp.measure_block.py"])
@@ -120,7 +120,7 @@ def test_a_user_other_than_the_lock_files_creator_still_takes_the_lock(tmp_path)
         f"""
         import sys
         sys.path.insert(0, {str(Path(__file__).resolve().parents[1] / "src")!r})
-        from rootparams.exclusive import HostLock
+        from rootparams.host.exclusive import HostLock
         with HostLock({str(lock)!r}, say=print) as held:
             print("held", held.writable)
         """

@@ -17,14 +17,15 @@ from conftest import REPO, require, snakemake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rootparams import pagecache, paths
-from rootparams.aggregate import summarize
-from rootparams.config import ConfigError, load_study_config
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import measure_point
-from rootparams.monitor import MonitorCSVError, MonitorError, find_monitor, parse_monitor_csv
-from rootparams.native import DamagedFileError, ToolError, run_tool
+from rootparams.host import pagecache
+from rootparams.host.monitor import MonitorCSVError, MonitorError, find_monitor, parse_monitor_csv
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import measure_point
+from rootparams.results.aggregate import summarize
+from rootparams.study.config import ConfigError, load_study_config
+from rootparams.study.grid import FilePoint
+from rootparams.tools import paths
+from rootparams.tools.processes import DamagedFileError, ToolError, run_tool
 
 # Two points (the xAOD default and LZ4-1), 2 repetitions each, native storage, kept files.
 TWO_POINTS = """

@@ -8,9 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rootparams.aggregate import container_ratios, scan_rows
-from rootparams.compare import Repetitions
-from rootparams.figures import (
+from rootparams.present.figures import (
     ALGORITHM_COLORS,
     FIGURES,
     INTERVAL_BARS,
@@ -18,7 +16,9 @@ from rootparams.figures import (
     SPREAD_BARS,
     draw,
 )
-from rootparams.stats import ratio_paired
+from rootparams.results.aggregate import container_ratios, scan_rows
+from rootparams.stats.compare import Repetitions
+from rootparams.stats.intervals import ratio_paired
 
 FIGURE = {f.name: f for f in FIGURES}
 READ_ID = "cache-1_learnD_mt1_particle_native"

@@ -5,9 +5,9 @@ from collections import namedtuple
 import pytest
 from conftest import REPO, snakemake
 
-from rootparams import footprint
-from rootparams.config import load_study_config
-from rootparams.grid import expand_points
+from rootparams.study import footprint
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import expand_points
 
 Usage = namedtuple("Usage", "total used free")
 

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 import uproot
 
-from rootparams.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import run_tool
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import run_tool
+from rootparams.study.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
+from rootparams.study.grid import FilePoint
 
 # The first two bytes of a compressed ROOT basket payload name its algorithm.
 MAGIC = {b"ZL": "zlib", b"XZ": "lzma", b"L4": "lz4", b"ZS": "zstd"}
@@ -71,7 +71,7 @@ def test_every_format_has_a_recipe_with_particle_containers(fmt):
 
 def test_the_recipes_data_holds_every_xaod_like_format_and_nothing_else():
     # recipes/formats.yaml: the nanoaod recipe is calibrated (nanoaod.recipe), the skim made of susy5's.
-    from rootparams.formats import _builtin_recipes, recipe
+    from rootparams.study.formats import _builtin_recipes, recipe
 
     data = _builtin_recipes()
     assert set(data) == set(KNOWN_FORMATS) - {"nanoaod", "susy5_skim"}
@@ -150,7 +150,7 @@ def test_same_seed_same_content_under_every_setting(make, build):
 
 
 def test_events_read_back_from_the_content_file_are_the_generated_ones(make, build, tmp_path):
-    from rootparams.grid import content_file_point
+    from rootparams.study.grid import content_file_point
 
     content = tmp_path / "content.root"
     common = {
@@ -244,7 +244,7 @@ def test_the_nanoaod_recipe_is_what_calibrate_makes_of_the_real_file():
     import os
     from pathlib import Path
 
-    from rootparams.calibrate import recipe_from_file
+    from rootparams.ownfile.calibrate import recipe_from_file
 
     real = Path(__file__).parents[1] / ".." / "shared" / "data" / "cms_nanoaod_2015_ttbar_200ev.root"
     if not real.exists():
@@ -274,7 +274,7 @@ def test_skimmed_events_have_mostly_empty_containers(make):
 
 
 def test_event_size_formats_hold_the_requested_bytes_per_event(make):
-    from rootparams.formats import (
+    from rootparams.study.formats import (
         event_size_bytes,
         eventsize_elements,
         eventsize_events,

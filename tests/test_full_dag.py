@@ -1,7 +1,7 @@
 """The full DAG on a tiny grid (tests/configs/tiny_full.yaml, the session's ``full_run``: tests/conftest.py):
 every scan, 2 repetitions, few events, two formats; every artifact of the study exists and is well formed:
 tables, Table 1, Figures 1-12 (PNG and PDF), recommendations, and the HTML report. Its storage primitives are
-checked by tests/test_storagebench.py."""
+checked by tests/test_storage_primitives.py."""
 
 import shutil
 
@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from conftest import TINY_FULL, snakemake
 
-from rootparams import paths
-from rootparams.figures import FIGURE_NAMES, REMOTE_FIGURES, SEED_FIGURES
-from rootparams.storage import throttling_unavailable_reason
+from rootparams.host.storage import throttling_unavailable_reason
+from rootparams.present.figures import FIGURE_NAMES, REMOTE_FIGURES, SEED_FIGURES
+from rootparams.tools import paths
 
 # Where the machine cannot throttle (no root or no cgroup v1 blkio), ssd falls back to native, labelled.
 PROFILES = {"native", "ssd"} if throttling_unavailable_reason() is None else {"native"}
@@ -103,8 +103,8 @@ def test_recommendations_cover_every_topic_per_format(full_run):
 
 
 def test_decision_fronts_costs_and_lead(full_run):
-    from rootparams.decision import GROUP_KEYS
-    from rootparams.figures import DECISION_FIGURES, pareto_figure_name
+    from rootparams.decide.decision import GROUP_KEYS
+    from rootparams.present.figures import DECISION_FIGURES, pareto_figure_name
 
     files = pd.read_csv(full_run / paths.FILES_TABLE)
     assert (files["root_write_cpu_seconds"] > 0).all()  # the write cost: ROOT's CPU time, every file
@@ -113,8 +113,8 @@ def test_decision_fronts_costs_and_lead(full_run):
     valid = front[front["valid"]]
     assert valid.groupby(GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
     # A point off the front names one on the front that surely beats it: not larger, and a rate not lower with
-    # 95 % confidence (within the fronts' margin; rootparams.decision).
-    from rootparams.decision import PARETO_RATE_MARGIN
+    # 95 % confidence (within the fronts' margin; rootparams.decide.decision).
+    from rootparams.decide.decision import PARETO_RATE_MARGIN
 
     for _, row in valid[~valid["on_front"]].iterrows():
         group = valid[(valid[GROUP_KEYS] == row[GROUP_KEYS]).all(axis=1)]
@@ -181,7 +181,7 @@ def test_generated_files_are_removed_once_measured(full_run):
 def test_several_hosts_side_by_side(full_run, tmp_path):
     import json
 
-    from rootparams import hosts
+    from rootparams.present import hosts
 
     dirs = []
     for i, host in enumerate(("node-a", "node-b")):

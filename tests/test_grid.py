@@ -2,8 +2,8 @@
 
 import pytest
 
-from rootparams.config import load_study_config
-from rootparams.grid import FilePoint, expand_points, file_points
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import FilePoint, expand_points, file_points
 
 
 def study(**scans):
@@ -49,8 +49,8 @@ def test_ids_round_trip():
 
 
 def test_rntuple_points_fix_the_settings_they_do_not_have_and_keep_their_own_ids():
-    from rootparams.config import load_study_config
-    from rootparams.grid import ReadPoint, expand_points
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import ReadPoint, expand_points
 
     rntuple = FilePoint("xaod", "zstd", 5, 100, 0, 32000, "rntuple", 65536)
     assert (rntuple.split_level, rntuple.basket_size) == (-1, 0)
@@ -83,8 +83,8 @@ def test_rntuple_points_fix_the_settings_they_do_not_have_and_keep_their_own_ids
 def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
     import re
 
-    from rootparams.config import load_study_config
-    from rootparams.grid import FILE_ID_PATTERN, READ_ID_PATTERN, expand_points, points_by_id
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import FILE_ID_PATTERN, READ_ID_PATTERN, expand_points, points_by_id
 
     config = load_study_config(
         {
@@ -109,7 +109,7 @@ def test_ids_match_the_patterns_the_workflow_constrains_its_wildcards_with():
 
 
 def test_a_benchmark_point_is_the_papers_file_settings_with_overrides():
-    from rootparams.generate import paper_file_point
+    from rootparams.measure.generate import paper_file_point
     from rootparams.vocabulary import PAPER_FILE_DEFAULTS
 
     d = PAPER_FILE_DEFAULTS["topq1"]
@@ -120,8 +120,8 @@ def test_a_benchmark_point_is_the_papers_file_settings_with_overrides():
 
 
 def test_an_rntuple_point_takes_the_rntuple_defaults_not_the_ttree_points_fixed_values():
-    from rootparams.config import load_study_config
-    from rootparams.grid import expand_points
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import expand_points
 
     config = load_study_config(
         {
@@ -139,7 +139,7 @@ def test_an_rntuple_point_takes_the_rntuple_defaults_not_the_ttree_points_fixed_
 def test_reading_style_and_unzip_name_the_read_only_where_they_are_not_roots_default():
     import re
 
-    from rootparams.grid import READ_ID_PATTERN, ReadPoint
+    from rootparams.study.grid import READ_ID_PATTERN, ReadPoint
 
     base = ReadPoint(-1, "default", 1, "analysis", "hdd")
     assert base.id == "cache-1_learnD_mt1_analysis_hdd"
@@ -161,7 +161,7 @@ def test_reading_style_and_unzip_name_the_read_only_where_they_are_not_roots_def
 
 
 def test_uproot_reads_keep_the_fixed_values_of_root_only_settings():
-    from rootparams.grid import ReadPoint
+    from rootparams.study.grid import ReadPoint
 
     read = ReadPoint(0, 10, 2, "analysis", "hdd", async_prefetch=True, unzip=True, reading_style="uproot")
     fixed = read.for_container("ttree")

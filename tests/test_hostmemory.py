@@ -2,7 +2,7 @@
 
 import pytest
 
-from rootparams import hostmemory
+from rootparams.host import hostmemory
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The package's import layers (docs/architecture.md): every import of a rootparams module is at the top of its
-module, reaches the importer's own layer or one below, and no chain of imports comes back to where it started.
-Read from the source with ast, so that an import hidden in a function counts too."""
+"""The package's import layers (docs/architecture.md): the package is one subpackage per layer, bottom to top as
+the page lists them, with a few modules at its top. Every import of a rootparams module is at the top of its module,
+reaches the importer's own package or one listed below it, and no chain of imports, of modules or of packages,
+comes back to where it started. Read from the source with ast, so that an import hidden in a function counts too."""
 
 from __future__ import annotations
 
@@ -14,19 +15,40 @@ PACKAGE = REPO / "src" / "rootparams"
 ARCHITECTURE = REPO / "docs" / "architecture.md"
 
 
-def documented_layers() -> list[list[str]]:
-    """The layers as docs/architecture.md lists them, bottom to top: '1. **Name** (`a`, `b`): what it holds'."""
-    items = re.finditer(r"^\d+\. \*\*[^*]+\*\* \(([^)]*)\)", ARCHITECTURE.read_text(), re.MULTILINE)
-    return [re.findall(r"`(\w+)`", m[1]) for m in items]
+def documented_layers() -> list[tuple[str, list[str]]]:
+    """(package or top module, the modules its item names) as docs/architecture.md lists them, bottom to top:
+    '1. **Name** (`package`: `a`, `b`): what it holds' or '1. **Name** (`module`): what it holds'."""
+    items = re.finditer(
+        r"^\d+\. \*\*[^*]+\*\* \(`(\w+)`(?::([^)]*))?\)", ARCHITECTURE.read_text(), re.MULTILINE
+    )
+    return [(m[1], re.findall(r"`(\w+)`", m[2] or "")) for m in items]
 
 
-def imports_of(tree: ast.Module) -> list[tuple[str, int, bool]]:
-    """(rootparams module imported, line, at the module's top level) for every import in ``tree``."""
+def units() -> dict[str, list[str]]:
+    """The tree: each subpackage with its modules, and each module at the top (with none)."""
+    found = {p.stem: [] for p in PACKAGE.glob("*.py") if p.stem != "__init__"}
+    for init in PACKAGE.glob("*/__init__.py"):
+        found[init.parent.name] = sorted(p.stem for p in init.parent.glob("*.py") if p.stem != "__init__")
+    return found
+
+
+def module_of(name: str, tree: dict[str, list[str]]) -> str:
+    """'pkg.mod', 'pkg' or 'mod' (a top module) for a dotted name below rootparams."""
+    parts = name.split(".")
+    if len(parts) >= 2 and parts[1] in tree.get(parts[0], []):
+        return f"{parts[0]}.{parts[1]}"
+    return parts[0]
+
+
+def imports_of(tree: ast.Module, here: str, units_: dict[str, list[str]]) -> list[tuple[str, int, bool]]:
+    """(rootparams module imported, line, at the module's top level) for every import in ``tree``; ``here`` is
+    the importing module ('pkg.mod' or 'mod')."""
     top = {id(node) for node in tree.body}
+    package = here.split(".")[0] if "." in here else ""
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names = [a.name.split(".")[1] for a in node.names if a.name.startswith("rootparams.")]
+            names = [a.name[len("rootparams.") :] for a in node.names if a.name.startswith("rootparams.")]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "rootparams":
             names = [a.name for a in node.names]
         elif (
@@ -34,43 +56,84 @@ def imports_of(tree: ast.Module) -> list[tuple[str, int, bool]]:
             and node.level == 0
             and (node.module or "").startswith("rootparams.")
         ):
-            names = [node.module.split(".")[1]]
+            below = node.module[len("rootparams.") :]
+            names = [f"{below}.{a.name}" for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level > 0:  # a relative import is of this package too
-            names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
+            base = package if node.level == 1 else ""
+            below = ".".join(filter(None, [base, node.module or ""]))
+            names = [f"{below}.{a.name}" if below else a.name for a in node.names]
         else:
             continue
-        found += [(name, node.lineno, id(node) in top) for name in names]
+        found += [(module_of(name, units_), node.lineno, id(node) in top) for name in names]
     return found
 
 
 @pytest.fixture(scope="module")
-def graph() -> dict[str, list[tuple[str, int, bool]]]:
-    return {path.stem: imports_of(ast.parse(path.read_text())) for path in sorted(PACKAGE.glob("*.py"))}
+def tree() -> dict[str, list[str]]:
+    return units()
 
 
 @pytest.fixture(scope="module")
-def layer_of() -> dict[str, int]:
-    return {module: i for i, layer in enumerate(documented_layers()) for module in layer}
+def graph(tree) -> dict[str, list[tuple[str, int, bool]]]:
+    """Every module ('pkg.mod' or a top 'mod') with its imports."""
+    graph = {}
+    for unit, modules in tree.items():
+        for module in modules or [None]:
+            name = f"{unit}.{module}" if module else unit
+            path = PACKAGE / unit / f"{module}.py" if module else PACKAGE / f"{unit}.py"
+            graph[name] = imports_of(ast.parse(path.read_text()), name, tree)
+    return graph
 
 
-def test_every_module_is_in_exactly_one_layer(graph):
-    listed = [module for layer in documented_layers() for module in layer]
+@pytest.fixture(scope="module")
+def rank() -> dict[str, int]:
+    return {unit: i for i, (unit, _) in enumerate(documented_layers())}
+
+
+def unit_of(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_every_package_is_in_exactly_one_layer(tree):
+    listed = [unit for unit, _ in documented_layers()]
     assert len(listed) == len(set(listed)), (
-        f"listed twice: {sorted({m for m in listed if listed.count(m) > 1})}"
+        f"listed twice: {sorted({u for u in listed if listed.count(u) > 1})}"
     )
-    assert set(listed) == set(graph), (
-        f"docs/architecture.md misses {sorted(set(graph) - set(listed))}, lists unknown {sorted(set(listed) - set(graph))}"
+    assert set(listed) == set(tree), (
+        f"docs/architecture.md misses {sorted(set(tree) - set(listed))}, lists unknown {sorted(set(listed) - set(tree))}"
+    )
+
+
+def test_the_page_names_every_module_of_its_package(tree):
+    wrong = [
+        f"{unit}: the page names {sorted(named)}, the package holds {sorted(tree[unit])}"
+        for unit, named in documented_layers()
+        if unit in tree and sorted(named) != sorted(tree[unit])
+    ]
+    assert not wrong, "; ".join(wrong)
+
+
+def test_only_packages_one_deep(tree):
+    deeper = sorted(str(p.relative_to(PACKAGE)) for p in PACKAGE.glob("*/*/__init__.py"))
+    assert not deeper, f"subpackages below a subpackage: {deeper}"
+    missing = sorted(
+        p.name
+        for p in PACKAGE.iterdir()
+        if p.is_dir() and any(p.glob("*.py")) and not (p / "__init__.py").exists()
+    )
+    assert not missing, (
+        f"folders of modules without __init__.py (setuptools would not install them): {missing}"
     )
 
 
 def test_the_vocabulary_is_at_the_bottom():
     layers = documented_layers()
-    assert layers[:2] == [["errors"], ["vocabulary"]]
+    assert [unit for unit, _ in layers[:2]] == ["errors", "vocabulary"]
 
 
 def test_no_rootparams_import_inside_a_function(graph):
     hidden = [
-        f"{module}.py:{line} imports {name}"
+        f"{module}:{line} imports {name}"
         for module, imports in graph.items()
         for name, line, top in imports
         if not top
@@ -78,19 +141,21 @@ def test_no_rootparams_import_inside_a_function(graph):
     assert not hidden, "imports of rootparams modules belong at the top of the module: " + "; ".join(hidden)
 
 
-def test_every_import_reaches_its_own_layer_or_below(graph, layer_of):
+def test_every_import_reaches_its_own_package_or_below(graph, rank):
     upward = [
-        f"{module} (layer {layer_of[module] + 1}) imports {name} (layer {layer_of[name] + 1})"
+        f"{module} ({unit_of(module)}, layer {rank[unit_of(module)] + 1}) imports {name} "
+        f"({unit_of(name)}, layer {rank[unit_of(name)] + 1})"
         for module, imports in graph.items()
         for name, _, _ in imports
-        if name in layer_of and module in layer_of and layer_of[name] > layer_of[module]
+        if unit_of(name) in rank and unit_of(module) in rank and rank[unit_of(name)] > rank[unit_of(module)]
     ]
     assert not upward, "; ".join(upward)
 
 
 def test_no_import_cycle(graph):
     edges = {
-        module: sorted({name for name, _, _ in imports if name in graph}) for module, imports in graph.items()
+        module: sorted({name for name, _, _ in imports if name in graph and name != module})
+        for module, imports in graph.items()
     }
     done: set[str] = set()
 
@@ -105,3 +170,9 @@ def test_no_import_cycle(graph):
 
     for module in edges:
         visit(module, [])
+
+
+def test_no_package_imports_a_module_of_another_package_from_its_init():
+    for init in sorted(PACKAGE.glob("*/__init__.py")):
+        body = [n for n in ast.parse(init.read_text()).body if not isinstance(n, ast.Expr)]
+        assert not body, f"{init.relative_to(PACKAGE)} holds more than its docstring"

@@ -1,4 +1,4 @@
-"""``rootparams inspect`` (rootparams.inspection) on the real PHYSLITE (TTree and RNTuple) and NanoAOD samples:
+"""``rootparams inspect`` (rootparams.ownfile.inspection) on the real PHYSLITE (TTree and RNTuple) and NanoAOD samples:
 its bytes against ROOT's own bookkeeping (TBranch::GetZipBytes, TTree::GetClusterIterator, RNTupleInspector), its
 kinds against the study's benchmark, its three outputs, a URL through a real XRootD server, and the errors."""
 
@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 from conftest import REPO, SHARED_DATA, require
 
-from rootparams import cli, inspection
-from rootparams.contentkinds import BY_LEAF, LEAF_KINDS, XAOD_KINDS
-from rootparams.inspection import InspectError, inspect_file
+from rootparams import cli
+from rootparams.ownfile import inspection
+from rootparams.ownfile.contentkinds import BY_LEAF, LEAF_KINDS, XAOD_KINDS
+from rootparams.ownfile.inspection import InspectError, inspect_file
 from rootparams.vocabulary import RNTUPLE, TTREE
 
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
@@ -204,7 +205,7 @@ def _facts(ins) -> dict:
 
 
 def test_a_tree_uproot_cannot_model_is_read_by_root(monkeypatch):
-    """ROOT's reading (rootparams.root_metadata, in a process of its own) gives what uproot gives: the NanoAOD sample
+    """ROOT's reading (rootparams.tools.root_metadata, in a process of its own) gives what uproot gives: the NanoAOD sample
     (leaf-list arrays, baskets inside the TTree object), every branch with its own bytes."""
     require(NANOAOD.exists(), f"{NANOAOD} (shared/data) is needed")
     by_uproot = inspect_file(str(NANOAOD), all_branches=True)
@@ -301,7 +302,7 @@ def test_a_tree_written_before_autoflush_is_read_by_uproot_without_clusters(tmp_
 def test_a_kind_is_what_a_leaf_holds():
     """The grouping by leaf type on type names as ROOT and uproot spell them, and the one rule that picks ATLAS's
     grouping."""
-    from rootparams.contentkinds import XAOD, Unit, grouping_of, leaf_kind
+    from rootparams.ownfile.contentkinds import XAOD, Unit, grouping_of, leaf_kind
 
     def kind(type_name: str, array: bool = False) -> str:
         return leaf_kind(Unit("b", "b", type_name, 0, 0, 1, array=array))
@@ -468,7 +469,7 @@ def test_json_holds_everything(capsys, physlite_rntuple):
 
 def test_a_root_url_is_read_through_roots_xrootd_client():
     require(shutil.which("xrootd") is not None, "xrootd (xrootd-server) is needed: run tools/install-remote")
-    from rootparams.remote import XRootDServer
+    from rootparams.host.remote import XRootDServer
 
     export = Path(tempfile.mkdtemp(prefix="rootparams-export-"))
     try:

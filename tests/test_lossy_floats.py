@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from conftest import config_problems as problems
 
-from rootparams.aggregate import FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
-from rootparams.config import load_study_config
-from rootparams.generate import FLOAT_PRECISION_LOSS, generate_file
-from rootparams.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points
+from rootparams.measure.generate import FLOAT_PRECISION_LOSS, generate_file
+from rootparams.results.aggregate import FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points
 from rootparams.vocabulary import mantissa_bits
 
 N = 10  # mantissa bits kept in the written files
@@ -222,7 +222,7 @@ def test_float_precision_of_a_named_source_is_an_error_and_an_unnamed_one_leaves
     from conftest import SHARED_DATA, require
     from conftest import config_problems as problems
 
-    from rootparams.config import left_out_notes
+    from rootparams.study.config import left_out_notes
 
     physlite = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"
     require(physlite.exists(), f"the real samples in {SHARED_DATA}")
@@ -240,7 +240,7 @@ def test_float_precision_of_a_named_source_is_an_error_and_an_unnamed_one_leaves
 
 def test_events_read_from_the_content_file_are_rounded_alike(build, truth3_files, tmp_path):
     # The workflow writes each point from the format's content file (full precision): the same rounded events.
-    from rootparams.native import run_tool
+    from rootparams.tools.processes import run_tool
 
     generated = truth3_files["rntuple", f"mantissa{N}"]
     point = FilePoint("truth3", "zstd", 5, 100, 1, 32000, "rntuple", 65536, float_precision=f"mantissa{N}")

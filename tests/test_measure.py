@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from test_monitor import DOOL_BYTES
 
-from rootparams import measure
-from rootparams.config import load_study_config
+from rootparams.measure import measure
+from rootparams.study.config import load_study_config
 
 MEASUREMENT = load_study_config({})["measurement"]
 # The fake points make no reads, so no reader server either; and their host lock is their own, so that a

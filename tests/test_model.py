@@ -5,7 +5,7 @@ device pay its latency, and the physics checks are special cases of it."""
 import pandas as pd
 import pytest
 
-from rootparams import model
+from rootparams.model import model
 
 HDD = model.Medium("hdd", 150e6, 0.0)
 POINT = {"events_read": 1000, "loop_storage_read_bytes": 150e6, "loop_read_calls": 10, "storage_requests": 600,

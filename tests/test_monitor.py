@@ -2,7 +2,7 @@
 
 import pytest
 
-from rootparams.monitor import MonitorCSVError, parse_monitor_csv, summarize_window
+from rootparams.host.monitor import MonitorCSVError, parse_monitor_csv, summarize_window
 
 DOOL_BYTES = """"dool 1.3.8 CSV output"
 "Author:","Scott Baker",,,,"URL:","https://github.com/scottchiefbaker/dool/"

@@ -1,4 +1,4 @@
-"""What a study's workflow produces (rootparams.outputs): the final outputs of the shipped configurations, the
+"""What a study's workflow produces (rootparams.present.outputs): the final outputs of the shipped configurations, the
 outputs each setting adds, and the wildcard patterns, pinned on config/config.yaml, config/quick.yaml and two
 examples (the workflow's dry run lists the same jobs as when these lived in workflow/rules/common.smk)."""
 
@@ -8,9 +8,10 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rootparams import outputs, paths
-from rootparams.config import load_study_config
-from rootparams.grid import expand_points, sentinel_point
+from rootparams.present import outputs
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import expand_points, sentinel_point
+from rootparams.tools import paths
 
 CONFIGS = ["config/config.yaml", "config/quick.yaml", "config/examples/adaptive.yaml"]
 REMOTE = "config/examples/model-check-remote.yaml"

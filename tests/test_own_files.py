@@ -11,7 +11,7 @@ import pytest
 import yaml
 from conftest import SHARED_DATA, require, snakemake
 
-from rootparams import paths
+from rootparams.tools import paths
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from rootparams import pagecache
+from rootparams.host import pagecache
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The programs a study needs, checked before its first job (rootparams.preflight): on a PATH of our own making,
+"""The programs a study needs, checked before its first job (rootparams.measure.preflight): on a PATH of our own making,
 every missing one is named at once with what to install on Debian/Ubuntu and on RHEL-family systems, only the
 programs of the rules about to run are asked for, and the workflow stops before any job when one is missing."""
 
@@ -13,8 +13,8 @@ import pytest
 import yaml
 from conftest import REPO, snakemake
 
-from rootparams import preflight
-from rootparams.config import load_study_config
+from rootparams.measure import preflight
+from rootparams.study.config import load_study_config
 
 TINY = {"repetitions": 1, "require_sigma": False, "formats": {"xaod": {"written": 4, "read": 4}}, "scans": {}}
 

@@ -1,4 +1,4 @@
-"""Public samples named skhep_testdata:<name> in a config (rootparams.sources.resolve_path): resolved to the
+"""Public samples named skhep_testdata:<name> in a config (rootparams.ownfile.sources.resolve_path): resolved to the
 scikit-hep-testdata package's cached file before any job, with an error that says what to do when it is not
 there. The cache is a temporary one, seeded from the offline mirror of shared/data as ./run seeds the real one
 (no test downloads anything)."""
@@ -12,13 +12,13 @@ import pytest
 import yaml
 from conftest import REPO, SHARED_DATA, require
 
-from rootparams.config import ConfigError, load_study_config, source_of
-from rootparams.sources import (
+from rootparams.ownfile.sources import (
     OFFLINE_MIRROR_NAMES,
     SourceError,
     resolve_path,
     seed_public_sample_cache,
 )
+from rootparams.study.config import ConfigError, load_study_config, source_of
 
 PHYSLITE = "skhep_testdata:uproot-issue-123b.root"
 

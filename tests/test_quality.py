@@ -355,8 +355,8 @@ POINT_COUNT_QUOTES = {
 
 @pytest.mark.parametrize("config", sorted(POINT_COUNT_QUOTES))
 def test_the_point_counts_quoted_are_the_grids(config):
-    from rootparams.config import load_study_config
-    from rootparams.grid import expand_points
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import expand_points
 
     points = len(expand_points(load_study_config(yaml.safe_load((REPO / config).read_text()))))
     quoted = {}

@@ -5,10 +5,10 @@ sees against what RDataFrame's cache fetches, and errors that name the column, i
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import reader_args
-from rootparams.native import ReaderServer, ToolError, run_tool
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import reader_args
+from rootparams.study.grid import FilePoint
+from rootparams.tools.processes import ReaderServer, ToolError, run_tool
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.measure import reader_args, reader_command, run_tool
-from rootparams.native import ReaderServer, ToolError
+from rootparams.measure.generate import generate_file
+from rootparams.measure.measure import reader_args, reader_command, run_tool
+from rootparams.study.grid import FilePoint
+from rootparams.tools.processes import ReaderServer, ToolError
 
 DATA = Path(__file__).parents[1] / ".." / "shared" / "data"
 NANOAOD = DATA / "cms_nanoaod_2015_ttbar_200ev.root"

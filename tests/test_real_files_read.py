@@ -4,8 +4,8 @@ an RNTuple, read without the ATLAS dictionaries (/work/shared/data/README.md).""
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams.measure import reader_args, reader_command
-from rootparams.native import ReaderServer, ToolError, run_tool
+from rootparams.measure.measure import reader_args, reader_command
+from rootparams.tools.processes import ReaderServer, ToolError, run_tool
 
 NANO = ("cms_nanoaod_2015_ttbar_200ev.root", "Events", "ttree")
 PHYSLITE = ("atlas_physlite_run2_ttbar_100ev.root", "CollectionTree", "ttree")

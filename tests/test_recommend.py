@@ -9,11 +9,12 @@ import math
 import pandas as pd
 import pytest
 
-from rootparams import labels, recommend
-from rootparams.compare import Repetitions
-from rootparams.config import load_study_config
-from rootparams.recommend import CANNOT_TELL, NO, PARTLY, YES
-from rootparams.stats import Ratio
+from rootparams.present import recommend
+from rootparams.present.recommend import CANNOT_TELL, NO, PARTLY, YES
+from rootparams.stats.compare import Repetitions
+from rootparams.stats.intervals import Ratio
+from rootparams.study import labels
+from rootparams.study.config import load_study_config
 
 FILE_KEYS = ("container",)
 
@@ -459,7 +460,7 @@ def test_the_recommendations_do_not_need_a_plotting_library():
     import subprocess
     import sys
 
-    code = "import sys, rootparams.recommend; sys.exit('matplotlib' in sys.modules)"
+    code = "import sys, rootparams.present.recommend; sys.exit('matplotlib' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
 
 
@@ -749,7 +750,7 @@ def test_float_precision_states_bytes_rate_and_precision_lost():
 
 
 def test_event_size_crossover_with_its_interval():
-    from rootparams.formats import eventsize_written_bytes
+    from rootparams.study.formats import eventsize_written_bytes
 
     small_bytes, large_bytes = (
         eventsize_written_bytes("eventsize_40"),

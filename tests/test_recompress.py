@@ -1,4 +1,4 @@
-"""rootparams-recompress (rootparams.recompress): a file's baskets (pages) at another compression without its classes'
+"""rootparams-recompress (rootparams.tools.recompress): a file's baskets (pages) at another compression without its classes'
 dictionaries, tiled N times, checked; against ROOT's own recompression (hadd -f<N>) where ROOT can make one."""
 
 import subprocess
@@ -7,8 +7,8 @@ import pytest
 import uproot
 from conftest import REPO
 
-from rootparams import rootenv
-from rootparams.recompress import RecompressError, recompress_file
+from rootparams.tools import rootenv
+from rootparams.tools.recompress import RecompressError, recompress_file
 
 DATA = REPO.parent / "shared" / "data"
 PHYSLITE = DATA / "atlas_physlite_run2_ttbar_100ev.root"  # xAOD classes without a dictionary here

@@ -1,4 +1,4 @@
-"""Remote profiles: a real xrootd on this machine and toxiproxy in front of it (rootparams.remote).
+"""Remote profiles: a real xrootd on this machine and toxiproxy in front of it (rootparams.host.remote).
 
 The tools come from tools/install-remote (CI runs it); locally a missing one skips, in CI it fails.
 """
@@ -22,9 +22,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, require
 
-from rootparams import remote, storage
-from rootparams.remote import LatencyProxy, RemoteEndpointError, XRootDServer, remote_endpoint
-from rootparams.storage import StorageProfile
+from rootparams.host import remote, storage
+from rootparams.host.remote import LatencyProxy, RemoteEndpointError, XRootDServer, remote_endpoint
+from rootparams.host.storage import StorageProfile
 
 INSTALL = "run tools/install-remote as root"
 
@@ -162,8 +162,8 @@ def test_server_and_proxy_die_with_a_killed_job(tools, export_dir, tmp_path):
     """The job is killed (SIGKILL: no cleanup runs): the death signal takes xrootd and toxiproxy with it."""
     script = (
         "import json, sys, time\n"
-        "from rootparams.remote import remote_endpoint\n"
-        "from rootparams.storage import StorageProfile\n"
+        "from rootparams.host.remote import remote_endpoint\n"
+        "from rootparams.host.storage import StorageProfile\n"
         f"with remote_endpoint(StorageProfile('t', rtt_ms=1.0), {str(export_dir)!r}, {str(tmp_path)!r}) as e:\n"
         "    ports = [e.server.port, e.proxy.port, e.proxy.api_port]\n"
         "    print(json.dumps({'pids': e.server_pids, 'ports': ports}), flush=True)\n"

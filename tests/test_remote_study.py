@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 from conftest import REPO, require, snakemake
 
-from rootparams import paths, remote, storage
+from rootparams.host import remote, storage
+from rootparams.tools import paths
 
 TINY_REMOTE = str(REPO / "tests" / "configs" / "tiny_remote.yaml")
 BROKEN_PROXY_SAYS = "listen tcp 127.0.0.1: bind: address already in use"
@@ -163,7 +164,7 @@ def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(
 
 def test_figures_19_and_20_draw_the_remote_points(remote_run):
     workdir, *_ = remote_run
-    from rootparams import figures
+    from rootparams.present import figures
 
     tables = [pd.read_csv(workdir / t) for t in (paths.SUMMARY_TABLE, paths.POINTS_TABLE, paths.FILES_TABLE)]
     for name in ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt"):
@@ -179,8 +180,8 @@ def test_figures_19_and_20_draw_the_remote_points(remote_run):
 def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_business(
     remote_run, build, tmp_path
 ):
-    from rootparams.config import load_study_config
-    from rootparams.measure import measure_point
+    from rootparams.measure.measure import measure_point
+    from rootparams.study.config import load_study_config
 
     workdir, *_ = remote_run
     local = next((workdir / "data" / "files" / "susy5").glob("*.root"))

@@ -39,7 +39,7 @@ def _study(workdir: Path, scans: dict, storage_profiles: dict) -> Path:
 def _run(workdir: Path, config: Path) -> dict[str, int]:
     """Runs the study up to its summary (the figures and the decision only follow it); returns how many jobs of
     each rule ran (Snakemake's "rule X:" / "localrule X:" lines)."""
-    from rootparams import paths
+    from rootparams.tools import paths
 
     proc = snakemake(
         workdir,
@@ -68,7 +68,7 @@ def _records(workdir: Path) -> dict[str, float]:
 def finished(tmp_path_factory, build) -> Path:
     """A finished tiny study: the default xAOD point and two compression points (three files), two of its points
     on a throttled profile of the study's own."""
-    from rootparams import paths
+    from rootparams.tools import paths
 
     workdir = tmp_path_factory.mktemp("rerun")
     shutil.copytree(build["info"].parent, workdir / paths.BUILD)

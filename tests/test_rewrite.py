@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from conftest import RUN3_LIKE_EVENTS, SHARED_DATA, require
 
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.native import run_tool
-from rootparams.rewrite import RewriteError, RewriteRequest, file_identity, rewrite_file
+from rootparams.measure.generate import generate_file
+from rootparams.study.grid import FilePoint
+from rootparams.tools.processes import run_tool
+from rootparams.tools.rewrite import RewriteError, RewriteRequest, file_identity, rewrite_file
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"

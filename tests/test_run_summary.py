@@ -1,9 +1,9 @@
-"""The run summary's grade (rootparams.report.grade): what makes a run paper-grade, and how an adaptive study, which
+"""The run summary's grade (rootparams.present.report.grade): what makes a run paper-grade, and how an adaptive study, which
 by design measures only part of its grid in full, is judged."""
 
 import pandas as pd
 
-from rootparams.report import grade
+from rootparams.present.report import grade
 
 
 def summary(statuses, valid):

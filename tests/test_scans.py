@@ -2,9 +2,9 @@
 varies is drawn and judged as that one; one that matches none is said to be in no figure, with the name it may
 have meant."""
 
-from rootparams.config import load_study_config
-from rootparams.grid import expand_points
-from rootparams.scans import kind_of, notes, varied
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import expand_points
+from rootparams.study.scans import kind_of, notes, varied
 
 
 def test_what_a_scan_varies():

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 from conftest import REPO, run_study
 
-from rootparams import paths
-from rootparams.figures import SEED_FIGURES
+from rootparams.present.figures import SEED_FIGURES
+from rootparams.tools import paths
 
 TINY_SEEDS = str(REPO / "tests" / "configs" / "tiny_seeds.yaml")
 

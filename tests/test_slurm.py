@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from conftest import REPO, TINY, require, snakemake, tiny_targets
 
-from rootparams import paths
+from rootparams.tools import paths
 
 # What the tests compare: the measuring chain and one of each kind of output after it (a table, the run summary,
 # the recommendations and a figure), not every figure (test_full_dag draws them all). Each Slurm job is a

@@ -1,15 +1,16 @@
 """A user's own file as a format: what the study reads from it, the config rules, and its grid points
-(rootparams.sources, rootparams.config, rootparams.grid). The files are the real samples of shared/data."""
+(rootparams.ownfile.sources, rootparams.study.config, rootparams.study.grid). The files are the real samples of shared/data."""
 
 from __future__ import annotations
 
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams import root_metadata, sources
-from rootparams.config import ConfigError, left_out_notes, load_study_config
-from rootparams.grid import FilePoint, expand_points
-from rootparams.sources import SourceError, SourceFile, describe
+from rootparams.ownfile import sources
+from rootparams.ownfile.sources import SourceError, SourceFile, describe
+from rootparams.study.config import ConfigError, left_out_notes, load_study_config
+from rootparams.study.grid import FilePoint, expand_points
+from rootparams.tools import root_metadata
 
 NANOAOD = SHARED_DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 PHYSLITE = SHARED_DATA / "atlas_physlite_run2_ttbar_100ev.root"

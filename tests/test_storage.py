@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import require
 
-from rootparams import pagecache, storage
+from rootparams.host import pagecache, storage
 
 
 def test_named_and_custom_profiles():
@@ -36,7 +36,7 @@ def test_named_and_custom_profiles():
 
 
 def test_a_machine_without_blkio_keeps_remote_profiles_and_measures_throttled_ones_natively():
-    from rootparams.config import load_study_config, without_throttling
+    from rootparams.study.config import load_study_config, without_throttling
 
     config = load_study_config({"scans": {"s": {"storage_profile": ["hdd", "native", "xrootd-wan"]}}})
     out = without_throttling(config, "not root")

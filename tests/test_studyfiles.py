@@ -1,4 +1,4 @@
-"""Where a study's points' files are (rootparams.studyfiles), by the kind of format: a built-in format's, a
+"""Where a study's points' files are (rootparams.study.studyfiles), by the kind of format: a built-in format's, a
 clone's and a user's file, as it is or tiled; and what the workflow says when it schedules a study."""
 
 from types import SimpleNamespace
@@ -7,9 +7,10 @@ import pytest
 import yaml
 from conftest import REPO
 
-from rootparams import footprint, paths, studyfiles
-from rootparams.config import load_study_config
-from rootparams.grid import ASIS_ID, expand_points
+from rootparams.study import footprint, studyfiles
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import ASIS_ID, expand_points
+from rootparams.tools import paths
 
 DATA = "data"
 STUDY = {

@@ -4,9 +4,9 @@ import math
 
 import pandas as pd
 
-from rootparams.config import load_study_config
-from rootparams.grid import ReadPoint
-from rootparams.tables import EMPTY, compression_table, to_latex, to_markdown
+from rootparams.results.tables import EMPTY, compression_table, to_latex, to_markdown
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import ReadPoint
 
 CONFIG = load_study_config(
     {
@@ -213,7 +213,7 @@ def test_table1_from_a_summary_without_intervals_derives_them_from_mean_spread_a
 def test_table1_leaves_out_per_branch_and_lossy_files_and_old_records_count_as_uniform(tmp_path):
     import json
 
-    from rootparams.aggregate import load_records
+    from rootparams.results.aggregate import load_records
 
     rows = [
         summary_row("lzma", 5, 40.0, 1.0),

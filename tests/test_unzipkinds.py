@@ -1,4 +1,4 @@
-"""ROOT's decompression per content kind (rootparams.unzipkinds): the aggregation and the mix on made-up figures, then
+"""ROOT's decompression per content kind (rootparams.measure.unzipkinds): the aggregation and the mix on made-up figures, then
 the real tool on a file our writer made (its compression in memory gives the file's own bytes at the file's
 setting) and on a real ATLAS PHYSLITE sample."""
 
@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams import unzipkinds
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
-from rootparams.inspection import Inspection, Row, inspect_file
-from rootparams.native import ToolError
+from rootparams.measure import unzipkinds
+from rootparams.measure.generate import generate_file
+from rootparams.ownfile.inspection import Inspection, Row, inspect_file
+from rootparams.study.grid import FilePoint
+from rootparams.tools.processes import ToolError
 from rootparams.vocabulary import TTREE
 
 DENSE, LINKS = "dense vector<float/double>", "element links"
@@ -164,7 +164,7 @@ def test_the_fractions_of_a_selection():
 
 
 def test_the_settings_of_a_study_are_its_compressing_ttree_ones():
-    from rootparams.grid import Point, ReadPoint
+    from rootparams.study.grid import Point, ReadPoint
 
     read = ReadPoint(-1, "default", 1, "particle", "native")
     points = [
@@ -230,7 +230,7 @@ def test_a_plan_for_another_file_is_refused(build, written, tmp_path):
     plan = tmp_path / "plan.tsv"
     plan.write_text("0\tNoSuchBranch\tk\t1\n")
     with pytest.raises(ToolError, match="NoSuchBranch"):
-        from rootparams.native import run_tool
+        from rootparams.tools.processes import run_tool
 
         run_tool(
             [str(build["unzip_kinds"]), "--file", str(written), "--plan", str(plan), "--settings", "101"], "t"

@@ -1,4 +1,4 @@
-"""The uproot reading style (rootparams.uproot_read): one timed read in a process of its own, with the C++
+"""The uproot reading style (rootparams.tools.uproot_read): one timed read in a process of its own, with the C++
 reader's spans and fields, cross-checked against a direct uproot computation and the kernel's counters."""
 
 import json
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import uproot
 
-from rootparams import pagecache
-from rootparams.generate import generate_file
-from rootparams.grid import FilePoint
+from rootparams.host import pagecache
+from rootparams.measure.generate import generate_file
+from rootparams.study.grid import FilePoint
 
 BRANCHES = ["ElectronsAux.pt", "ElectronsAux.eta", "MuonsAux.pt", "AntiKt4EMTopoJetsAux.pt"]
 
@@ -36,7 +36,7 @@ def read(path, events, branches, *extra) -> tuple[int, dict | None, str]:
     cmd = [
         sys.executable,
         "-m",
-        "rootparams.uproot_read",
+        "rootparams.tools.uproot_read",
         "--file",
         str(path),
         "--events",

@@ -8,11 +8,12 @@ import re
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams import footprint, labels, storage
-from rootparams.config import load_study_config
-from rootparams.grid import FilePoint, ReadPoint
-from rootparams.native import run_tool
-from rootparams.sources import describe
+from rootparams.host import storage
+from rootparams.ownfile.sources import describe
+from rootparams.study import footprint, labels
+from rootparams.study.config import load_study_config
+from rootparams.study.grid import FilePoint, ReadPoint
+from rootparams.tools.processes import run_tool
 from rootparams.vocabulary import (
     ALGORITHMS,
     BRANCH_COMPRESSION_PATTERN,

@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 from conftest import REPO, TINY, snakemake, tiny_targets
 
-from rootparams import paths
+from rootparams.tools import paths
 
 REQUIRED_REPETITION_COLUMNS = [
     "format",
@@ -190,8 +190,8 @@ def test_a_configfile_replaces_the_default_study_instead_of_extending_it(tmp_pat
     assert "rootparams: 1 points" in proc.stderr  # tiny.yaml: one format, no scans
     import yaml
 
-    from rootparams.config import load_study_config
-    from rootparams.grid import expand_points
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import expand_points
 
     default = len(
         expand_points(load_study_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text())))

@@ -487,7 +487,9 @@ def binds_module_only(tree: ast.AST, local: str, dotted: str) -> bool:
         if isinstance(node, ast.alias) and stmt is not None:
             if (node.asname or node.name.split(".")[0]) != local:
                 continue  # import local.x as y, from x import local as y: binds something else
-            full = f"{stmt.module}.{node.name}" if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 else ""
+            full = (
+                f"{stmt.module}.{node.name}" if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 else ""
+            )
             if full == dotted:
                 bound = True
                 continue
@@ -963,9 +965,11 @@ def judge(
     # Every occurrence in its module: the module's own variable only.
     expected = 0
     for node, _ in occurrences(src.tree, name):
-        if isinstance(node, ast.Name) and (isinstance(node.ctx, ast.Load) or id(node) in targets):
-            expected += 1
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and id(node) in body:
+        is_use = isinstance(node, ast.Name) and (isinstance(node.ctx, ast.Load) or id(node) in targets)
+        is_definition = (
+            isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and id(node) in body
+        )
+        if is_use or is_definition:
             expected += 1
         else:
             return f"also {role(node)} in its module", f"line {getattr(node, 'lineno', '?')}"
@@ -1019,7 +1023,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"run from the checkout's top: no {SRC}")
     if not any(SRC.glob("*/__init__.py")):
         parser.error("the package is flat: run tools/move_to_subpackages.py first")
-    if not args.dry_run and not args.allow_dirty and git("status", "--porcelain", "--untracked-files=no").strip():
+    if (
+        not args.dry_run
+        and not args.allow_dirty
+        and git("status", "--porcelain", "--untracked-files=no").strip()
+    ):
         parser.error("uncommitted changes: commit or stash them first (or --allow-dirty)")
 
     report = Report()
@@ -1052,7 +1060,9 @@ def main(argv: list[str] | None = None) -> int:
                 subprocess.run([*ruff, "check", "--quiet", "--select", "I", "--fix", *changed], check=False)
                 subprocess.run([*ruff, "format", "--quiet", *changed], check=False)
             else:
-                report.add("not done", "ruff not found: run ruff check --select I --fix and ruff format on them")
+                report.add(
+                    "not done", "ruff not found: run ruff check --select I --fix and ruff format on them"
+                )
     text = report.text(head)
     print(text)
     if args.report:

@@ -1106,10 +1106,10 @@ def main(argv: list[str] | None = None) -> int:
         if name in SKIP or not path.is_file():
             continue
         if name.startswith(SKIP_UNDER) or path.suffix == ".recipe":
-            data = path.read_text(errors="replace") if path.suffix in (".h", ".cxx", ".recipe", ".yaml") else ""
-            if data and (
-                dotted(data, moves) != data or prose(data, renamed, attrs, test_renames) != data
-            ):
+            data = (
+                path.read_text(errors="replace") if path.suffix in (".h", ".cxx", ".recipe", ".yaml") else ""
+            )
+            if data and (dotted(data, moves) != data or prose(data, renamed, attrs, test_renames) != data):
                 report.add(
                     "C++ sources, recipes and the formats' data whose comments name old modules (left, so that "
                     "their bytes, the builds and the study's inputs stay the same)",

@@ -38,11 +38,11 @@ CONDOR_WARNING = ",".join(
 COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts", "recompress")
 # The commands that are a module's main(argv, prog), by module.
 TOOLS = {
-    "advise": "advise",
-    "inspect": "inspection",
-    "calibrate": "calibrate",
-    "hosts": "hosts",
-    "recompress": "recompress_command",
+    "advise": "commands.advise",
+    "inspect": "ownfile.inspection",
+    "calibrate": "ownfile.calibrate",
+    "hosts": "present.hosts",
+    "recompress": "commands.recompress_command",
 }
 
 

@@ -90,7 +90,7 @@ def fixed_settings(container: str, keys: Iterable[str]) -> dict[str, Any]:
     }
 
 
-# The file settings a rewrite of a user's file can change, per container (rootparams.rewrite). Split level
+# The file settings a rewrite of a user's file can change, per container (rootparams.tools.rewrite). Split level
 # cannot change through a copy: ROOT's clone keeps each branch's split level (the branches are made from the
 # source's). An RNTuple is rewritten by ROOT's RNTupleMerger, which changes the compression and keeps the
 # clusters and pages.
@@ -271,7 +271,7 @@ def _window_rule_defaults() -> dict[str, float]:
 def required_repetitions(measurement: Mapping[str, Any] | None, repetitions: int | None = None) -> int:
     """The unflagged repetitions a point needs to be valid: measurement.min_repetitions, or where it is null (its
     default), 80 % of the study's repetitions, rounded up. The measuring job decides its make-up rounds by it,
-    rootparams.aggregate a point's validity."""
+    rootparams.results.aggregate a point's validity."""
     measurement = measurement or {}
     if measurement.get("min_repetitions") is not None:
         return int(measurement["min_repetitions"])

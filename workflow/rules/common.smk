@@ -1,25 +1,34 @@
 # The study, its points and blocks, and the rules' input functions. This file only wires the package to
-# Snakemake: what a block measures (rootparams.blockplan), where a point's files are (rootparams.studyfiles),
-# the final outputs and the wildcard patterns (rootparams.outputs) are decided there, with their tests.
+# Snakemake: what a block measures (rootparams.decide.blockplan), where a point's files are (rootparams.study.studyfiles),
+# the final outputs and the wildcard patterns (rootparams.present.outputs) are decided there, with their tests.
 import sys
 from types import SimpleNamespace
 from snakemake.exceptions import WorkflowError
 
-from rootparams import blockplan, footprint, outputs, paths, studyfiles, writenoise
-from rootparams.build import CXX_SOURCES, source_dir
-from rootparams.config import format_file_defaults, load_study_config, source_of
-from rootparams.config import without_throttling
-from rootparams.drift import DRIFT_FIGURE
+from rootparams.decide import blockplan
+from rootparams.measure import writenoise
+from rootparams.present import outputs
+from rootparams.study import footprint, studyfiles
+from rootparams.tools import paths
+from rootparams.tools.build import CXX_SOURCES, source_dir
+from rootparams.study.config import format_file_defaults, load_study_config, source_of
+from rootparams.study.config import without_throttling
+from rootparams.stats.drift import DRIFT_FIGURE
 from rootparams.errors import UserError
-from rootparams.figures import DECISION_FIGURES, pareto_figure_name
-from rootparams.grid import ASIS_ID, FILE_ID_PATTERN, REWRITE_ID_PATTERN, expand_points
-from rootparams.grid import content_file_point, default_file_point, file_points
-from rootparams.grid import points_by_id, sentinel_point
-from rootparams.outputs import MEDIA_FIGURE, MODEL_FIGURE, parts_figure
-from rootparams.measure import reads_measurement
-from rootparams.preflight import check_tools, rules_to_run
-from rootparams.report import print_end_of_run
-from rootparams.storage import throttling_unavailable_reason
+from rootparams.present.figures import DECISION_FIGURES, pareto_figure_name
+from rootparams.study.grid import (
+    ASIS_ID,
+    FILE_ID_PATTERN,
+    REWRITE_ID_PATTERN,
+    expand_points,
+)
+from rootparams.study.grid import content_file_point, default_file_point, file_points
+from rootparams.study.grid import points_by_id, sentinel_point
+from rootparams.present.outputs import MEDIA_FIGURE, MODEL_FIGURE, parts_figure
+from rootparams.measure.measure import reads_measurement
+from rootparams.measure.preflight import check_tools, rules_to_run
+from rootparams.present.report import print_end_of_run
+from rootparams.host.storage import throttling_unavailable_reason
 
 # One software environment for every rule (used with --sdm conda); it mirrors pyproject.toml's pins.
 CONDA_ENV = "../../envs/rootparams.yaml"
@@ -40,7 +49,7 @@ if reason := throttling_unavailable_reason():
         print(f"rootparams: {STUDY['measurement']['storage_note']}", file=sys.stderr)
 # The measurement settings of the reads (blocks, tables, figures), without those that size other jobs.
 READS_MEASUREMENT = reads_measurement(STUDY["measurement"])
-# How much the storage primitives measure (rule storage_primitives; the defaults are rootparams.storagebench's).
+# How much the storage primitives measure (rule storage_primitives; the defaults are rootparams.measure.storage_primitives's).
 STORAGE_PRIMITIVES = STUDY["measurement"]["storage_primitives"]
 DATA_DIR = STUDY["data_dir"]
 POINTS = expand_points(STUDY)
@@ -55,12 +64,12 @@ if workflow.is_main_process:
 SENTINEL = sentinel_point(STUDY)
 FILE_POINTS, _ = points_by_id([*POINTS, *([SENTINEL] if SENTINEL else [])])
 SENTINEL_FORMAT, SENTINEL_FILE_ID = outputs.sentinel_patterns(SENTINEL)
-# The timed reads are made in blocks, one per format and pass (rootparams.blocks).
+# The timed reads are made in blocks, one per format and pass (rootparams.study.blocks).
 STUDY_BLOCKS = blockplan.StudyBlocks(STUDY, POINTS, SENTINEL)
 WARMUP_EVENTS = 10
 
 
-# The names each wildcard can take (rootparams.outputs): every output path has one rule that makes it.
+# The names each wildcard can take (rootparams.present.outputs): every output path has one rule that makes it.
 PATTERNS = outputs.wildcard_constraints(STUDY)
 
 
@@ -137,7 +146,7 @@ def model_remote_primitives(wildcards):
     return (outputs.remote_primitive_tables(STUDY) or [[]])[0]
 
 
-# What each block measures (rootparams.blockplan), under the names the rule measure_block gives its inputs and
+# What each block measures (rootparams.decide.blockplan), under the names the rule measure_block gives its inputs and
 # parameters; Snakemake's errors show them.
 def of_block(get, name):
     def of_wildcards(wildcards):
@@ -198,7 +207,7 @@ def print_noise_summary():
 def preflight():
     # Before any job has started: stops, naming both numbers, if the files cannot fit (DiskSpaceError), and,
     # naming them all, if a program the jobs to run need is not installed (g++, fio, 7-Zip, the monitor, the
-    # remote profiles' servers; rootparams.preflight). On a cluster the jobs' nodes may have what this host
+    # remote profiles' servers; rootparams.measure.preflight). On a cluster the jobs' nodes may have what this host
     # lacks: there it only warns.
     try:
         footprint.check(STUDY, POINTS)

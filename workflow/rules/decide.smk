@@ -1,4 +1,4 @@
-# Stage 5: from measurements to a decision (rootparams.decision): per format, the Pareto front of file size,
+# Stage 5: from measurements to a decision (rootparams.decide.decision): per format, the Pareto front of file size,
 # event rate and write cost, and the cost model's cheapest setting per reads per file, each with how sure it is
 # (the repetitions, by round: intervals and the chance of each candidate to be the cheapest). recommendations.md
 # leads with it.

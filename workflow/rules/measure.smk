@@ -8,7 +8,7 @@
 # output, so Snakemake never deletes it): a rerun after a crash, or with more repetitions, measures only the
 # missing ones, as long as the file (its size and modification time, from its catalogue entry: a file written
 # again counts as new, see keep_files) and the settings that make its read are unchanged. The block's inputs are the
-# files of the points that still have reads to take (rootparams.blockplan.points_to_measure), so that adding a
+# files of the points that still have reads to take (rootparams.decide.blockplan.points_to_measure), so that adding a
 # scan to a finished study writes and measures only its new points; what the block measures is its plan, a
 # parameter, and a changed plan reruns it (profiles/default: the rerun triggers). The declared output is the block
 # record, written last, which lists the block's repetitions, its sentinel reads and the order of its rounds. With

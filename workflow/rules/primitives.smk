@@ -1,10 +1,10 @@
 # Primitives: a few figures of this host from which a model of the cold read can predict every rate. The storage
-# part: fio under native storage and every local storage profile of the study (rootparams.storagebench), on a cold
+# part: fio under native storage and every local storage profile of the study (rootparams.measure.storage_primitives), on a cold
 # scratch file in data_dir, in about two minutes. Like a measuring job it claims every core and the host's
 # timed-read lock, so that no other job or study disturbs it and it disturbs none. The remote part: the round trip
 # and bandwidth of every remote profile the study reads on, through the reads' own endpoint, with ROOT
-# (rootparams.remotebench); a study without remote profiles has no such job.
-from rootparams import remotebench, storagebench
+# (rootparams.measure.remote_primitives); a study without remote profiles has no such job.
+from rootparams.measure import remote_primitives, storage_primitives
 
 
 rule storage_primitives:
@@ -27,14 +27,14 @@ rule storage_primitives:
     resources:
         timed_read=1,
     params:
-        profiles=storagebench.profiles_to_measure(STUDY),
+        profiles=storage_primitives.profiles_to_measure(STUDY),
         data_dir=DATA_DIR,
         host_lock=STUDY["measurement"]["host_lock"],
         hold_free_page_reporting=STUDY["measurement"]["hold_free_page_reporting"],
         seed=STUDY["seed"],
         repetitions=STORAGE_PRIMITIVES["repetitions"],
         runtime_seconds=STORAGE_PRIMITIVES["runtime_seconds"],
-        scratch_bytes=STORAGE_PRIMITIVES["scratch_mib"] * storagebench.MIB,
+        scratch_bytes=STORAGE_PRIMITIVES["scratch_mib"] * storage_primitives.MIB,
         fill_runs=STORAGE_PRIMITIVES["fill_runs"],
     script:
         "../scripts/storage_primitives.py"
@@ -60,7 +60,7 @@ rule remote_primitives:
     resources:
         timed_read=1,
     params:
-        profiles=remotebench.profiles_to_measure(STUDY),
+        profiles=remote_primitives.profiles_to_measure(STUDY),
         data_dir=DATA_DIR,
         logs_dir=paths.REMOTE_PRIMITIVES_ENDPOINT_LOGS,
         host_lock=STUDY["measurement"]["host_lock"],

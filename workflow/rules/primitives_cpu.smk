@@ -1,5 +1,5 @@
 # The CPU primitives: what a read costs the CPU without any storage wait, from the warm reads each block takes
-# right after its cold reads (measurement.warm_reads; rootparams.warmread). The warm reads are made inside the
+# right after its cold reads (measurement.warm_reads; rootparams.measure.cpu_primitives). The warm reads are made inside the
 # measuring job (rule measure_block): the same files, which the study removes once a format's block has read them
 # (keep_files: false), the same reader server and the same host lock, so that no warm read overlaps a timed read.
 # This rule only tabulates what the block records list; it reads no ROOT file.
@@ -27,7 +27,7 @@ rule cpu_primitives:
 
 
 rule cpu_reference:
-    """This host's one-thread 7-Zip benchmark rating (rootparams.cpureference): the figure other machines have
+    """This host's one-thread 7-Zip benchmark rating (rootparams.measure.cpureference): the figure other machines have
     published, from which the model scales this host's CPU parts to another CPU. About a minute; under the host's
     timed-read lock, like every measurement."""
     output:
@@ -46,8 +46,8 @@ rule cpu_reference:
 
 
 rule unzip_kinds:
-    """ROOT's own decompression per content kind (rootparams.unzipkinds): for each format's default file (written
-    again, or a user's file as it is), its branches grouped by kind (rootparams.contentkinds, as rootparams inspect
+    """ROOT's own decompression per content kind (rootparams.measure.unzipkinds): for each format's default file (written
+    again, or a user's file as it is), its branches grouped by kind (rootparams.ownfile.contentkinds, as rootparams inspect
     groups them), a sample of each kind's baskets compressed in memory at every compressing setting of the study
     as ROOT's TBasket does, and ROOT's R__unzip timed on them: one row per format, kind and setting with the
     sample's bytes, its compression ratio and the CPU seconds per uncompressed MB (mean, 95 % interval and n).
@@ -79,7 +79,7 @@ rule unzip_kinds:
         "../scripts/unzip_kinds.py"
 
 
-# The spread of a file's write cost (rootparams.writenoise; WRITE_NOISE_FILES in common.smk): the study writes each
+# The spread of a file's write cost (rootparams.measure.writenoise; WRITE_NOISE_FILES in common.smk): the study writes each
 # file once, so a few of its own files are written again, each several times, with its writer, events, seed and
 # threads, and scheduled like its own writes (no host lock: the study's files are not written under it either), so
 # that their CPU time scatters as the study's writes do. The decision (rule decision_tables) draws every file's

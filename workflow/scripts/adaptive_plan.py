@@ -1,12 +1,12 @@
-"""Snakemake entry point: the live adaptive plan of every block (measurement.adaptive; rootparams.adaptive)."""
+"""Snakemake entry point: the live adaptive plan of every block (measurement.adaptive; rootparams.decide.adaptive)."""
 
 import json
 from pathlib import Path
 
 import pandas as pd
 
-from rootparams import adaptive
-from rootparams.snakescript import run_logged
+from rootparams.decide import adaptive
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

@@ -1,11 +1,11 @@
-"""Snakemake entry point: the adaptive plan replayed on this study (rootparams.adaptive)."""
+"""Snakemake entry point: the adaptive plan replayed on this study (rootparams.decide.adaptive)."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from rootparams import adaptive
-from rootparams.snakescript import run_logged
+from rootparams.decide import adaptive
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

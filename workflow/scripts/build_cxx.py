@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from rootparams.build import build_all
-from rootparams.snakescript import run_logged
+from rootparams.tools.build import build_all
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

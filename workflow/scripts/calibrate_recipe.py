@@ -1,10 +1,10 @@
-"""Snakemake entry point: clone a user's file's profile into a synthetic recipe (rootparams.calibrate)."""
+"""Snakemake entry point: clone a user's file's profile into a synthetic recipe (rootparams.ownfile.calibrate)."""
 
 from pathlib import Path
 
-from rootparams.calibrate import recipe_from_file
-from rootparams.records import write_text_atomic
-from rootparams.snakescript import run_logged
+from rootparams.ownfile.calibrate import recipe_from_file
+from rootparams.tools.records import write_text_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

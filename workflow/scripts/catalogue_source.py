@@ -1,8 +1,8 @@
 """Snakemake entry point: describe a user's source file as it is (it is never written to), or its tiled copy."""
 
-from rootparams.generate import catalogue_source
-from rootparams.records import read_json
-from rootparams.snakescript import run_logged
+from rootparams.measure.generate import catalogue_source
+from rootparams.tools.records import read_json
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

@@ -1,12 +1,12 @@
-"""Snakemake entry point: the CPU primitives from the blocks' warm reads (rootparams.warmread): cpu.csv, one row
+"""Snakemake entry point: the CPU primitives from the blocks' warm reads (rootparams.measure.cpu_primitives): cpu.csv, one row
 per warm read, and cpu_summary.csv, one row per warm set with each primitive's mean, 95 % interval and n."""
 
 import json
 from pathlib import Path
 
-from rootparams.records import write_text_atomic
-from rootparams.snakescript import run_logged
-from rootparams.warmread import cpu_summary, cpu_table, records_of_blocks
+from rootparams.measure.cpu_primitives import cpu_summary, cpu_table, records_of_blocks
+from rootparams.tools.records import write_text_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

@@ -1,7 +1,7 @@
 """Snakemake entry point: this host's one-thread 7-Zip rating, results/primitives/cpu_reference.csv."""
 
-from rootparams import cpureference
-from rootparams.snakescript import run_logged
+from rootparams.measure import cpureference
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

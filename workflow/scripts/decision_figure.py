@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from rootparams.decision import prices
-from rootparams.figures import draw_cost, draw_pareto, save
-from rootparams.snakescript import run_logged
+from rootparams.decide.decision import prices
+from rootparams.present.figures import draw_cost, draw_pareto, save
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

@@ -1,8 +1,8 @@
-"""Snakemake entry point: the Pareto fronts and the cost model's tables (rootparams.decision)."""
+"""Snakemake entry point: the Pareto fronts and the cost model's tables (rootparams.decide.decision)."""
 
 import pandas as pd
 
-from rootparams.decision import (
+from rootparams.decide.decision import (
     candidates,
     cheapest,
     cost_model,
@@ -14,7 +14,7 @@ from rootparams.decision import (
     prices,
     read_repetitions,
 )
-from rootparams.snakescript import run_logged
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

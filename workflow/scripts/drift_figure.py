@@ -1,10 +1,10 @@
-"""Snakemake entry point: the drift sentinel's figure (rootparams.drift)."""
+"""Snakemake entry point: the drift sentinel's figure (rootparams.stats.drift)."""
 
 import pandas as pd
 
-from rootparams import drift
-from rootparams.figures import save
-from rootparams.snakescript import run_logged
+from rootparams.present.figures import save
+from rootparams.stats import drift
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

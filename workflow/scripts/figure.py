@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.compare import Repetitions
-from rootparams.figures import FIGURES, draw, save
-from rootparams.snakescript import run_logged
+from rootparams.present.figures import FIGURES, draw, save
+from rootparams.stats.compare import Repetitions
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

@@ -1,7 +1,7 @@
 """Snakemake entry point: write one grid point's ROOT file and its catalogue entry."""
 
-from rootparams.generate import generate_file
-from rootparams.snakescript import run_logged
+from rootparams.measure.generate import generate_file
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

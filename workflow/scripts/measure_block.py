@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams import adaptive, paths
-from rootparams.exclusive import process_start_epoch
-from rootparams.measure import PointFailed, Sentinel, measure_block, plan_point
-from rootparams.records import read_json, write_json_atomic
-from rootparams.snakescript import run_logged
+from rootparams.decide import adaptive
+from rootparams.host.exclusive import process_start_epoch
+from rootparams.measure.measure import PointFailed, Sentinel, measure_block, plan_point
+from rootparams.tools import paths
+from rootparams.tools.records import read_json, write_json_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):
@@ -83,7 +84,7 @@ def measure_points(smk, measurement, points, kept_entries, measure, say):
     try:
         if plan_of_block := measurement.get("adaptive"):
             # measurement.adaptive: the anchors and the points outside the decision in full, every other candidate
-            # once, then in full only those that could be the cheapest (rootparams.adaptive).
+            # once, then in full only those that could be the cheapest (rootparams.decide.adaptive).
             study = plan_of_block["study"]
             point_entries = list(zip(points, kept_entries, strict=True))
             scans = {adaptive.key_of(p): e["scans"] for p, e in point_entries}
@@ -165,7 +166,7 @@ def block_record(block, points, result, refused, timing, plan):
         "schedule": result.schedule,
         "reused": sum(1 for recs in result.records for r in recs if r["reused"]),
         **timing,
-        # measurement.warm_reads: each warm set's records (rootparams.warmread), read by the primitives stage.
+        # measurement.warm_reads: each warm set's records (rootparams.measure.cpu_primitives), read by the primitives stage.
         "warm_sets": result.warm_sets,
         # measurement.target_half_width: what the sequential rounds found open, resolved and cost.
         **({"sequential": result.sequential} if result.sequential else {}),

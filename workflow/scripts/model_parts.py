@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from rootparams import model
-from rootparams.figures import save
-from rootparams.snakescript import run_logged
+from rootparams.model import model
+from rootparams.present.figures import save
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

@@ -1,13 +1,13 @@
 """Snakemake entry point: the model of the timed loop against the study's measured rates, and the same points
-predicted for media the host lacks (rootparams.model)."""
+predicted for media the host lacks (rootparams.model.model)."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from rootparams import model
-from rootparams.figures import save
-from rootparams.snakescript import run_logged
+from rootparams.model import model
+from rootparams.present.figures import save
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

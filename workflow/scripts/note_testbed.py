@@ -1,11 +1,11 @@
-"""Snakemake entry point: the note's Table 1 predicted for its testbed (rootparams.model.note_testbed_table)."""
+"""Snakemake entry point: the note's Table 1 predicted for its testbed (rootparams.model.model.note_testbed_table)."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from rootparams import model
-from rootparams.snakescript import run_logged
+from rootparams.model import model
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

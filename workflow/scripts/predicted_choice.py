@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from rootparams import adaptive
-from rootparams.model import P90_ERROR_TARGET
-from rootparams.snakescript import run_logged
+from rootparams.decide import adaptive
+from rootparams.model.model import P90_ERROR_TARGET
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

@@ -1,8 +1,8 @@
 """Snakemake entry point: record machine, storage, software and config of this run."""
 
-from rootparams import provenance
-from rootparams.records import read_json, write_json_atomic
-from rootparams.snakescript import run_logged
+from rootparams.tools import provenance
+from rootparams.tools.records import read_json, write_json_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.compare import Repetitions
-from rootparams.decision import decision_markdown
-from rootparams.labels import profile_list
-from rootparams.recommend import FINDING_COLUMNS, REPETITION_METRICS, findings, markdown
-from rootparams.snakescript import run_logged
+from rootparams.decide.decision import decision_markdown
+from rootparams.present.recommend import FINDING_COLUMNS, REPETITION_METRICS, findings, markdown
+from rootparams.stats.compare import Repetitions
+from rootparams.study.labels import profile_list
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

@@ -2,13 +2,13 @@
 each remote storage profile of the study, through its endpoint, with ROOT), results/primitives/remote.csv and every
 timed request behind it."""
 
-from rootparams import remotebench
-from rootparams.snakescript import run_logged
+from rootparams.measure import remote_primitives
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):
     p = smk.params
-    rows, requests = remotebench.measure_remote(
+    rows, requests = remote_primitives.measure_remote(
         p.profiles,
         p.data_dir,
         p.logs_dir,
@@ -17,8 +17,8 @@ def main(smk, say):
         seed=p.seed,
         say=say,
     )
-    table = remotebench.write_tables(rows, requests, smk.output.table, smk.output.requests)
-    for line in remotebench.describe(table):
+    table = remote_primitives.write_tables(rows, requests, smk.output.table, smk.output.requests)
+    for line in remote_primitives.describe(table):
         say(line)
     # Not an error: the table says what this host's endpoint delivers, and the model predicts from the measured
     # figures; a profile that could not be measured leaves its points unpredicted.

@@ -1,9 +1,9 @@
 """Snakemake entry point: a user's source file at one grid point's settings (its baskets recompressed, or
 rewritten by ROOT), in a process of its own."""
 
-from rootparams.generate import rewrite_point
-from rootparams.records import read_json
-from rootparams.snakescript import run_logged
+from rootparams.measure.generate import rewrite_point
+from rootparams.tools.records import read_json
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

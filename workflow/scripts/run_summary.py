@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams import drift, physics
-from rootparams.records import read_json
-from rootparams.report import run_summary_markdown
-from rootparams.snakescript import run_logged
+from rootparams.decide import instrument_checks
+from rootparams.present.report import run_summary_markdown
+from rootparams.stats import drift
+from rootparams.tools.records import read_json
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):
@@ -16,16 +17,16 @@ def main(smk):
     sentinel = pd.read_csv(smk.input.sentinel)
     repetitions = pd.read_csv(smk.input.repetitions, low_memory=False)
     points = pd.read_csv(smk.input.points)
-    checks = physics.study_checks(summary, repetitions, points, sentinel, smk.params.study)
-    physics.table(checks).to_csv(smk.output.checks, index=False)
+    checks = instrument_checks.study_checks(summary, repetitions, points, sentinel, smk.params.study)
+    instrument_checks.table(checks).to_csv(smk.output.checks, index=False)
     # The sequential rounds' effect on the verdicts: the same checks on the planned repetitions alone.
     planned = smk.params.study["repetitions"]
     resolved = ""
     if "rep" in repetitions and (repetitions["rep"] >= planned).any():
-        before = physics.study_checks(
+        before = instrument_checks.study_checks(
             summary, repetitions[repetitions["rep"] < planned], points, sentinel, smk.params.study
         )
-        resolved = physics.resolved_text(before, checks)
+        resolved = instrument_checks.resolved_text(before, checks)
     text = run_summary_markdown(
         summary,
         pd.read_csv(smk.input.files),

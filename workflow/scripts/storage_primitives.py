@@ -1,13 +1,13 @@
 """Snakemake entry point: the storage primitives of this host (fio under native storage and each local storage
 profile of the study), results/primitives/storage.csv and every run behind it."""
 
-from rootparams import storagebench
-from rootparams.snakescript import run_logged
+from rootparams.measure import storage_primitives
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):
     p = smk.params
-    records = storagebench.measure_storage(
+    records = storage_primitives.measure_storage(
         p.profiles,
         p.data_dir,
         repetitions=p.repetitions,
@@ -19,8 +19,8 @@ def main(smk, say):
         seed=p.seed,
         say=say,
     )
-    table = storagebench.write_tables(records, smk.output.table, smk.output.runs)
-    for line in storagebench.describe(table):
+    table = storage_primitives.write_tables(records, smk.output.table, smk.output.runs)
+    for line in storage_primitives.describe(table):
         say(line)
     # Not an error: the table says what this host's throttle does, and the timed reads run on it all the same.
     for _, row in table[table["nominal_check"].isin(["fail", "cannot tell"])].iterrows():

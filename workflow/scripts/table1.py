@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.snakescript import run_logged
-from rootparams.tables import EMPTY, compression_table, to_latex, to_markdown
+from rootparams.results.tables import EMPTY, compression_table, to_latex, to_markdown
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

@@ -1,8 +1,8 @@
 """Snakemake entry point: the catalogue of generated files, one row per file (results/tables/files.csv), and the
 precision lost per float variable of the files written at reduced float precision (float_precision.csv)."""
 
-from rootparams.aggregate import float_precision_table, load_catalogue
-from rootparams.snakescript import run_logged
+from rootparams.results.aggregate import float_precision_table, load_catalogue
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):

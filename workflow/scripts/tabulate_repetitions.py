@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rootparams.aggregate import (
+from rootparams.results.aggregate import (
     check_no_overlap,
     derive_metrics,
     job_table,
@@ -18,7 +18,7 @@ from rootparams.aggregate import (
     summarize,
     with_status,
 )
-from rootparams.snakescript import run_logged
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk):
@@ -41,7 +41,7 @@ def main(smk):
     repetitions.to_csv(smk.output.repetitions, index=False)
     samples.to_csv(smk.output.samples, index=False)
     # Every point, whatever became of it: a point the reader could not read, or a rewrite that was refused, is a
-    # row with its status and reason (rootparams.aggregate.with_status), never left out.
+    # row with its status and reason (rootparams.results.aggregate.with_status), never left out.
     status = point_status(blocks)
     measurement, planned = smk.params.measurement, smk.params.repetitions
     summary = summarize(repetitions, measurement, planned)

@@ -1,7 +1,7 @@
 """Snakemake entry point: a source too short to time, repeated (formats.<name>.tile), in a process of its own."""
 
-from rootparams.generate import tile_source
-from rootparams.snakescript import run_logged
+from rootparams.measure.generate import tile_source
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

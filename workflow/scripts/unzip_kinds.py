@@ -1,13 +1,13 @@
-"""Snakemake entry point: ROOT's decompression per content kind (rootparams.unzipkinds), one format after the other,
+"""Snakemake entry point: ROOT's decompression per content kind (rootparams.measure.unzipkinds), one format after the other,
 into results/primitives/unzip_kinds.csv."""
 
 import time
 
 import pandas as pd
 
-from rootparams import unzipkinds
-from rootparams.records import write_text_atomic
-from rootparams.snakescript import run_logged
+from rootparams.measure import unzipkinds
+from rootparams.tools.records import write_text_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):

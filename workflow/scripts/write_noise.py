@@ -1,9 +1,9 @@
-"""Snakemake entry point: a few of the study's files written again, several times each (rootparams.writenoise),
+"""Snakemake entry point: a few of the study's files written again, several times each (rootparams.measure.writenoise),
 into results/primitives/write_noise.csv."""
 
-from rootparams import writenoise
-from rootparams.records import write_text_atomic
-from rootparams.snakescript import run_logged
+from rootparams.measure import writenoise
+from rootparams.tools.records import write_text_atomic
+from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):
