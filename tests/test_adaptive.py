@@ -74,7 +74,7 @@ def test_the_plan_measures_the_anchor_and_what_comes_close_and_agrees_with_the_f
     assert left["cut_distance"] > 1 and math.isinf(left["u_to_reach_cut"])
     assert candidates.set_index("file_id")["cut_distance"].drop("none").isna().all()
     # 40 repetitions in 500 s of which 200 s of loops: 7.5 s of overhead each; each point: 10 loops + 75 s
-    spent = adaptive.measuring_seconds(repetitions, jobs)
+    spent = adaptive._measuring_seconds(repetitions, jobs)
     zlib = ("xaod", "zlib5", "r_zlib5_1")
     assert spent[zlib] == pytest.approx(
         repetitions[repetitions["file_id"] == "zlib5"]["loop_seconds"].sum() + 75
@@ -131,7 +131,7 @@ def test_the_decision_on_a_medium_the_host_lacks_is_made_from_predictions_and_sa
     table = adaptive.predicted_choices(summary, files, repetitions, media, config(), ["wan-50ms"], 0.25)
     assert len(table) == 3 and table["predicted"].all() and (table["choice"].str.contains("predicted")).all()
     # the open on the WAN: 0.5 s of CPU, 10 round trips of 50 ms, 1 MB at 100 MB/s
-    assert adaptive.open_seconds_on(summary.iloc[0].to_dict(), MEDIA["wan-50ms"]) == pytest.approx(1.01)
+    assert adaptive._open_seconds_on(summary.iloc[0].to_dict(), MEDIA["wan-50ms"]) == pytest.approx(1.01)
     at_one = table[table["reads_per_file"] == 1].iloc[0]
     assert at_one["setting"] == "LZMA-5"  # the smallest file, at one read
 
@@ -153,7 +153,7 @@ def labels(file_id, **settings):
 
 def test_a_candidate_is_read_once_unless_it_is_an_anchor_chosen_or_outside_the_decision():
     cfg = {**config(), "repetitions": 10}
-    assert adaptive.planned_repetitions(labels("lz4"), ["compression"], cfg, set()) == adaptive.SURVEY_READS
+    assert adaptive.planned_repetitions(labels("lz4"), ["compression"], cfg, set()) == adaptive._SURVEY_READS
     assert adaptive.planned_repetitions(labels("zlib5"), ["compression", "default"], cfg, set()) == 10
     chosen = {("xaod", "lz4", "r_lz4_1")}
     assert adaptive.planned_repetitions(labels("lz4"), ["compression"], cfg, chosen) == 10
@@ -175,11 +175,11 @@ def test_the_next_candidates_are_those_whose_interval_reaches_the_cheapest():
     predicted = pd.Series([1.0, 1.1, 1.0])
     # at one read: the measured one costs 2.0-2.1; the close one 1 + 1.1/1.25 = 1.88 at least: added; the third
     # has four times the storage: never
-    assert adaptive.next_to_measure(parts, predicted, 0.25, {0}, [1, 10]) == {1}
-    assert adaptive.next_to_measure(parts, predicted, 0.25, {0, 1}, [1, 10]) == set()
+    assert adaptive._next_to_measure(parts, predicted, 0.25, {0}, [1, 10]) == {1}
+    assert adaptive._next_to_measure(parts, predicted, 0.25, {0, 1}, [1, 10]) == set()
     # Each one left out, with how far it stayed from the cut: the third at 10 reads, 5 + 10/1.25 = 13 against the
     # measured one's 1 + 10.5 = 11.5, 13 % above; it would have needed u = 10 / (11.5 - 5) - 1 = 54 %.
-    distances = adaptive.cut_distances(parts, predicted, 0.25, {0}, [1, 10])
+    distances = adaptive._cut_distances(parts, predicted, 0.25, {0}, [1, 10])
     assert distances.at[2, "cut_distance"] == pytest.approx(13 / 11.5 - 1)
     assert distances.at[2, "cut_distance_reads"] == 10
     assert distances.at[2, "u_to_reach_cut"] == pytest.approx(10 / 6.5 - 1)
@@ -191,35 +191,35 @@ def test_the_next_candidates_are_those_whose_interval_reaches_the_cheapest():
 
 def test_the_tolerance_factor_is_howes():
     # Howe's two-sided factors for 90 % of a normal population with 95 % confidence (tables: 5.37, 2.86, 2.02)
-    assert adaptive.tolerance_factor(4) == pytest.approx(5.37, abs=0.02)
-    assert adaptive.tolerance_factor(10) == pytest.approx(2.84, abs=0.03)
-    assert adaptive.tolerance_factor(50) == pytest.approx(2.02, abs=0.03)
-    assert math.isinf(adaptive.tolerance_factor(1.5))
+    assert adaptive._tolerance_factor(4) == pytest.approx(5.37, abs=0.02)
+    assert adaptive._tolerance_factor(10) == pytest.approx(2.84, abs=0.03)
+    assert adaptive._tolerance_factor(50) == pytest.approx(2.02, abs=0.03)
+    assert math.isinf(adaptive._tolerance_factor(1.5))
 
 
 def test_errors_of_one_scan_count_as_fewer():
     rng = np.random.default_rng(1)
     singletons = rng.normal(0, 0.1, 12)
-    assert adaptive.effective_number(singletons, range(12)) == (12.0, 0.0)
+    assert adaptive._effective_number(singletons, range(12)) == (12.0, 0.0)
     # three scans whose errors move together: about three independent errors
     shared = np.repeat([0.1, -0.2, 0.05], 4) + rng.normal(0, 0.001, 12)
-    n_eff, rho = adaptive.effective_number(shared, np.repeat(["a", "b", "c"], 4))
+    n_eff, rho = adaptive._effective_number(shared, np.repeat(["a", "b", "c"], 4))
     assert rho > 0.95 and n_eff == pytest.approx(3.0, abs=0.2)
     # one scan only: its correlation cannot be estimated, taken as 1: one error, nothing bounded
-    n_eff, rho = adaptive.effective_number(shared[:4], ["a"] * 4)
+    n_eff, rho = adaptive._effective_number(shared[:4], ["a"] * 4)
     assert (n_eff, rho) == (1.0, 1.0)
-    assert math.isinf(adaptive.calibrated_uncertainty(shared[:4], ["a"] * 4).u)
+    assert math.isinf(adaptive._calibrated_uncertainty(shared[:4], ["a"] * 4).u)
 
 
 def test_u_is_at_least_the_calibrated_bound_the_largest_error_and_the_target():
     # Four errors, the 90th percentile of which (the old rule) is 27 %; one miss of -34 % in rate (+41 % in time).
     errors = np.log([1.41, 0.95, 1.05, 1.10])
-    found = adaptive.calibrated_uncertainty(errors, ["a", "b", "c", "d"])
-    k = adaptive.tolerance_factor(4)
+    found = adaptive._calibrated_uncertainty(errors, ["a", "b", "c", "d"])
+    k = adaptive._tolerance_factor(4)
     bound = math.expm1(abs(errors.mean()) + k * errors.std(ddof=1))
     assert found.bound == pytest.approx(bound) and found.effective == 4
     assert found.u >= max(bound, 0.41, 0.25) and found.u > np.quantile(np.expm1(np.abs(errors)), 0.9)
-    small = adaptive.calibrated_uncertainty(np.log([1.01, 0.99, 1.0, 1.02, 0.98]), list("abcde"))
+    small = adaptive._calibrated_uncertainty(np.log([1.01, 0.99, 1.0, 1.02, 0.98]), list("abcde"))
     assert small.u == 0.25  # never below the model's target
 
 
@@ -237,8 +237,8 @@ def test_u_holds_90_percent_of_new_errors_when_errors_share_their_scan():
     for _ in range(trials):
         shared = rng.normal(0, sigma * math.sqrt(rho), 3)[scans]
         errors = mean + shared + rng.normal(0, sigma * math.sqrt(1 - rho), len(scans))
-        held += math.log1p(adaptive.calibrated_uncertainty(errors, scans).bound) >= q90
-        as_independent = adaptive.calibrated_uncertainty(errors, range(len(scans))).bound
+        held += math.log1p(adaptive._calibrated_uncertainty(errors, scans).bound) >= q90
+        as_independent = adaptive._calibrated_uncertainty(errors, range(len(scans))).bound
         naive += math.log1p(as_independent) >= q90
     assert held / trials >= 0.9
     assert naive / trials < 0.9
@@ -260,7 +260,7 @@ def test_the_live_plan_measures_what_could_be_the_cheapest_until_nothing_is_adde
     steps = 0
     while True:
         tables, model_points = live_tables({k[1] for k in full})
-        table, to_measure, u = adaptive.plan_step(tables, model_points, config(), full)
+        table, to_measure, u = adaptive._plan_step(tables, model_points, config(), full)
         steps += 1
         if not to_measure - full:
             break
@@ -281,14 +281,14 @@ def test_the_live_plan_measures_what_could_be_the_cheapest_until_nothing_is_adde
 def test_a_surveyed_candidate_without_a_prediction_is_measured():
     tables, model_points = live_tables(set())
     model_points = model_points[model_points["file_id"] != "none"]
-    _, to_measure, _ = adaptive.plan_step(tables, model_points, config(), {("xaod", "zlib5", "r_zlib5_1")})
+    _, to_measure, _ = adaptive._plan_step(tables, model_points, config(), {("xaod", "zlib5", "r_zlib5_1")})
     assert ("xaod", "none", "r_none_1") in to_measure
 
 
 def test_the_plan_table_and_its_words():
     tables, model_points = live_tables({"lz4", "lzma5"})
     full = {("xaod", k, f"r_{k}_1") for k in ("zlib5", "lz4", "lzma5")}
-    table, _, _ = adaptive.plan_step(tables, model_points, config(), full)
+    table, _, _ = adaptive._plan_step(tables, model_points, config(), full)
     blocks = [{"adaptive": {"steps": [{}, {}], "points": table.to_dict("records")}}, {"points": []}]
     plan = adaptive.plan_table(blocks)
     assert len(plan) == 4 and (plan["steps"] == 2).all()

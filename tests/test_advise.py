@@ -23,14 +23,14 @@ NANOAOD = DATA / "cms_nanoaod_2015_ttbar_200ev.root"
 
 
 def test_durations_sizes_and_names():
-    assert advise.parse_duration("20m") == 1200 and advise.parse_duration("1h30m") == 5400
-    assert advise.parse_duration("90s") == 90 and advise.parse_duration("900") == 900
-    assert advise.parse_size("150MB") == 150e6 and advise.parse_size("2GB") == 2e9
+    assert advise._parse_duration("20m") == 1200 and advise._parse_duration("1h30m") == 5400
+    assert advise._parse_duration("90s") == 90 and advise._parse_duration("900") == 900
+    assert advise._parse_size("150MB") == 150e6 and advise._parse_size("2GB") == 2e9
     for bad in ("soon", "", "20x"):
         with pytest.raises(advise.AdviseError, match=r"is not a duration; give e\.g\. 20m"):
-            advise.parse_duration(bad)
+            advise._parse_duration(bad)
     with pytest.raises(advise.AdviseError, match="is not a size"):
-        advise.parse_size("big")
+        advise._parse_size("big")
     assert advise.format_name("atlas_physlite_run2_ttbar_100ev.root") == "atlas_physlite_run2"
     assert advise.format_name("DAOD_PHYSLITE.37621409._000001.pool.root.1") == "daod_physlite_37621409"
     assert advise.format_name("9.root") == "f_9"
@@ -40,7 +40,7 @@ def test_durations_sizes_and_names():
     "path", [PHYSLITE, PHYSLITE_RNTUPLE, NANOAOD], ids=["physlite", "rntuple", "nanoaod"]
 )
 def test_the_plan_fits_the_budget_and_its_config_is_valid(path, tmp_path):
-    plan = advise.make_plan(str(path), storage=None, budget_seconds=1200, out=tmp_path)
+    plan = advise._make_plan(str(path), storage=None, budget_seconds=1200, out=tmp_path)
     if not plan.estimate_seconds <= 1200:  # said before it starts, never hidden
         assert any("beyond the budget" in n for n in plan.notes)
     # A 100-200 event sample is too short to time: it is tiled, its own baskets copied, to ~150 MB (from its bytes,
@@ -71,37 +71,37 @@ def test_the_plan_fits_the_budget_and_its_config_is_valid(path, tmp_path):
 def test_a_measured_pace_sets_the_copies(tmp_path):
     """The probe's pace (a warm read at LZ4-1) decides the tiling: copies for a loop of about TARGET_LOOP_SECONDS."""
     slow = advise.Pace(copies=10, loop_seconds=0.5, bytes_per_copy=3e6)  # 50 ms per copy
-    plan = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path, pace=slow)
-    assert plan.copies == math.ceil(advise.TARGET_LOOP_SECONDS / 0.05)
-    quick = advise.make_plan(
+    plan = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path, pace=slow)
+    assert plan.copies == math.ceil(advise._TARGET_LOOP_SECONDS / 0.05)
+    quick = advise._make_plan(
         str(PHYSLITE), storage=None, budget_seconds=180, out=tmp_path, pace=slow, quick=True
     )
-    assert quick.copies == math.ceil(advise.QUICK_TARGET_LOOP_SECONDS / 0.05)
-    assert not quick.clone and quick.repetitions == advise.QUICK_REPETITIONS
+    assert quick.copies == math.ceil(advise._QUICK_TARGET_LOOP_SECONDS / 0.05)
+    assert not quick.clone and quick.repetitions == advise._QUICK_REPETITIONS
     assert "lzma" not in {p[1] for p in quick.own_points()}
     # Never beyond the size limit of a tiled file.
     fast = advise.Pace(copies=10, loop_seconds=1e-6, bytes_per_copy=3e6)
-    huge = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path, pace=fast)
-    assert huge.copies * plan.facts.size_bytes <= advise.MAX_TILED_BYTES
+    huge = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path, pace=fast)
+    assert huge.copies * plan.facts.size_bytes <= advise._MAX_TILED_BYTES
 
 
 def test_the_plan_tiers_grow_with_the_budget(tmp_path):
-    big = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path)
-    assert big.tier == advise.TIERS[-1][0] and big.repetitions == advise.MAX_REPETITIONS and big.clone
+    big = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path)
+    assert big.tier == advise._TIERS[-1][0] and big.repetitions == advise.MAX_REPETITIONS and big.clone
     budget = 0.6 * big.estimate_seconds
-    small = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=budget, out=tmp_path)
+    small = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=budget, out=tmp_path)
     smaller = len(small.own_points()) + len(small.clone_points()) < len(big.own_points()) + len(
         big.clone_points()
     )
     assert smaller or small.repetitions < big.repetitions
     assert small.estimate_seconds <= budget
-    none = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=30, out=tmp_path)
+    none = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=30, out=tmp_path)
     assert none.repetitions == advise.MIN_REPETITIONS and any("beyond the budget" in n for n in none.notes)
     # --clone no: never a clone; --clone-compression: the compression settings on the clone too.
-    assert not advise.make_plan(
+    assert not advise._make_plan(
         str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path, clone="no"
     ).clone
-    both = advise.make_plan(
+    both = advise._make_plan(
         str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path, clone_compression=True
     )
     assert {(a, lv) for _, a, lv, af in both.own_points()} <= {
@@ -110,9 +110,9 @@ def test_the_plan_tiers_grow_with_the_budget(tmp_path):
 
 
 def test_storage_directory_and_remote_endpoint(tmp_path):
-    local = advise.make_plan(str(NANOAOD), storage=str(tmp_path / "disk"), budget_seconds=1200, out=tmp_path)
+    local = advise._make_plan(str(NANOAOD), storage=str(tmp_path / "disk"), budget_seconds=1200, out=tmp_path)
     assert local.config()["data_dir"].startswith(str(tmp_path / "disk"))
-    remote = advise.make_plan(
+    remote = advise._make_plan(
         str(NANOAOD), storage="root://eos.example.org//eos/me/", budget_seconds=1200, out=tmp_path
     )
     config = load_study_config(remote.config())
@@ -152,7 +152,7 @@ def test_a_read_is_classified_by_its_spans_with_intervals():
     one = bottleneck.classify([_read(1.0, 0.8, 0.1)])
     assert "n = 1" in one.verdict
     # Decompression on several threads can exceed the wall time: shares stay within [0, 1].
-    s = bottleneck.span_shares(_read(1.0, 0.3, 1.4))
+    s = bottleneck._span_shares(_read(1.0, 0.3, 1.4))
     assert math.isclose(sum(s.values()), 1.0) and min(s.values()) >= 0
 
 
@@ -209,21 +209,21 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
 
 
 def test_a_rerun_resumes_the_plan_it_made(tmp_path):
-    first = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    first = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
     (tmp_path / "plan.json").write_text(
-        json.dumps({"asked": first.asked, "tier": advise.TIERS[-1][0], "repetitions": 4, "made": "earlier"})
+        json.dumps({"asked": first.asked, "tier": advise._TIERS[-1][0], "repetitions": 4, "made": "earlier"})
     )
-    again = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
-    assert (again.tier, again.repetitions) == (advise.TIERS[-1][0], 4)  # the plan of then, not a new one
+    again = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=1200, out=tmp_path)
+    assert (again.tier, again.repetitions) == (advise._TIERS[-1][0], 4)  # the plan of then, not a new one
     assert any("resuming the plan made on earlier" in n for n in again.notes)
-    other = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=600, out=tmp_path)  # another budget
+    other = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=600, out=tmp_path)  # another budget
     assert not any("resuming" in n for n in other.notes)
 
 
 def test_the_time_left_weighs_each_measuring_block_by_what_it_reads(tmp_path):
     """The file as it is is small: its block finishing early must not make the time left collapse (it did, from
     13 to 3 minutes, when every block counted alike)."""
-    plan = advise.make_plan(str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path)
+    plan = advise._make_plan(str(PHYSLITE), storage=None, budget_seconds=7200, out=tmp_path)
     assert plan.copies > 1 and plan.clone
     now = [0.0]
     progress = advise.Progress(
@@ -248,14 +248,14 @@ def test_the_time_left_weighs_each_measuring_block_by_what_it_reads(tmp_path):
 def test_a_clone_of_an_rntuple_writes_its_ttrees_with_clusters(tmp_path):
     """An RNTuple has no AutoFlush: its clone's TTrees take ROOT's TTree default (30 MB) rather than AutoFlush 0
     (no clusters at all), for both containers, and the cluster-size scan is around that default."""
-    from rootparams.study.config import RNTUPLE_CLONE_AUTOFLUSH, format_file_defaults
+    from rootparams.study.config import _RNTUPLE_CLONE_AUTOFLUSH, format_file_defaults
 
-    plan = advise.make_plan(str(PHYSLITE_RNTUPLE), storage=None, budget_seconds=7200, out=tmp_path)
+    plan = advise._make_plan(str(PHYSLITE_RNTUPLE), storage=None, budget_seconds=7200, out=tmp_path)
     config = load_study_config(plan.config())
     assert (
-        format_file_defaults(config, plan.clone_name)["autoflush"] == RNTUPLE_CLONE_AUTOFLUSH == -30_000_000
+        format_file_defaults(config, plan.clone_name)["autoflush"] == _RNTUPLE_CLONE_AUTOFLUSH == -30_000_000
     )
-    assert RNTUPLE_CLONE_AUTOFLUSH not in plan.autoflush and plan.autoflush
+    assert _RNTUPLE_CLONE_AUTOFLUSH not in plan.autoflush and plan.autoflush
     labels = {advise._label({"container": c, "algorithm": "zstd", "level": 5, "autoflush": af})
               for c, af in (("ttree", -30_000_000), ("rntuple", 100), ("rntuple", 0))}  # fmt: skip
     assert labels == {"ZSTD-5, AutoFlush 30 MB", "RNTuple ZSTD-5, clusters 100 ev", "RNTuple ZSTD-5"}

@@ -15,9 +15,9 @@ from conftest import REPO, SHARED_DATA, require
 
 from rootparams.present import applying
 from rootparams.present.applying import (
+    _CMS_EDM,
+    _CMS_NANOAOD,
     ATLAS,
-    CMS_EDM,
-    CMS_NANOAOD,
     SOURCES,
     UNKNOWN,
     Decision,
@@ -33,8 +33,8 @@ ZSTD5_30MB = Decision(TTREE, "zstd", 5, -30_000_000)
 LZ4_1_50MB = Decision(RNTUPLE, "lz4", 1, -50_000_000)
 ATLAS_TREE = FileContext("CollectionTree", TTREE, 105, 100, ATLAS, holds_classes=True)
 ATLAS_NTUPLE = FileContext("EventData", RNTUPLE, 505, None, ATLAS, holds_classes=True)
-NANOAOD = FileContext("Events", TTREE, 101, 0, CMS_NANOAOD, holds_classes=False)
-EDM = FileContext("Events", TTREE, 505, -20971520, CMS_EDM, holds_classes=True)
+NANOAOD = FileContext("Events", TTREE, 101, 0, _CMS_NANOAOD, holds_classes=False)
+EDM = FileContext("Events", TTREE, 505, -20971520, _CMS_EDM, holds_classes=True)
 FLAT_NTUPLE = FileContext("Events", RNTUPLE, 505, None, UNKNOWN, holds_classes=False)
 UNKNOWN_TREE = FileContext("events", TTREE, 404, -30_000_000, UNKNOWN, holds_classes=False)
 CUSTOM_CLASSES = FileContext("Events", TTREE, 1, 6844, UNKNOWN, holds_classes=True)
@@ -52,7 +52,7 @@ def test_ttree_zstd5_with_an_autoflush_of_30_mb_on_an_atlas_file():
     assert "ZLIB level 5 (105)" in text  # the file's own setting, in words
     # hadd cannot change the clusters; it re-streams classes, which needs their dictionaries
     assert "hadd keeps each tree's AutoFlush" in text
-    assert "needs their dictionaries" in text and applying.OWN_RECOMPRESSOR_TEXT in text
+    assert "needs their dictionaries" in text and applying._OWN_RECOMPRESSOR_TEXT in text
     assert (
         "file->SetCompressionSettings(ROOT::CompressionSettings(ROOT::RCompressionSetting::EAlgorithm::kZSTD, 5));"
         in text
@@ -188,10 +188,10 @@ def test_the_framework_is_told_from_the_tree_and_its_types():
     assert framework_of("CollectionTree", {"Electrons": "DataVector<xAOD::Electron_v1>"}) == ATLAS
     assert framework_of("EventData", {"AnalysisJets": "DataVector<xAOD::Jet_v1>"}) == ATLAS
     assert framework_of("CollectionTree", {"x": "float"}) == UNKNOWN
-    assert framework_of("Events", {"nMuon": "uint32_t", "Muon_pt": "float[]"}) == CMS_NANOAOD
+    assert framework_of("Events", {"nMuon": "uint32_t", "Muon_pt": "float[]"}) == _CMS_NANOAOD
     assert framework_of("Events", {"nMuon": "uint32_t", "Electron_pt": "float[]"}) == UNKNOWN
-    assert framework_of("Events", {"EventAuxiliary": "edm::EventAuxiliary"}) == CMS_EDM
-    assert framework_of("Events", {"recoMuons_muons__RECO.": "edm::Wrapper<vector<reco::Muon> >"}) == CMS_EDM
+    assert framework_of("Events", {"EventAuxiliary": "edm::EventAuxiliary"}) == _CMS_EDM
+    assert framework_of("Events", {"recoMuons_muons__RECO.": "edm::Wrapper<vector<reco::Muon> >"}) == _CMS_EDM
     assert framework_of("events", {"nMuon": "int32_t", "Muon_pt": "float[]"}) == UNKNOWN
 
 
@@ -208,7 +208,7 @@ def test_plain_types_need_no_dictionary():
 SHARED_SAMPLES = {
     "atlas_physlite_run2_ttbar_100ev.root": (ATLAS, True),
     "atlas_physlite_rntuple_100ev.root": (ATLAS, True),
-    "cms_nanoaod_2015_ttbar_200ev.root": (CMS_NANOAOD, False),
+    "cms_nanoaod_2015_ttbar_200ev.root": (_CMS_NANOAOD, False),
     "cms_bacon_ntuple_10ev.root": (UNKNOWN, True),
     "cms_zmumu_flat_2304ev.root": (UNKNOWN, False),
     "cms_nanoaod_rntuple_10ev.root": (UNKNOWN, False),  # made by ROOT's RNTupleImporter, not by CMSSW
@@ -488,19 +488,19 @@ def _checks() -> tuple[list[dict], list[dict]]:
         want = {"file": decision.setting, "branch": decision.setting, "entries": 10}
         if decision.cluster is not None:
             want["autoflush"] = decision.cluster
-        add("cpp-tree", decision, "CollectionTree", applying.cpp_writer(decision, "CollectionTree"), want)
+        add("cpp-tree", decision, "CollectionTree", applying._cpp_writer(decision, "CollectionTree"), want)
         add(
             "python-tree",
             decision,
             "CollectionTree",
-            applying.python_writer(decision, "CollectionTree"),
+            applying._python_writer(decision, "CollectionTree"),
             want,
         )
     add(
         "cpp-open",
         ZSTD5_30MB,
         "T",
-        [applying.cpp_open_with_setting(ZSTD5_30MB)],
+        [applying._cpp_open_with_setting(ZSTD5_30MB)],
         {"file": 505, "branch": 505},
     )
     big = Decision(RNTUPLE, "zstd", 5, -2_000_000_000)  # above ROOT's default limit of unzipped cluster bytes
@@ -514,15 +514,15 @@ def _checks() -> tuple[list[dict], list[dict]]:
         want = {"pages": decision.setting, "clusters": clusters, "entries": 10}
         if decision.cluster is not None and decision.cluster < 0:
             want["approx_zipped"] = -decision.cluster
-        add("cpp-ntuple", decision, "Events", applying.cpp_writer(decision, "Events"), want)
-        add("python-ntuple", decision, "Events", applying.python_writer(decision, "Events"), want)
-    options = applying.cpp_writer(LZ4_1_50MB, "Events")
-    add("cpp-append", LZ4_1_50MB, "Events", [applying.cpp_append("Events")], {"pages": 401}, options)
+        add("cpp-ntuple", decision, "Events", applying._cpp_writer(decision, "Events"), want)
+        add("python-ntuple", decision, "Events", applying._python_writer(decision, "Events"), want)
+    options = applying._cpp_writer(LZ4_1_50MB, "Events")
+    add("cpp-append", LZ4_1_50MB, "Events", [applying._cpp_append("Events")], {"pages": 401}, options)
     add(
         "cpp-import",
         LZ4_1_50MB,
         "Events",
-        applying.cpp_import("Events"),
+        applying._cpp_import("Events"),
         {"pages": 401, "entries": 10},
         options,
     )

@@ -38,7 +38,7 @@ def adaptive():
 def test_the_blocks_of_the_shipped_studies(default, quick, adaptive):
     formats = ["xaod", "topq1", "susy5", "truth3"]
     assert default.passes == 3
-    assert list(default.blocks) == blocks.block_names(formats, 3)
+    assert list(default.blocks) == blocks._block_names(formats, 3)
     assert blocks.measured_formats(default.study, default.points) == formats
     assert quick.passes == 1 and list(quick.blocks)[:4] == formats and len(quick.blocks) == 8
     assert list(adaptive.blocks) == ["truth3"]

@@ -10,14 +10,14 @@ from rootparams.study.grid import FilePoint, Point, ReadPoint
 
 
 def test_one_pass_keeps_the_format_as_the_block_name():
-    assert blocks.block_names(["xaod", "truth3"], 1) == ["xaod", "truth3"]
-    assert blocks.split_block("xaod") == ("xaod", 1)
+    assert blocks._block_names(["xaod", "truth3"], 1) == ["xaod", "truth3"]
+    assert blocks._split_block("xaod") == ("xaod", 1)
 
 
 def test_passes_run_one_after_the_other_over_every_format():
-    names = blocks.block_names(["xaod", "truth3"], 3)
+    names = blocks._block_names(["xaod", "truth3"], 3)
     assert names == ["xaod.pass1", "truth3.pass1", "xaod.pass2", "truth3.pass2", "xaod.pass3", "truth3.pass3"]
-    assert blocks.split_block("truth3.pass2") == ("truth3", 2)
+    assert blocks._split_block("truth3.pass2") == ("truth3", 2)
     assert blocks.earlier_blocks("xaod.pass3", ["xaod", "truth3"], 3) == ["xaod.pass2", "truth3.pass2"]
     assert blocks.earlier_blocks("xaod.pass1", ["xaod", "truth3"], 3) == []
     assert blocks.is_last_pass("truth3.pass3", 3) and not blocks.is_last_pass("truth3.pass2", 3)
@@ -27,10 +27,10 @@ def test_passes_run_one_after_the_other_over_every_format():
 
 @pytest.mark.parametrize(("reps", "passes"), [(10, 3), (10, 2), (10, 1), (3, 3), (7, 4)])
 def test_each_repetition_belongs_to_exactly_one_pass(reps, passes):
-    split = [blocks.pass_repetitions(reps, passes, k) for k in range(1, passes + 1)]
+    split = [blocks._pass_repetitions(reps, passes, k) for k in range(1, passes + 1)]
     assert sorted(r for part in split for r in part) == list(range(reps))
     assert max(map(len, split)) - min(map(len, split)) <= 1
-    assert blocks.pass_repetitions(10, 3, 1) == [0, 1, 2, 3]
+    assert blocks._pass_repetitions(10, 3, 1) == [0, 1, 2, 3]
 
 
 def test_an_adaptive_plan_is_one_pass_and_a_pass_needs_a_repetition():

@@ -10,12 +10,12 @@ import pytest
 from conftest import config_problems as problems
 
 from rootparams.errors import UserError
-from rootparams.measure.generate import BranchCompressionError, choose_branches, generate_file
+from rootparams.measure.generate import BranchCompressionError, _choose_branches, generate_file
 from rootparams.study.config import load_study_config
 from rootparams.study.grid import (
     FILE_ID_PATTERN,
     FilePoint,
-    branch_compression_token,
+    _branch_compression_token,
     expand_points,
     file_points,
 )
@@ -37,9 +37,9 @@ def test_parsing_and_root_settings():
         3,
     )
     assert hot_compression_setting("largest2:lz4-1") == 401 and hot_compression_setting("uniform") is None
-    assert branch_compression_token("uniform") == ""
-    assert branch_compression_token("largest4:lz4-1") == "_bclargest4-lz4-1"
-    assert re.fullmatch(r"_bcre[0-9a-f]{8}-lz4-1", branch_compression_token("match:Aux\\.$:lz4-1"))
+    assert _branch_compression_token("uniform") == ""
+    assert _branch_compression_token("largest4:lz4-1") == "_bclargest4-lz4-1"
+    assert re.fullmatch(r"_bcre[0-9a-f]{8}-lz4-1", _branch_compression_token("match:Aux\\.$:lz4-1"))
 
 
 def test_uniform_ids_do_not_change_and_per_branch_ids_round_trip():
@@ -117,7 +117,7 @@ def test_a_choice_of_every_branch_or_of_none_names_the_format_and_what_is_valid(
     ranked = ["TauJets", "Muons", "Electrons"]
     largest = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="largest3:lz4-1")
     with pytest.raises(BranchCompressionError) as every:
-        choose_branches(largest, ranked)
+        _choose_branches(largest, ranked)
     assert isinstance(every.value, UserError) and str(every.value).startswith(
         "branch_compression 'largest3:lz4-1' would cover every branch of format xaod: its file has 3 top-level"
     )
@@ -125,9 +125,9 @@ def test_a_choice_of_every_branch_or_of_none_names_the_format_and_what_is_valid(
     regex = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="match:^Tau$:lz4-1")
     nearest = r"'match:\^Tau\$:lz4-1' finds no branch of format xaod.*the nearest are TauJets"
     with pytest.raises(BranchCompressionError, match=nearest):
-        choose_branches(regex, ranked)
+        _choose_branches(regex, ranked)
     two = FilePoint("xaod", "lzma", 5, 100, 0, 32000, branch_compression="largest2:lz4-1")
-    assert choose_branches(two, ranked) == ["TauJets", "Muons"]
+    assert _choose_branches(two, ranked) == ["TauJets", "Muons"]
 
 
 # Real files -------------------------------------------------------------------------------------------------------

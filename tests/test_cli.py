@@ -62,8 +62,8 @@ def test_a_study_dry_run_has_no_htcondor_warning(tmp_path):
 
 def test_the_htcondor_warning_is_kept_where_htcondor_is_asked_for(monkeypatch):
     monkeypatch.delenv("PYTHONWARNINGS", raising=False)
-    assert "PYTHONWARNINGS" not in cli.snakemake_env(["--profile", "profiles/htcondor"])
-    assert cli.snakemake_env(["--cores", "2"])["PYTHONWARNINGS"] == cli.CONDOR_WARNING
+    assert "PYTHONWARNINGS" not in cli._snakemake_env(["--profile", "profiles/htcondor"])
+    assert cli._snakemake_env(["--cores", "2"])["PYTHONWARNINGS"] == cli._CONDOR_WARNING
     # A user's own filters are kept.
     monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
-    assert cli.snakemake_env([])["PYTHONWARNINGS"] == f"error::DeprecationWarning,{cli.CONDOR_WARNING}"
+    assert cli._snakemake_env([])["PYTHONWARNINGS"] == f"error::DeprecationWarning,{cli._CONDOR_WARNING}"

@@ -209,9 +209,9 @@ def test_one_warm_set_per_file_and_every_read_from_memory(measured):
             # the reader (/proc/<pid>/io). The residency after the read is reported, not required: the kernel may
             # drop a few pages the read has already used (a CI host under memory pressure dropped 0.2 %), and a
             # page it dropped before the read used it would show as storage bytes.
-            assert r["resident_fraction_before"] >= cpu_primitives.MIN_RESIDENT_FRACTION
+            assert r["resident_fraction_before"] >= cpu_primitives._MIN_RESIDENT_FRACTION
             assert 0 < r["resident_fraction_after"] <= 1
-            assert r["process_storage_read_bytes"] <= cpu_primitives.MAX_STORAGE_BYTES
+            assert r["process_storage_read_bytes"] <= cpu_primitives._MAX_STORAGE_BYTES
             assert r["events_read"] == EVENTS and r["loop_unzip_seconds"] > 0
             assert not math.isnan(r["memory_probe_before_seconds"])
     # Each cold repetition started with none of its file's pages resident.

@@ -29,11 +29,11 @@ Tot:             100   4521   4521
 
 
 def test_the_ratings_are_read_from_the_average_line():
-    parsed = cpureference.parse_benchmark(OUTPUT)
+    parsed = cpureference._parse_benchmark(OUTPUT)
     assert parsed["compression_mips"] == 4393 and parsed["decompression_mips"] == 4649
     assert parsed["version"].startswith("7-Zip [64] 16.02")
     with pytest.raises(cpureference.CpuReferenceError, match=r"no 'Avr:' line.*7z b -mmt1"):
-        cpureference.parse_benchmark("Segmentation fault\n")
+        cpureference._parse_benchmark("Segmentation fault\n")
 
 
 def test_several_runs_give_their_median_and_spread_under_the_host_lock(tmp_path):
@@ -63,7 +63,7 @@ def test_without_7zip_the_row_says_why(monkeypatch, tmp_path):
 def test_a_real_run_of_7zip(tmp_path):
     # One pass at a 4 MB dictionary (-md22), not the study's four from 4 to 32 MB: the mechanics, in less time (a
     # whole `7z b -mmt1` took ~30 s in CI).
-    require(cpureference.find_seven_zip() is not None, "7-Zip (apt-get install p7zip-full)")
+    require(cpureference._find_seven_zip() is not None, "7-Zip (apt-get install p7zip-full)")
     row = cpureference.measure(1, host_lock=tmp_path / "lock", say=lambda _: None, dictionary_log=22)
     assert row["command"].endswith(" b -mmt1 -md22") and row["runs"] == 1
     # a one-thread rating of any x86 machine of the last 15 years: hundreds to several thousand MIPS

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rootparams.measure.generate import generate_file
-from rootparams.measure.measure import reader_args, reader_command
+from rootparams.measure.measure import _reader_args, reader_command
 from rootparams.study.grid import FilePoint
 from rootparams.tools.processes import DamagedFileError, ReaderServer, ToolError, run_tool
 
@@ -132,7 +132,7 @@ def test_the_fork_server_reads_what_a_fresh_process_reads(build, xaod, tmp_path)
     path, _ = xaod
     alone = read(build, path)
     with ReaderServer(str(build["reader"]), tmp_path / "server.log") as server:
-        args = reader_args(str(path), 40, READ)
+        args = _reader_args(str(path), 40, READ)
         first, child = server.read(args, "first", tmp_path / "child1.log")
         second, _ = server.read({**args, "threads": 2}, "second", tmp_path / "child2.log")
         with pytest.raises(DamagedFileError, match=r"nope\.root: cannot be opened"):
@@ -561,9 +561,9 @@ def test_no_cxx_function_is_longer_than_120_lines_without_a_reason():
 
 
 def test_the_writer_is_built_from_units_of_a_readable_size():
-    from rootparams.tools.build import CXX_SOURCES, WRITER_HEADERS, WRITER_UNITS
+    from rootparams.tools.build import _WRITER_HEADERS, _WRITER_UNITS, CXX_SOURCES
 
-    units = [*WRITER_UNITS, *WRITER_HEADERS]
+    units = [*_WRITER_UNITS, *_WRITER_HEADERS]
     assert sorted(p.name for p in CXX_DIR.glob("write_*")) == sorted(units)  # every unit is built
     assert set(units) <= set(CXX_SOURCES)  # and the workflow's build rule depends on it
     sizes = {name: len((CXX_DIR / name).read_text().splitlines()) for name in units}

@@ -10,6 +10,8 @@ import pytest
 from rootparams.decide.decision import (
     BOOTSTRAP_REPLICATES,
     _front,
+    _holds_cheapest,
+    _small_sample_widening,
     candidates,
     cheapest,
     cost_model,
@@ -17,11 +19,9 @@ from rootparams.decide.decision import (
     cost_table,
     crossovers,
     decision_markdown,
-    holds_cheapest,
     judge,
     pareto,
     setting_label,
-    small_sample_widening,
     surely_beats,
 )
 from rootparams.measure.writenoise import files_to_write, relative_spread
@@ -214,8 +214,8 @@ def test_cost_arithmetic():
 
 def test_a_single_candidates_interval_is_about_students_t():
     # The widened bootstrap's interval of one candidate's read ~ the t interval of the mean of its reads.
-    assert small_sample_widening(10) == pytest.approx(t_quantile(9) / 1.959964 * math.sqrt(10 / 9))
-    assert small_sample_widening(1000) == pytest.approx(1.0, abs=0.01)
+    assert _small_sample_widening(10) == pytest.approx(t_quantile(9) / 1.959964 * math.sqrt(10 / 9))
+    assert _small_sample_widening(1000) == pytest.approx(1.0, abs=0.01)
     only = point("f", "zlib", 5, size=1000)
     seconds = steady(0.01, 0.05, 3)
     model, _, _ = decide([only], [timed_reads(only, seconds)])
@@ -642,7 +642,7 @@ def test_a_tie_always_holds_the_cheapest_in_95_percent():
     read = draws.mean(axis=0)
     verdict = judge(np.zeros(12), read, draws, 1.0)
     assert verdict.best == 0 and verdict.tied[1] and not verdict.sure
-    assert holds_cheapest(draws, verdict.tied) >= 0.95
+    assert _holds_cheapest(draws, verdict.tied) >= 0.95
     assert int(verdict.tied.sum()) == 5  # A, B and the three of the ten needed (0.7 % each)
     # Where the best is beaten in none and cheapest in 95 % alone, it is named alone.
     alone = draws[:, [0, 2, 3]]

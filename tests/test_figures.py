@@ -9,11 +9,11 @@ import pandas as pd
 import pytest
 
 from rootparams.present.figures import (
+    _INTERVAL_BARS,
+    _NO_BARS,
+    _SPREAD_BARS,
     ALGORITHM_COLORS,
     FIGURES,
-    INTERVAL_BARS,
-    NO_BARS,
-    SPREAD_BARS,
     draw,
 )
 from rootparams.results.aggregate import container_ratios, scan_rows
@@ -105,7 +105,7 @@ def test_a_line_joins_the_valid_points_only_and_the_invalid_one_stands_alone_hol
     assert any(np.allclose(s, [[5, 279.0], [5, 281.0]]) for s in segments)
     assert not any(np.allclose(s, [[5, 278.0], [5, 282.0]]) for s in segments)
     text = footer(fig)
-    assert INTERVAL_BARS in text and "n = 10 unflagged repetitions per point" in text
+    assert _INTERVAL_BARS in text and "n = 10 unflagged repetitions per point" in text
     assert "1 of 6 points not valid" in text
 
 
@@ -113,12 +113,12 @@ def test_the_footer_says_what_the_bars_are_per_figure():
     rows = [point("lz4", 5, 300.0, scans="autoflush", n=8), point("zlib", 5, 200.0, scans="autoflush")]
     # The reader's memory without an interval column (a summary made before it had one): its 1σ spread.
     fig = draw(FIGURE["fig05_memory_vs_autoflush"], *tables(rows), {})
-    assert SPREAD_BARS in footer(fig) and INTERVAL_BARS not in footer(fig)
+    assert _SPREAD_BARS in footer(fig) and _INTERVAL_BARS not in footer(fig)
     assert "n = 8-10 unflagged repetitions per point" in footer(fig)
     # File sizes: no bars.
     rows = [point("lz4", 5, 300.0), point("zlib", 5, 200.0)]
     fig = draw(FIGURE["fig02_size_vs_compression"], *tables(rows), {})
-    assert NO_BARS in footer(fig)
+    assert _NO_BARS in footer(fig)
     assert not [c for ax in fig.axes for c in ax.collections if len(c.get_segments())]
 
 

@@ -25,7 +25,7 @@ def test_estimate_adds_every_file_the_content_file_and_a_margin():
         footprint.file_bytes("xaod", a, lvl, 100) for a, lvl in (("zlib", 5), ("lz4", 1), ("lzma", 1))
     )
     extra = footprint.file_bytes("xaod", "lz4", 1, 100) + footprint.file_bytes("xaod", "zlib", 5, 10)
-    assert footprint.estimate(config, points) == pytest.approx((files + extra) * footprint.MARGIN)
+    assert footprint.estimate(config, points) == pytest.approx((files + extra) * footprint._MARGIN)
     assert 300e6 < footprint.estimate(config, points) < 800e6  # ~100 MB per file of 100 xAOD events
 
 

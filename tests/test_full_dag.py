@@ -10,7 +10,7 @@ import pytest
 from conftest import TINY_FULL, snakemake
 
 from rootparams.host.storage import throttling_unavailable_reason
-from rootparams.present.figures import FIGURE_NAMES, REMOTE_FIGURES, SEED_FIGURES
+from rootparams.present.figures import _REMOTE_FIGURES, _SEED_FIGURES, FIGURE_NAMES
 from rootparams.tools import paths
 
 # Where the machine cannot throttle (no root or no cgroup v1 blkio), ssd falls back to native, labelled.
@@ -83,7 +83,7 @@ def test_table1_for_each_format(full_run):
 def test_every_figure_is_a_real_png_and_pdf(full_run):
     # The remote figures need a server: tiny_full has no remote scan, and tests/test_remote_study.py draws them;
     # the seeds' figures are drawn by tests/test_seed_studies.py.
-    for name in (n for n in FIGURE_NAMES if n not in REMOTE_FIGURES + SEED_FIGURES):
+    for name in (n for n in FIGURE_NAMES if n not in _REMOTE_FIGURES + _SEED_FIGURES):
         png = (full_run / paths.figure(name, "png")).read_bytes()
         pdf = (full_run / paths.figure(name, "pdf")).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000, name
@@ -103,7 +103,7 @@ def test_recommendations_cover_every_topic_per_format(full_run):
 
 
 def test_decision_fronts_costs_and_lead(full_run):
-    from rootparams.decide.decision import GROUP_KEYS
+    from rootparams.decide.decision import _GROUP_KEYS
     from rootparams.present.figures import DECISION_FIGURES, pareto_figure_name
 
     files = pd.read_csv(full_run / paths.FILES_TABLE)
@@ -111,13 +111,13 @@ def test_decision_fronts_costs_and_lead(full_run):
     front = pd.read_csv(full_run / paths.PARETO_TABLE)
     assert len(front) == 58 and set(front["format"]) == {"xaod", "truth3"}
     valid = front[front["valid"]]
-    assert valid.groupby(GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
+    assert valid.groupby(_GROUP_KEYS)["on_front"].any().all()  # every group with a valid point has a front
     # A point off the front names one on the front that surely beats it: not larger, and a rate not lower with
     # 95 % confidence (within the fronts' margin; rootparams.decide.decision).
     from rootparams.decide.decision import PARETO_RATE_MARGIN
 
     for _, row in valid[~valid["on_front"]].iterrows():
-        group = valid[(valid[GROUP_KEYS] == row[GROUP_KEYS]).all(axis=1)]
+        group = valid[(valid[_GROUP_KEYS] == row[_GROUP_KEYS]).all(axis=1)]
         beater = group[group["setting"] == row["dominated_by"]].iloc[0]
         assert beater["on_front"] and beater["bytes_per_event"] <= row["bytes_per_event"]
         assert row["dominated_by_rate_ratio_low"] >= 1 / (1 + PARETO_RATE_MARGIN) - 1e-9

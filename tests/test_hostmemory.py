@@ -71,7 +71,7 @@ def test_on_this_machine(tmp_path):
         if before is None:
             assert state == "absent"
         elif state.startswith("held"):
-            assert order_file.read_text().strip() == str(hostmemory.HELD_ORDER)
+            assert order_file.read_text().strip() == str(hostmemory._HELD_ORDER)
         else:
             assert "needs root" in state
     if before is not None:

@@ -18,7 +18,7 @@ from conftest import REPO, SHARED_DATA, require
 
 from rootparams import cli
 from rootparams.ownfile import inspection
-from rootparams.ownfile.contentkinds import BY_LEAF, LEAF_KINDS, XAOD_KINDS
+from rootparams.ownfile.contentkinds import _LEAF_KINDS, BY_LEAF, XAOD_KINDS
 from rootparams.ownfile.inspection import InspectError, inspect_file
 from rootparams.vocabulary import RNTUPLE, TTREE
 
@@ -180,7 +180,7 @@ def test_a_flat_tree_with_baskets_inside_the_tree_object():
     assert (found.name, found.entries, found.layout) == ("Events", 200, inspection.FLAT)
     assert found.layout_text == "TTree (flat)"
     assert found.clusters is None and "not recorded" in found.clusters_how
-    assert {k.kind for k in found.kinds} <= set(LEAF_KINDS)
+    assert {k.kind for k in found.kinds} <= set(_LEAF_KINDS)
     assert {"float arrays", "integer arrays", "bool arrays", "float scalars", "integer scalars"} <= {
         k.kind for k in found.kinds
     }
@@ -345,7 +345,7 @@ def test_leaf_kinds_are_roots_view_of_every_branch(path, layout, ROOT):
     units = [u for b in tree.GetListOfBranches() for u in leaf_units_of(b, b.GetName(), 1)]
     f.Close()
     assert [(r.name, r.kind) for r in found.rows] == [(u.name, u.kind) for u in units]
-    assert {k.kind for k in found.kinds} <= set(LEAF_KINDS)
+    assert {k.kind for k in found.kinds} <= set(_LEAF_KINDS)
 
 
 def test_a_tclonesarray_s_members_are_arrays_and_its_size_an_integer():
@@ -444,7 +444,7 @@ def test_csv_is_one_row_per_branch_with_its_kind(capsys, physlite):
     code, out, _ = run(str(PHYSLITE), "--csv", capsys=capsys)
     assert code == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert len(rows) == physlite.top_level and list(rows[0]) == list(inspection.CSV_COLUMNS)
+    assert len(rows) == physlite.top_level and list(rows[0]) == list(inspection._CSV_COLUMNS)
     assert sum(int(r["compressed_bytes"]) for r in rows) == physlite.compressed
     assert {r["kind"] for r in rows} <= set(XAOD_KINDS) and {r["compression"] for r in rows} == {"zlib-5"}
     code, out, _ = run(str(PHYSLITE_RNTUPLE), "--csv", "--all-branches", capsys=capsys)

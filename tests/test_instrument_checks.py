@@ -40,7 +40,7 @@ def test_a_15_percent_level_dependence_fails_where_its_interval_lies_outside_the
     # the run cannot tell, and says how much it could resolve.
     loud = {1: noisy(100, seed=1), 5: noisy(100, seed=2), 9: noisy(115, seed=3)}
     (check,) = instrument_checks.level_check(loud, "truth3", "zlib")
-    assert check.verdict == "cannot tell" and check.resolvable > instrument_checks.LEVEL_MARGIN
+    assert check.verdict == "cannot tell" and check.resolvable > instrument_checks._LEVEL_MARGIN
 
 
 def test_levels_within_the_margin_hold_on_a_quiet_host_and_cannot_tell_on_a_noisy_one():
@@ -49,7 +49,7 @@ def test_levels_within_the_margin_hold_on_a_quiet_host_and_cannot_tell_on_a_nois
     assert (
         check.verdict == instrument_checks.HOLDS
         and check.passed is True
-        and check.resolvable < instrument_checks.LEVEL_MARGIN
+        and check.resolvable < instrument_checks._LEVEL_MARGIN
     )
     loud = {1: noisy(100, 0.15, seed=1), 9: noisy(102, 0.15, seed=3)}
     (check,) = instrument_checks.level_check(loud, "truth3", "zstd")
@@ -57,7 +57,7 @@ def test_levels_within_the_margin_hold_on_a_quiet_host_and_cannot_tell_on_a_nois
     assert (
         check.verdict == "cannot tell"
         and check.passed is None
-        and check.resolvable > instrument_checks.LEVEL_MARGIN
+        and check.resolvable > instrument_checks._LEVEL_MARGIN
     )
 
 
@@ -112,7 +112,7 @@ def test_the_bandwidth_floor_fails_for_a_read_faster_than_the_limit_and_holds_fo
         == instrument_checks.VIOLATED
     )
     # B is what the disk completed during the loop, not what the reader submitted (a held read-ahead window).
-    assert instrument_checks.bandwidth_ratios(records([1.0]), 10e6) == [pytest.approx(1.0)]
+    assert instrument_checks._bandwidth_ratios(records([1.0]), 10e6) == [pytest.approx(1.0)]
 
 
 def test_an_8_percent_shift_between_two_jobs_fails_the_repeat_check():
@@ -137,7 +137,7 @@ def test_the_checks_of_a_study_are_tabulated_and_counted():
         ),
     ]
     table = instrument_checks.table(checks)
-    assert list(table.columns) == instrument_checks.CHECK_COLUMNS and len(table) == 2
+    assert list(table.columns) == instrument_checks._CHECK_COLUMNS and len(table) == 2
     counts = instrument_checks.summarize_checks(checks).set_index("check")
     assert counts.loc["CPU outside decompression does not depend on the level", "violated"] == 1
     assert counts.loc["the same point measured twice gives the same rate", "cannot tell"] == 1

@@ -13,7 +13,7 @@ import pytest
 from conftest import config_problems as problems
 
 from rootparams.measure.generate import FLOAT_PRECISION_LOSS, generate_file
-from rootparams.results.aggregate import FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
+from rootparams.results.aggregate import _FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
 from rootparams.study.config import load_study_config
 from rootparams.study.grid import FILE_ID_PATTERN, FilePoint, expand_points, file_points
 from rootparams.vocabulary import mantissa_bits
@@ -205,7 +205,7 @@ def test_the_values_read_back_are_the_rounded_ones_bit_for_bit(truth3_files):
 def test_float_precision_table(truth3_files, tmp_path):
     catalogues = [e["catalogue"] for e in truth3_files.values()]
     table = float_precision_table(catalogues)
-    assert list(table.columns) == FLOAT_PRECISION_COLUMNS
+    assert list(table.columns) == _FLOAT_PRECISION_COLUMNS
     assert set(table["file_id"]) == {truth3_files[c, f"mantissa{N}"]["file_id"] for c in ("ttree", "rntuple")}
     assert (table["mantissa_bits"] == N).all() and (table["max_rel_error"] <= 2.0 ** -(N + 1)).all()
     files = load_catalogue(catalogues)
@@ -214,7 +214,7 @@ def test_float_precision_table(truth3_files, tmp_path):
     # Full-precision files only: the header and no rows.
     empty = float_precision_table([truth3_files["ttree", "full"]["catalogue"]])
     empty.to_csv(tmp_path / "fp.csv", index=False)
-    assert (tmp_path / "fp.csv").read_text().strip() == ",".join(FLOAT_PRECISION_COLUMNS)
+    assert (tmp_path / "fp.csv").read_text().strip() == ",".join(_FLOAT_PRECISION_COLUMNS)
     assert json.loads(truth3_files["ttree", "full"]["catalogue"].read_text())["float_precision"] == "full"
 
 

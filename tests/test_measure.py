@@ -65,7 +65,7 @@ def test_each_broken_condition_is_named(overrides, reason):
 def test_a_read_in_a_slow_memory_spell_is_flagged_only_when_asked_for():
     probes = {"memory_probe_before_seconds": 0.100, "memory_probe_after_seconds": 0.125}
     slow = record(**probes, memory_probe_fastest_seconds=0.100)
-    assert measure.memory_slowdown(slow) == pytest.approx(0.25)
+    assert measure._memory_slowdown(slow) == pytest.approx(0.25)
     assert MEASUREMENT["max_memory_slowdown"] is None  # the default records the probes, flags nothing
     assert measure.flag_reasons(slow, MEASUREMENT, cold=True) == []
     strict = {**MEASUREMENT, "max_memory_slowdown": 0.15}
@@ -74,7 +74,7 @@ def test_a_read_in_a_slow_memory_spell_is_flagged_only_when_asked_for():
     ]
     assert measure.flag_reasons(record(**probes, memory_probe_fastest_seconds=0.115), strict, cold=True) == []
     # No probe (reader "exec", or memory_probe_loads 0): nothing to judge.
-    assert measure.memory_slowdown(record()) is None
+    assert measure._memory_slowdown(record()) is None
     assert measure.flag_reasons(record(), strict, cold=True) == []
 
 
@@ -85,9 +85,9 @@ def test_storage_crosscheck_needs_a_cold_read_of_enough_bytes():
 
 
 def test_a_loop_that_holds_its_io_and_lasts_is_valid():
-    assert measure.window_problems(record(), MEASUREMENT) == []
+    assert measure._window_problems(record(), MEASUREMENT) == []
     # The note's window of the same read misses the first cluster: it is judged on its own.
-    assert measure.window_problems(record(), MEASUREMENT, "note_window") == [
+    assert measure._window_problems(record(), MEASUREMENT, "note_window") == [
         "the timed note_window holds 60% of the read's I/O (ROOT's bytes; < 90%)",
         "the timed note_window holds 60% of the read's I/O (storage bytes; < 90%)",
     ]
@@ -102,11 +102,11 @@ def test_a_loop_that_holds_its_io_and_lasts_is_valid():
     ],
 )
 def test_a_loop_that_misses_io_or_is_too_short_is_invalid(overrides, problem):
-    assert measure.window_problems(record(**overrides), MEASUREMENT) == [problem]
+    assert measure._window_problems(record(**overrides), MEASUREMENT) == [problem]
 
 
 def test_a_warm_read_has_no_storage_share_and_is_judged_on_roots_bytes():
-    assert measure.window_problems(record(loop_storage_share=None), MEASUREMENT) == []
+    assert measure._window_problems(record(loop_storage_share=None), MEASUREMENT) == []
 
 
 @pytest.fixture
@@ -195,17 +195,17 @@ def test_cpu_accounting_tells_other_processes_from_the_reader_and_from_steal():
     )
     after, usage_after = measure.CpuTimes.now(), resource.getrusage(resource.RUSAGE_CHILDREN)
     reader = sum(getattr(usage_after, f) - getattr(usage_before, f) for f in ("ru_utime", "ru_stime"))
-    busy, steal = measure.cpu_use_between(before, after, reader)
+    busy, steal = measure._cpu_use_between(before, after, reader)
     assert reader > 0.2
     assert 0.0 <= busy < 0.5 and 0.0 <= steal <= 1.0
     # Without subtracting the reader, the same interval looks busy.
-    assert measure.cpu_use_between(before, after, 0.0)[0] > busy
+    assert measure._cpu_use_between(before, after, 0.0)[0] > busy
 
 
 def test_cpu_use_of_an_idle_wait_is_small_and_bounded():
     before = measure.CpuTimes.now()
     time.sleep(0.2)
-    busy, steal = measure.cpu_use_between(before, measure.CpuTimes.now(), 0.0)
+    busy, steal = measure._cpu_use_between(before, measure.CpuTimes.now(), 0.0)
     assert 0.0 <= busy <= 1.0 and 0.0 <= steal <= 1.0 and busy + steal <= 1.0
 
 
@@ -242,11 +242,11 @@ def test_an_async_prefetch_read_has_no_perfstats_read_figures_and_is_judged_by_t
         "loop_seconds": 2.0,
         "loop_cpu_seconds": 0.3,
     }
-    measure.blind_to_prefetch(record)
+    measure._blind_to_prefetch(record)
     assert all(record[k] != record[k] for k in ("loop_read_calls", "loop_bytes_read", "loop_io_share"))
     assert "prefetch thread" in record["io_counters_note"] and record["loop_seconds"] == 2.0
-    assert measure.root_bytes_read(record) == 15_252_531
-    window = measure.window_problems(record, {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
+    assert measure._root_bytes_read(record) == 15_252_531
+    window = measure._window_problems(record, {"min_window_io_share": 0.9, "min_window_seconds": 1.0})
     assert window == []  # no share to judge: its length only
 
 
@@ -467,16 +467,16 @@ def test_sequential_rounds_read_the_members_of_open_pairs_first_and_fit_the_budg
     open_pairs = {(0, 1): 0.04, (2, 3): 0.021}
     counts = [10] * 6
     # Room for everything: the pairs' members only, never a point open on its own while a pair is.
-    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 6) == [0, 1, 2, 3]
+    assert measure._sequential_wanted(open_points, open_pairs, counts, 20, 6) == [0, 1, 2, 3]
     # Room for two reads: the pair nearest its target.
-    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 2) == [2, 3]
+    assert measure._sequential_wanted(open_points, open_pairs, counts, 20, 2) == [2, 3]
     # No room: nothing (the block stops on its budget).
-    assert measure.sequential_wanted(open_points, open_pairs, counts, 20, 1) == []
+    assert measure._sequential_wanted(open_points, open_pairs, counts, 20, 1) == []
     # A pair's member at its most repetitions is not read; the other member is.
-    assert measure.sequential_wanted(open_points, {(0, 1): 0.04}, [20, 10, 10, 10, 10, 10], 20, 6) == [1]
+    assert measure._sequential_wanted(open_points, {(0, 1): 0.04}, [20, 10, 10, 10, 10, 10], 20, 6) == [1]
     # Every open pair's members at their most: the points open on their own, nearest their target first.
-    assert measure.sequential_wanted(open_points, {(0, 1): inf}, [20, 20, 10, 10, 10, 10], 20, 1) == [5]
-    assert measure.sequential_wanted(open_points, {}, counts, 20, 6) == [0, 4, 5]
+    assert measure._sequential_wanted(open_points, {(0, 1): inf}, [20, 20, 10, 10, 10, 10], 20, 1) == [5]
+    assert measure._sequential_wanted(open_points, {}, counts, 20, 6) == [0, 4, 5]
 
 
 def test_sequential_status_gives_widths_and_never_looks_at_means():
@@ -485,24 +485,24 @@ def test_sequential_status_gives_widths_and_never_looks_at_means():
 
     tight = [1000 + (k % 2) for k in range(10)]
     wide = [1000 * (1 + 0.2 * ((-1) ** k)) for k in range(10)]
-    points, pairs = measure.sequential_status(
+    points, pairs = measure._sequential_status(
         [records(tight), records(wide), records(tight)], [(0, 2), (0, 1)], 0.02
     )
     assert set(points) == {1} and points[1] > 0.02
     assert set(pairs) == {(0, 1)}
     # Scaling a point's rates (its mean) changes no width.
     scaled = [records([2 * r for r in tight]), records(wide), records(tight)]
-    assert measure.sequential_status(scaled, [(0, 2), (0, 1)], 0.02)[1].keys() == pairs.keys()
+    assert measure._sequential_status(scaled, [(0, 2), (0, 1)], 0.02)[1].keys() == pairs.keys()
 
 
 def test_sequential_rounds_skip_intervals_the_most_repetitions_cannot_bring_to_the_target():
     # A ±2.5 % interval from 10 repetitions reaches ±2 % by 20 (t(19)/t(9) * sqrt(10/20) = 0.66); ±5 % does not.
-    assert measure.within_reach(0.025, 10, 20, 0.02)
-    assert not measure.within_reach(0.05, 10, 20, 0.02)
-    assert not measure.within_reach(0.025, 20, 20, 0.02)
-    assert measure.within_reach(float("inf"), 1, 20, 0.02)
+    assert measure._within_reach(0.025, 10, 20, 0.02)
+    assert not measure._within_reach(0.05, 10, 20, 0.02)
+    assert not measure._within_reach(0.025, 20, 20, 0.02)
+    assert measure._within_reach(float("inf"), 1, 20, 0.02)
     open_pairs = {(0, 1): 0.025, (2, 3): 0.08}
-    assert measure.sequential_wanted({}, open_pairs, [10] * 4, 20, 4, 0.02) == [0, 1]
+    assert measure._sequential_wanted({}, open_pairs, [10] * 4, 20, 4, 0.02) == [0, 1]
     # No open pair within reach: the points open on their own, if they are.
-    assert measure.sequential_wanted({4: 0.021}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == [4]
-    assert measure.sequential_wanted({4: 0.09}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == []
+    assert measure._sequential_wanted({4: 0.021}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == [4]
+    assert measure._sequential_wanted({4: 0.09}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == []

@@ -18,14 +18,14 @@ def test_the_parts_add_up_to_the_loop():
     assert p["decompression"] == pytest.approx(0.4) and p["deserialisation"] == pytest.approx(0.6)
     assert p["storage_transfer"] == pytest.approx(1.0)  # B / bandwidth: the bandwidth check is this part
     assert p["overlap"] == 0
-    assert p["predicted_loop_seconds"] == pytest.approx(sum(p[k] for k in (*model.PARTS, "overlap")))
+    assert p["predicted_loop_seconds"] == pytest.approx(sum(p[k] for k in (*model._PARTS, "overlap")))
     assert p["predicted_rate_hz"] == pytest.approx(1000 / 2.0)
 
 
 def test_each_fill_after_the_first_hides_one_read_ahead_window_and_no_more_than_the_cpu():
     window = 8 << 20
     p = model.predict(POINT, CPU, HDD, read_ahead_bytes=window)
-    assert model.cache_fills(POINT) == 10
+    assert model._cache_fills(POINT) == 10
     # 9 of the 10 fills come after work on the one before: nothing precedes the first
     assert -p["overlap"] == pytest.approx(9 * window / 150e6)
     busy = model.predict(
@@ -33,7 +33,7 @@ def test_each_fill_after_the_first_hides_one_read_ahead_window_and_no_more_than_
     )
     assert -busy["overlap"] == pytest.approx(0.1 * 999 / 1000)  # at most the CPU time there is
     no_cache = {**POINT, "cache_size": 0, "loop_read_calls": 7000}
-    assert model.cache_fills(no_cache) == 7000
+    assert model._cache_fills(no_cache) == 7000
     one_fill = model.predict({**POINT, "events_per_cluster": 1000}, CPU, HDD, window)
     assert one_fill["overlap"] == 0  # one cluster: read before any work, nothing left after it
 
@@ -215,11 +215,11 @@ def test_the_page_cache_fill_runs_beside_the_transfer_the_slower_of_the_two_sets
             assert 0 <= -p["overlap"] <= min(busy, p["storage_transfer"]) + 1e-12
             assert p["predicted_loop_seconds"] >= max(busy, p["storage_transfer"]) - 1e-12
     study, storage, warm, _ = _study()
-    assert model.page_cache_fill_seconds_per_byte(storage) == 0  # a table measured before the fill was
+    assert model._page_cache_fill_seconds_per_byte(storage) == 0  # a table measured before the fill was
     fill_row = {"storage_profile": "native", "pattern": "page-cache fill", "io_mode": "buffered",
                 "block_bytes": 1 << 20, "bandwidth_bps": 1.3e9, "fill_cpu_s_per_mb": 2e-3}  # fmt: skip
     storage = pd.concat([storage, pd.DataFrame([fill_row])], ignore_index=True)
-    assert model.page_cache_fill_seconds_per_byte(storage) == pytest.approx(2e-9)
+    assert model._page_cache_fill_seconds_per_byte(storage) == pytest.approx(2e-9)
     media, _ = model.media_from_storage(storage)
     assert media["hdd"].fill_seconds_per_byte == pytest.approx(2e-9)
     assert media["hdd"].bandwidth_bps == 150e6  # the fill's row is not the sequential one
@@ -269,7 +269,7 @@ def test_the_note_testbed_table_scales_the_cpu_by_the_reference_rating_and_puts_
     )  # 0.4 s over 1000 events, twice as slow
     assert zlib["note_rate_hz"] == 59.4 and zlib["note_size_relative"] == 1.0 and zlib["size_relative"] == 1.0
     assert zlib["predicted_rate_hz_low"] <= zlib["predicted_rate_hz"] <= zlib["predicted_rate_hz_high"]
-    assert model.note_ratio(table, "note_rate_hz") == pytest.approx(59.4 / 15.5)
+    assert model._note_ratio(table, "note_rate_hz") == pytest.approx(59.4 / 15.5)
     # the factor the note's ZLIB-5 rate needs: its 16.8 ms per event less the testbed's storage, over this host's
     # 1 ms of CPU per event (1.0 s of warm loop for 1000 events)
     storage_ms = zlib["testbed_storage_ms_per_event"]
@@ -292,7 +292,7 @@ def test_the_figures_draw_parts_and_media():
     model.draw_parts(predicted, "xaod")
     model.draw_parts(predicted, "truth3")  # none of its points: says so
     model.draw_media(predicted, model.media_points(study, storage, warm))
-    assert sorted(model.point_labels(predicted)) == ["lzma-5", "zlib-5"]
+    assert sorted(model._point_labels(predicted)) == ["lzma-5", "zlib-5"]
 
 
 # --- The model against baselines, and its frozen rules ----------------------------------------------------------
@@ -310,7 +310,7 @@ def _hand_made(rows):
             for i, (scan, profile, events, warm, transfer, loop, measured) in enumerate(rows)
         ]
     )  # fmt: skip
-    return model.with_baselines(table)
+    return model._with_baselines(table)
 
 
 def test_each_baseline_predicts_from_the_warm_read_and_the_transfer_alone():
@@ -332,7 +332,7 @@ def test_each_baseline_predicts_from_the_warm_read_and_the_transfer_alone():
         nothing_read["baseline_transfer_rate_hz"] != nothing_read["baseline_transfer_rate_hz"]
     )  # no time: no rate
     assert nothing_read["baseline_max_rate_error"] == pytest.approx(0.0)
-    assert model.with_baselines(pd.DataFrame()).empty
+    assert model._with_baselines(pd.DataFrame()).empty
 
 
 def test_the_baselines_table_judges_every_predictor_on_the_same_points_per_group():

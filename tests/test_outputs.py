@@ -94,9 +94,9 @@ def test_the_wildcard_patterns():
         "zlib-5_af100_split0_basket32000"
     )
     assert patterns["rep"].fullmatch("12") and not patterns["rep"].fullmatch("x")
-    assert outputs.formats_pattern(study, "source") == outputs.NOTHING
+    assert outputs.formats_pattern(study, "source") == outputs._NOTHING
     assert outputs.generated_formats_pattern(study) == "|".join(study["formats"])
     # The sentinel's file: its names escaped; none without a sentinel.
     fmt, file_id = outputs.sentinel_patterns(sentinel_point(study))
     assert re.fullmatch(fmt, "xaod") and re.fullmatch(file_id, "zlib-5_af100_split0_basket32000")
-    assert outputs.sentinel_patterns(None) == (outputs.NOTHING, outputs.NOTHING)
+    assert outputs.sentinel_patterns(None) == (outputs._NOTHING, outputs._NOTHING)

@@ -65,7 +65,7 @@ def test_eviction_waits_for_io_in_flight_before_it_tries_again(data_file, monkey
     monkeypatch.setattr(pagecache.time, "sleep", waits.append)
     _, state = pagecache.make_cold(data_file)
     assert state.resident_pages == 0 and len(tries) == 3
-    assert waits == list(pagecache.EVICTION_RETRY_WAITS_SECONDS)
+    assert waits == list(pagecache._EVICTION_RETRY_WAITS_SECONDS)
 
 
 def test_empty_file_has_no_pages(tmp_path):

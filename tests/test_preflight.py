@@ -34,7 +34,7 @@ def missing(study, tmp_path, *on_path, rules=None, env=None):
     where = fake_bin(tmp_path, *on_path, folder="bin-" + "-".join(on_path))
     empty = tmp_path / "python-bin"
     empty.mkdir(exist_ok=True)
-    tools = preflight.missing_tools(study, rules, path=str(where), python_bin=empty, env=env or {})
+    tools = preflight._missing_tools(study, rules, path=str(where), python_bin=empty, env=env or {})
     return [t.name for t in tools]
 
 
@@ -87,7 +87,7 @@ def test_the_monitor_and_toxiproxy_are_found_beside_the_running_python(default_s
     (venv_bin / "dool").write_text("#!/bin/sh\n")
     (venv_bin / "dool").chmod(0o755)
     where = fake_bin(tmp_path, "g++", "fio", "7z")
-    assert preflight.missing_tools(default_study, path=str(where), python_bin=venv_bin, env={}) == []
+    assert preflight._missing_tools(default_study, path=str(where), python_bin=venv_bin, env={}) == []
 
 
 def test_only_the_rules_about_to_run_need_their_programs(default_study, tmp_path):
@@ -157,11 +157,11 @@ def test_the_rules_named_exist_in_the_workflow():
         )
     )
     named = {
-        preflight.BUILD_RULE,
-        preflight.MEASURE_RULE,
-        preflight.STORAGE_PRIMITIVES_RULE,
-        preflight.REMOTE_PRIMITIVES_RULE,
-        preflight.CPU_REFERENCE_RULE,
+        preflight._BUILD_RULE,
+        preflight._MEASURE_RULE,
+        preflight._STORAGE_PRIMITIVES_RULE,
+        preflight._REMOTE_PRIMITIVES_RULE,
+        preflight._CPU_REFERENCE_RULE,
     }
     assert named <= rules, named - rules
 

@@ -6,7 +6,7 @@ import pytest
 from conftest import SHARED_DATA, require
 
 from rootparams.measure.generate import generate_file
-from rootparams.measure.measure import reader_args
+from rootparams.measure.measure import _reader_args
 from rootparams.study.grid import FilePoint
 from rootparams.tools.processes import ReaderServer, ToolError, run_tool
 
@@ -203,7 +203,7 @@ def test_the_fork_server_reads_with_rdataframe_and_implicit_mt_in_its_children(b
             "threads": 1,
         }
         harness = {
-            **reader_args(susy5["path"], 300, point),
+            **_reader_args(susy5["path"], 300, point),
             "reading-style": "rdataframe",
             "columns": ",".join(columns),
         }

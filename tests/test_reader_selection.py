@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rootparams.measure.generate import generate_file
-from rootparams.measure.measure import reader_args, reader_command, run_tool
+from rootparams.measure.measure import _reader_args, reader_command, run_tool
 from rootparams.study.grid import FilePoint
 from rootparams.tools.processes import ReaderServer, ToolError
 
@@ -273,7 +273,7 @@ def test_parallel_unzip_makes_the_cache_a_ttreecacheunzip(build, files, tmp_path
             "unzip": True,
         }
         served, _ = server.read(
-            reader_args(str(files[99]), EVENTS, read_point), "unzip", tmp_path / "child.log"
+            _reader_args(str(files[99]), EVENTS, read_point), "unzip", tmp_path / "child.log"
         )
     assert served["cache_class"] == "TTreeCacheUnzip" and served["reader_process"] == "fork"
     with pytest.raises(ToolError, match="--unzip 1 needs the TTreeCache"):

@@ -4,7 +4,7 @@ an RNTuple, read without the ATLAS dictionaries (/work/shared/data/README.md).""
 import pytest
 from conftest import SHARED_DATA, require
 
-from rootparams.measure.measure import reader_args, reader_command
+from rootparams.measure.measure import _reader_args, reader_command
 from rootparams.tools.processes import ReaderServer, ToolError, run_tool
 
 NANO = ("cms_nanoaod_2015_ttbar_200ev.root", "Events", "ttree")
@@ -119,7 +119,7 @@ def test_the_fork_server_reads_real_files(build, tmp_path):
         for which in (NANO, PHYSLITE):
             name, tree, container = which
             args = {
-                **reader_args(str(real(name)), 100, {**READ, "branches": "all", "container": container}),
+                **_reader_args(str(real(name)), 100, {**READ, "branches": "all", "container": container}),
                 "tree": tree,
             }
             forked, child = server.read(args, name, tmp_path / f"{name}.log")

@@ -117,15 +117,15 @@ def ratio(a, b):
 
 def test_equal_rates_holds_fails_or_cannot_tell_on_the_intervals():
     # 1 % apart at a spread of 1 %, n = 10: the interval of the ratio lies within ±5 %.
-    assert recommend.equal_rates(ratio(row(rate=101), row(rate=100))) == YES
+    assert recommend._equal_rates(ratio(row(rate=101), row(rate=100))) == YES
     # 15 % apart at 2 %: different.
-    assert recommend.equal_rates(ratio(row(rate=115, std=2.3), row(rate=100, std=2))) == NO
+    assert recommend._equal_rates(ratio(row(rate=115, std=2.3), row(rate=100, std=2))) == NO
     # 3 % apart at 8 %: the noise does not decide, whichever way.
     noisy = ratio(row(rate=103, std=8.24), row(rate=100, std=8))
-    assert recommend.equal_rates(noisy) == CANNOT_TELL
+    assert recommend._equal_rates(noisy) == CANNOT_TELL
     assert noisy.low < 1 < noisy.high and noisy.resolvable_margin > recommend.EQUAL_MARGIN
     # One repetition: no interval, nothing decided.
-    assert recommend.equal_rates(ratio(row(rate=100, std=math.nan, n=1), row(rate=100))) == CANNOT_TELL
+    assert recommend._equal_rates(ratio(row(rate=100, std=math.nan, n=1), row(rate=100))) == CANNOT_TELL
 
 
 def test_faster_needs_the_interval_to_exclude_one():
@@ -134,19 +134,19 @@ def test_faster_needs_the_interval_to_exclude_one():
     assert recommend.faster(ratio(row(rate=100.5), row(rate=100))) == NO  # equal within ±5 %: no gain
     assert recommend.faster(ratio(row(rate=103, std=8.24), row(rate=100, std=8))) == CANNOT_TELL
     # at least as fast: equal or faster holds, slower beyond the margin fails.
-    assert recommend.not_slower(ratio(row(rate=99), row(rate=100))) == YES
-    assert recommend.not_slower(ratio(row(rate=80), row(rate=100))) == NO
-    assert recommend.not_slower(ratio(row(rate=97, std=8), row(rate=100, std=8))) == CANNOT_TELL
+    assert recommend._not_slower(ratio(row(rate=99), row(rate=100))) == YES
+    assert recommend._not_slower(ratio(row(rate=80), row(rate=100))) == NO
+    assert recommend._not_slower(ratio(row(rate=97, std=8), row(rate=100, std=8))) == CANNOT_TELL
 
 
 def test_a_gain_of_at_least_a_factor_is_judged_on_the_whole_interval():
     def r(low, high):
         return Ratio(math.sqrt(low * high), low, high, 10, True)
 
-    assert recommend.at_least(r(2.1, 2.6), 2) == YES and recommend.below(r(2.1, 2.6), 2) == NO
-    assert recommend.at_least(r(1.2, 1.9), 2) == NO and recommend.below(r(1.2, 1.9), 2) == YES
-    assert recommend.at_least(r(1.8, 2.3), 2) == CANNOT_TELL == recommend.below(r(1.8, 2.3), 2)
-    assert recommend.at_least(Ratio(2.5, math.nan, math.nan, 1, False), 2) == CANNOT_TELL
+    assert recommend._at_least(r(2.1, 2.6), 2) == YES and recommend.below(r(2.1, 2.6), 2) == NO
+    assert recommend._at_least(r(1.2, 1.9), 2) == NO and recommend.below(r(1.2, 1.9), 2) == YES
+    assert recommend._at_least(r(1.8, 2.3), 2) == CANNOT_TELL == recommend.below(r(1.8, 2.3), 2)
+    assert recommend._at_least(Ratio(2.5, math.nan, math.nan, 1, False), 2) == CANNOT_TELL
 
 
 def test_a_topic_that_cannot_tell_never_counts_as_agreeing():

@@ -23,7 +23,7 @@ import pytest
 from conftest import REPO, require
 
 from rootparams.host import remote, storage
-from rootparams.host.remote import LatencyProxy, RemoteEndpointError, XRootDServer, remote_endpoint
+from rootparams.host.remote import RemoteEndpointError, XRootDServer, _LatencyProxy, remote_endpoint
 from rootparams.host.storage import StorageProfile
 
 INSTALL = "run tools/install-remote as root"
@@ -140,7 +140,7 @@ def test_start_and_stop_leave_no_process(tools, export_dir, tmp_path):
     assert processes_on(ports) == []
     assert not remote._accepts(endpoint.server.port)
     assert described["xrootd_version"].startswith("v5.")
-    assert described["toxiproxy_version"] == remote.TOXIPROXY_VERSION
+    assert described["toxiproxy_version"] == remote._TOXIPROXY_VERSION
     assert (described["remote_rtt_ms_applied"], described["remote_bandwidth_bps_applied"]) == (2, 50_000_000)
     endpoint.server.stop()  # idempotent
     endpoint.proxy.stop()
@@ -179,7 +179,7 @@ def test_server_and_proxy_die_with_a_killed_job(tools, export_dir, tmp_path):
         job.wait()
     assert wait_gone(started["pids"]) == []
     assert processes_on(set(started["ports"])) == []
-    stale = list(Path(tempfile.gettempdir()).glob(f"{remote.RUN_DIR_PREFIX}{job.pid}-*"))
+    stale = list(Path(tempfile.gettempdir()).glob(f"{remote._RUN_DIR_PREFIX}{job.pid}-*"))
     assert len(stale) == 1  # the killed job could not remove its server's directory: the next server does
     with XRootDServer(export_dir, tmp_path):
         assert not stale[0].exists()
@@ -192,7 +192,7 @@ def test_served_bytes_are_identical_direct_and_through_the_proxy(tools, export_d
     files = [write_file(export_dir / "random.bin", 3_000_000), write_root_file(export_dir / "hist.root")]
     with (
         XRootDServer(export_dir, tmp_path) as server,
-        LatencyProxy(
+        _LatencyProxy(
             server.port, StorageProfile("test", rtt_ms=2.0, bandwidth_bps=50_000_000), tmp_path
         ) as proxy,
     ):
@@ -238,7 +238,7 @@ def test_the_proxy_adds_the_round_trip_time(tools, export_dir, tmp_path):
     path = write_root_file(export_dir / "hist.root")
     with (
         XRootDServer(export_dir, tmp_path) as server,
-        LatencyProxy(server.port, StorageProfile("rtt50", rtt_ms=50.0), tmp_path) as proxy,
+        _LatencyProxy(server.port, StorageProfile("rtt50", rtt_ms=50.0), tmp_path) as proxy,
     ):
         assert proxy.rtt_ms_applied == 50
         direct, delayed = (
@@ -255,7 +255,7 @@ def test_lan_profile_is_the_proxy_hop_and_its_bandwidth(tools, export_dir, tmp_p
     through the proxy). How much the hop adds is a timed comparison, printed by benchmarks/timed_checks.py
     (remote-hop); here, that the reads go through the proxy to the same file."""
     lan = storage.PROFILES["xrootd-lan"]
-    assert [t["type"] for t in remote.toxics_for(lan)] == ["bandwidth"]
+    assert [t["type"] for t in remote._toxics_for(lan)] == ["bandwidth"]
     path = write_root_file(export_dir / "hist.root")
     with remote_endpoint(lan, export_dir, tmp_path) as endpoint:
         assert endpoint.describe()["remote_rtt_ms_applied"] == 0
@@ -286,7 +286,7 @@ def test_toxics_split_the_rtt_in_whole_milliseconds():
     def latencies(rtt):
         return [
             (t["stream"], t["attributes"]["latency"])
-            for t in remote.toxics_for(StorageProfile("x", rtt_ms=rtt))
+            for t in remote._toxics_for(StorageProfile("x", rtt_ms=rtt))
         ]
 
     assert latencies(20.0) == [("upstream", 10), ("downstream", 10)]
@@ -349,4 +349,4 @@ def test_missing_tools_name_the_install_command(tmp_path, monkeypatch):
     with pytest.raises(remote.RemoteToolError, match=r"ROOTPARAMS_TOXIPROXY=.* is not an executable file"):
         remote.find_toxiproxy()
     with pytest.raises(remote.RemoteToolError, match="apt-get install -y xrootd-server xrootd-client"):
-        remote.find_xrootd()
+        remote._find_xrootd()

@@ -49,19 +49,19 @@ def test_only_the_remote_profiles_of_the_study_are_measured_and_the_default_stud
 
 
 def test_reads_are_spread_over_the_file_without_sharing_a_page():
-    offsets = remote_primitives.spread_offsets(128 * MIB, 200, KIB)
+    offsets = remote_primitives._spread_offsets(128 * MIB, 200, KIB)
     assert len(set(offsets)) == 200 and offsets[0] == 0 and offsets[-1] + KIB <= 128 * MIB
     assert min(np.diff(offsets)) >= 600 * KIB  # far beyond a page and the kernel's first read-ahead window
-    shifted = remote_primitives.spread_offsets(128 * MIB, 64, 16 * KIB, shift=64 * KIB)
+    shifted = remote_primitives._spread_offsets(128 * MIB, 64, 16 * KIB, shift=64 * KIB)
     assert shifted[0] == 64 * KIB and shifted[-1] + 16 * KIB <= 128 * MIB
     with pytest.raises(remote_primitives.RemoteBenchError, match="too small"):
-        remote_primitives.spread_offsets(MIB, 200, 16 * KIB)
-    plan = remote_primitives.probe_plan("root://h//f?remote=1&filetype=raw", "/f", 128 * MIB)
-    assert len(plan["round_trip"]["offsets"]) == remote_primitives.ROUND_TRIP_READS
+        remote_primitives._spread_offsets(MIB, 200, 16 * KIB)
+    plan = remote_primitives._probe_plan("root://h//f?remote=1&filetype=raw", "/f", 128 * MIB)
+    assert len(plan["round_trip"]["offsets"]) == remote_primitives._ROUND_TRIP_READS
     assert plan["transfer"] == {"bytes": 64 * MIB, "offsets": [0, 32 * MIB, 64 * MIB]}
-    assert len(plan["vector"]["positions"]) == remote_primitives.VECTOR_REPETITIONS
+    assert len(plan["vector"]["positions"]) == remote_primitives._VECTOR_REPETITIONS
     with pytest.raises(remote_primitives.RemoteBenchError, match="larger than the scratch file"):
-        remote_primitives.probe_plan("u", None, 32 * MIB)
+        remote_primitives._probe_plan("u", None, 32 * MIB)
 
 
 def _result(rtt=0.0211, bandwidth=94e6, spread=0.0002, transfer_bytes=64 * MIB, seed=1):
@@ -88,7 +88,7 @@ def _result(rtt=0.0211, bandwidth=94e6, spread=0.0002, transfer_bytes=64 * MIB, 
 
 def test_a_probe_becomes_a_round_trip_a_bandwidth_and_the_model_s_latency():
     described = {"remote_rtt_ms_applied": 20, "remote_bandwidth_bps_applied": 100_000_000}
-    row = remote_primitives.summarize_probe("h", WAN, _result(), described)
+    row = remote_primitives._summarize_probe("h", WAN, _result(), described)
     assert row["round_trip_n"] == 200 and row["transfer_n"] == 3 and row["vector_n"] == 10
     # the mean round trip: rtt, the 1 kB's transfer and half the spread
     assert row["round_trip_s_mean"] == pytest.approx(0.0211 + KIB / 94e6 + 0.0001, rel=0.02)
@@ -107,7 +107,7 @@ def test_a_probe_becomes_a_round_trip_a_bandwidth_and_the_model_s_latency():
     assert row["rtt_minus_nominal_s"] == pytest.approx(row["round_trip_s_median"] - 0.02)
     assert row["cold"] and row["resident_share"] == 0
     # pages the eviction could not drop are counted, and the row is not called cold
-    warmish = remote_primitives.summarize_probe(
+    warmish = remote_primitives._summarize_probe(
         "h", WAN, {**_result(), "resident_pages": 512, "requested_pages": 51912}, described
     )
     assert not warmish["cold"] and warmish["resident_share"] == pytest.approx(512 / 51912)
@@ -116,26 +116,26 @@ def test_a_probe_becomes_a_round_trip_a_bandwidth_and_the_model_s_latency():
 def test_the_check_against_the_nominal_figures():
     applied = {"remote_rtt_ms_applied": 20, "remote_bandwidth_bps_applied": 100_000_000}
     # shorter than the delay applied: the proxy delays nothing
-    short = remote_primitives.summarize_probe("h", WAN, _result(rtt=0.0005), applied)
+    short = remote_primitives._summarize_probe("h", WAN, _result(rtt=0.0005), applied)
     assert (
         short["nominal_check"] == "fail" and "shorter than the 20 ms delay" in short["nominal_check_detail"]
     )
     # far beyond the allowance for the proxy's hop, the server's read and the timers
-    slow = remote_primitives.summarize_probe("h", WAN, _result(rtt=0.0251), applied)
+    slow = remote_primitives._summarize_probe("h", WAN, _result(rtt=0.0251), applied)
     assert slow["nominal_check"] == "fail" and "from the nominal 20 ms" in slow["nominal_check_detail"]
     # a bandwidth 15 % under its limit
-    narrow = remote_primitives.summarize_probe("h", WAN, _result(bandwidth=85e6), applied)
+    narrow = remote_primitives._summarize_probe("h", WAN, _result(bandwidth=85e6), applied)
     assert (
         narrow["nominal_check"] == "fail"
         and "-15 % from the limit 100 MB/s" in narrow["nominal_check_detail"]
     )
     # xrootd-lan: 0.2 ms nominal, no delay applied (whole milliseconds): the proxy's hop is what is measured
-    lan = remote_primitives.summarize_probe(
+    lan = remote_primitives._summarize_probe(
         "h", LAN, _result(rtt=0.0003, bandwidth=120e6), {"remote_rtt_ms_applied": 0}
     )
     assert lan["nominal_check"] == "pass", lan["nominal_check_detail"]
     # a profile without a bandwidth limit is not checked on it, and says what it measured
-    far = remote_primitives.summarize_probe(
+    far = remote_primitives._summarize_probe(
         "h",
         storage.PROFILES["xrootd-far"],
         _result(rtt=0.1015, bandwidth=650e6),
@@ -144,17 +144,17 @@ def test_the_check_against_the_nominal_figures():
     assert far["nominal_check"] == "pass" and "no limit" in far["nominal_check_detail"]
     # a user's endpoint has no nominal figures
     site = storage.StorageProfile("site", remote_url="root://x//y/", copy=True)
-    mine = remote_primitives.summarize_probe("h", site, _result(), {})
+    mine = remote_primitives._summarize_probe("h", site, _result(), {})
     assert mine["nominal_check"] == "" and math.isnan(mine["nominal_rtt_s"])
 
 
 def test_the_tables_keep_every_request_and_say_why_a_profile_was_not_measured(tmp_path):
     described = {"remote_rtt_ms_applied": 20, "remote_bandwidth_bps_applied": 100_000_000}
     rows = [
-        remote_primitives.summarize_probe("h", WAN, _result(), described),
+        remote_primitives._summarize_probe("h", WAN, _result(), described),
         remote_primitives.not_measured("h", LAN, "toxiproxy-server is not installed"),
     ]
-    requests = remote_primitives.request_records("h", WAN, _result())
+    requests = remote_primitives._request_records("h", WAN, _result())
     assert len(requests) == 200 + 3 + 10
     assert {r["kind"] for r in requests} == {"round_trip", "transfer", "vector_read"}
     table = remote_primitives.write_tables(rows, requests, tmp_path / "remote.csv", tmp_path / "requests.csv")
@@ -166,15 +166,15 @@ def test_the_tables_keep_every_request_and_say_why_a_profile_was_not_measured(tm
     lines = remote_primitives.describe(back)
     assert "not measured (toxiproxy-server" in lines[0] and "round trip 21." in lines[1]
     # the model builds a medium of the measured profile only
-    media = model.media_from_remote(back)
+    media = model._media_from_remote(back)
     assert list(media) == ["xrootd-wan"]
 
 
 def test_a_remote_medium_is_measured_pays_a_round_trip_per_request_and_reads_nothing_ahead():
     table = pd.DataFrame(
-        [remote_primitives.summarize_probe("h", WAN, _result(), {"remote_rtt_ms_applied": 20})]
+        [remote_primitives._summarize_probe("h", WAN, _result(), {"remote_rtt_ms_applied": 20})]
     )
-    wan = model.media_from_remote(table)["xrootd-wan"]
+    wan = model._media_from_remote(table)["xrootd-wan"]
     assert wan.measured and wan.requests_per == "round_trip" and not wan.read_ahead
     assert wan.bandwidth_bps == pytest.approx(94e6, rel=1e-3) and wan.request_seconds == pytest.approx(
         table["request_seconds"].iloc[0]
@@ -194,7 +194,7 @@ def test_a_remote_medium_is_measured_pays_a_round_trip_per_request_and_reads_not
     # RNTuple counts the byte ranges of its vector reads as read calls: one request per cluster loaded
     rntuple = model.predict({**point, "container": "rntuple"}, cpu, wan)
     assert rntuple["storage_requests"] == pytest.approx(3 * wan.request_seconds)
-    assert model.media_from_remote(None) == {} and model.media_from_remote(pd.DataFrame()) == {}
+    assert model._media_from_remote(None) == {} and model._media_from_remote(pd.DataFrame()) == {}
 
 
 def test_points_on_a_remote_profile_are_predicted_and_judged_per_profile():
@@ -204,7 +204,7 @@ def test_points_on_a_remote_profile_are_predicted_and_judged_per_profile():
     without = model.predicted_points(points, storage_table, warm)
     assert list(without["storage_profile"]) == ["hdd"]  # no remote primitives: the remote point is left out
     remote = pd.DataFrame(
-        [remote_primitives.summarize_probe("h", WAN, _result(), {"remote_rtt_ms_applied": 20})]
+        [remote_primitives._summarize_probe("h", WAN, _result(), {"remote_rtt_ms_applied": 20})]
     )
     predicted = model.predicted_points(points, storage_table, warm, remote)
     assert list(predicted["storage_profile"]) == ["hdd", "xrootd-wan"]
@@ -249,7 +249,7 @@ def test_the_round_trip_through_the_wan_profile_is_its_20_ms(data_dir, tmp_path)
     assert row["file_class"] == "TNetXNGFile" and row["resident_share"] < 0.05
     assert row["round_trip_n"] == 50 and len(requests) == 50 + 3 + 3
     median = row["round_trip_s_median"]
-    assert 0.020 <= median <= 0.020 + remote_primitives.ROUND_TRIP_ALLOWANCE_S, row
+    assert 0.020 <= median <= 0.020 + remote_primitives._ROUND_TRIP_ALLOWANCE_S, row
     # The bandwidth can only be below the limit (within the check's tolerance). How close it comes depends on the
     # host's load: toxiproxy paces each 32 kB chunk with a Go timer (development VM: 93-95 MB/s idle, 84-88 MB/s
     # while other jobs compiled on both cores), so the test does not ask for the nominal 100 MB/s.

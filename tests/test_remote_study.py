@@ -26,7 +26,7 @@ BROKEN_PROXY_SAYS = "listen tcp 127.0.0.1: bind: address already in use"
 
 def tools_available() -> bool:
     try:
-        remote.find_xrootd(), remote.find_toxiproxy()
+        remote._find_xrootd(), remote.find_toxiproxy()
     except remote.RemoteToolError:
         return False
     return True

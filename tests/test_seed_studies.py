@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import REPO, run_study
 
-from rootparams.present.figures import SEED_FIGURES
+from rootparams.present.figures import _SEED_FIGURES
 from rootparams.tools import paths
 
 TINY_SEEDS = str(REPO / "tests" / "configs" / "tiny_seeds.yaml")
@@ -21,7 +21,7 @@ def seeds_run(tmp_path_factory, build):
         paths.REPETITIONS_TABLE,
         paths.POINTS_TABLE,
         paths.RECOMMENDATIONS,
-        *(paths.figure(name, ext) for name in SEED_FIGURES for ext in ("png", "pdf")),
+        *(paths.figure(name, ext) for name in _SEED_FIGURES for ext in ("png", "pdf")),
     )
     return run_study(tmp_path_factory, build, TINY_SEEDS, "seeds", targets)
 
@@ -69,7 +69,7 @@ def test_access_patterns_use_fewer_bytes_branch_wise(seeds_run):
 
 
 def test_every_seed_figure_is_a_real_png_and_pdf(seeds_run):
-    for name in SEED_FIGURES:
+    for name in _SEED_FIGURES:
         png = (seeds_run / paths.figure(name, "png")).read_bytes()
         pdf = (seeds_run / paths.figure(name, "pdf")).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000, name

@@ -87,7 +87,7 @@ def io_on_cgroup_v2():
                 "else, still hold it: a host that has not used blkio since boot is needed), so the io "
                 "controller cannot move to cgroup v2 on this machine"
             )
-        assert storage.io_controller() == storage.Controller(2, unified)
+        assert storage._io_controller() == storage.Controller(2, unified)
         yield
     finally:
         with contextlib.suppress(OSError):
@@ -101,7 +101,7 @@ def io_on_cgroup_v2():
             ):
                 break
             time.sleep(0.1)
-        assert storage.io_controller() == storage.Controller(1, storage.BLKIO)
+        assert storage._io_controller() == storage.Controller(1, storage.BLKIO)
 
 
 @pytest.fixture(params=[1, 2], ids=["cgroup-v1-blkio", "cgroup-v2-io.max"])
@@ -109,10 +109,10 @@ def controller(request, tmp_path):
     require(os.geteuid() == 0, "throttling needs root (CI runs as root)")
     require(storage.BLKIO.joinpath("blkio.throttle.read_bps_device").exists(), "cgroup v1 blkio is needed")
     if request.param == 1:
-        yield storage.io_controller()
+        yield storage._io_controller()
     else:
         with io_on_cgroup_v2():
-            yield storage.io_controller()
+            yield storage._io_controller()
 
 
 def test_cgroup_v2_groups_write_io_max_and_read_io_stat(tmp_path, monkeypatch):
@@ -127,7 +127,7 @@ def test_cgroup_v2_groups_write_io_max_and_read_io_stat(tmp_path, monkeypatch):
     mounts.write_text(f"cgroup2 {root} cgroup2 rw,relatime 0 0\n")
     monkeypatch.setattr(storage, "BLKIO", tmp_path / "no-blkio")
     monkeypatch.setattr(storage, "MOUNTS", mounts)
-    assert storage.io_controller() == storage.Controller(2, root)
+    assert storage._io_controller() == storage.Controller(2, root)
     profile = storage.StorageProfile("hdd_seek", read_bps=150_000_000, read_iops=50)
     group = storage.IoGroup(profile, tmp_path, tag="t")
     assert (root / "cgroup.subtree_control").read_text().strip() == "+io"
@@ -179,7 +179,7 @@ def test_a_native_group_counts_requests_without_throttling(tmp_path, controller)
             # group on that device was throttled once since boot (then every group counts).
             assert (group.dir / "blkio.throttle.read_bps_device").read_text().split() == [
                 group.device,
-                str(storage.UNREACHABLE_BYTES_PER_SECOND),
+                str(storage._UNREACHABLE_BYTES_PER_SECOND),
             ]
         else:
             assert group.device not in group.dir.joinpath("io.max").read_text()

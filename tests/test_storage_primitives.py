@@ -23,7 +23,7 @@ FIO_REPORT = REPO / "tests" / "data" / "fio-randread-4k.json"
 
 
 def test_a_real_fio_report_is_read_in_seconds_and_bytes():
-    result = storage_primitives.parse_fio_json(FIO_REPORT.read_text(), source=str(FIO_REPORT))
+    result = storage_primitives._parse_fio_json(FIO_REPORT.read_text(), source=str(FIO_REPORT))
     assert result.job_name == "random-buffered-4096"
     assert result.fio_version == "fio-3.33"
     assert (result.io_bytes, result.total_ios, result.runtime_s) == (19001344, 4639, 0.301)
@@ -41,21 +41,21 @@ def test_what_is_not_one_job_s_report_is_refused_with_its_source():
     with pytest.raises(
         StorageBenchError, match=r"out\.json is not fio's JSON .* starts with 'fio: some warning"
     ):
-        storage_primitives.parse_fio_json("fio: some warning\n{}", source="out.json")
+        storage_primitives._parse_fio_json("fio: some warning\n{}", source="out.json")
     with pytest.raises(StorageBenchError, match=r"r\.json holds 2 jobs under 'jobs'; .* exactly one"):
-        storage_primitives.parse_fio_json({**report, "jobs": report["jobs"] * 2}, source="r.json")
+        storage_primitives._parse_fio_json({**report, "jobs": report["jobs"] * 2}, source="r.json")
     failed = {**report, "jobs": [{**report["jobs"][0], "error": 5}]}
     with pytest.raises(
         StorageBenchError, match=r"r\.json: fio's job 'random-buffered-4096' ended with error 5"
     ):
-        storage_primitives.parse_fio_json(failed, source="r.json")
+        storage_primitives._parse_fio_json(failed, source="r.json")
     idle = {**report, "jobs": [{**report["jobs"][0], "read": {**report["jobs"][0]["read"], "total_ios": 0}}]}
     with pytest.raises(StorageBenchError, match="completed no read"):
-        storage_primitives.parse_fio_json(idle, source="r.json")
+        storage_primitives._parse_fio_json(idle, source="r.json")
 
 
 def test_the_command_reads_as_root_does(tmp_path):
-    random4k = storage_primitives.fio_command(
+    random4k = storage_primitives._fio_command(
         "fio", FioJob("random", 4096, "buffered"), tmp_path / "f", 1 << 30, 1.5, tmp_path / "o.json"
     )
     assert random4k[0] == "fio"
@@ -78,7 +78,7 @@ def test_the_command_reads_as_root_does(tmp_path):
     ):
         assert option in random4k, option
     assert "--time_based" not in random4k  # a time-based run would read the file again, from the page cache
-    direct = storage_primitives.fio_command(
+    direct = storage_primitives._fio_command(
         "fio", FioJob("sequential", MIB, "direct"), "f", 1 << 30, 1.5, "o.json"
     )
     assert {"--rw=read", f"--bs={MIB}", "--direct=1"} <= set(direct)
@@ -100,8 +100,8 @@ def test_a_study_that_sets_nothing_measures_as_many_runs_as_storagebench_s_defau
     measurement = load_study_config({})["measurement"]
     assert measurement["storage_primitives"] == {
         "repetitions": storage_primitives.REPETITIONS,
-        "runtime_seconds": storage_primitives.RUNTIME_SECONDS,
-        "fill_runs": storage_primitives.FILL_RUNS_PER_ROUND,
+        "runtime_seconds": storage_primitives._RUNTIME_SECONDS,
+        "fill_runs": storage_primitives._FILL_RUNS_PER_ROUND,
         "scratch_mib": storage_primitives.SCRATCH_BYTES // MIB,
     }
     # And it is no setting of a point's read: records kept before it existed, or under other values, are reused.
@@ -113,7 +113,7 @@ def test_a_study_that_sets_nothing_measures_as_many_runs_as_storagebench_s_defau
 
 def test_fio_missing_says_how_to_install_it():
     with pytest.raises(StorageBenchError, match=r"fio is not installed: 'no-such-fio' .*apt-get install fio"):
-        storage_primitives.find_fio("no-such-fio")
+        storage_primitives._find_fio("no-such-fio")
 
 
 def test_the_profiles_measured_are_native_and_the_study_s_local_ones():
@@ -211,7 +211,7 @@ def _fill_run(rep, per_mb):
         "fill_cpu_s_per_mb": per_mb,
     }
     base = _run("native", SEQ, rep, 1.4e9)
-    device = storage_primitives.Device(*(base[c] for c in storage_primitives.DEVICE_COLUMNS))
+    device = storage_primitives.Device(*(base[c] for c in storage_primitives._DEVICE_COLUMNS))
     record = storage_primitives._fill_record("h", device, rep, 6, 0.0, fill, 1 << 30)
     return record | {"free_page_reporting": "absent", "fio_version": "fio-3.33"}
 
@@ -296,7 +296,7 @@ def test_a_study_s_storage_primitives_have_every_run_and_leave_nothing_behind(fu
     assert native["rotational"] in (0, 1)
     assert not list((full_run / "data").rglob("storage-scratch*"))  # the scratch file is gone
     # And the groups: none of a job that is gone (later jobs of the study remove such groups too).
-    controller = storage.io_controller()
+    controller = storage._io_controller()
     left = [
         g
         for g in (controller.root.glob("rootparams-*-primitives-*") if controller else [])

@@ -88,7 +88,7 @@ def test_the_plan_samples_every_branch_of_a_kind_at_the_same_share():
         shares["JetsAuxDyn.pt"] == shares["JetsAuxDyn.eta"] == pytest.approx(0.5)
     )  # 2000 of the kind's 4000
     assert shares["JetsAuxDyn.links"] == 1.0  # a kind smaller than the budget is taken whole
-    assert unzipkinds.plan_text(plan).splitlines()[0] == f"0\tJetsAuxDyn.pt\t{DENSE}\t0.5"
+    assert unzipkinds._plan_text(plan).splitlines()[0] == f"0\tJetsAuxDyn.pt\t{DENSE}\t0.5"
 
 
 def test_the_summary_per_kind_and_setting():

@@ -99,8 +99,8 @@ def test_the_setting_keys_are_the_schemas():
 
 
 def test_every_per_algorithm_table_covers_every_algorithm():
-    assert set(footprint.SIZE_FACTOR) == set(ALGORITHMS)
-    assert set(footprint.LEVEL_SLOPE) == set(COMPRESSING_ALGORITHMS)
+    assert set(footprint._SIZE_FACTOR) == set(ALGORITHMS)
+    assert set(footprint._LEVEL_SLOPE) == set(COMPRESSING_ALGORITHMS)
     assert set(labels.ALGORITHM_LABELS) == set(ALGORITHMS)
     assert list(storage.PROFILES) == labels.STORAGE_ORDER
 

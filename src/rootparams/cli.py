@@ -26,7 +26,7 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 # Every Snakemake start loads every installed executor plugin; the HTCondor bindings then warn that HTCondor is
 # not configured, also on machines that never use it. The warning is kept where the HTCondor profile is asked for.
 # (htcondor2, which the plugin imports, and the older htcondor say it in other words.)
-CONDOR_WARNING = ",".join(
+_CONDOR_WARNING = ",".join(
     f"ignore:{start}:UserWarning"
     for start in (
         "The environment variable CONDOR_CONFIG is unset",
@@ -37,7 +37,7 @@ CONDOR_WARNING = ",".join(
 
 COMMANDS = ("study", "advise", "inspect", "calibrate", "hosts", "recompress")
 # The commands that are a module's main(argv, prog), by module.
-TOOLS = {
+_TOOLS = {
     "advise": "commands.advise",
     "inspect": "ownfile.inspection",
     "calibrate": "ownfile.calibrate",
@@ -46,12 +46,12 @@ TOOLS = {
 }
 
 
-def snakemake_env(args: list[str]) -> dict[str, str]:
+def _snakemake_env(args: list[str]) -> dict[str, str]:
     """The environment of a Snakemake run: the HTCondor bindings' warning filtered out unless ``args`` use the
     HTCondor profile or executor."""
     env = dict(os.environ)
     if not any("htcondor" in a for a in args):
-        env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), CONDOR_WARNING) if w)
+        env["PYTHONWARNINGS"] = ",".join(w for w in (env.get("PYTHONWARNINGS"), _CONDOR_WARNING) if w)
     return env
 
 
@@ -78,7 +78,7 @@ def study(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    env = snakemake_env(argv)
+    env = _snakemake_env(argv)
     run = [sys.executable, "-m", "snakemake", "-s", str(snakefile)]
     code = subprocess.run([*run, "--cores", "4", *argv], cwd=CHECKOUT, env=env).returncode
     if code != 0 or any(a in ("-n", "--dry-run", "--dryrun") for a in argv):
@@ -126,10 +126,10 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = argv[0], argv[1:]
     if command == "study":
         return study(rest)
-    if command in TOOLS:
+    if command in _TOOLS:
         # The command's module only: `rootparams inspect` does not pay for matplotlib, nor --help for anything.
-        tool = importlib.import_module(f"rootparams.{TOOLS[command]}")
-        extra = {"env": snakemake_env(rest)} if command == "advise" else {}
+        tool = importlib.import_module(f"rootparams.{_TOOLS[command]}")
+        extra = {"env": _snakemake_env(rest)} if command == "advise" else {}
         try:
             return tool.main(rest, prog=f"rootparams {command}", **extra) or 0
         except BrokenPipeError:  # the reader stopped early (| head): not an error, and no traceback

@@ -67,34 +67,34 @@ from rootparams.vocabulary import PAPER_READ_DEFAULTS, RNTUPLE, TTREE, Compressi
 # Where the workflow lives: beside the package in the checkout it was installed from (pip install -e .).
 CHECKOUT = Path(__file__).resolve().parents[3]
 
-DEFAULT_BUDGET = "20m"
-QUICK_BUDGET = "3m"
+_DEFAULT_BUDGET = "20m"
+_QUICK_BUDGET = "3m"
 # How the user names the TTree or RNTuple of a file with several (errors say it).
-TREE_OPTION = "--tree NAME"
+_TREE_OPTION = "--tree NAME"
 # A tiled file is made long enough that its fastest setting's timed loop lasts about this long (the study's valid
 # window is at least 1 s: measurement.min_window_seconds); --quick aims lower.
-TARGET_LOOP_SECONDS = 1.4
-QUICK_TARGET_LOOP_SECONDS = 1.2
+_TARGET_LOOP_SECONDS = 1.4
+_QUICK_TARGET_LOOP_SECONDS = 1.2
 # The pace probe: the file recompressed at LZ4-1 (usually the fastest to read) with this many compressed bytes,
 # read warm twice; the faster read sets the seconds per copy.
-PROBE_SETTING = 401
-PROBE_BYTES = 30_000_000
+_PROBE_SETTING = 401
+_PROBE_BYTES = 30_000_000
 # Without a probe (a dry run, or no tools yet): tile to these bytes (config's tile: auto rule), and assume this read
 # pace for the estimate.
 TILE_TARGET_BYTES, TILE_TARGET_UNCOMPRESSED_BYTES = 150_000_000, 600_000_000
-ASSUMED_READ_BYTES_PER_SECOND = (
+_ASSUMED_READ_BYTES_PER_SECOND = (
     150e6  # compressed bytes per second at the file's own setting, for the estimate
 )
 # A tiled file (and each of its recompressions) stays below this size.
-MAX_TILED_BYTES = min(1_200_000_000, MAX_OUTPUT_BYTES)
-CLONE_MAX_EVENTS = 2_000_000
+_MAX_TILED_BYTES = min(1_200_000_000, MAX_OUTPUT_BYTES)
+_CLONE_MAX_EVENTS = 2_000_000
 # A file read longer than this as it is needs no tiling (and no probe).
-LONG_ENOUGH_BYTES = 1_000_000_000
+_LONG_ENOUGH_BYTES = 1_000_000_000
 
 # For the plan's estimate only (the progress line corrects it with the run's own pace).
 # Compression speed in MB/s of uncompressed data (a 2-core virtual machine, benchmarks/compressor_speed.py's order of
 # magnitude): what recompressing one copy costs.
-COMPRESS_MB_PER_S = {
+_COMPRESS_MB_PER_S = {
     ("lz4", 1): 400, ("lz4", 5): 60, ("lz4", 9): 30,
     ("zlib", 1): 60, ("zlib", 5): 35, ("zlib", 9): 8,
     ("zstd", 1): 300, ("zstd", 5): 80, ("zstd", 9): 40,
@@ -103,7 +103,7 @@ COMPRESS_MB_PER_S = {
 }  # fmt: skip
 # ROOT's own writing of a clone's files (recipe generation included), uncompressed MB/s, as the default study measured
 # (results/tables/files.csv, write_mb_per_s_uncompressed).
-WRITE_MB_PER_S = {
+_WRITE_MB_PER_S = {
     ("lz4", 1): 86, ("lz4", 5): 40, ("lz4", 9): 21,
     ("zlib", 1): 35, ("zlib", 5): 27, ("zlib", 9): 5,
     ("zstd", 1): 69, ("zstd", 5): 27, ("zstd", 9): 4,
@@ -114,47 +114,47 @@ WRITE_MB_PER_S = {
 # VM (the PHYSLITE sample tiled: ZLIB-5 150, ZSTD-5 170, LZMA-5 130; a flat dimuon ntuple: ZLIB-5 210, LZMA-5 48;
 # ZSTD pays a context per basket, which small baskets feel): a read at another algorithm than the probe's LZ4 takes
 # longer by the uncompressed bytes it decompresses (the probe's, for the study's branch selection) over these.
-UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 250.0, "zlib": 180.0, "lzma": 80.0, "none": 1e9}
+_UNZIP_MB_PER_S = {"lz4": 1500.0, "zstd": 250.0, "zlib": 180.0, "lzma": 80.0, "none": 1e9}
 # A calibrated clone's files are each generated from its recipe (the same events every time), at a cost per
 # top-level branch and event that depends on the layout (a 2-core virtual machine, benchmarks/clone_generation.py,
 # 1000 events: the PHYSLITE sample's clone, 1503 branches of xAOD objects, 0.45 ms per event; the CMS NanoAOD
 # sample's, 947 flat arrays, 0.09 ms; a file of objects, not measured, is costed as xAOD objects). ROOT's own writing
 # is in WRITE_MB_PER_S.
-GENERATE_SECONDS_PER_BRANCH_EVENT = {
+_GENERATE_SECONDS_PER_BRANCH_EVENT = {
     inspection.XAOD: 0.3e-6,
     inspection.OBJECTS: 0.3e-6,
     inspection.FLAT: 0.1e-6,
 }
 # What tiling a file whose baskets are cut short by its end means for the comparison (FileFacts.cut_short).
-CUT_SHORT_CONSEQUENCE = (
+_CUT_SHORT_CONSEQUENCE = (
     "the copies keep baskets that small, which compress worse and read with more calls than a long file's full ones; "
     "the settings are compared at that basket size"
 )
 # One repetition beyond its timed loop: eviction and its check, the reader's start and open, the monitor, the
 # record; one point's file made from the user's file: the recompression's checks (ROOT's reader, uproot).
-REPETITION_OVERHEAD_SECONDS = 1.7
-RECOMPRESSION_CHECK_SECONDS = 6.0
+_REPETITION_OVERHEAD_SECONDS = 1.7
+_RECOMPRESSION_CHECK_SECONDS = 6.0
 # Snakemake's start, the tables, the figures advise shows, the decision; the calibration; a C++ build.
-FIXED_SECONDS = 90
-CALIBRATE_SECONDS = 40
-BUILD_SECONDS = 240
+_FIXED_SECONDS = 90
+_CALIBRATE_SECONDS = 40
+_BUILD_SECONDS = 240
 
 # What is scanned. The compression settings on the file's own bytes; on the clone, TTree against RNTuple at these
 # algorithms (level 5) and the cluster sizes.
 ALGORITHMS = ["lz4", "zlib", "zstd", "lzma"]
-CONTAINER_ALGORITHMS = ["lz4", "zlib", "zstd"]
+_CONTAINER_ALGORITHMS = ["lz4", "zlib", "zstd"]
 # The plan's tiers, smallest first: the largest that fits the budget at 10 repetitions is taken (else the first,
 # with fewer repetitions). Each adds to the one before.
-TIERS = (
+_TIERS = (
     ("algorithms at level 5", {"levels": [5], "clone": False}),
     ("and the layout on a clone", {"levels": [5], "clone": True}),
     ("and level 1", {"levels": [1, 5], "clone": True}),
     ("and level 9", {"levels": [1, 5, 9], "clone": True}),
 )
 # --quick leaves LZMA out (its reads are the slowest, several times ZLIB's on a flat ntuple): the full answer has it.
-QUICK_TIER = ("quick: LZ4, ZLIB and ZSTD at level 5, no clone", {"levels": [5], "clone": False})
-QUICK_ALGORITHMS = ["lz4", "zlib", "zstd"]
-QUICK_REPETITIONS = 3
+_QUICK_TIER = ("quick: LZ4, ZLIB and ZSTD at level 5, no clone", {"levels": [5], "clone": False})
+_QUICK_ALGORITHMS = ["lz4", "zlib", "zstd"]
+_QUICK_REPETITIONS = 3
 MIN_REPETITIONS, MAX_REPETITIONS = 3, 10
 
 OWN, CLONE = "your file's own bytes", "clone"
@@ -164,7 +164,7 @@ class AdviseError(UserError):
     """advise cannot go on; the message says why and what would work."""
 
 
-def parse_duration(text: str) -> float:
+def _parse_duration(text: str) -> float:
     """'20m', '90s', '1h', '1h30m' or a number of seconds, in seconds."""
     s = str(text).strip().lower()
     if re.fullmatch(r"\d+(\.\d+)?", s):
@@ -176,7 +176,7 @@ def parse_duration(text: str) -> float:
     return 3600 * h + 60 * m + sec
 
 
-def parse_size(text: str) -> float:
+def _parse_size(text: str) -> float:
     """'150MB', '2GB', '500kB' or a number of bytes, in bytes."""
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kmg]?)b?\s*", str(text).lower())
     if not m:
@@ -304,9 +304,9 @@ class FileFacts:
         )
 
 
-def file_facts(path: str, tree: str | None = None) -> FileFacts:
+def _file_facts(path: str, tree: str | None = None) -> FileFacts:
     """``path``'s description and inspection, of the same TTree or RNTuple (``tree``, or the one found)."""
-    source = sources.describe(path, tree, option=TREE_OPTION)
+    source = sources.describe(path, tree, option=_TREE_OPTION)
     facts = FileFacts(source, inspection.inspect_file(path, source.tree))
     if facts.zip_bytes <= 0:
         raise AdviseError(
@@ -368,7 +368,7 @@ class Plan:
 
     @property
     def algorithms(self) -> list[str]:
-        return QUICK_ALGORITHMS if self.quick else ALGORITHMS
+        return _QUICK_ALGORITHMS if self.quick else ALGORITHMS
 
     @property
     def clone_name(self) -> str:
@@ -404,7 +404,7 @@ class Plan:
         points = [(own_container, algorithm, level, None)]
         points += [(own_container, algorithm, level, af) for af in self.autoflush]
         if not self.facts.flat:
-            points += [(c, a, 5, None) for a in CONTAINER_ALGORITHMS for c in (TTREE, RNTUPLE)]
+            points += [(c, a, 5, None) for a in _CONTAINER_ALGORITHMS for c in (TTREE, RNTUPLE)]
         if self.clone_compression:
             points += [(own_container, a, lv, None) for a in self.algorithms for lv in self.levels]
         return list(dict.fromkeys(points))
@@ -438,7 +438,7 @@ class Plan:
                 scans["container"] = {
                     "formats": [self.clone_name],
                     "container": [TTREE, RNTUPLE],
-                    "algorithm": CONTAINER_ALGORITHMS,
+                    "algorithm": _CONTAINER_ALGORITHMS,
                     "level": [5],
                 }
             if self.autoflush:
@@ -549,15 +549,15 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
     own_points, clone_points = plan.own_points(), plan.clone_points()
     tot_mb = facts.tot_bytes / 1e6
     write = sum(
-        tot_mb / COMPRESS_MB_PER_S.get((a, lv), 30) + RECOMPRESSION_CHECK_SECONDS
+        tot_mb / _COMPRESS_MB_PER_S.get((a, lv), 30) + _RECOMPRESSION_CHECK_SECONDS
         for _, a, lv, _ in own_points
     )
     write += copies * facts.size_bytes / 500e6  # the copies themselves, and the tile
     if plan.clone:
         tot_per_event = facts.tot_bytes / s.entries
-        per_branch_event = GENERATE_SECONDS_PER_BRANCH_EVENT[facts.inspection.layout]
+        per_branch_event = _GENERATE_SECONDS_PER_BRANCH_EVENT[facts.inspection.layout]
         for _, a, lv, _ in clone_points:
-            speed = WRITE_MB_PER_S.get((a, lv), WRITE_MB_PER_S.get((a, 5), 20))
+            speed = _WRITE_MB_PER_S.get((a, lv), _WRITE_MB_PER_S.get((a, 5), 20))
             write += plan.clone_events * tot_per_event / 1e6 / speed
             write += plan.clone_events * facts.branches * per_branch_event
     # The loop at LZ4-1, measured (the probe) or assumed from the bytes; another algorithm adds its slower
@@ -565,7 +565,7 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
     if plan.pace:
         lz4_loop = plan.pace.seconds_per_copy * copies
     else:
-        lz4_loop = copies * facts.zip_bytes / ASSUMED_READ_BYTES_PER_SECOND
+        lz4_loop = copies * facts.zip_bytes / _ASSUMED_READ_BYTES_PER_SECOND
     per_copy = (
         plan.pace.unzipped_bytes_per_copy
         if plan.pace and plan.pace.unzipped_bytes_per_copy
@@ -574,27 +574,27 @@ def _estimate(plan: Plan, build_present: bool) -> dict[str, float]:
     unzipped_mb = copies * per_copy / 1e6
 
     def loop(algorithm: str, scale: float = 1.0) -> float:
-        slower = 1 / UNZIP_MB_PER_S.get(algorithm, 250.0) - 1 / UNZIP_MB_PER_S["lz4"]
+        slower = 1 / _UNZIP_MB_PER_S.get(algorithm, 250.0) - 1 / _UNZIP_MB_PER_S["lz4"]
         return scale * (lz4_loop + unzipped_mb * max(slower, 0.0))
 
     reading = 0.0
     for _, a, _, _ in [*own_points, (TTREE, facts.own_setting[1], 0, None)]:  # the file as it is too
-        reading += REPETITION_OVERHEAD_SECONDS + loop(a)
+        reading += _REPETITION_OVERHEAD_SECONDS + loop(a)
     for _, a, _, _ in clone_points:
-        reading += REPETITION_OVERHEAD_SECONDS + loop(a, plan.clone_events / max(copies * s.entries, 1))
+        reading += _REPETITION_OVERHEAD_SECONDS + loop(a, plan.clone_events / max(copies * s.entries, 1))
     out = {
         "making the files": write,
         "reading": plan.repetitions * reading,
-        "tables, figures, decision": FIXED_SECONDS,
+        "tables, figures, decision": _FIXED_SECONDS,
     }
     if plan.clone:
-        out["calibration"] = CALIBRATE_SECONDS
+        out["calibration"] = _CALIBRATE_SECONDS
     if not build_present:
-        out["C++ build"] = BUILD_SECONDS
+        out["C++ build"] = _BUILD_SECONDS
     return out
 
 
-def make_plan(
+def _make_plan(
     file: str,
     *,
     storage: str | None,
@@ -611,7 +611,7 @@ def make_plan(
     """The plan for ``file`` (its ``tree``), fitted to ``budget_seconds``. ``pace``: the probe's measurement (None:
     tiling and the estimate from the file's bytes). ``clone``: "auto" (the layout on a clone from the second tier
     on), "yes" or "no"."""
-    facts = file_facts(file, tree)
+    facts = _file_facts(file, tree)
     s = facts.source
     name = format_name(file)
     notes: list[str] = []
@@ -619,8 +619,8 @@ def make_plan(
     asked = {"file": str(Path(file).resolve()), "tree": s.tree, "storage": storage, "budget_seconds": budget_seconds,
              "quick": quick, "clone": clone, "clone_compression": clone_compression, "repetitions": repetitions,
              "loop_seconds": loop_seconds}  # fmt: skip
-    target = loop_seconds or (QUICK_TARGET_LOOP_SECONDS if quick else TARGET_LOOP_SECONDS)
-    copies = plan_copies(facts, pace, target)
+    target = loop_seconds or (_QUICK_TARGET_LOOP_SECONDS if quick else _TARGET_LOOP_SECONDS)
+    copies = _plan_copies(facts, pace, target)
     # A rerun of the same command resumes the plan it made then (the estimate now, with files already written and
     # the build there, would be smaller and could choose a larger plan, and the pace measures a little differently
     # each time: the study would start over).
@@ -637,14 +637,14 @@ def make_plan(
         )
         if facts.cut_short:
             notes.append(
-                f"{facts.cut_short}: {CUT_SHORT_CONSEQUENCE} (a clone, written with full baskets, shows the "
+                f"{facts.cut_short}: {_CUT_SHORT_CONSEQUENCE} (a clone, written with full baskets, shows the "
                 "difference: advise adds one where the budget allows, or with --clone yes)"
             )
     storage_dir = storage or str(out / "data")
     if storage and not storage.startswith(("root://", "roots://")):
         storage_dir = str(Path(storage).resolve() / f"rootparams-advise-{name}")
     build_present = (CHECKOUT / paths.BUILD_INFO).exists() or (out / paths.BUILD_INFO).exists()
-    clone_events = int(min(CLONE_MAX_EVENTS, max(s.entries, copies * s.entries)))
+    clone_events = int(min(_CLONE_MAX_EVENTS, max(s.entries, copies * s.entries)))
 
     def plan_of(tier: tuple[str, dict], reps: int) -> Plan:
         name_of_tier, spec = tier
@@ -674,17 +674,17 @@ def make_plan(
         return plan
 
     if resumed:
-        tier = next((t for t in (*TIERS, QUICK_TIER) if t[0] == resumed["tier"]), None)
+        tier = next((t for t in (*_TIERS, _QUICK_TIER) if t[0] == resumed["tier"]), None)
         if tier is not None:
             plan = plan_of(tier, int(resumed["repetitions"]))
             plan.planned_on = resumed.get("made", plan.planned_on)
             notes.append(f"resuming the plan made on {plan.planned_on} in {out}")
             return plan
     if quick:
-        return plan_of(QUICK_TIER, repetitions or QUICK_REPETITIONS)
+        return plan_of(_QUICK_TIER, repetitions or _QUICK_REPETITIONS)
     # The largest tier that fits at full repetitions; else the smallest tier with fewer repetitions.
     options = [repetitions] if repetitions else list(range(MAX_REPETITIONS, MIN_REPETITIONS - 1, -1))
-    plans = [plan_of(t, options[0]) for t in TIERS]
+    plans = [plan_of(t, options[0]) for t in _TIERS]
     fitting = [p for p in plans if p.estimate_seconds <= budget_seconds]
     if fitting:
         chosen = fitting[-1]
@@ -696,22 +696,22 @@ def make_plan(
             )
         return chosen
     for reps in options[1:]:
-        plan = plan_of(TIERS[0], reps)
+        plan = plan_of(_TIERS[0], reps)
         if plan.estimate_seconds <= budget_seconds:
             return plan
-    plan = plan_of(TIERS[0], options[-1])
+    plan = plan_of(_TIERS[0], options[-1])
     notes.append(
-        f"even the smallest plan ({TIERS[0][0]}, {plan.repetitions} repetitions) is estimated at "
+        f"even the smallest plan ({_TIERS[0][0]}, {plan.repetitions} repetitions) is estimated at "
         f"{minutes(plan.estimate_seconds)}, beyond the budget: raise --budget, or let it run longer"
     )
     return plan
 
 
-def plan_copies(facts: FileFacts, pace: Pace | None, target_seconds: float) -> int:
+def _plan_copies(facts: FileFacts, pace: Pace | None, target_seconds: float) -> int:
     """How many times the file's clusters are repeated so that its fastest setting's timed loop lasts about
     ``target_seconds``: from the probe's pace, else from its bytes (config.tile_copies, tile: auto); at most what
     keeps the tiled file below MAX_TILED_BYTES; 1 for a file long enough as it is."""
-    if facts.zip_bytes >= LONG_ENOUGH_BYTES:
+    if facts.zip_bytes >= _LONG_ENOUGH_BYTES:
         return 1
     if pace is not None and pace.seconds_per_copy > 0:
         wanted = math.ceil(target_seconds / pace.seconds_per_copy)
@@ -719,7 +719,7 @@ def plan_copies(facts: FileFacts, pace: Pace | None, target_seconds: float) -> i
     else:
         wanted = tile_copies(facts.source, TILE_TARGET_BYTES, TILE_TARGET_UNCOMPRESSED_BYTES)
         per_copy = facts.size_bytes
-    return int(max(1, min(wanted, MAX_TILED_BYTES // max(per_copy, 1), 100_000)))
+    return int(max(1, min(wanted, _MAX_TILED_BYTES // max(per_copy, 1), 100_000)))
 
 
 def _previous_choice(out: Path) -> dict[str, Any] | None:
@@ -740,7 +740,7 @@ def _autoflush_values(s: sources.SourceFile) -> list[int]:
 # --- The pace probe ----------------------------------------------------------------------------------------
 
 
-def probe_pace(facts: FileFacts, out: Path, say=print) -> Pace | None:
+def _probe_pace(facts: FileFacts, out: Path, say=print) -> Pace | None:
     """The file's read pace at LZ4-1 (Pace), measured on a recompressed copy of PROBE_BYTES read warm twice with the
     study's reader; None, with the reason said, where the file cannot be recompressed (then tiling is estimated from
     its bytes, and the study's own checks refuse what cannot be made)."""
@@ -750,14 +750,15 @@ def probe_pace(facts: FileFacts, out: Path, say=print) -> Pace | None:
         max(
             1,
             min(
-                math.ceil(PROBE_BYTES / max(facts.zip_bytes, 1)), MAX_TILED_BYTES // max(facts.size_bytes, 1)
+                math.ceil(_PROBE_BYTES / max(facts.zip_bytes, 1)),
+                _MAX_TILED_BYTES // max(facts.size_bytes, 1),
             ),
         )
     )
     probe = out / "probe" / f"lz4-1_x{copies}.root"
     try:
         if not probe.exists():
-            recompress_file(s.path, tree=s.tree, output=probe, compression=PROBE_SETTING, copies=copies,
+            recompress_file(s.path, tree=s.tree, output=probe, compression=_PROBE_SETTING, copies=copies,
                             recompressor=tools.recompressor, reader=tools.reader, uproot_branches=10)  # fmt: skip
     except RecompressError as error:
         say(
@@ -831,7 +832,7 @@ _BLOCK = re.compile(r"^\s+wildcards: .*\bblock=([^,\s]+)")
 _JOB_ROW = re.compile(r"^(\w+)\s+(\d+)\s*$")
 
 
-def planned_jobs(workdir: Path, snakemake: list[str], env: dict[str, str]) -> dict[str, int]:
+def _planned_jobs(workdir: Path, snakemake: list[str], env: dict[str, str]) -> dict[str, int]:
     """The jobs Snakemake will run, by rule (its dry run's job stats)."""
     dry = subprocess.run([*snakemake, "-n"], cwd=workdir, env=env, capture_output=True, text=True)
     if dry.returncode != 0:
@@ -895,7 +896,7 @@ class Progress:
         )
 
 
-def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int) -> int:
+def _run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int) -> int:
     """Snakemake on the plan's configuration in ``plan.out``, for what advise shows (Plan.targets: the tables, the
     run summary and the figures advise shows, not the study's other figures), printing a progress line per finished
     job with an estimate of the time left; its whole output goes to ``<out>/advise.log``."""
@@ -926,7 +927,7 @@ def run_workflow(plan: Plan, config_path: Path, env: dict[str, str], cores: int)
 
 def _run_snakemake(plan: Plan, snakemake: list[str], env: dict[str, str]) -> int:
     """Snakemake's run itself, under run_workflow's lock: its jobs, a progress line per finished job."""
-    jobs = planned_jobs(plan.out, snakemake, env)
+    jobs = _planned_jobs(plan.out, snakemake, env)
     if not jobs:
         print("advise: every result is already there (a finished earlier run); reporting it")
         return 0
@@ -1216,7 +1217,7 @@ def _decision_lines(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def quick_caveat(repetitions: int) -> str:
+def _quick_caveat(repetitions: int) -> str:
     """What a quick answer leaves out, said at its head (advise.md, .html) and on the terminal."""
     return (
         f"**A quick answer**: {repetitions} repetitions, LZ4, ZLIB and ZSTD at level 5 only, no clone. The full "
@@ -1226,7 +1227,7 @@ def quick_caveat(repetitions: int) -> str:
     )
 
 
-def answer_text(plan: Plan, a: Answer) -> str:
+def _answer_text(plan: Plan, a: Answer) -> str:
     s = plan.facts.source
     lines = [
         f"# How to write {Path(plan.file).name}",
@@ -1235,13 +1236,13 @@ def answer_text(plan: Plan, a: Answer) -> str:
         "",
     ]
     if plan.quick:
-        lines += [quick_caveat(plan.repetitions), ""]
+        lines += [_quick_caveat(plan.repetitions), ""]
     if plan.copies > 1:
         lines += [
             f"It holds too few entries to time a read: every setting was measured on its own baskets, its clusters "
             f"repeated {plan.copies} times ({plan.copies * s.entries} entries). Each basket keeps its bytes; only the "
             "order in which baskets are met across copies differs from a longer file."
-            + (f" But {plan.facts.cut_short}: {CUT_SHORT_CONSEQUENCE}." if plan.facts.cut_short else ""),
+            + (f" But {plan.facts.cut_short}: {_CUT_SHORT_CONSEQUENCE}." if plan.facts.cut_short else ""),
             "",
         ]
     if a.as_is:
@@ -1299,7 +1300,7 @@ def answer_text(plan: Plan, a: Answer) -> str:
     return "\n".join(lines) + "\n"
 
 
-def answer_json(plan: Plan, a: Answer) -> dict[str, Any]:
+def _answer_json(plan: Plan, a: Answer) -> dict[str, Any]:
     """advise.json: the plan, the decisions, every setting's measurements, the failures, the clone's fidelity and
     what to type."""
 
@@ -1361,7 +1362,7 @@ def _rate_text(r: dict[str, Any], short: bool = False) -> str:
     return f"{r['rate']:.0f} events/s (95 % CI {r['rate_low']:.0f}-{r['rate_high']:.0f}, n = {r['n']})"
 
 
-def write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
+def _write_html(plan: Plan, a: Answer, markdown: str, path: Path) -> None:
     """One page: the answer, and the figures that support it (inside the page, so that it can be mailed)."""
     body = []
     text_part = markdown.split("## Apply it")[0] if a.apply is not None else markdown
@@ -1442,7 +1443,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--budget",
-        help=f"the time the answer may take (default {DEFAULT_BUDGET}, with --quick {QUICK_BUDGET})",
+        help=f"the time the answer may take (default {_DEFAULT_BUDGET}, with --quick {_QUICK_BUDGET})",
     )
     p.add_argument("--out", help="the directory of the answer and its study (default: advise/<file name>)")
     p.add_argument("--clone", choices=("auto", "yes", "no"), default="auto",
@@ -1457,7 +1458,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         "--loop-seconds",
         type=float,
         help=f"how long the fastest setting's timed read of a short file should last: the file is repeated until it "
-        f"does (default {TARGET_LOOP_SECONDS:g} s, with --quick {QUICK_TARGET_LOOP_SECONDS:g} s; a loop under "
+        f"does (default {_TARGET_LOOP_SECONDS:g} s, with --quick {_QUICK_TARGET_LOOP_SECONDS:g} s; a loop under "
         "measurement.min_window_seconds, 1 s, is not a valid timed window)",
     )
     p.add_argument(
@@ -1477,7 +1478,7 @@ def main(
 ) -> int:
     args = build_parser(prog).parse_args(argv)
     try:
-        budget = parse_duration(args.budget or (QUICK_BUDGET if args.quick else DEFAULT_BUDGET))
+        budget = _parse_duration(args.budget or (_QUICK_BUDGET if args.quick else _DEFAULT_BUDGET))
         if args.repetitions is not None and not 2 <= args.repetitions <= 100:
             raise AdviseError(
                 f"--repetitions {args.repetitions}: give 2 to 100 (an interval needs at least 2)"
@@ -1497,15 +1498,15 @@ def main(
         options = {"storage": args.storage, "budget_seconds": budget, "out": out, "tree": args.tree,
                    "quick": args.quick, "clone": args.clone, "clone_compression": args.clone_compression,
                    "repetitions": args.repetitions, "loop_seconds": args.loop_seconds}  # fmt: skip
-        plan = make_plan(args.file, **options)
+        plan = _make_plan(args.file, **options)
         if not args.dry_run and plan.copies > 1:
             # The tiling is set from the file's measured pace (a warm read at LZ4-1), not from its bytes.
             previous = _previous_choice(out)
             if not (previous and previous.get("asked") == plan.asked):
                 _reuse_build(out)
-                pace = probe_pace(plan.facts, out)
+                pace = _probe_pace(plan.facts, out)
                 if pace is not None:
-                    plan = make_plan(args.file, **options, pace=pace)
+                    plan = _make_plan(args.file, **options, pace=pace)
     except UserError as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
@@ -1529,7 +1530,7 @@ def main(
         return 0
     _reuse_build(out)
     start = time.monotonic()
-    code = run_workflow(plan, config_path, env or dict(os.environ), args.cores)
+    code = _run_workflow(plan, config_path, env or dict(os.environ), args.cores)
     tables = out / paths.TABLES
     if code != 0 and not all(
         (tables / Path(t).name).exists() for t in (paths.SUMMARY_TABLE, paths.COST_CHOICE_TABLE)
@@ -1540,10 +1541,10 @@ def main(
             "advise: some of the study's jobs failed (see above); the answer is made from what was measured"
         )
     answer = collect(plan)
-    text = answer_text(plan, answer)
+    text = _answer_text(plan, answer)
     (out / "advise.md").write_text(text)
-    write_html(plan, answer, text, out / "advise.html")
-    (out / "advise.json").write_text(json.dumps(answer_json(plan, answer), indent=2, default=str) + "\n")
+    _write_html(plan, answer, text, out / "advise.html")
+    (out / "advise.json").write_text(json.dumps(_answer_json(plan, answer), indent=2, default=str) + "\n")
     wall = time.monotonic() - start
     print()
     print(text)
@@ -1552,7 +1553,7 @@ def main(
         f"{minutes(plan.budget_seconds)}). The page: {out / 'advise.html'}"
     )
     if plan.quick:
-        print("advise: " + quick_caveat(plan.repetitions).replace("**", ""))
+        print("advise: " + _quick_caveat(plan.repetitions).replace("**", ""))
     return 0
 
 

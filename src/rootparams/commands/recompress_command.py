@@ -15,7 +15,7 @@ from rootparams.vocabulary import CompressionSettingError, decode
 # The checkout the package was installed from; its build is used where there is one.
 CHECKOUT = Path(__file__).resolve().parents[3]
 # Where the command builds its tools when the checkout has none: per user, reused by later calls.
-USER_BUILD = Path.home() / ".cache" / "rootparams" / "build"
+_USER_BUILD = Path.home() / ".cache" / "rootparams" / "build"
 
 
 def build_parser(prog: str) -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None, prog: str = "rootparams recompress") -> 
             decode(setting)  # the same validation as the study's: a clear error naming the valid values
         tree = args.tree or _event_data(args.input)
         checkout = CHECKOUT / "results" / "build"
-        tools = build.ensure_built(checkout if (checkout / "build.json").exists() else USER_BUILD)
+        tools = build.ensure_built(checkout if (checkout / "build.json").exists() else _USER_BUILD)
         result = recompress_file(
             args.input, tree=tree, output=args.output, compression=setting, copies=args.copies,
             recompressor=tools.recompressor, reader=tools.reader,

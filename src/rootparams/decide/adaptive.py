@@ -64,25 +64,25 @@ from rootparams.model.model import (
 from rootparams.results.aggregate import derive_metrics, load_catalogue, load_records, summarize
 from rootparams.stats.compare import Repetitions
 
-KEY = ["format", "file_id", "read_id"]
+_KEY = ["format", "file_id", "read_id"]
 # The anchors of a format: its points in the study's default scan (the format's default file and read).
-ANCHOR_SCAN = "default"
+_ANCHOR_SCAN = "default"
 # u's tolerance interval: it holds this share of the predictions' errors, with this confidence.
-TOLERANCE_COVERAGE = 0.90
-TOLERANCE_CONFIDENCE = 0.95
+_TOLERANCE_COVERAGE = 0.90
+_TOLERANCE_CONFIDENCE = 0.95
 # The plans without information beside the replay: random choices of as many candidates as the plan measured,
 # with a fixed seed so that the same tables give the same table.
-RANDOM_PLANS = 1000
-RANDOM_SEED = 20251
+_RANDOM_PLANS = 1000
+_RANDOM_SEED = 20251
 
 
 def anchors(points: pd.DataFrame) -> set[tuple]:
     """Per format, the points of the default scan."""
-    chosen = points[scans_of(points["scans"]).map(lambda s: ANCHOR_SCAN in s)]
-    return {tuple(k) for k in chosen[KEY].itertuples(index=False)}
+    chosen = points[scans_of(points["scans"]).map(lambda s: _ANCHOR_SCAN in s)]
+    return {tuple(k) for k in chosen[_KEY].itertuples(index=False)}
 
 
-def measuring_seconds(
+def _measuring_seconds(
     repetitions: pd.DataFrame, measure_jobs: pd.DataFrame, warm_reads: pd.DataFrame | None = None
 ) -> dict[tuple, float]:
     """Per point, the measuring time it cost: its repetitions' loops (flagged ones too: they were measured) plus,
@@ -98,7 +98,7 @@ def measuring_seconds(
         spent = float(job["job_wall_seconds"]) - float(job["measured_loop_seconds"]) - warm
         overhead[job["block"]] = overhead.get(job["block"], 0.0) + max(spent, 0.0) / reps
     out = {}
-    for key, group in repetitions.groupby(KEY):
+    for key, group in repetitions.groupby(_KEY):
         loops = pd.to_numeric(group["loop_seconds"], errors="coerce").fillna(0.0)
         out[tuple(key)] = float(loops.sum() + len(group) * overhead.get(key[0], 0.0))
     return out
@@ -136,7 +136,7 @@ class Uncertainty:
             f"u = {_factor_text(self.u)}: from {self.errors} errors of the plan's predictions in {self.clusters} "
             f"scans ({self.effective:.1f} effective, intra-scan correlation {self.correlation:.2f}), mean "
             f"{100 * self.mean:+.1f} %, spread {100 * self.spread:.1f} % (log scale), a bound holding "
-            f"{100 * TOLERANCE_COVERAGE:.0f} % of them with {100 * TOLERANCE_CONFIDENCE:.0f} % confidence "
+            f"{100 * _TOLERANCE_COVERAGE:.0f} % of them with {100 * _TOLERANCE_CONFIDENCE:.0f} % confidence "
             f"(k = {self.factor:.2f}): {_factor_text(self.bound)}; the largest error {_factor_text(self.largest)}"
         )
 
@@ -146,8 +146,8 @@ def _factor_text(u: float) -> str:
     return "unbounded" if not math.isfinite(u) else f"{100 * u:.0f} %"
 
 
-def tolerance_factor(
-    n: float, coverage: float = TOLERANCE_COVERAGE, confidence: float = TOLERANCE_CONFIDENCE
+def _tolerance_factor(
+    n: float, coverage: float = _TOLERANCE_COVERAGE, confidence: float = _TOLERANCE_CONFIDENCE
 ):
     """Howe's two-sided normal tolerance factor k: mean ± k s of ``n`` values (s with n - 1 degrees of freedom)
     holds ``coverage`` of the population with ``confidence``. inf below two values. 2.84 at n = 10, 5.37 at 4."""
@@ -158,7 +158,7 @@ def tolerance_factor(
     return float(z * math.sqrt(df * (1 + 1 / n) / _scipy_stats.chi2.ppf(1 - confidence, df)))
 
 
-def intra_cluster_correlation(errors: Sequence[float], clusters: Sequence[Any]) -> float:
+def _intra_cluster_correlation(errors: Sequence[float], clusters: Sequence[Any]) -> float:
     """The one-way analysis-of-variance estimate of the correlation of errors within a cluster, clipped to [0, 1];
     NaN where it cannot be estimated (fewer than two clusters, or no cluster of two)."""
     frame = pd.DataFrame({"e": np.asarray(errors, dtype=float), "c": [str(c) for c in clusters]})
@@ -176,7 +176,7 @@ def intra_cluster_correlation(errors: Sequence[float], clusters: Sequence[Any]) 
     return float(np.clip((between - within) / denominator, 0.0, 1.0))
 
 
-def effective_number(errors: Sequence[float], clusters: Sequence[Any]) -> tuple[float, float]:
+def _effective_number(errors: Sequence[float], clusters: Sequence[Any]) -> tuple[float, float]:
     """(the effective number of independent errors, the intra-cluster correlation used): n / (1 + (m - 1) ρ),
     m = Σ size² / n. Every cluster of one error: n. ρ taken as 1 where it cannot be estimated."""
     n = len(errors)
@@ -186,12 +186,12 @@ def effective_number(errors: Sequence[float], clusters: Sequence[Any]) -> tuple[
     m = float((sizes**2).sum()) / n
     if m == 1:
         return float(n), 0.0
-    rho = intra_cluster_correlation(errors, clusters)
+    rho = _intra_cluster_correlation(errors, clusters)
     rho = 1.0 if math.isnan(rho) else rho
     return n / (1 + (m - 1) * rho), rho
 
 
-def calibrated_uncertainty(errors: Sequence[float], clusters: Sequence[Any]) -> Uncertainty:
+def _calibrated_uncertainty(errors: Sequence[float], clusters: Sequence[Any]) -> Uncertainty:
     """u from the log errors log(measured / predicted) and their clusters (the module's docstring)."""
     e = np.asarray(errors, dtype=float)
     keep = np.isfinite(e)
@@ -199,8 +199,8 @@ def calibrated_uncertainty(errors: Sequence[float], clusters: Sequence[Any]) -> 
     if not len(e):
         return Uncertainty(math.inf)
     largest = float(np.expm1(np.abs(e).max()))
-    n_eff, rho = effective_number(e, clusters)
-    k = tolerance_factor(n_eff)
+    n_eff, rho = _effective_number(e, clusters)
+    k = _tolerance_factor(n_eff)
     mean = float(e.mean())
     spread = float(e.std(ddof=1)) if len(e) > 1 else math.nan
     bound = float(np.expm1(abs(mean) + k * spread)) if math.isfinite(k) else math.inf
@@ -218,7 +218,7 @@ def calibrated_uncertainty(errors: Sequence[float], clusters: Sequence[Any]) -> 
     )
 
 
-def predicted_read_seconds(
+def _predicted_read_seconds(
     parts: pd.DataFrame,
     model_points: pd.DataFrame,
     anchor_keys: set[tuple],
@@ -230,13 +230,13 @@ def predicted_read_seconds(
     and the scales. ``observed``: per candidate, the mean of the reads the plan took of it, in seconds per event
     (NaN where none); by default the anchors' (``parts``' read_seconds_per_event)."""
     if observed is None:
-        is_anchor = [tuple(r) in anchor_keys for r in parts[KEY].itertuples(index=False)]
+        is_anchor = [tuple(r) in anchor_keys for r in parts[_KEY].itertuples(index=False)]
         observed = parts["read_seconds_per_event"].where(is_anchor)
-    pred = model_points.set_index(KEY)
+    pred = model_points.set_index(_KEY)
     uncalibrated, open_seconds = {}, {}
     anchor_rows = []
     for i, row in parts.iterrows():
-        key = tuple(row[k] for k in KEY)
+        key = tuple(row[k] for k in _KEY)
         if key not in pred.index:
             continue
         p = pred.loc[key]
@@ -270,7 +270,7 @@ def predicted_read_seconds(
         if prediction > 0 and observed[i] > 0:
             errors.append(math.log(float(observed[i]) / prediction))
             clusters.append((parts.at[i, "format"], str(parts.at[i, "scans"]) if "scans" in parts else ""))
-    return calibrated, calibrated_uncertainty(errors, clusters), scales
+    return calibrated, _calibrated_uncertainty(errors, clusters), scales
 
 
 # --- The plan --------------------------------------------------------------------------------------------------
@@ -282,7 +282,7 @@ def _costs(parts: pd.DataFrame, read_seconds: pd.Series, price: Mapping[str, Any
     return decision.cost_parts(parts.assign(read_seconds_per_event=read_seconds), price)["read_cost"]
 
 
-def predicted_interval(fixed, read, reads: float, u: float):
+def _predicted_interval(fixed, read, reads: float, u: float):
     """A predicted total cost at ``reads`` reads per file: (the cost, its low end, its high end), the read cost
     ``read`` taken as anywhere within a factor 1 + ``u`` of its prediction; ``fixed`` the storage and write."""
     return fixed + reads * read, fixed + reads * read / (1 + u), fixed + reads * read * (1 + u)
@@ -299,11 +299,11 @@ def _intervals(
             low[i] = fixed[i] + reads * group.at[i, "read_cost_ci95_low"]
             high[i] = fixed[i] + reads * group.at[i, "read_cost_ci95_high"]
         else:
-            _, low[i], high[i] = predicted_interval(fixed[i], predicted_read[i], reads, u)
+            _, low[i], high[i] = _predicted_interval(fixed[i], predicted_read[i], reads, u)
     return low, min(high.values())
 
 
-def next_to_measure(
+def _next_to_measure(
     parts: pd.DataFrame,
     predicted_read: pd.Series,
     u: float,
@@ -322,10 +322,10 @@ def next_to_measure(
     return added
 
 
-CUT_COLUMNS = ["cut_distance", "cut_distance_reads", "u_to_reach_cut"]
+_CUT_COLUMNS = ["cut_distance", "cut_distance_reads", "u_to_reach_cut"]
 
 
-def cut_distances(
+def _cut_distances(
     parts: pd.DataFrame,
     predicted_read: pd.Series,
     u: float,
@@ -337,7 +337,7 @@ def cut_distances(
     ``cut_distance_reads``; and ``u_to_reach_cut``, the u at which its low end would have reached the cut as it
     is (inf where its disk and write alone lie above the cut at every number of reads). NaN for the measured."""
     fixed = decision.fixed_cost(parts)
-    out = pd.DataFrame(np.nan, index=parts.index, columns=CUT_COLUMNS)
+    out = pd.DataFrame(np.nan, index=parts.index, columns=_CUT_COLUMNS)
     for _, group in parts.groupby("format"):
         for reads in reads_list:
             low, cut = _intervals(group, fixed, predicted_read, u, measured, reads)
@@ -381,18 +381,18 @@ def plan(
     could be the cheapest (next_to_measure), with u recalibrated at each step on what it has read.
     ``own_model(measured, replicates)``: the cost model of the measured candidates from the reads the plan took
     of them; ``survey_seconds``: each candidate's survey read, seconds per event."""
-    measured = {i for i, r in parts.iterrows() if tuple(r[k] for k in KEY) in anchor_keys}
+    measured = {i for i, r in parts.iterrows() if tuple(r[k] for k in _KEY) in anchor_keys}
     steps = 0
     while True:
         steps += 1
         model = own_model(measured, 200)
         work, observed = _with_own_reads(parts, model.parts, measured, survey_seconds)
-        seconds, uncertainty, _ = predicted_read_seconds(work, model_points, anchor_keys, observed)
+        seconds, uncertainty, _ = _predicted_read_seconds(work, model_points, anchor_keys, observed)
         predicted_read = _costs(work, seconds, price)
         # A candidate the model cannot predict is measured: nothing else could exclude it.
         unknown = set(parts.index[seconds.isna()]) - measured
         known = work.drop(index=list(unknown))
-        added = unknown | next_to_measure(
+        added = unknown | _next_to_measure(
             known, predicted_read[known.index], uncertainty.u, measured & set(known.index), reads_list
         )
         if not added:
@@ -422,9 +422,9 @@ def _with_own_reads(
     work = parts.copy()
     for column in READ_COLUMNS:
         work[column] = np.nan
-    mine = own.set_index(KEY)
+    mine = own.set_index(_KEY)
     for i in measured:
-        key = tuple(parts.loc[i, KEY])
+        key = tuple(parts.loc[i, _KEY])
         if key in mine.index:
             for column in READ_COLUMNS:
                 work.at[i, column] = mine.at[key, column]
@@ -449,14 +449,14 @@ def replay(
     per candidate what the plan made of it (its role, prediction and, left predicted, its distance from the cut)."""
     rows = decision.candidates(summary, files, config)
     full = decision.cost_model(rows, config, Repetitions(repetitions))
-    parts = full.parts.merge(points[[*KEY, "scans"]], on=KEY, how="left")
+    parts = full.parts.merge(points[[*_KEY, "scans"]], on=_KEY, how="left")
     price = decision.prices(config)
     reads_list = list(price["reads_per_file"])
     anchor_keys = anchors(points)
-    keys = [tuple(r) for r in parts[KEY].itertuples(index=False)]
-    row_keys = pd.Series([tuple(r) for r in rows[KEY].itertuples(index=False)], index=rows.index)
+    keys = [tuple(r) for r in parts[_KEY].itertuples(index=False)]
+    row_keys = pd.Series([tuple(r) for r in rows[_KEY].itertuples(index=False)], index=rows.index)
     read_keys = pd.Series(
-        [tuple(r) for r in repetitions[KEY].itertuples(index=False)], index=repetitions.index
+        [tuple(r) for r in repetitions[_KEY].itertuples(index=False)], index=repetitions.index
     )
 
     def own_model(measured: set[int], replicates: int) -> decision.CandidateCosts:
@@ -469,7 +469,7 @@ def replay(
             noise=full.write_noise,
         )
 
-    survey = Repetitions(survey_reads(repetitions))
+    survey = Repetitions(_survey_reads(repetitions))
     survey_seconds = pd.Series(
         [_mean(decision.read_seconds(r, survey)) for r in parts.to_dict("records")], index=parts.index
     )
@@ -490,23 +490,23 @@ def replay(
     per_format = {f: sum(1 for i in measured if parts.at[i, "format"] == f) for f in parts["format"].unique()}
     table["random_agreement"] = random_agreement(parts, table, per_format)
 
-    candidates_table = parts[[*KEY, "setting", "scans"]].copy()
+    candidates_table = parts[[*_KEY, "setting", "scans"]].copy()
     candidates_table["role"] = [
         ANCHOR if keys[i] in anchor_keys else CHOSEN if i in measured else PREDICTED for i in parts.index
     ]
     candidates_table["predicted_read_cost"] = played.predicted_read
     candidates_table["survey_read_seconds_per_event"] = survey_seconds
     candidates_table = candidates_table.join(
-        cut_distances(parts, played.predicted_read, played.uncertainty.u, measured, reads_list)
+        _cut_distances(parts, played.predicted_read, played.uncertainty.u, measured, reads_list)
     )
 
-    spent = measuring_seconds(repetitions, measure_jobs, warm_reads)
-    counts = repetitions.groupby(KEY).size()
+    spent = _measuring_seconds(repetitions, measure_jobs, warm_reads)
+    counts = repetitions.groupby(_KEY).size()
     candidate_keys = set(keys)
     measured_keys = {keys[i] for i in measured}
     # A candidate left predicted was read once (its survey read): its share of its point's measuring time.
     surveyed = sum(
-        spent.get(k, 0.0) * min(SURVEY_READS, int(counts.get(k, 0))) / max(int(counts.get(k, 0)), 1)
+        spent.get(k, 0.0) * min(_SURVEY_READS, int(counts.get(k, 0))) / max(int(counts.get(k, 0)), 1)
         for k in candidate_keys - measured_keys
     )
     total = sum(spent.values())
@@ -532,13 +532,13 @@ def replay(
         "decisions_agreeing": int(table["agrees"].sum()),
         "decisions_agreeing_disk_only": int(table["disk_only_agrees"].sum()),
         "decisions_agreeing_random": float(table["random_agreement"].sum()),
-        "random_plans": RANDOM_PLANS,
+        "random_plans": _RANDOM_PLANS,
         "write_noise": full.write_noise.describe(),
     }
     return table, facts, candidates_table
 
 
-def survey_reads(repetitions: pd.DataFrame) -> pd.DataFrame:
+def _survey_reads(repetitions: pd.DataFrame) -> pd.DataFrame:
     """Each point's first SURVEY_READS unflagged repetitions (by repetition number): the reads a plan takes of a
     candidate it has not chosen."""
     flagged = (
@@ -547,7 +547,7 @@ def survey_reads(repetitions: pd.DataFrame) -> pd.DataFrame:
         else False
     )
     kept = repetitions[~flagged] if "flagged" in repetitions else repetitions
-    return kept.sort_values("rep").groupby(KEY, sort=False).head(SURVEY_READS)
+    return kept.sort_values("rep").groupby(_KEY, sort=False).head(_SURVEY_READS)
 
 
 def _mean(values: pd.Series) -> float:
@@ -572,7 +572,7 @@ def random_agreement(parts: pd.DataFrame, table: pd.DataFrame, per_format: Mappi
     """Per row of ``table`` (format, reads per file), the share of RANDOM_PLANS random plans that agree with the
     full study: each measures as many of the format's candidates as the adaptive plan did (``per_format``), drawn
     at random, and chooses the one with the lowest mean total among them."""
-    rng = np.random.default_rng(RANDOM_SEED)
+    rng = np.random.default_rng(_RANDOM_SEED)
     fixed = decision.fixed_cost(parts).to_numpy(dtype=float)
     read = parts["read_cost"].to_numpy(dtype=float)
     settings = parts["setting"].to_numpy()
@@ -583,10 +583,10 @@ def random_agreement(parts: pd.DataFrame, table: pd.DataFrame, per_format: Mappi
         accepted = {r["setting"], *str(r["tied_settings"]).split(decision.TIED_SEPARATOR)}
         total = fixed[members] + r["reads_per_file"] * read[members]
         hits = 0
-        for _ in range(RANDOM_PLANS):
+        for _ in range(_RANDOM_PLANS):
             drawn = rng.choice(len(members), size=size, replace=False)
             hits += settings[members[drawn[np.argmin(total[drawn])]]] in accepted
-        shares.append(hits / RANDOM_PLANS)
+        shares.append(hits / _RANDOM_PLANS)
     return shares
 
 
@@ -689,7 +689,7 @@ def _share(part: float, whole: float) -> str:
 
 # --- The decision on a medium the host lacks -----------------------------------------------------------------
 
-PREDICTED_CHOICE_COLUMNS = [
+_PREDICTED_CHOICE_COLUMNS = [
     "medium",
     "medium_name",
     "format",
@@ -708,7 +708,7 @@ PREDICTED_CHOICE_COLUMNS = [
 ]
 
 
-def open_seconds_on(summary_row: Mapping[str, Any], medium) -> float:
+def _open_seconds_on(summary_row: Mapping[str, Any], medium) -> float:
     """A file's open on another medium: this host's open less its storage wait (the CPU of reading the file's
     metadata), plus the open's read calls and bytes on the medium (each call a request: the metadata lie apart)."""
 
@@ -736,24 +736,24 @@ def predicted_choices(
     rows = decision.candidates(summary, files, config)
     parts = decision.cost_model(rows, config, Repetitions(repetitions), replicates=200).parts
     price = decision.prices(config)
-    by_point = summary.set_index(KEY)
+    by_point = summary.set_index(_KEY)
     out = []
     for key in media:
         medium = MEDIA[key]
-        mine = media_points[media_points["medium"] == key].set_index(KEY)
+        mine = media_points[media_points["medium"] == key].set_index(_KEY)
         seconds = pd.Series(np.nan, index=parts.index)
         for i, row in parts.iterrows():
-            point = tuple(row[k] for k in KEY)
+            point = tuple(row[k] for k in _KEY)
             if point in mine.index and point in by_point.index:
                 p = mine.loc[point]
-                opened = open_seconds_on(by_point.loc[point].to_dict(), medium)
+                opened = _open_seconds_on(by_point.loc[point].to_dict(), medium)
                 seconds[i] = (float(p["predicted_loop_seconds"]) + opened) / float(p["events_read"])
         known = parts[seconds.notna()]
         read = _costs(known, seconds[known.index], price)
         fixed = decision.fixed_cost(known)
         for fmt, group in known.groupby("format"):
             for reads in price["reads_per_file"]:
-                total, low, high = predicted_interval(
+                total, low, high = _predicted_interval(
                     fixed[group.index], read[group.index], reads, uncertainty
                 )
                 best = total.idxmin()
@@ -782,7 +782,7 @@ def predicted_choices(
                         "predicted": True,
                     }
                 )
-    return pd.DataFrame(out, columns=PREDICTED_CHOICE_COLUMNS)
+    return pd.DataFrame(out, columns=_PREDICTED_CHOICE_COLUMNS)
 
 
 # --- The plan, live (measurement.adaptive) ------------------------------------------------------------------
@@ -790,7 +790,7 @@ def predicted_choices(
 # A point the plan has not chosen is read once, cold, like any repetition: its survey read. It gives the layout
 # counts the model needs and that no warm read can (the bytes and requests that reach the block device), and it is
 # the point's first repetition should the plan choose it later.
-SURVEY_READS = 1
+_SURVEY_READS = 1
 # What the plan made of a point (the block record's "adaptive" section, tables/adaptive_plan.csv).
 ANCHOR, CHOSEN, PREDICTED = "anchor", "chosen", "predicted"
 # Why a surveyed point has no rate of its own (its status in the summary).
@@ -820,8 +820,8 @@ def planned_repetitions(
         labels.get("float_precision", "full"),
     )
     key = (labels["format"], labels["file_id"], labels["read_id"])
-    if candidate and ANCHOR_SCAN not in scans and key not in full:
-        return SURVEY_READS
+    if candidate and _ANCHOR_SCAN not in scans and key not in full:
+        return _SURVEY_READS
     return int(config["repetitions"])
 
 
@@ -829,12 +829,12 @@ def chosen_before(block_record: Mapping[str, Any] | None) -> set[tuple]:
     """The candidates an earlier run of a block's plan chose (its block record), so that a rerun plans their
     repetitions (and needs their files) from the start."""
     rows = ((block_record or {}).get("adaptive") or {}).get("points", [])
-    return {tuple(r[k] for k in KEY) for r in rows if r.get("role") == CHOSEN}
+    return {tuple(r[k] for k in _KEY) for r in rows if r.get("role") == CHOSEN}
 
 
 def predicted_keys(plan_record: Mapping[str, Any]) -> set[tuple]:
     """The candidates a block's plan left predicted (read once)."""
-    return {tuple(r[k] for k in KEY) for r in plan_record.get("points", []) if r.get("role") == PREDICTED}
+    return {tuple(r[k] for k in _KEY) for r in plan_record.get("points", []) if r.get("role") == PREDICTED}
 
 
 def block_tables(
@@ -854,7 +854,7 @@ def block_tables(
         "files": load_catalogue(sorted(set(catalogues))),
         "summary": summarize(reps, dict(measurement), repetitions),
         "points": pd.DataFrame(
-            [{**dict(zip(KEY, key_of(p), strict=True)), "scans": ";".join(scans[key_of(p)])} for p in points]
+            [{**dict(zip(_KEY, key_of(p), strict=True)), "scans": ";".join(scans[key_of(p)])} for p in points]
         ),
         "warm": cpu_summary(
             cpu_table(
@@ -873,7 +873,7 @@ def block_model_points(tables: Mapping[str, pd.DataFrame], storage: pd.DataFrame
     return predicted_points(points, storage, tables["warm"]) if len(points) else pd.DataFrame()
 
 
-def plan_step(
+def _plan_step(
     tables: Mapping[str, pd.DataFrame],
     model_points: pd.DataFrame,
     config: Mapping[str, Any],
@@ -886,13 +886,13 @@ def plan_step(
     predictions (calibrated on the errors of every candidate read so far: predicted_read_seconds)."""
     rows = decision.candidates(tables["summary"], tables["files"], config)
     rows = rows[decision.eligible(rows, config)]
-    keys = [tuple(r) for r in rows[KEY].itertuples(index=False)]
+    keys = [tuple(r) for r in rows[_KEY].itertuples(index=False)]
     is_full = pd.Series([k in full for k in keys], index=rows.index, dtype=bool)
     reads = Repetitions(tables["repetitions"])
     measured = decision.cost_model(rows[is_full], config, reads, replicates=200).parts
     price = decision.prices(config)
     surveyed = decision.cost_parts(rows[~is_full].assign(read_seconds_per_event=np.nan), price)
-    parts = pd.concat([measured, surveyed], ignore_index=True).merge(tables["points"], on=KEY, how="left")
+    parts = pd.concat([measured, surveyed], ignore_index=True).merge(tables["points"], on=_KEY, how="left")
     # What the plan has read of each candidate: all of a measured one's reads, a surveyed one's survey read.
     observed = parts["read_seconds_per_event"].fillna(
         pd.Series(
@@ -903,22 +903,22 @@ def plan_step(
     if model_points.empty:
         seconds, uncertainty = pd.Series(np.nan, index=parts.index), Uncertainty(math.inf)
     else:
-        seconds, uncertainty, _ = predicted_read_seconds(parts, model_points, anchor_keys, observed)
+        seconds, uncertainty, _ = _predicted_read_seconds(parts, model_points, anchor_keys, observed)
     u = uncertainty.u
-    in_full = {i for i in parts.index if tuple(parts.loc[i, KEY]) in full}
+    in_full = {i for i in parts.index if tuple(parts.loc[i, _KEY]) in full}
     # A measured candidate that is not valid has no interval: it is out of the decision, as in a full study.
     usable = parts[~parts.index.isin(in_full) | parts["read_cost_ci95_low"].notna()]
     predicted_read = _costs(usable, seconds[usable.index], price)
     unknown = {i for i in usable.index if i not in in_full and pd.isna(predicted_read[i])}
     known = usable.drop(index=list(unknown))
-    nxt = next_to_measure(
+    nxt = _next_to_measure(
         known, predicted_read[known.index], u, in_full & set(known.index), list(price["reads_per_file"])
     )
-    to_measure = {tuple(parts.loc[i, KEY]) for i in nxt | unknown}
-    table = parts[[*KEY, "setting"]].copy()
+    to_measure = {tuple(parts.loc[i, _KEY]) for i in nxt | unknown}
+    table = parts[[*_KEY, "setting"]].copy()
     table["role"] = [
         ANCHOR if k in anchor_keys else CHOSEN if k in full else PREDICTED
-        for k in (tuple(r) for r in parts[KEY].itertuples(index=False))
+        for k in (tuple(r) for r in parts[_KEY].itertuples(index=False))
     ]
     table["predicted_read_seconds_per_event"] = seconds
     table["predicted_read_cost"] = _costs(parts, seconds, price)
@@ -928,7 +928,7 @@ def plan_step(
     table["storage_cost"] = parts["storage_cost"]
     table["write_cost"] = parts["write_cost"]
     table["survey_read_seconds_per_event"] = observed.where(~parts.index.isin(in_full))
-    distances = cut_distances(
+    distances = _cut_distances(
         known, predicted_read[known.index], u, in_full & set(known.index), list(price["reads_per_file"])
     )
     distances.loc[list(nxt)] = np.nan  # to be measured: not left out
@@ -972,7 +972,7 @@ def measure_adaptively(
         tables = block_tables(points, scans, catalogues, result.warm_sets, measurement, repetitions)
         predicted = block_model_points(tables, storage)
         anchor_keys = anchors(tables["points"])
-        table, to_measure, u = plan_step(tables, predicted, config, full | anchor_keys)
+        table, to_measure, u = _plan_step(tables, predicted, config, full | anchor_keys)
         added = to_measure - full - anchor_keys
         steps.append(
             {
@@ -1012,7 +1012,7 @@ def plan_table(blocks: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         rows = pd.DataFrame(plan_record["points"])
         rows["steps"] = len(plan_record["steps"])
         frames.append(rows)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*KEY, "role"])
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*_KEY, "role"])
 
 
 def plan_markdown(
@@ -1026,7 +1026,7 @@ def plan_markdown(
     """The live plan in words for a person: per format, what it measured and left predicted, the measuring time it
     took and the time reading the predicted candidates in full would have added (each one's survey read, with
     its block's overhead per repetition, times the repetitions it was spared), and the decision it led to."""
-    spent = measuring_seconds(repetitions, measure_jobs, warm_reads)
+    spent = _measuring_seconds(repetitions, measure_jobs, warm_reads)
     lines = [
         "# Measuring only where it matters: the adaptive plan",
         "",
@@ -1042,10 +1042,10 @@ def plan_markdown(
     how = []
     for fmt, group in table.groupby("format"):
         roles = group["role"].value_counts()
-        keys = [tuple(r) for r in group[KEY].itertuples(index=False)]
+        keys = [tuple(r) for r in group[_KEY].itertuples(index=False)]
         taken = sum(v for k, v in spent.items() if k[0] == fmt) / 60
         predicted = [k for k, role in zip(keys, group["role"], strict=True) if role == PREDICTED]
-        spared = sum(spent.get(k, 0.0) * (planned - SURVEY_READS) for k in predicted) / 60
+        spared = sum(spent.get(k, 0.0) * (planned - _SURVEY_READS) for k in predicted) / 60
         u = pd.to_numeric(group["uncertainty"], errors="coerce").iloc[0]
         lines.append(
             f"| {fmt} | {len(group)} | {roles.get(ANCHOR, 0)} | {roles.get(CHOSEN, 0)} | {roles.get(PREDICTED, 0)} "

@@ -22,7 +22,7 @@ from rootparams.tools import paths
 from rootparams.tools.records import read_json
 
 
-def is_adaptive(study: Mapping[str, Any]) -> bool:
+def _is_adaptive(study: Mapping[str, Any]) -> bool:
     """Whether the study measures only where the decision needs it (measurement.adaptive; rootparams.decide.adaptive)."""
     return bool(study["measurement"]["adaptive"])
 
@@ -40,7 +40,7 @@ def plan_entry(study: Mapping[str, Any], point: Any) -> dict[str, Any]:
         "warmup": studyfiles.warmup_file(study, fmt),
         "tree": studyfiles.tree_name(study, fmt),
         "events": study["formats"][fmt]["read"],
-        **({"scans": list(point.scans)} if is_adaptive(study) else {}),
+        **({"scans": list(point.scans)} if _is_adaptive(study) else {}),
     }
 
 
@@ -48,7 +48,7 @@ def chosen_before(study: Mapping[str, Any], block: str) -> set[tuple]:
     """measurement.adaptive: the candidates the block's plan chose in an earlier run, from its record (read
     before the job replaces it), so that a rerun plans their repetitions from the start; none before its first
     run, and none read for a study that is not adaptive."""
-    if not is_adaptive(study):
+    if not _is_adaptive(study):
         return set()
     record = Path(paths.block_record(blocks.format_of(block)))
     return adaptive.chosen_before(read_json(record) if record.exists() else None)
@@ -58,7 +58,7 @@ def planned_repetitions(study: Mapping[str, Any], point: Any, chosen: set[tuple]
     """The repetitions a point's plan names: the study's, or with measurement.adaptive fewer for a candidate the
     plan has not chosen (``chosen``: chosen_before of its block). A pass measures its own share of them
     (blocks.block_repetitions)."""
-    if not is_adaptive(study):
+    if not _is_adaptive(study):
         return study["repetitions"]
     entry = {
         **asdict(point.file),
@@ -95,10 +95,10 @@ def block_measurement(
     }
     if not blocks.is_last_pass(block, total_passes):
         measurement.update(warm_reads=0, target_half_width=None)
-    if is_adaptive(study):
+    if _is_adaptive(study):
         measurement["target_half_width"] = None
     del measurement["adaptive"]
-    if is_adaptive(study):
+    if _is_adaptive(study):
         fmt = blocks.format_of(block)
         measurement["adaptive"] = {
             "study": {
@@ -141,7 +141,7 @@ def points_to_measure(
         planned = planned_repetitions(study, point, chosen)
         if needs_measuring(plan_point(entry, measurement, planned, repetitions), measurement):
             todo.append(point)
-    if is_adaptive(study) and todo:
+    if _is_adaptive(study) and todo:
         todo = readable
     return todo + ([sentinel] if todo and sentinel else [])
 
@@ -222,7 +222,7 @@ class StudyBlocks:
 
     def storage_primitives(self, block: str) -> list[str]:
         """The storage primitives' table, which an adaptive plan predicts from; none for any other block."""
-        return [paths.STORAGE_PRIMITIVES_TABLE] if is_adaptive(self.study) else []
+        return [paths.STORAGE_PRIMITIVES_TABLE] if _is_adaptive(self.study) else []
 
     def warmup_files(self, block: str) -> list[str]:
         """The format's warm-up file, read only after the paper's drop_caches (measurement.eviction: system)."""

@@ -119,8 +119,8 @@ from rootparams.study.labels import (
 )
 from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED
 
-GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
-FILE_COLUMNS = [
+_GROUP_KEYS = ["format", "container", "storage_profile", "branches"]
+_FILE_COLUMNS = [
     "format",
     "file_id",
     "size_bytes",
@@ -130,30 +130,30 @@ FILE_COLUMNS = [
     "write_threads",
 ]
 # Written next to every cost so that a table read alone says what it assumed.
-PRICE_KEYS = ("currency", "disk_per_tb_year", "cpu_per_core_hour", "lifetime_years", "copies")
+_PRICE_KEYS = ("currency", "disk_per_tb_year", "cpu_per_core_hour", "lifetime_years", "copies")
 # How sure the decision is (the docstring): the bootstrap's replicates, and a fixed seed so that the same tables
 # always give the same decision.
 BOOTSTRAP_REPLICATES = 2000
-BOOTSTRAP_SEED = 20250
+_BOOTSTRAP_SEED = 20250
 # The most a point off a Pareto front may be faster than the point that beats it (with 95 % confidence): rate
 # differences below it are not a reason to keep a larger or costlier setting.
 PARETO_RATE_MARGIN = RATE_MARGIN
 # The rate of a whole read (open + loop) per repetition, events_read / process_seconds (aggregate.DERIVED_METRICS):
 # its inverse is the read's seconds per event.
-READ_SPAN_RATE = "process_event_rate_hz"
+_READ_SPAN_RATE = "process_event_rate_hz"
 # A cost candidate needs an interval of its read, so two timed reads at least.
-MIN_TIMED_READS = 2
+_MIN_TIMED_READS = 2
 # Where along the reads per file a stretch of the envelope is surely the cheapest: the grid it is judged on.
-SURE_GRID_PER_DECADE = 24
+_SURE_GRID_PER_DECADE = 24
 # Next to every interval of a cost, so that a table read alone says what the interval includes.
-INTERVAL_COVERS = (
+_INTERVAL_COVERS = (
     "the reads (bootstrap over rounds) and the write (n = 1, one draw per file at write_noise); disk exact"
 )
 # The metric whose repeat noise stands for a write's: the CPU time of the timed loop, CPU-bound work of the same
 # host measured many times.
-WRITE_NOISE_METRIC = "loop_cpu_seconds"
+_WRITE_NOISE_METRIC = "loop_cpu_seconds"
 # The write noise a decision used, next to every cost: its σ/mean, interval, writes and source (writenoise).
-WRITE_NOISE_COLUMNS = (
+_WRITE_NOISE_COLUMNS = (
     "write_noise",
     "write_noise_ci95_low",
     "write_noise_ci95_high",
@@ -221,7 +221,7 @@ def setting_label(
 def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
     """Every measured point with its three objectives and a label; ``valid`` says whether it may enter a
     decision (a valid timed loop and a rate from unflagged repetitions)."""
-    have = [c for c in FILE_COLUMNS if c in files.columns]
+    have = [c for c in _FILE_COLUMNS if c in files.columns]
     # The summary has hundreds of columns: keep only those the decision uses, or pandas warns at every column
     # added to the fragmented frame.
     wanted = [
@@ -258,7 +258,7 @@ def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, 
 def read_repetitions(path: str | Path) -> Repetitions:
     """repetitions.csv with what the decision needs per timed read: the whole read's rate (the cost) and the
     loop's (the Pareto fronts), by round."""
-    return Repetitions.read(path, metrics=[READ_SPAN_RATE, "event_rate_hz", WRITE_NOISE_METRIC])
+    return Repetitions.read(path, metrics=[_READ_SPAN_RATE, "event_rate_hz", _WRITE_NOISE_METRIC])
 
 
 def write_noise(repetitions: Repetitions, writes: pd.DataFrame | None = None) -> WriteNoise:
@@ -270,7 +270,7 @@ def write_noise(repetitions: Repetitions, writes: pd.DataFrame | None = None) ->
         measured = relative_spread(writes)
         if measured.df >= 1:
             return measured
-    spreads = repetitions.relative_spreads(WRITE_NOISE_METRIC)
+    spreads = repetitions.relative_spreads(_WRITE_NOISE_METRIC)
     if spreads:
         return WriteNoise(float(np.median(spreads)), writes=len(spreads), source=BORROWED)
     return WriteNoise(0.0)
@@ -279,7 +279,7 @@ def write_noise(repetitions: Repetitions, writes: pd.DataFrame | None = None) ->
 def read_seconds(row: Mapping[str, Any], repetitions: Repetitions) -> pd.Series:
     """A point's whole reads, open and loop, in seconds per event (process_seconds / events_read), one per
     unflagged repetition, indexed by round key (None for records from before the rounds)."""
-    rates = repetitions.values(row, READ_SPAN_RATE)
+    rates = repetitions.values(row, _READ_SPAN_RATE)
     return 1.0 / rates[rates > 0]
 
 
@@ -287,7 +287,7 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def exact_objectives(q: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[bool, bool]:
+def _exact_objectives(q: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[bool, bool]:
     """(q is not larger and not costlier to write than p, q is smaller or cheaper to write), on the objectives
     both have: sizes and write costs are exact, one file each."""
     better = False
@@ -307,7 +307,7 @@ def surely_beats(
     """Whether q surely beats p on the Pareto front (the docstring's rule): not larger, not costlier to write, a
     rate not lower (``rate_ratio`` = q/p: not surely below 1, and its 95 % interval above 1 / (1 + margin)), and
     better in one (smaller, cheaper to write, or surely faster). Without an interval of the ratio, never."""
-    no_worse, better = exact_objectives(q, p)
+    no_worse, better = _exact_objectives(q, p)
     if not no_worse:
         return False
     rate_not_lower = rate_ratio.direction != LOWER and rate_ratio.low >= 1 / (1 + margin)
@@ -350,13 +350,13 @@ def pareto(
     for column in ("dominated_by_rate_ratio", "dominated_by_rate_ratio_low", "dominated_by_rate_ratio_high"):
         out[column] = np.nan
     valid = out[out["valid"]]
-    for _, group in valid.groupby(GROUP_KEYS, dropna=False):
+    for _, group in valid.groupby(_GROUP_KEYS, dropna=False):
         records = group.to_dict("records")
         beaten_by: list[dict[int, Ratio]] = [{} for _ in records]
         for i, p in enumerate(records):
             for j, q in enumerate(records):
                 # The exact objectives first: the rate's ratio only where they already allow q to beat p.
-                if i == j or not exact_objectives(q, p)[0]:
+                if i == j or not _exact_objectives(q, p)[0]:
                     continue
                 ratio = repetitions.ratio(q, p, "event_rate_hz")
                 if surely_beats(q, p, ratio, margin):
@@ -375,8 +375,8 @@ def pareto(
     return out
 
 
-PARETO_COLUMNS = [
-    *GROUP_KEYS,
+_PARETO_COLUMNS = [
+    *_GROUP_KEYS,
     "setting",
     "algorithm",
     "on_front",
@@ -402,9 +402,9 @@ PARETO_COLUMNS = [
 def pareto_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The tidy front table (results/tables/pareto_front.csv) from ``pareto``'s rows: every point, front first
     within each group."""
-    columns = [c for c in PARETO_COLUMNS if c in rows.columns]
+    columns = [c for c in _PARETO_COLUMNS if c in rows.columns]
     return rows.sort_values(
-        [*GROUP_KEYS, "on_front", "bytes_per_event"], ascending=[True] * 4 + [False, True]
+        [*_GROUP_KEYS, "on_front", "bytes_per_event"], ascending=[True] * 4 + [False, True]
     )[columns].reset_index(drop=True)
 
 
@@ -415,7 +415,7 @@ def prices(config: Mapping[str, Any]) -> dict[str, Any]:
     return cost
 
 
-def default_selection(config: Mapping[str, Any], fmt: str) -> str:
+def _default_selection(config: Mapping[str, Any], fmt: str) -> str:
     return config["formats"].get(fmt, {}).get("branches", config["read_defaults"]["branches"])
 
 
@@ -474,7 +474,7 @@ def _resampling_groups(spans: Sequence[pd.Series]) -> list[list[int]]:
     return list(groups.values())
 
 
-def small_sample_widening(n: int) -> float:
+def _small_sample_widening(n: int) -> float:
     """The factor that widens a percentile bootstrap of a mean of ``n`` values to about Student's t interval:
     t_{n-1} / z for the quantile, sqrt(n / (n-1)) for the bootstrap's biased variance (Hesterberg's expanded
     percentile interval). 1.22 at n = 10, 1.58 at n = 5, tending to 1."""
@@ -495,12 +495,12 @@ def _bootstrap_group(spans: Sequence[pd.Series], replicates: int, seed: int) -> 
     means = bootstrap_means(matrix, replicates, seed)
     center = np.nanmean(matrix, axis=1)
     own = np.isfinite(matrix).sum(axis=1)
-    widening = np.array([small_sample_widening(int(n)) for n in own])
+    widening = np.array([_small_sample_widening(int(n)) for n in own])
     widened = center[None, :] + widening[None, :] * (means - center[None, :])
     return np.maximum(widened, 0.0)  # a read takes no negative time
 
 
-def read_seconds_draws(
+def _read_seconds_draws(
     formats: Sequence[str], spans: Sequence[pd.Series], replicates: int, seed: int
 ) -> np.ndarray:
     """Bootstrap replicates (replicates x candidates) of each candidate's mean read seconds per event: per
@@ -538,7 +538,7 @@ def eligible_setting(
     price = prices(config)
     return (
         storage_profile == price["storage_profile"]
-        and branches == default_selection(config, fmt)
+        and branches == _default_selection(config, fmt)
         and (price["lossy"] or float_precision == "full")
     )
 
@@ -563,7 +563,7 @@ def cost_model(
     config: Mapping[str, Any],
     repetitions: Repetitions,
     replicates: int = BOOTSTRAP_REPLICATES,
-    seed: int = BOOTSTRAP_SEED,
+    seed: int = _BOOTSTRAP_SEED,
     noise: float | WriteNoise | None = None,
     writes: pd.DataFrame | None = None,
 ) -> CandidateCosts:
@@ -575,14 +575,14 @@ def cost_model(
     price = prices(config)
     chosen = rows[rows["valid"] & eligible(rows, config)].reset_index(drop=True)
     spans = [read_seconds(r, repetitions) for r in chosen.to_dict("records")]
-    timed = [len(s) >= MIN_TIMED_READS for s in spans]
+    timed = [len(s) >= _MIN_TIMED_READS for s in spans]
     chosen = chosen.loc[pd.Series(timed, index=chosen.index, dtype=bool)].reset_index(drop=True)
     spans = [s for s, ok in zip(spans, timed, strict=True) if ok]
     chosen["read_seconds_per_event"] = [float(s.mean()) for s in spans]
     chosen["n"] = [len(s) for s in spans]
     chosen["rounds"] = [len(s) if _paired(s) else 0 for s in spans]  # 0: resampled on its own repetitions
     parts = cost_parts(chosen, price)
-    seconds = read_seconds_draws(list(parts["format"]), spans, replicates, seed)
+    seconds = _read_seconds_draws(list(parts["format"]), spans, replicates, seed)
     scale = 1e6 * parts["threads"].astype(float).to_numpy() * _per_core_second(price)
     draws = seconds * scale[None, :]
     if len(parts):
@@ -671,13 +671,13 @@ def judge(
     # in 95 % may still, together, be the cheapest more often than 5 %. The candidates most often cheapest join
     # until it does.
     for i in np.argsort(-p_cheapest, kind="stable"):
-        if holds_cheapest(draws, tied) >= CONFIDENCE:
+        if _holds_cheapest(draws, tied) >= CONFIDENCE:
             break
         tied[i] = True
     return Verdict(total, low, high, p_cheapest, p_best_cheaper, order, tied)
 
 
-def holds_cheapest(draws: np.ndarray, members: np.ndarray) -> float:
+def _holds_cheapest(draws: np.ndarray, members: np.ndarray) -> float:
     """The share of replicates (rows of ``draws``) in which one of ``members`` (a mask of the columns) is the
     cheapest, or equal to it."""
     if not members.any():
@@ -693,7 +693,7 @@ def _format_arrays(model: CandidateCosts, group: pd.DataFrame) -> tuple[np.ndarr
     return fixed, group["read_cost"].to_numpy(dtype=float), model.read_draws[:, index], fixed_draws
 
 
-RANKING_COLUMNS = [
+_RANKING_COLUMNS = [
     "format",
     "reads_per_file",
     "rank",
@@ -769,16 +769,16 @@ def cost_ranking(model: CandidateCosts, reads_list) -> pd.DataFrame:
                         "n": c["n"],
                         "rounds": c["rounds"],
                         "write_n": c["write_n"],
-                        **{key: c[key] for key in WRITE_NOISE_COLUMNS},
-                        "interval_covers": INTERVAL_COVERS,
+                        **{key: c[key] for key in _WRITE_NOISE_COLUMNS},
+                        "interval_covers": _INTERVAL_COVERS,
                         "file_id": c["file_id"],
                         "read_id": c["read_id"],
                     }
                 )
-    return pd.DataFrame(out, columns=RANKING_COLUMNS)
+    return pd.DataFrame(out, columns=_RANKING_COLUMNS)
 
 
-CHOICE_COLUMNS = [
+_CHOICE_COLUMNS = [
     "format",
     "reads_per_file",
     "choice",
@@ -851,7 +851,7 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
             "read_id": best["read_id"],
             "candidates": len(group),
             "interval_covers": best["interval_covers"],
-            **{key: best[key] for key in WRITE_NOISE_COLUMNS},
+            **{key: best[key] for key in _WRITE_NOISE_COLUMNS},
         }
         if len(group) > 1:
             second = group.iloc[1]
@@ -861,7 +861,7 @@ def cheapest(ranking: pd.DataFrame) -> pd.DataFrame:
                 "runner_up_p_best_cheaper": second["p_best_cheaper"],
             }
         out.append(row)
-    return pd.DataFrame(out, columns=CHOICE_COLUMNS)
+    return pd.DataFrame(out, columns=_CHOICE_COLUMNS)
 
 
 def _sure_stretch(
@@ -877,7 +877,7 @@ def _sure_stretch(
     named alone by the rule (NaN, NaN if nowhere). The last stretch (end = inf) is judged up to 10^4 reads or ten
     times its start, and sure to the end if it is also sure on the read costs alone (the limit of many reads)."""
     stop = end if math.isfinite(end) else max(10 * start, 1e4)
-    steps = max(2, math.ceil(math.log10(stop / start) * SURE_GRID_PER_DECADE) + 1)
+    steps = max(2, math.ceil(math.log10(stop / start) * _SURE_GRID_PER_DECADE) + 1)
     grid = np.geomspace(start, stop, steps)
     sure = []
     for reads in grid:
@@ -894,7 +894,7 @@ def _sure_stretch(
     return first, last
 
 
-CROSSOVER_COLUMNS = [
+_CROSSOVER_COLUMNS = [
     "format",
     "from_reads",
     "to_reads",
@@ -954,10 +954,10 @@ def crossovers(
             tied = np.flatnonzero(np.isclose(cross, end, rtol=1e-12))
             current = int(tied[np.argmin(slope[tied])])
             n = end
-    return pd.DataFrame(rows, columns=CROSSOVER_COLUMNS)
+    return pd.DataFrame(rows, columns=_CROSSOVER_COLUMNS)
 
 
-COST_COLUMNS = [
+_COST_COLUMNS = [
     "format",
     "setting",
     "container",
@@ -993,15 +993,15 @@ def cost_table(model: CandidateCosts, config: Mapping[str, Any]) -> pd.DataFrame
     """results/tables/cost_model.csv: every candidate's cost parts, the read's 95 % interval and what it covers,
     with the prices that made them."""
     parts = model.parts
-    table = parts[[c for c in COST_COLUMNS if c in parts.columns]].copy()
-    table["interval_covers"] = INTERVAL_COVERS
+    table = parts[[c for c in _COST_COLUMNS if c in parts.columns]].copy()
+    table["interval_covers"] = _INTERVAL_COVERS
     price = prices(config)
-    for key in PRICE_KEYS:
+    for key in _PRICE_KEYS:
         table[f"price_{key}"] = price[key]
     return table.sort_values(["format", "storage_cost"]).reset_index(drop=True)
 
 
-def money(value: float, currency: str) -> str:
+def _money(value: float, currency: str) -> str:
     if value >= 100:
         return f"{value:,.0f} {currency}"
     if value >= 1:
@@ -1009,11 +1009,11 @@ def money(value: float, currency: str) -> str:
     return f"{value:.3g} {currency}"
 
 
-def money_interval(value: float, low: float, high: float, currency: str) -> str:
+def _money_interval(value: float, low: float, high: float, currency: str) -> str:
     """A total with its interval, e.g. "226.47 USD (95 % CI 226.10-226.88)": decimals that show the interval's half width with two significant
     digits; an exact value (no reads to price) without an interval."""
     if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
-        return money(value, currency)
+        return _money(value, currency)
     digits = int(min(6, max(0, 1 - math.floor(math.log10((high - low) / 2)))))
     return f"{value:,.{digits}f} {currency} (95 % CI {low:,.{digits}f}-{high:,.{digits}f})"
 
@@ -1027,12 +1027,12 @@ def chance(p: float) -> str:
     return f"{p:.2f}" if 0.01 <= p <= 0.99 else f"{p:.3f}"
 
 
-def reads_label(n: float) -> str:
+def _reads_label(n: float) -> str:
     return "∞" if math.isinf(n) else f"{n:,.0f}" if n >= 10 else f"{n:.3g}"
 
 
 # The most tied settings named in a cell of recommendations.md (by mean); the ranking table has them all.
-TIED_NAMED = 6
+_TIED_NAMED = 6
 
 
 def _choice_text(r: Mapping[str, Any]) -> str:
@@ -1042,9 +1042,9 @@ def _choice_text(r: Mapping[str, Any]) -> str:
     names = str(r["tied_settings"]).split(TIED_SEPARATOR)
     shares = [float(p) for p in str(r["tied_p_cheapest"]).split(TIED_SEPARATOR)]
     tied = [f"{name} (P {chance(p)})" for name, p in zip(names, shares, strict=True)]
-    if len(tied) > TIED_NAMED:
-        rest = len(tied) - TIED_NAMED
-        tied = [*tied[:TIED_NAMED], f"{rest} more by mean (`tables/cost_ranking.csv`)"]
+    if len(tied) > _TIED_NAMED:
+        rest = len(tied) - _TIED_NAMED
+        tied = [*tied[:_TIED_NAMED], f"{rest} more by mean (`tables/cost_ranking.csv`)"]
     return f"equal within the uncertainty: {' or '.join(tied)}"
 
 
@@ -1054,11 +1054,11 @@ def _rounds_text(n, rounds) -> str:
 
 
 def _stretch_text(s: Mapping[str, Any]) -> str:
-    text = f"{reads_label(s['from_reads'])}-{reads_label(s['to_reads'])} reads: {s['setting']}"
+    text = f"{_reads_label(s['from_reads'])}-{_reads_label(s['to_reads'])} reads: {s['setting']}"
     low, high = s.get("surely_cheapest_from", math.nan), s.get("surely_cheapest_to", math.nan)
     if low != low:
         return f"{text} (nowhere surely the cheapest)"
-    return f"{text} (surely the cheapest from {reads_label(low)} to {reads_label(high)})"
+    return f"{text} (surely the cheapest from {_reads_label(low)} to {_reads_label(high)})"
 
 
 def _write_noise_text(choice: pd.DataFrame) -> str:
@@ -1123,10 +1123,10 @@ def decision_markdown(choice: pd.DataFrame, envelope: pd.DataFrame, front: pd.Da
                 if isinstance(r.get("runner_up"), str)
                 else "(only candidate)"
             )
-            total = money_interval(r["total_cost"], r["total_cost_ci95_low"], r["total_cost_ci95_high"], cur)
+            total = _money_interval(r["total_cost"], r["total_cost_ci95_low"], r["total_cost_ci95_high"], cur)
             lines.append(
                 f"| {format_title(fmt)} | {r['reads_per_file']} | {_choice_text(r)} | {total} | "
-                f"{money(r['storage_cost'], cur)} | {money(r['write_cost'], cur)} | {money(r['read_cost_total'], cur)} | "
+                f"{_money(r['storage_cost'], cur)} | {_money(r['write_cost'], cur)} | {_money(r['read_cost_total'], cur)} | "
                 f"{r['bytes_per_event'] / 1e3:.2f} kB | {1 / r['read_seconds_per_event']:.0f} Hz | "
                 f"{_rounds_text(r['n'], r['rounds'])} | {runner} |"
             )

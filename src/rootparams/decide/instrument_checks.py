@@ -58,10 +58,10 @@ from rootparams.vocabulary import TTREE, UNCOMPRESSED
 # The margins the checks claim equality at. Level: a level may change the decompression, nothing else; 5 % is
 # what a quiet run resolves (docs/measurement.md). Bandwidth: the throttle is exact for streaming reads
 # (0.997-1.008 measured), 5 % leaves room for one read-ahead window at either end. Repeat: the same point twice.
-LEVEL_MARGIN = 0.05
+_LEVEL_MARGIN = 0.05
 DECOMPRESSION_MARGIN = 0.10
-BANDWIDTH_MARGIN = 0.05
-REPEAT_MARGIN = 0.03
+_BANDWIDTH_MARGIN = 0.05
+_REPEAT_MARGIN = 0.03
 
 HOLDS, VIOLATED = "holds", "violated"
 
@@ -180,7 +180,7 @@ def level_check(values_by_level: Mapping[int, pd.Series], subject: str, algorith
                 "CPU outside decompression does not depend on the level",
                 name,
                 values,
-                LEVEL_MARGIN,
+                _LEVEL_MARGIN,
                 "µs/event",
             )
         )
@@ -211,7 +211,7 @@ def decompression_check(
     return out
 
 
-def bandwidth_ratios(records: Iterable[Mapping], bandwidth: float) -> list[float]:
+def _bandwidth_ratios(records: Iterable[Mapping], bandwidth: float) -> list[float]:
     """Per repetition, the timed loop's seconds over B / bandwidth, B the bytes the disk completed during the loop
     (``loop_disk_completed_read_bytes``, /proc/diskstats). Not the bytes the reader submitted
     (``loop_storage_read_bytes``): the kernel submits a last read-ahead window near the end of the loop that the
@@ -233,7 +233,7 @@ def bandwidth_check(
     """(b): the mean of bandwidth_ratios with its 95 % interval. ``mode="equal"`` (an I/O-bound read): the ratio
     equals 1 within BANDWIDTH_MARGIN. ``mode="floor"`` (any read under the limit): at least 1 - BANDWIDTH_MARGIN;
     violated where the whole interval lies below it, holds where it lies above, cannot tell otherwise."""
-    ratios = bandwidth_ratios(records, bandwidth)
+    ratios = _bandwidth_ratios(records, bandwidth)
     interval = Interval.of(ratios)
     finite = [x for x in ratios if x == x]
     detail = (
@@ -242,7 +242,7 @@ def bandwidth_check(
         else "no repetition with a byte count"
     )
     if mode == "floor":
-        judgement = interval.judge_above(1 - BANDWIDTH_MARGIN)
+        judgement = interval.judge_above(1 - _BANDWIDTH_MARGIN)
         verdict = _verdict(judgement)
         statement = {HOLDS: "at least B / bandwidth", VIOLATED: "faster than the bandwidth allows"}.get(
             verdict, CANNOT_TELL
@@ -252,7 +252,7 @@ def bandwidth_check(
             subject,
             verdict,
             statement,
-            BANDWIDTH_MARGIN,
+            _BANDWIDTH_MARGIN,
             math.nan,
             interval.mean,
             interval.n,
@@ -262,7 +262,7 @@ def bandwidth_check(
             1,
             verdict,
         )
-    judgement = interval.judge_within(1 / (1 + BANDWIDTH_MARGIN), 1 + BANDWIDTH_MARGIN)
+    judgement = interval.judge_within(1 / (1 + _BANDWIDTH_MARGIN), 1 + _BANDWIDTH_MARGIN)
     verdict = _verdict(judgement)
     ratio = Ratio(interval.mean, interval.low, interval.high, interval.n, False)
     return Check(
@@ -270,7 +270,7 @@ def bandwidth_check(
         subject,
         verdict,
         _statement(verdict),
-        BANDWIDTH_MARGIN,
+        _BANDWIDTH_MARGIN,
         ratio.resolvable_margin,
         interval.mean,
         interval.n,
@@ -287,7 +287,7 @@ def repeat_check(first: Sequence[float], second: Sequence[float], subject: str =
     REPEAT_MARGIN; unpaired (they were taken at different times, which is the point)."""
     a, b = Interval.of(first), Interval.of(second)
     ratio = ratio_unpaired(b, a)
-    judgement = ratio.judge_equal(REPEAT_MARGIN)
+    judgement = ratio.judge_equal(_REPEAT_MARGIN)
     verdict = _verdict(judgement)
     detail = f"first {a.text('Hz')}, then {b.text('Hz')}: second / first {ratio.text()}"
     return Check(
@@ -295,7 +295,7 @@ def repeat_check(first: Sequence[float], second: Sequence[float], subject: str =
         subject,
         verdict,
         _statement(verdict),
-        REPEAT_MARGIN,
+        _REPEAT_MARGIN,
         ratio.resolvable_margin,
         ratio.estimate,
         min(a.n, b.n),
@@ -307,7 +307,7 @@ def repeat_check(first: Sequence[float], second: Sequence[float], subject: str =
     )
 
 
-CHECK_COLUMNS = [
+_CHECK_COLUMNS = [
     "check",
     "subject",
     "verdict",
@@ -362,7 +362,7 @@ def family_text(checks: Sequence[Check]) -> str:
 
 
 def table(checks: Iterable[Check]) -> pd.DataFrame:
-    return pd.DataFrame([asdict(c) for c in checks], columns=CHECK_COLUMNS)
+    return pd.DataFrame([asdict(c) for c in checks], columns=_CHECK_COLUMNS)
 
 
 def markdown(checks: Iterable[Check]) -> str:

@@ -26,14 +26,14 @@ from pathlib import Path
 
 PARAMETERS = Path("/sys/module/page_reporting/parameters")
 # The buddy allocator's largest order is 10 (4 MB blocks): at 11 no free block is ever large enough.
-HELD_ORDER = 11
+_HELD_ORDER = 11
 # Memory touched once after the hold, so that the next reads reuse pages the host has backed: more than a
 # reader's heap plus the file's page cache at the default study's scale.
-PRETOUCH_BYTES = 1 << 30
-ORIGINAL_NOTE = Path("/tmp/rootparams-page-reporting-order.orig")
+_PRETOUCH_BYTES = 1 << 30
+_ORIGINAL_NOTE = Path("/tmp/rootparams-page-reporting-order.orig")
 
 
-def pretouch(nbytes: int = PRETOUCH_BYTES) -> None:
+def _pretouch(nbytes: int = _PRETOUCH_BYTES) -> None:
     """Write one byte per page of ``nbytes`` of fresh anonymous memory, then give it back to the kernel."""
     page = mmap.PAGESIZE
     with mmap.mmap(-1, nbytes) as mem:
@@ -51,8 +51,8 @@ def _restore(order_file: Path, note: Path, order: str) -> None:
 def free_page_reporting_held(
     enabled: bool,
     parameters: Path = PARAMETERS,
-    note: Path = ORIGINAL_NOTE,
-    touch: Callable[[], None] = pretouch,
+    note: Path = _ORIGINAL_NOTE,
+    touch: Callable[[], None] = _pretouch,
 ) -> Iterator[str]:
     """Hold the host's free page reporting off for the duration; yields what was done, for the records."""
     order_file = parameters / "page_reporting_order"
@@ -72,12 +72,12 @@ def free_page_reporting_held(
         return
     try:
         note.write_text(original + "\n")  # for the next job, should this one be killed
-        order_file.write_text(f"{HELD_ORDER}\n")
+        order_file.write_text(f"{_HELD_ORDER}\n")
     except OSError as error:
         yield f"not held ({order_file}: {error.strerror or error}; needs root)"
         return
     touch()
     try:
-        yield f"held (order {original} -> {HELD_ORDER})"
+        yield f"held (order {original} -> {_HELD_ORDER})"
     finally:
         _restore(order_file, note, original)

@@ -33,7 +33,7 @@ from rootparams.tools.processes import die_with_parent
 # Options both tools understand: epoch time stamps, and the paper's metric groups.
 # The network: every interface but loopback ("total", the tools' default) and loopback on its own, where a read
 # through our own XRootD server travels (docs/measurement.md, "Remote reads").
-MONITOR_ARGS = [
+_MONITOR_ARGS = [
     "--epoch",
     "--cpu",
     "--disk",
@@ -46,9 +46,9 @@ MONITOR_ARGS = [
     "--page",
     "--noupdate",
 ]
-TOOL_ARGS = {"dool": ["--bytes"], "dstat": []}
+_TOOL_ARGS = {"dool": ["--bytes"], "dstat": []}
 # Columns that dool writes in bits unless --bytes was given.
-BYTE_RATE_COLUMNS = (
+_BYTE_RATE_COLUMNS = (
     "disk_read_bytes_per_s",
     "disk_write_bytes_per_s",
     "net_recv_bytes_per_s",
@@ -59,7 +59,7 @@ BYTE_RATE_COLUMNS = (
 
 # (group prefix, column) -> canonical name. Groups are matched by prefix since dool and dstat word some
 # group names differently, and disk/net groups carry the device ("dsk/total", "dsk/vda").
-CANONICAL = {
+_CANONICAL = {
     ("epoch", "epoch"): "epoch",
     ("total cpu", "usr"): "cpu_usr_pct",
     ("total cpu", "sys"): "cpu_sys_pct",
@@ -86,7 +86,7 @@ CANONICAL = {
     ("paging", "in"): "page_in_per_s",
     ("paging", "out"): "page_out_per_s",
 }
-METRICS = [name for name in dict.fromkeys(CANONICAL.values()) if name != "epoch"]
+_METRICS = [name for name in dict.fromkeys(_CANONICAL.values()) if name != "epoch"]
 
 
 class MonitorError(UserError):
@@ -183,7 +183,7 @@ def parse_monitor_csv(text: str, source: str = "<monitor csv>") -> MonitorSample
                 break
         else:
             if not math.isnan(values.get("epoch", math.nan)):
-                for name in BYTE_RATE_COLUMNS:
+                for name in _BYTE_RATE_COLUMNS:
                     if name in values:
                         values[name] *= bits_to_bytes
                 samples.rows.append(values)
@@ -191,7 +191,7 @@ def parse_monitor_csv(text: str, source: str = "<monitor csv>") -> MonitorSample
 
 
 def _canonical(group: str, column: str) -> str | None:
-    for (prefix, col), canonical in CANONICAL.items():
+    for (prefix, col), canonical in _CANONICAL.items():
         if column == col and group.startswith(prefix):
             return canonical
     return None
@@ -220,7 +220,7 @@ def summarize_window(samples: MonitorSamples, start: float, end: float) -> dict[
     out: dict[str, float] = {"monitor_samples": len(overlapping), "monitor_coverage": covered / (end - start)}
     if not overlapping:
         return out
-    for name in METRICS:
+    for name in _METRICS:
         values = [(w, r[name]) for w, r in overlapping if name in r and not math.isnan(r[name])]
         if not values:
             continue
@@ -261,8 +261,8 @@ class Monitor:
         self.proc = subprocess.Popen(
             [
                 self.executable,
-                *MONITOR_ARGS,
-                *TOOL_ARGS.get(self.name, []),
+                *_MONITOR_ARGS,
+                *_TOOL_ARGS.get(self.name, []),
                 "--output",
                 str(self.csv_path),
                 str(self.interval),

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from rootparams.errors import UserError
 
-DROP_CACHES = Path("/proc/sys/vm/drop_caches")
-PAGE_SIZE = mmap.PAGESIZE
+_DROP_CACHES = Path("/proc/sys/vm/drop_caches")
+_PAGE_SIZE = mmap.PAGESIZE
 
 
 class EvictionError(UserError):
@@ -70,7 +70,7 @@ def pages_of(ranges: Iterable[tuple[int, int]]) -> set[int]:
     return {
         i
         for offset, length in ranges
-        for i in range(offset // PAGE_SIZE, (offset + length + PAGE_SIZE - 1) // PAGE_SIZE)
+        for i in range(offset // _PAGE_SIZE, (offset + length + _PAGE_SIZE - 1) // _PAGE_SIZE)
     }
 
 
@@ -109,20 +109,20 @@ def evict(path: str | Path, system_wide: bool = True) -> str:
         os.posix_fadvise(f.fileno(), 0, 0, os.POSIX_FADV_DONTNEED)
     if system_wide and can_drop_caches():
         os.sync()
-        DROP_CACHES.write_text("3\n")
+        _DROP_CACHES.write_text("3\n")
         return "drop_caches"
     return "fadvise"
 
 
 def can_drop_caches() -> bool:
-    return os.geteuid() == 0 and os.access(DROP_CACHES, os.W_OK)
+    return os.geteuid() == 0 and os.access(_DROP_CACHES, os.W_OK)
 
 
 # Waits before the second and later evictions. A page still under read I/O (locked) cannot be dropped: the
 # readahead of a reader that has just exited can still be in flight, and behind a cgroup throttle it lasts longer
 # (found when a storage primitive's fio run on the hdd profile left 11 MB resident through three evictions in a row).
 # Waiting only delays a retry; the file is still verified cold with mincore before anything is read.
-EVICTION_RETRY_WAITS_SECONDS = (0.2, 1.0)
+_EVICTION_RETRY_WAITS_SECONDS = (0.2, 1.0)
 
 
 def make_cold(path: str | Path, attempts: int = 3, system_wide: bool = True) -> tuple[str, Residency]:
@@ -131,7 +131,7 @@ def make_cold(path: str | Path, attempts: int = 3, system_wide: bool = True) -> 
     method, state = "none", residency(path)
     for attempt in range(attempts):
         if attempt:
-            waits = EVICTION_RETRY_WAITS_SECONDS
+            waits = _EVICTION_RETRY_WAITS_SECONDS
             time.sleep(waits[min(attempt - 1, len(waits) - 1)])
         method = evict(path, system_wide)
         state = residency(path)
@@ -140,7 +140,7 @@ def make_cold(path: str | Path, attempts: int = 3, system_wide: bool = True) -> 
     raise EvictionError(
         f"{path}: {state.resident_pages} of {state.total_pages} pages ({state.fraction:.1%}) are still in the "
         f"page cache after {attempts} evictions with {method} over "
-        f"{sum(EVICTION_RETRY_WAITS_SECONDS[: attempts - 1]):g} s. A cold read cannot be measured. Causes: another "
+        f"{sum(_EVICTION_RETRY_WAITS_SECONDS[: attempts - 1]):g} s. A cold read cannot be measured. Causes: another "
         "process keeps reading or mapping the file, or the filesystem ignores eviction (tmpfs, some network "
         "filesystems). Set measurement.cache_state: warm to measure warm reads instead, labelled as such."
     )

@@ -70,11 +70,11 @@ from rootparams.host.storage import StorageProfile
 from rootparams.tools.processes import die_with_parent
 
 # The toxiproxy release tools/install-remote builds (keep the two in step).
-TOXIPROXY_VERSION = "v2.12.0"
-TOXIPROXY_MODULE = "github.com/Shopify/toxiproxy/v2"
-XROOTD_USER = "xrootd"  # created by Debian's xrootd-server package
-START_TIMEOUT_SECONDS = 30
-STOP_TIMEOUT_SECONDS = 5
+_TOXIPROXY_VERSION = "v2.12.0"
+_TOXIPROXY_MODULE = "github.com/Shopify/toxiproxy/v2"
+_XROOTD_USER = "xrootd"  # created by Debian's xrootd-server package
+_START_TIMEOUT_SECONDS = 30
+_STOP_TIMEOUT_SECONDS = 5
 
 
 class RemoteEndpointError(UserError):
@@ -85,16 +85,16 @@ class RemoteToolError(RemoteEndpointError):
     """A tool of the remote profiles is missing; the message says how to install it."""
 
 
-INSTALL_XROOTD = "apt-get install -y xrootd-server xrootd-client"
+_INSTALL_XROOTD = "apt-get install -y xrootd-server xrootd-client"
 
 
-def find_xrootd() -> str:
+def _find_xrootd() -> str:
     """The xrootd executable (Debian's xrootd-server)."""
     path = shutil.which("xrootd")
     if path is None:
         raise RemoteToolError(
             "the XRootD server (xrootd) is not installed or not on PATH; install it as root with: "
-            f"{INSTALL_XROOTD}"
+            f"{_INSTALL_XROOTD}"
             " (or run tools/install-remote from the rootparams repository)"
         )
     return path
@@ -122,7 +122,7 @@ def find_toxiproxy() -> str:
     raise RemoteToolError(
         f"the toxiproxy server is not installed (looked at $ROOTPARAMS_TOXIPROXY, {in_prefix} and PATH for "
         f"toxiproxy-server). Install it with: tools/install-remote {bindir}  (in the rootparams repository; "
-        f"it runs: GOBIN=<dir> go install {TOXIPROXY_MODULE}/cmd/server@{TOXIPROXY_VERSION} and moves "
+        f"it runs: GOBIN=<dir> go install {_TOXIPROXY_MODULE}/cmd/server@{_TOXIPROXY_VERSION} and moves "
         f"<dir>/server to {in_prefix}; needs Go >= 1.23)"
     )
 
@@ -134,15 +134,15 @@ def xrootd_version(xrootd: str) -> str:
 
 
 @functools.cache
-def toxiproxy_build_version(binary: str) -> str | None:
+def _toxiproxy_build_version(binary: str) -> str | None:
     """The toxiproxy module version in the binary's Go build information (``go version -m`` shows it)."""
     found = re.search(
-        rb"mod\t" + re.escape(TOXIPROXY_MODULE.encode()) + rb"\t(\S+)", Path(binary).read_bytes()
+        rb"mod\t" + re.escape(_TOXIPROXY_MODULE.encode()) + rb"\t(\S+)", Path(binary).read_bytes()
     )
     return found.group(1).decode() if found else None
 
 
-def free_port() -> int:
+def _free_port() -> int:
     """A TCP port on 127.0.0.1 that nobody listens on now (the kernel's choice)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -168,7 +168,7 @@ def _stop_process(proc: subprocess.Popen | None) -> None:
         return
     proc.terminate()
     try:
-        proc.wait(timeout=STOP_TIMEOUT_SECONDS)
+        proc.wait(timeout=_STOP_TIMEOUT_SECONDS)
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
@@ -179,11 +179,11 @@ def _server_user() -> pwd.struct_passwd | None:
     if os.geteuid() != 0:
         return None
     try:
-        return pwd.getpwnam(XROOTD_USER)
+        return pwd.getpwnam(_XROOTD_USER)
     except KeyError:
         raise RemoteToolError(
-            f"there is no user {XROOTD_USER!r} to run the XRootD server as (xrootd refuses to run as root); "
-            f"the Debian package creates it: {INSTALL_XROOTD}"
+            f"there is no user {_XROOTD_USER!r} to run the XRootD server as (xrootd refuses to run as root); "
+            f"the Debian package creates it: {_INSTALL_XROOTD}"
         ) from None
 
 
@@ -191,7 +191,7 @@ def _as_user(user: pwd.struct_passwd | None) -> dict:
     return {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
 
 
-def check_export_readable(export_dir: Path, user: pwd.struct_passwd | None) -> None:
+def _check_export_readable(export_dir: Path, user: pwd.struct_passwd | None) -> None:
     """Raise unless the server's account can list ``export_dir`` and read everything in it. Asked of the
     kernel as that account (ACLs and every directory above count), not worked out from mode bits."""
     if not export_dir.is_dir():
@@ -226,13 +226,13 @@ def check_export_readable(export_dir: Path, user: pwd.struct_passwd | None) -> N
     )
 
 
-RUN_DIR_PREFIX = "rootparams-xrootd-"  # + the pid of the job that started the server
+_RUN_DIR_PREFIX = "rootparams-xrootd-"  # + the pid of the job that started the server
 
 
-def remove_stale_run_dirs() -> None:
+def _remove_stale_run_dirs() -> None:
     """Remove the private directories of servers whose job is gone (killed before it could clean up)."""
-    for run_dir in Path(tempfile.gettempdir()).glob(f"{RUN_DIR_PREFIX}*"):
-        pid = run_dir.name.removeprefix(RUN_DIR_PREFIX).split("-")[0]
+    for run_dir in Path(tempfile.gettempdir()).glob(f"{_RUN_DIR_PREFIX}*"):
+        pid = run_dir.name.removeprefix(_RUN_DIR_PREFIX).split("-")[0]
         if pid.isdigit() and not Path(f"/proc/{pid}").exists():
             shutil.rmtree(run_dir, ignore_errors=True)
 
@@ -245,7 +245,7 @@ class XRootDServer:
     def __init__(self, export_dir: str | Path, log_dir: str | Path, port: int | None = None):
         self.export_dir = Path(export_dir).resolve()
         self.log = Path(log_dir) / "xrootd.log"
-        self.port = port or free_port()
+        self.port = port or _free_port()
         self.proc: subprocess.Popen | None = None
         self._run_dir: Path | None = None
         if not self.export_dir.is_dir():
@@ -257,10 +257,10 @@ class XRootDServer:
                 f"the XRootD export dir {self.export_dir} contains white space, which xrootd's configuration "
                 "cannot express; use a path without spaces"
             )
-        xrootd = find_xrootd()
+        xrootd = _find_xrootd()
         self.xrootd_version = xrootd_version(xrootd)
         user = _server_user()
-        check_export_readable(self.export_dir, user)
+        _check_export_readable(self.export_dir, user)
         self.log.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._start(xrootd, user)
@@ -273,8 +273,8 @@ class XRootDServer:
             raise RemoteEndpointError(
                 f"port {self.port} on 127.0.0.1 is in use; give XRootDServer another port (or None: a free one)"
             )
-        remove_stale_run_dirs()
-        self._run_dir = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))
+        _remove_stale_run_dirs()
+        self._run_dir = Path(tempfile.mkdtemp(prefix=f"{_RUN_DIR_PREFIX}{os.getpid()}-"))
         (self._run_dir / "admin").mkdir()
         (self._run_dir / "pid").mkdir()
         config = self._run_dir / "xrootd.cfg"
@@ -298,7 +298,7 @@ class XRootDServer:
                 preexec_fn=lambda: die_with_parent(signal.SIGKILL),
                 **_as_user(user),
             )
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
         while not _accepts(self.port):
             if self.proc.poll() is not None:
                 raise RemoteEndpointError(
@@ -308,7 +308,7 @@ class XRootDServer:
             if time.monotonic() > deadline:
                 raise RemoteEndpointError(
                     f"xrootd did not accept connections on port {self.port} within "
-                    f"{START_TIMEOUT_SECONDS} s; "
+                    f"{_START_TIMEOUT_SECONDS} s; "
                     f"the end of {self.log}:\n{_log_tail(self.log)}"
                 )
             time.sleep(0.05)
@@ -346,7 +346,7 @@ class XRootDServer:
 _DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
-class LatencyProxy:
+class _LatencyProxy:
     """One toxiproxy server (its API on a port of its own) with one proxy 127.0.0.1:<port> -> the upstream
     port, and the profile's toxics: latency rtt/2 on each direction, bandwidth on the downstream one."""
 
@@ -358,7 +358,7 @@ class LatencyProxy:
         self.log = Path(log_dir) / "toxiproxy.log"
         self.log.parent.mkdir(parents=True, exist_ok=True)
         self.binary = find_toxiproxy()
-        self.api_port = free_port()
+        self.api_port = _free_port()
         self.proc: subprocess.Popen | None = None
         self.toxics: list[dict] = []
         try:
@@ -377,7 +377,7 @@ class LatencyProxy:
                 env={**os.environ, "LOG_LEVEL": "info"},  # the default, debug, logs every API request
                 preexec_fn=lambda: die_with_parent(signal.SIGKILL),
             )
-        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
         while True:
             try:
                 self.version = self._api("GET", "/version")["version"]
@@ -391,11 +391,11 @@ class LatencyProxy:
                 if time.monotonic() > deadline:
                     raise RemoteEndpointError(
                         f"{self.binary} did not answer on API port {self.api_port} within "
-                        f"{START_TIMEOUT_SECONDS} s; the end of {self.log}:\n{_log_tail(self.log)}"
+                        f"{_START_TIMEOUT_SECONDS} s; the end of {self.log}:\n{_log_tail(self.log)}"
                     ) from None
                 time.sleep(0.05)
         if self.version == "git":  # built without the release's -ldflags
-            self.version = toxiproxy_build_version(self.binary) or "unknown"
+            self.version = _toxiproxy_build_version(self.binary) or "unknown"
         proxy = self._api(
             "POST",
             "/proxies",
@@ -407,7 +407,7 @@ class LatencyProxy:
             },
         )
         self.port = int(proxy["listen"].rsplit(":", 1)[1])  # listen 127.0.0.1:0: the kernel picked the port
-        for toxic in toxics_for(self.profile):
+        for toxic in _toxics_for(self.profile):
             self.toxics.append(self._api("POST", f"/proxies/{self.NAME}/toxics", toxic))
 
     def _api(self, method: str, path: str, body: dict | None = None) -> dict:
@@ -438,14 +438,14 @@ class LatencyProxy:
     def stop(self) -> None:
         _stop_process(self.proc)
 
-    def __enter__(self) -> LatencyProxy:
+    def __enter__(self) -> _LatencyProxy:
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
 
-def toxics_for(profile: StorageProfile) -> list[dict]:
+def _toxics_for(profile: StorageProfile) -> list[dict]:
     """The toxics that emulate ``profile``, in the order they must be added (latency before bandwidth).
     Latency is whole milliseconds: round(rtt_ms) split over the two directions (none below 0.5 ms)."""
     toxics = []
@@ -480,7 +480,7 @@ class Endpoint:
 
     profile: StorageProfile
     server: XRootDServer
-    proxy: LatencyProxy | None
+    proxy: _LatencyProxy | None
 
     def url(self, path: str | Path) -> str:
         return self.server.url(path, port=self.proxy.port if self.proxy else None)
@@ -515,7 +515,7 @@ def remote_endpoint(
         if not profile.needs_proxy:
             yield Endpoint(profile, server, None)
             return
-        with LatencyProxy(server.port, profile, log_dir) as proxy:
+        with _LatencyProxy(server.port, profile, log_dir) as proxy:
             yield Endpoint(profile, server, proxy)
 
 

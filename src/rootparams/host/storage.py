@@ -45,7 +45,7 @@ def _cgroup2_mounts() -> list[Path]:
     return [Path(f.split()[1]) for f in lines if len(f.split()) > 2 and f.split()[2] == "cgroup2"]
 
 
-def io_controller() -> Controller | None:
+def _io_controller() -> Controller | None:
     """cgroup v1 blkio where it is mounted (it then owns the io controller), else a cgroup v2 hierarchy whose
     root offers ``io``; None when neither."""
     if (BLKIO / "blkio.throttle.read_bps_device").exists():
@@ -161,7 +161,7 @@ def throttling_unavailable_reason() -> str | None:
     problems = []
     if os.geteuid() != 0:
         problems.append("it needs root")
-    if io_controller() is None:
+    if _io_controller() is None:
         v2 = ", ".join(map(str, _cgroup2_mounts())) or "none mounted"
         problems.append(
             f"there is no block I/O controller (no cgroup v1 blkio at {BLKIO}, and no cgroup v2 hierarchy "
@@ -213,7 +213,7 @@ class BlockCounters:
 
 
 # A read limit no storage reaches (1 PB/s): set only so that cgroup v1's blk-throttle counts an unthrottled group.
-UNREACHABLE_BYTES_PER_SECOND = 1 << 50
+_UNREACHABLE_BYTES_PER_SECOND = 1 << 50
 
 
 class IoGroup:
@@ -229,7 +229,7 @@ class IoGroup:
     ):
         self.profile = profile
         self.device = block_device_of(path)
-        self.controller = controller or io_controller()
+        self.controller = controller or _io_controller()
         if self.controller is None:
             raise StorageProfileError(
                 f"no block I/O controller on this machine: {throttling_unavailable_reason()}"
@@ -244,7 +244,7 @@ class IoGroup:
                 # Without a rule for the device, blk-throttle keeps no counters for the group on some kernels
                 # (seen: an unthrottled group's io_service_bytes stayed 0 while its reader fetched 33 MB, so every
                 # native read looked like another process's): a limit no disk reaches makes it count.
-                bps = int(profile.read_bps) if profile.read_bps else UNREACHABLE_BYTES_PER_SECOND
+                bps = int(profile.read_bps) if profile.read_bps else _UNREACHABLE_BYTES_PER_SECOND
                 (self.dir / "blkio.throttle.read_bps_device").write_text(f"{self.device} {bps}\n")
                 if profile.read_iops:
                     (self.dir / "blkio.throttle.read_iops_device").write_text(
@@ -318,7 +318,7 @@ def disk_counters(device: str) -> BlockCounters:
     raise StorageProfileError(f"device {device} is not in /proc/diskstats")
 
 
-def can_count_block_requests() -> bool:
+def _can_count_block_requests() -> bool:
     """Root and a block I/O controller (v1 or v2): a group (unthrottled for native) can count the requests."""
     return throttling_unavailable_reason() is None
 
@@ -329,7 +329,7 @@ def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Ite
     afterwards; None where no group can be made (then a throttled profile is an error, raised by
     check_throttling_possible before any read)."""
     check_throttling_possible(profile, path)
-    if not can_count_block_requests():
+    if not _can_count_block_requests():
         yield None
         return
     try:
@@ -339,7 +339,7 @@ def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Ite
             raise
         yield None  # tmpfs or a network filesystem: no block device to count, native needs none
         return
-    remove_stale_groups()
+    _remove_stale_groups()
     group = IoGroup(profile, path, tag)
     try:
         yield group
@@ -347,9 +347,9 @@ def point_group(profile: StorageProfile, path: str | Path, tag: str = "") -> Ite
         group.remove()
 
 
-def remove_stale_groups() -> None:
+def _remove_stale_groups() -> None:
     """Remove the groups of measuring jobs that are gone (a job killed before it could clean up)."""
-    controller = io_controller()
+    controller = _io_controller()
     if controller is None:
         return
     for group in controller.root.glob("rootparams-*"):

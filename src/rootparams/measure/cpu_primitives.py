@@ -54,19 +54,19 @@ WARM_IO = {
     "storage_profile": "native",
 }
 # The read settings (and read attributes) that make a warm set, besides the file and the event count.
-WARM_READ_KEYS = ("branches", "threads", "reading_style", "unzip", "container", "tree")
+_WARM_READ_KEYS = ("branches", "threads", "reading_style", "unzip", "container", "tree")
 # A warm read is made only when at least this share of the file's pages is in the page cache (verified with
 # mincore just before the read); below it the read is flagged and tried again: a warm read must wait for no
 # storage.
-MIN_RESIDENT_FRACTION = 0.999
+_MIN_RESIDENT_FRACTION = 0.999
 # Bytes a warm read may fetch from storage (the reader's /proc/<pid>/io): a page or two of metadata the kernel
 # dropped meanwhile. More, and the read waited for storage and is flagged.
-MAX_STORAGE_BYTES = 1 << 20
+_MAX_STORAGE_BYTES = 1 << 20
 # The measurement settings that change how a warm read is made (the others judge or schedule reads, or concern
 # cold reads only): a kept warm record is reused only when these are unchanged.
-WARM_MAKING_KEYS = ("reader_process", "memory_probe_loads", "hold_free_page_reporting")
+_WARM_MAKING_KEYS = ("reader_process", "memory_probe_loads", "hold_free_page_reporting")
 # What a kept warm record must match to be reused by a rerun (besides its place, which names the set).
-WARM_IDENTITY_KEYS = (
+_WARM_IDENTITY_KEYS = (
     "format",
     "file_id",
     "warm_id",
@@ -97,13 +97,13 @@ class WarmSet:
         return f"{self.labels.get('format', '')} {self.labels['file_id']} {self.labels['warm_id']}".strip()
 
 
-def warm_key(point: Any) -> tuple:
+def _warm_key(point: Any) -> tuple:
     """The warm set a planned point (rootparams.measure.measure.PlannedPoint) belongs to: its file and the read settings
     that change the CPU's work."""
     return (
         point.root_file,
         int(point.events),
-        *(json.dumps(point.read.get(key), sort_keys=True) for key in WARM_READ_KEYS),
+        *(json.dumps(point.read.get(key), sort_keys=True) for key in _WARM_READ_KEYS),
     )
 
 
@@ -118,12 +118,12 @@ def warm_id(read: Mapping[str, Any], events: int) -> str:
 
 def warm_measurement_key(measurement: Mapping[str, Any]) -> str:
     """The key of the settings that make a warm read: WARM_MAKING_KEYS and WARM_IO."""
-    making = {k: measurement.get(k) for k in WARM_MAKING_KEYS}
+    making = {k: measurement.get(k) for k in _WARM_MAKING_KEYS}
     settings = json.dumps({**making, "io": WARM_IO}, sort_keys=True, default=str)
     return hashlib.sha1(settings.encode()).hexdigest()[:12]
 
 
-def warm_records_dir(point: Any, set_id: str) -> Path:
+def _warm_records_dir(point: Any, set_id: str) -> Path:
     """Where a set's warm records go: paths.warm_record for a point of the study; for points measured on their
     own (tests, benchmarks), whose records lie one directory per point under a common one, a ``warm`` directory
     there, per file: every point of the set finds the same place."""
@@ -141,12 +141,12 @@ def choose_warm_sets(points: Sequence[Any], reads: int, measurement: Mapping[str
         return []
     groups: dict[tuple, list[Any]] = {}
     for p in points:
-        groups.setdefault(warm_key(p), []).append(p)
+        groups.setdefault(_warm_key(p), []).append(p)
     out = []
     for members in groups.values():
         first = members[0]
         set_id = warm_id(first.read, first.events)
-        where = warm_records_dir(first, set_id)
+        where = _warm_records_dir(first, set_id)
         labels = {k: v for k, v in first.labels.items() if k not in _POINT_ONLY_LABELS}
         labels.setdefault("file_id", Path(first.root_file).stem)
         labels.update(
@@ -179,7 +179,7 @@ def reusable_warm_record(path: str, labels: Mapping[str, Any]) -> dict[str, Any]
             record = json.load(f)
     except (OSError, ValueError):
         return None
-    if all(record.get(k) == labels.get(k) for k in WARM_IDENTITY_KEYS if k in labels):
+    if all(record.get(k) == labels.get(k) for k in _WARM_IDENTITY_KEYS if k in labels):
         return record
     return None
 
@@ -196,16 +196,16 @@ def warm_flag_reasons(record: Mapping[str, Any]) -> list[str]:
     reasons = []
     resident = record.get("resident_fraction_before")
     # None: the record holds no verification; NaN: a user's endpoint serves the file, its cache is not ours.
-    if resident is not None and resident == resident and resident < MIN_RESIDENT_FRACTION:
+    if resident is not None and resident == resident and resident < _MIN_RESIDENT_FRACTION:
         reasons.append(
             f"not warm: {resident:.2%} of the file's pages were in the page cache before the read "
-            f"(a warm read needs {MIN_RESIDENT_FRACTION:.1%})"
+            f"(a warm read needs {_MIN_RESIDENT_FRACTION:.1%})"
         )
     fetched = record.get("process_storage_read_bytes", 0) or 0
-    if fetched > MAX_STORAGE_BYTES:
+    if fetched > _MAX_STORAGE_BYTES:
         reasons.append(
             f"not warm: the reader fetched {fetched / 1e6:.1f} MB from storage "
-            f"(a warm read may fetch {MAX_STORAGE_BYTES / 1e6:.1f} MB)"
+            f"(a warm read may fetch {_MAX_STORAGE_BYTES / 1e6:.1f} MB)"
         )
     return reasons
 
@@ -218,10 +218,10 @@ def warm_flag_reasons(record: Mapping[str, Any]) -> list[str]:
 # other reads' loops stay within 7 % of each other; the memory probe around the reads does not tell them apart. A
 # read whose loop took more than SLOW_SPELL_FACTOR times its set's median loop counts as made in a spell (the
 # median: a bound on the fastest read leaves out all but two reads when that one was unusually fast).
-SLOW_SPELL_FACTOR = 1.15
+_SLOW_SPELL_FACTOR = 1.15
 
 
-def outside_slow_spells(records: Iterable[Mapping[str, Any]], factor: float = SLOW_SPELL_FACTOR) -> list:
+def outside_slow_spells(records: Iterable[Mapping[str, Any]], factor: float = _SLOW_SPELL_FACTOR) -> list:
     """The unflagged warm reads of one set whose loop took at most `factor` times the set's median loop."""
     good = [r for r in records if not r.get("flagged")]
     if not good:
@@ -257,7 +257,7 @@ def _number(value: Any) -> float:
 
 
 # The columns of results/primitives/cpu.csv, one row per warm read: the set, the read, and the primitives.
-SET_COLUMNS = [
+_SET_COLUMNS = [
     "format",
     "file_id",
     "warm_id",
@@ -320,7 +320,7 @@ def cpu_table(records: Iterable[Mapping[str, Any]], probe_loads: int | None = No
     ``probe_loads`` dependent loads through 64 MB: measurement.memory_probe_loads) per load; NaN without a probe."""
     rows = []
     for r in records:
-        row = {c: r.get(c) for c in SET_COLUMNS}
+        row = {c: r.get(c) for c in _SET_COLUMNS}
         row.update({c: r.get(key) for c, key in READ_COLUMNS.items()})
         row["unzip_cpu_s_per_mb_uncompressed"] = unzip_cpu_s_per_mb_uncompressed(r)
         row["deser_cpu_us_per_event"] = deser_cpu_us_per_event(r)
@@ -334,7 +334,7 @@ def cpu_table(records: Iterable[Mapping[str, Any]], probe_loads: int | None = No
             1e9 * _number(r.get("memory_probe_before_seconds")) / probe_loads if probe_loads else math.nan
         )
         rows.append(row)
-    columns = [*SET_COLUMNS, *READ_COLUMNS, *PRIMITIVES]
+    columns = [*_SET_COLUMNS, *READ_COLUMNS, *PRIMITIVES]
     table = pd.DataFrame(rows, columns=columns)
     return table.sort_values(["format", "file_id", "warm_id", "warm_rep"], kind="stable").reset_index(
         drop=True
@@ -349,7 +349,7 @@ def cpu_summary(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for _, group in table.groupby(["format", "file_id", "warm_id"], sort=True, dropna=False):
         good = group[~group["flagged"].astype(bool)]
-        row = {c: group[c].iloc[0] for c in SET_COLUMNS}
+        row = {c: group[c].iloc[0] for c in _SET_COLUMNS}
         row["n_flagged"] = int(group["flagged"].astype(bool).sum())
         row["unzip_output_bytes"] = good["unzip_output_bytes"].median() if len(good) else math.nan
         row["read_calls"] = good["read_calls"].median() if len(good) else math.nan
@@ -362,7 +362,7 @@ def cpu_summary(table: pd.DataFrame) -> pd.DataFrame:
             row[f"{name}_n"] = interval.n
         rows.append(row)
     columns = [
-        *SET_COLUMNS,
+        *_SET_COLUMNS,
         "n_flagged",
         "unzip_output_bytes",
         "read_calls",

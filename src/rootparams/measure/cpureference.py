@@ -44,7 +44,7 @@ class CpuReferenceError(RuntimeError):
     """7-Zip's output could not be read."""
 
 
-def find_seven_zip() -> str | None:
+def _find_seven_zip() -> str | None:
     for name in SEVEN_ZIP_NAMES:
         found = shutil.which(name)
         if found:
@@ -52,7 +52,7 @@ def find_seven_zip() -> str | None:
     return None
 
 
-def parse_benchmark(output: str, source: str = "7-Zip's benchmark") -> dict[str, Any]:
+def _parse_benchmark(output: str, source: str = "7-Zip's benchmark") -> dict[str, Any]:
     """The one-thread ratings of ``7z b -mmt1``: its ``Avr:`` line has the compression and the decompression
     rating (MIPS) after the usage column of each half; the first line names the version."""
     version = output.strip().splitlines()[0].strip() if output.strip() else ""
@@ -88,7 +88,7 @@ def measure(
     of one per dictionary from 4 MB up to 32 MB (2^25, on a machine with the memory), in a fraction of the time,
     and rates another workload than the published figures: for a test of the mechanics, not for the model (the
     study's rule runs without it)."""
-    tool = seven_zip or find_seven_zip()
+    tool = seven_zip or _find_seven_zip()
     if tool is None:
         reason = (
             "7-Zip is not installed (apt-get install p7zip-full; dnf install p7zip): without it the "
@@ -106,7 +106,7 @@ def measure(
                 raise CpuReferenceError(
                     f"{' '.join(command)} exited with {proc.returncode}: {proc.stderr[-300:]}"
                 )
-            results.append(parse_benchmark(proc.stdout, " ".join(command)))
+            results.append(_parse_benchmark(proc.stdout, " ".join(command)))
     decompression = pd.Series([r["decompression_mips"] for r in results])
     row = {
         "tool": tool,

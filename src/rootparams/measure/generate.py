@@ -41,7 +41,7 @@ from rootparams.vocabulary import (
 # uproot compares this many branches of each recompression with the source (every branch of a tiled source, once):
 # a recompression keeps every basket's structure, which the tool checks basket by basket through ROOT; uproot's own
 # decompressors check that the new algorithm's bytes decode, which a sample shows (1400 branches take ~8 s).
-RECOMPRESS_UPROOT_BRANCHES = 60
+_RECOMPRESS_UPROOT_BRANCHES = 60
 
 # The content seed of the benchmarks' scratch files (the note's date), so that their figures are reproducible.
 BENCHMARK_SEED = 20200326
@@ -124,7 +124,7 @@ def generate_file(
         say(f"writing refused, recorded (write_failures: record): {error}")
         open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
         entry = {
-            **requested_settings(point, output),
+            **_requested_settings(point, output),
             "refused": f"the writer failed: {str(error).splitlines()[0]}",
             "refused_message": str(error),
         }
@@ -168,7 +168,7 @@ def _generate_file(
                 str(point.compression_setting),
                 "--autoflush",
                 str(point.autoflush),
-                *container_args(point),
+                *_container_args(point),
                 "--seed",
                 str(seed),
                 "--threads",
@@ -201,7 +201,7 @@ def _generate_file(
 
 
 # A pilot write ranks the branches where there is no content file to rank them on (formats generated in place).
-PILOT_EVENTS = 200
+_PILOT_EVENTS = 200
 
 
 def hot_branches(
@@ -219,7 +219,7 @@ def hot_branches(
         fd, name = tempfile.mkstemp(suffix=".pilot.root")
         os.close(fd)
         pilot = Path(name)
-        count = min(events, PILOT_EVENTS)
+        count = min(events, _PILOT_EVENTS)
         write_pilot(pilot, count)
         source, ranked_on = str(pilot), f"pilot write of {count} events, uncompressed bytes per branch"
     try:
@@ -228,7 +228,7 @@ def hot_branches(
         if pilot:
             pilot.unlink(missing_ok=True)
     ranked = [b["name"] for b in sorted(inspected["branch_list"], key=lambda b: (-b["tot_bytes"], b["name"]))]
-    chosen = choose_branches(point, ranked)
+    chosen = _choose_branches(point, ranked)
     if any("," in b for b in chosen):
         raise ValueError(
             f"branch names with ',' cannot be passed to the writer: {[b for b in chosen if ',' in b]}"
@@ -236,7 +236,7 @@ def hot_branches(
     return chosen, ranked_on
 
 
-def choose_branches(point: FilePoint, ranked: list[str]) -> list[str]:
+def _choose_branches(point: FilePoint, ranked: list[str]) -> list[str]:
     """The branches among ``ranked`` (top-level names, the largest first) that ``point``'s per-branch compression
     picks. Raises BranchCompressionError where it would pick every branch or none."""
     n, regex, _, _ = parse_branch_compression(point.branch_compression)
@@ -267,7 +267,7 @@ def _nearest(regex: str, names: list[str]) -> list[str]:
     return difflib.get_close_matches(literal, names, n=5, cutoff=0.3)
 
 
-def container_args(point: FilePoint) -> list[str]:
+def _container_args(point: FilePoint) -> list[str]:
     """The writer's options for the point's container: split level and basket size for a TTree, the page size
     for an RNTuple (which has no split level); the mantissa bits kept where the float precision is not full."""
     bits = mantissa_bits(point.float_precision)
@@ -282,7 +282,7 @@ FLOAT_PRECISION_LOSS = "float_precision_loss"
 
 # What a catalogue entry says of the writing: the writer's (or the rewriter's) report, absent (None) for a source
 # file measured as it is, which this study did not write.
-WRITE_FIELDS = (
+_WRITE_FIELDS = (
     "seed",
     "write_start_time",
     "write_end_time",
@@ -301,7 +301,7 @@ WRITE_FIELDS = (
 )
 
 
-def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
+def _requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
     """The start of every catalogue entry, also of a rewrite ROOT refused: the file and the grid point's settings
     as requested (the same names and meanings as in repetitions.csv and summary.csv, so that joins on them are
     right). split_level -1 and basket_size 0: an RNTuple's (or kept by a rewrite); page_size 0: a TTree's."""
@@ -325,14 +325,14 @@ def requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
 def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, output: str) -> dict[str, Any]:
     """The catalogue entry of ``output``: the point's settings as requested, what the file holds as read back
     (``inspected``, the reader's --inspect), and how it was written (``written``; None for a source as it is)."""
-    written = {k: (written or {}).get(k) for k in WRITE_FIELDS}
+    written = {k: (written or {}).get(k) for k in _WRITE_FIELDS}
     setting = inspected["file_compression_setting"]
     algorithm, level = decode(setting)
     branch_settings = {b["compression_setting"] for b in inspected["branch_list"]}
     uncompressed = inspected["tot_bytes"]
     root_seconds = written["root_write_seconds"]
     return {
-        **requested_settings(point, output),
+        **_requested_settings(point, output),
         # What the file really holds, read back from it (*_in_file; tests check that they match the request).
         "algorithm_in_file": algorithm,
         "level_in_file": level,
@@ -503,7 +503,7 @@ def rewrite_point(
             result = recompress_file(
                 original if copies > 1 else source, tree=tree, output=output,
                 compression=point.compression_setting, copies=copies, recompressor=recompressor, reader=reader,
-                selections=selections, log_path=log_path, uproot_branches=RECOMPRESS_UPROOT_BRANCHES,
+                selections=selections, log_path=log_path, uproot_branches=_RECOMPRESS_UPROOT_BRANCHES,
             )  # fmt: skip
         else:
             result = rewrite_file(
@@ -528,7 +528,7 @@ def rewrite_point(
         open(output, "wb").close()  # the placeholder Snakemake expects; the catalogue says there is no file
         culprits = error.culprits or []
         entry = {
-            **requested_settings(point, output),
+            **_requested_settings(point, output),
             "refused": str(error).splitlines()[0],
             "refused_signal": error.signal_name,
             "refused_branches": ";".join(f"{c.get('branch')} ({c.get('class')})" for c in culprits),

@@ -64,17 +64,17 @@ from rootparams.vocabulary import TTREE, required_repetitions
 
 # Below this many bytes read, the kernel's and ROOT's byte counts are not compared (a few pages of
 # read-ahead would dominate the ratio).
-CROSSCHECK_MIN_BYTES = 4 << 20
+_CROSSCHECK_MIN_BYTES = 4 << 20
 # Disk bytes read by other processes during a read that are tolerated (the blkio group counts at dispatch,
 # /proc/diskstats at completion, so a read-ahead request in flight at either end can shift a few MB).
-OTHERS_DISK_TOLERANCE_BYTES = 16 << 20
+_OTHERS_DISK_TOLERANCE_BYTES = 16 << 20
 
 
 class ReadError(ToolError):
     """A timed read failed; the message names the file and ROOT's complaint."""
 
 
-def reader_args(
+def _reader_args(
     path: str, events: int, read: dict[str, Any], disk_device: str | None = None
 ) -> dict[str, Any]:
     """The reader's options for one timed read of ``path`` at the read point ``read`` (its ``container``, the
@@ -104,11 +104,11 @@ def reader_command(
     reader: str, path: str, events: int, read: dict[str, Any], disk_device: str | None = None
 ) -> list[str]:
     """The same options as a command line, for a reader process of its own."""
-    args = reader_args(path, events, read, disk_device)
+    args = _reader_args(path, events, read, disk_device)
     return [reader, *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
 
 
-def uproot_command(
+def _uproot_command(
     path: str, events: int, read: dict[str, Any], columns: str, disk_device: str | None = None
 ) -> list[str]:
     """One uproot read (rootparams.tools.uproot_read) in a Python process of its own: the same interpreter as the
@@ -149,7 +149,7 @@ class CpuTimes:
         return cls(total - idle - steal, steal, total)
 
 
-def cpu_use_between(before: CpuTimes, after: CpuTimes, reader_cpu_seconds: float) -> tuple[float, float]:
+def _cpu_use_between(before: CpuTimes, after: CpuTimes, reader_cpu_seconds: float) -> tuple[float, float]:
     """(busy, steal) as fractions of all CPUs' time between two snapshots: busy is what processes other than
     the reader used (the reader's own CPU time is subtracted), steal what the hypervisor gave to other
     machines. They are told apart because they have different causes and remedies."""
@@ -161,7 +161,7 @@ def cpu_use_between(before: CpuTimes, after: CpuTimes, reader_cpu_seconds: float
     return min(busy, 1.0), (after.steal - before.steal) / total
 
 
-def host_fingerprint() -> dict[str, str]:
+def _host_fingerprint() -> dict[str, str]:
     return {
         "host": socket.gethostname(),
         "kernel": platform.release(),
@@ -172,7 +172,7 @@ def host_fingerprint() -> dict[str, str]:
 
 # Measurement settings that do not change how a read is made, only how it is judged or scheduled: a change of
 # these keeps the repetitions already taken.
-JUDGING_KEYS = (
+_JUDGING_KEYS = (
     "min_window_io_share",
     "min_window_seconds",
     "window_by_scan",
@@ -187,7 +187,7 @@ JUDGING_KEYS = (
 # their own).
 # measurement.adaptive chooses which points get how many repetitions, not how a read is made; so do the passes and
 # the sequential rounds (when, and how many), whose records every pass must recognise as the point's.
-ALONGSIDE_KEYS = (
+_ALONGSIDE_KEYS = (
     "warm_reads",
     "adaptive",
     "passes",
@@ -213,7 +213,7 @@ def measurement_key(measurement: dict[str, Any], storage_profile: str) -> str:
     study's own storage profiles only the one the point reads on, so that redefining a profile re-measures the
     points on it and no others. (For a point on a built-in profile the key is the one kept records carry from
     before profiles were keyed per point.)"""
-    left_out = (*JUDGING_KEYS, *ALONGSIDE_KEYS, *ELSEWHERE_KEYS)
+    left_out = (*_JUDGING_KEYS, *_ALONGSIDE_KEYS, *ELSEWHERE_KEYS)
     making = {k: v for k, v in measurement.items() if k not in left_out}
     own = measurement.get("storage_profiles") or {}
     if "storage_profiles" in making:
@@ -239,7 +239,7 @@ def point_identity(
     }
 
 
-IDENTITY_KEYS = (
+_IDENTITY_KEYS = (
     "file_id",
     "read_id",
     "events_requested",
@@ -249,14 +249,14 @@ IDENTITY_KEYS = (
 )
 
 
-def reusable_record(path: str, labels: dict[str, Any]) -> dict[str, Any] | None:
+def _reusable_record(path: str, labels: dict[str, Any]) -> dict[str, Any] | None:
     """The record at ``path`` if an earlier run took it under the same identity, else None."""
     try:
         with open(path) as f:
             record = json.load(f)
     except (OSError, ValueError):
         return None  # absent, or cut short by a crash (records are written atomically, so rarely)
-    if all(record.get(k) == labels.get(k) for k in IDENTITY_KEYS if k in labels):
+    if all(record.get(k) == labels.get(k) for k in _IDENTITY_KEYS if k in labels):
         return record
     return None
 
@@ -273,7 +273,7 @@ def attach_monitor(record: dict[str, Any], samples) -> dict[str, Any]:
     }
 
 
-def complete_kept_records(kept: dict[int, dict[str, Any]], records: dict[int, str]) -> None:
+def _complete_kept_records(kept: dict[int, dict[str, Any]], records: dict[int, str]) -> None:
     """Records kept from a run that was stopped before it attributed the monitor's samples (a kill during
     the point) get them now, from the samples that run wrote; if that run's monitor died with it before the
     read's last sample, ``mon_monitor_coverage`` says how much of the loop the samples cover."""
@@ -311,7 +311,7 @@ class ReadStorage:
         return self.profile.endpoint_url(path) if self.profile.access == "endpoint" else path
 
 
-class StorageSet:
+class _StorageSet:
     """The storage every read of a block needs, made once per block: one blkio group per storage profile and disk
     (a throttle's first ~75 ms burst is paid once, not per point), one XRootD server (and proxy) per remote
     profile and exported directory, each file copied once to a user's endpoint. All removed when the block ends."""
@@ -416,7 +416,7 @@ class Instrument:
         """One read of ``path`` (a local path or a URL) by a fresh reader: the C++ reader (reading styles
         getentry and rdataframe) or a Python process of its own (uproot)."""
         style = read.get("reading_style", "getentry")
-        args = reader_args(path, events, read, where.device)
+        args = _reader_args(path, events, read, where.device)
         if style != "getentry":
             if path not in self.columns:
                 raise ReadError(
@@ -426,7 +426,7 @@ class Instrument:
         procs = where.group.procs if where.group else None
         try:
             if style == "uproot":
-                cmd = uproot_command(path, events, read, self.columns[path], where.device)
+                cmd = _uproot_command(path, events, read, self.columns[path], where.device)
                 return exec_read(cmd, what, storage.join_group(procs))
             if self.server:
                 if where.group:
@@ -511,7 +511,7 @@ def kept_records(point: PlannedPoint) -> dict[int, dict[str, Any]]:
     return {
         rep: r
         for rep, path in point.records.items()
-        if (r := reusable_record(path, point.labels)) is not None
+        if (r := _reusable_record(path, point.labels)) is not None
     }
 
 
@@ -575,7 +575,7 @@ class PointFailed(ReadError):
         self.damaged = damaged
 
 
-def round_order(points: int, block: str, round_: int, seed: int) -> list[int]:
+def _round_order(points: int, block: str, round_: int, seed: int) -> list[int]:
     """The shuffled order of a block's points in one round: reproducible from (seed, block, round), so that a
     resumed block measures its missing repetitions in the order the plan recorded."""
     order = list(range(points))
@@ -594,7 +594,7 @@ def schedule(
     if order == "sequential":
         return [[(i, rep) for rep in sorted(p.records)] for i, p in enumerate(points)]
     return [
-        [(i, rep) for i in round_order(len(points), block, k, seed) if rep in points[i].records]
+        [(i, rep) for i in _round_order(len(points), block, k, seed) if rep in points[i].records]
         for k, rep in enumerate(reps)
     ]
 
@@ -679,7 +679,7 @@ class _BlockRun:
         self.kept: list[dict[int, dict[str, Any]]] = []
         for p in points:
             found = kept_records(p)
-            complete_kept_records(found, p.records)
+            _complete_kept_records(found, p.records)
             self.kept.append(found)
         self.rounds = schedule(points, block, seed, measurement.get("order", "interleaved"))
         self.todo = [[(i, rep) for i, rep in slots if rep not in self.kept[i]] for slots in self.rounds]
@@ -761,7 +761,7 @@ class _BlockRun:
         tool missing, a profile this machine cannot apply) is left out of the block, and every other point is
         measured."""
         points = self.points
-        self.storages = StorageSet(stack, self.lifeline, self.measurement, self.csv_path.parent)
+        self.storages = _StorageSet(stack, self.lifeline, self.measurement, self.csv_path.parent)
         self.everyone = [*points, *([self.sentinel.point] if self.sentinel else [])]
         self.where: list[ReadStorage | None] = []
         for i, p in enumerate(self.everyone):
@@ -963,7 +963,7 @@ class _BlockRun:
             slots = [(i, rep) for i in short for rep, r in sorted(current[i].items()) if r.get("flagged")]
             if not slots:
                 break
-            order = round_order(len(slots), self.block, len(rounds) + extra, self.seed)
+            order = _round_order(len(slots), self.block, len(rounds) + extra, self.seed)
             self.run_round(len(rounds) + extra, [slots[j] for j in order], makeup=True)
             self.makeup_count = extra + 1
 
@@ -1047,7 +1047,7 @@ class _BlockRun:
                 + "\n  ".join(result.failures),
                 self.damaged,
             )
-        result.failed = {i: failure_reason(why) for i, why in sorted(failed.items())}
+        result.failed = {i: _failure_reason(why) for i, why in sorted(failed.items())}
         if failed:
             self.say(
                 f"block {self.block}: {len(failed)} point(s) could not be read and are recorded as failed, with the "
@@ -1056,7 +1056,7 @@ class _BlockRun:
         return result
 
 
-def sequential_status(
+def _sequential_status(
     records: list[dict[int, dict[str, Any]]], pairs: list[tuple[int, int]], target: float
 ) -> tuple[dict[int, float], dict[tuple[int, int], float]]:
     """(the points whose event rate's 95 % interval, the repetitions' own, is wider than ``target`` of their mean;
@@ -1090,7 +1090,7 @@ def sequential_status(
     return open_points, open_pairs
 
 
-def within_reach(width: float, n: int, most: int, target: float) -> bool:
+def _within_reach(width: float, n: int, most: int, target: float) -> bool:
     """Whether an interval of relative half-width ``width`` from ``n`` repetitions would reach ``target`` by ``most``
     repetitions if their spread stayed as it is: the half-width scales as t(n-1) / sqrt(n). Widths only."""
     if n < 2 or not math.isfinite(width):
@@ -1100,7 +1100,7 @@ def within_reach(width: float, n: int, most: int, target: float) -> bool:
     return width * t_quantile(most - 1) / t_quantile(n - 1) * math.sqrt(n / most) <= target
 
 
-def sequential_wanted(
+def _sequential_wanted(
     open_points: dict[int, float],
     open_pairs: dict[tuple[int, int], float],
     counts: list[int],
@@ -1116,7 +1116,7 @@ def sequential_wanted(
     allows), those nearest their target first (their widths only, never their means). Sorted."""
 
     def reachable(width: float, n: int) -> bool:
-        return n < most and (target <= 0 or within_reach(width, n, most, target))
+        return n < most and (target <= 0 or _within_reach(width, n, most, target))
 
     pairs = {
         pair: width
@@ -1161,7 +1161,11 @@ def _sequential_rounds(
     planned = [max([*p.records, *p.other_passes], default=-1) + 1 for p in points]
     most = measurement.get("max_repetitions") or 2 * max(planned, default=1)
     others = [
-        {rep: r for rep, path in p.other_passes.items() if (r := reusable_record(path, p.labels)) is not None}
+        {
+            rep: r
+            for rep, path in p.other_passes.items()
+            if (r := _reusable_record(path, p.labels)) is not None
+        }
         for p in points
     ]
     # Repetitions beyond the plan that an earlier run of this block took (a rerun after a crash keeps them).
@@ -1171,7 +1175,7 @@ def _sequential_rounds(
             continue
         for rep in range(planned[i], most):
             path = paths.repetition_record(fmt, file_id, read_id, rep)
-            if (record := reusable_record(path, p.labels)) is not None:
+            if (record := _reusable_record(path, p.labels)) is not None:
                 p.records[rep] = path
                 kept[i][rep] = record
 
@@ -1181,7 +1185,7 @@ def _sequential_rounds(
             for i in range(len(points))
         ]
 
-    open_points, open_pairs = sequential_status(everything(), pairs, target)
+    open_points, open_pairs = _sequential_status(everything(), pairs, target)
     before = {"open_points_before": len(open_points), "open_pairs_before": len(open_pairs)}
     start, rounds, reads, stopped = time.time(), 0, 0, "resolved"
     # The time one read costs in a round (its eviction and verification included): from the sequential rounds
@@ -1192,7 +1196,7 @@ def _sequential_rounds(
     round_read_seconds: list[float] = []
     while True:
         records = everything()
-        open_points, open_pairs = sequential_status(records, pairs, target)
+        open_points, open_pairs = _sequential_status(records, pairs, target)
         for i in failed:
             open_points.pop(i, None)
         open_pairs = {pair: w for pair, w in open_pairs.items() if not set(pair) & set(failed)}
@@ -1202,13 +1206,13 @@ def _sequential_rounds(
         spans = round_read_seconds or read_seconds
         per_read = sum(spans) / len(spans) if spans else 0.0
         room = len(points) if per_read <= 0 else int((budget - (time.time() - start)) // per_read)
-        wanted = sequential_wanted(open_points, open_pairs, counts, most, room, target)
+        wanted = _sequential_wanted(open_points, open_pairs, counts, most, room, target)
         if not wanted:
             # Why nothing more is read: every open point at its most repetitions, or none within reach of the
             # target by then (sequential_wanted), or no read fits in the budget left.
-            if not sequential_wanted(open_points, open_pairs, counts, most, len(points), 0.0):
+            if not _sequential_wanted(open_points, open_pairs, counts, most, len(points), 0.0):
                 stopped = "max_repetitions"
-            elif not sequential_wanted(open_points, open_pairs, counts, most, len(points), target):
+            elif not _sequential_wanted(open_points, open_pairs, counts, most, len(points), target):
                 stopped = "out_of_reach"
             else:
                 stopped = "budget"
@@ -1221,7 +1225,7 @@ def _sequential_rounds(
                 labels["format"], labels["file_id"], labels["read_id"], rep
             )
             slots.append((i, rep))
-        order = round_order(len(slots), block, first_round + rounds, seed)
+        order = _round_order(len(slots), block, first_round + rounds, seed)
         before_reads = set(taken)
         round_start = time.time()
         run_round(first_round + rounds, [slots[j] for j in order], sequential=True)
@@ -1229,7 +1233,7 @@ def _sequential_rounds(
         if new:
             round_read_seconds.append((time.time() - round_start) / len(new))
         rounds, reads = rounds + 1, reads + len(new)
-    open_points, open_pairs = sequential_status(everything(), pairs, target)
+    open_points, open_pairs = _sequential_status(everything(), pairs, target)
     return {
         **before,
         "open_points_after": len(open_points),
@@ -1264,7 +1268,7 @@ def _warm_rounds(
     kept: list[dict[int, dict[str, Any]]],
     todo: list[int],
     instrument: Instrument,
-    storages: StorageSet,
+    storages: _StorageSet,
     measurement: dict[str, Any],
     common: dict[str, Any],
     block: str,
@@ -1342,7 +1346,7 @@ def _warm_rounds(
     return taken
 
 
-def failure_reason(text: str, limit: int = 800) -> str:
+def _failure_reason(text: str, limit: int = 800) -> str:
     """Why a point could not be read, in one line for the tables: what failed and the reader's own error, without
     ROOT's warnings (a file without dictionaries gives hundreds) or the list of what the file holds, which the
     block's log keeps."""
@@ -1431,7 +1435,7 @@ def _attempt(
 ) -> dict[str, Any]:
     harness_start = time.time()
     cold = measurement["cache_state"] == "cold"
-    record: dict[str, Any] = {**host_fingerprint(), "cache_state": measurement["cache_state"]}
+    record: dict[str, Any] = {**_host_fingerprint(), "cache_state": measurement["cache_state"]}
     record.update(where.profile.as_record())
     # Before the eviction, so that nothing but the verification stands between the eviction and the read.
     record["memory_probe_before_seconds"] = instrument.memory_probe()
@@ -1490,7 +1494,7 @@ def _attempt(
     serving = sum(map(remote.process_cpu_seconds, endpoint.server_pids)) - serving_before if endpoint else 0.0
     if endpoint:
         record["server_cpu_seconds"] = serving
-    record["cpu_busy_during"], record["cpu_steal_during"] = cpu_use_between(
+    record["cpu_busy_during"], record["cpu_steal_during"] = _cpu_use_between(
         cpu_before, cpu_after, reader_cpu + serving
     )
     if group and group_before:
@@ -1504,16 +1508,16 @@ def _attempt(
         record["disk_read_bytes_others"] = max(0, everyone.bytes - own)
     record.update(result)
     if read.get("async_prefetch"):
-        blind_to_prefetch(record)
+        _blind_to_prefetch(record)
     record["harness_total_seconds"] = time.time() - harness_start
-    ratio = storage_to_root_ratio(record, cold)
+    ratio = _storage_to_root_ratio(record, cold)
     if ratio is not None:
         record["storage_to_root_bytes_ratio"] = ratio
-    record["memory_probe_slowdown"] = memory_slowdown(record)
+    record["memory_probe_slowdown"] = _memory_slowdown(record)
     record["flag_reasons"] = "; ".join(flag_reasons(record, measurement, cold))
     record["flagged"] = bool(record["flag_reasons"])
     for span in ("loop", "note_window"):
-        record[f"{span}_invalid_reasons"] = "; ".join(window_problems(record, measurement, span))
+        record[f"{span}_invalid_reasons"] = "; ".join(_window_problems(record, measurement, span))
         record[f"{span}_valid"] = not record[f"{span}_invalid_reasons"]
     return record
 
@@ -1526,14 +1530,14 @@ _PERFSTATS_READ_KEY = re.compile(
 )
 
 
-def root_bytes_read(record: dict[str, Any]) -> float | None:
+def _root_bytes_read(record: dict[str, Any]) -> float | None:
     """The bytes ROOT read from the file over the reader process: PerfStats', or the file's own count where
     PerfStats cannot see every thread (async prefetch)."""
     value = record.get("process_bytes_read")
     return record.get("file_bytes_read_useful") if value != value else value
 
 
-def blind_to_prefetch(record: dict[str, Any]) -> None:
+def _blind_to_prefetch(record: dict[str, Any]) -> None:
     """Mark PerfStats' read figures of an async-prefetch read as not measured (NaN), and say why; the file's own
     counters (file_bytes_read_useful, file_read_calls) stay. The window is then judged by its length only."""
     for key in [k for k in record if _PERFSTATS_READ_KEY.match(k)]:
@@ -1555,9 +1559,9 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     if steal > measurement["max_cpu_steal"]:
         reasons.append(f"CPU stolen by the hypervisor: {steal:.0%} during the read")
     others = record.get("disk_read_bytes_others", 0)
-    if others > OTHERS_DISK_TOLERANCE_BYTES:
+    if others > _OTHERS_DISK_TOLERANCE_BYTES:
         reasons.append(f"other processes read {others / 1e6:.0f} MB from the disk during the read")
-    ratio = storage_to_root_ratio(record, cold)
+    ratio = _storage_to_root_ratio(record, cold)
     access = record.get("storage_access", "local")
     if access == "local" and ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
@@ -1565,13 +1569,13 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     # storage_to_root_bytes_ratio) costs the reader nothing, but every byte ROOT read must have crossed loopback
     # (once to the reader, once more through the proxy), or the read did not go where the profile says.
     hops = 2 if record.get("proxy_port") else 1
-    crossed, root_bytes = record.get("read_net_lo_bytes", 0), root_bytes_read(record) or 0
+    crossed, root_bytes = record.get("read_net_lo_bytes", 0), _root_bytes_read(record) or 0
     if access == "xrootd" and crossed < hops * root_bytes:
         reasons.append(
             f"only {crossed / 1e6:.1f} MB crossed loopback for the {root_bytes / 1e6:.1f} MB "
             f"ROOT read over {hops} hop(s)"
         )
-    limit, slowdown = measurement.get("max_memory_slowdown"), memory_slowdown(record)
+    limit, slowdown = measurement.get("max_memory_slowdown"), _memory_slowdown(record)
     if limit is not None and slowdown is not None and slowdown > limit:
         reasons.append(
             f"host memory slow: the probe around the read took {slowdown:+.0%} over the point's fastest"
@@ -1581,7 +1585,7 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     return reasons
 
 
-def memory_slowdown(record: dict[str, Any]) -> float | None:
+def _memory_slowdown(record: dict[str, Any]) -> float | None:
     """How much longer the slower of the two memory probes around a read took than the point's fastest probe
     (0.1 = 10 % longer); None without probes."""
     probes = [record.get(f"memory_probe_{when}_seconds", float("nan")) for when in ("before", "after")]
@@ -1591,7 +1595,7 @@ def memory_slowdown(record: dict[str, Any]) -> float | None:
     return max(probes) / fastest - 1
 
 
-def storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
+def _storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
     """Bytes the kernel fetched from storage for the reader process (/proc/<pid>/io, read-ahead included)
     over the bytes ROOT read from the file; None where the cross-check does not apply (warm read, a read too
     small for the comparison to mean something)."""
@@ -1600,13 +1604,13 @@ def storage_to_root_ratio(record: dict[str, Any], cold: bool) -> float | None:
         storage_bytes = record.get("server_storage_read_bytes")
     elif record.get("storage_access") == "endpoint":  # a user's server: its storage is not ours to count
         return None
-    root_bytes = root_bytes_read(record)
-    if not cold or storage_bytes is None or not root_bytes or root_bytes < CROSSCHECK_MIN_BYTES:
+    root_bytes = _root_bytes_read(record)
+    if not cold or storage_bytes is None or not root_bytes or root_bytes < _CROSSCHECK_MIN_BYTES:
         return None
     return storage_bytes / root_bytes
 
 
-def window_problems(record: dict[str, Any], measurement: dict[str, Any], span: str = "loop") -> list[str]:
+def _window_problems(record: dict[str, Any], measurement: dict[str, Any], span: str = "loop") -> list[str]:
     """Why a timed span ("loop": the headline rate's, or "note_window": the note's, from the 2nd entry) does
     not measure what its rate claims: it misses part of the read's I/O, or it is too short for a rate
     (docs/measurement.md, "Window validity"). Not retried: it is a property of the file and the read

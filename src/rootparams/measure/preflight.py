@@ -30,11 +30,11 @@ from rootparams.measure.cpureference import SEVEN_ZIP_NAMES
 from rootparams.study.config import used_storage_profiles
 
 # The workflow's rules that run each program (workflow/rules/*.smk; tests/test_preflight.py checks that they exist).
-BUILD_RULE = "build_cxx"
-MEASURE_RULE = "measure_block"
-STORAGE_PRIMITIVES_RULE = "storage_primitives"
-REMOTE_PRIMITIVES_RULE = "remote_primitives"
-CPU_REFERENCE_RULE = "cpu_reference"
+_BUILD_RULE = "build_cxx"
+_MEASURE_RULE = "measure_block"
+_STORAGE_PRIMITIVES_RULE = "storage_primitives"
+_REMOTE_PRIMITIVES_RULE = "remote_primitives"
+_CPU_REFERENCE_RULE = "cpu_reference"
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def _monitor_tool(choice: str) -> Tool:
         name=f"measurement.monitor = {choice!r}, but {said} {'is' if len(names) == 1 else 'are'} not on PATH",
         commands=names,
         used_for="the system monitor samples CPU, disk and memory once a second during the timed reads",
-        rules=(MEASURE_RULE,),
+        rules=(_MEASURE_RULE,),
         debian="dool comes with the project's environment (./run installs it; pip install dool==1.3.8), "
         "or apt-get install dstat",
         rhel="the same dool (pip install dool==1.3.8), or dnf install pcp-system-tools for dstat",
@@ -76,84 +76,84 @@ def _monitor_tool(choice: str) -> Tool:
     )
 
 
-GXX = Tool(
+_GXX = Tool(
     name="g++",
     commands=("g++",),
     used_for="compiles the xAOD-like classes' dictionaries and the C++ writer and reader, once per checkout",
-    rules=(BUILD_RULE,),
+    rules=(_BUILD_RULE,),
     debian="apt-get install g++",
     rhel="dnf install gcc-c++",
 )
-FIO = Tool(
+_FIO = Tool(
     name="fio",
     commands=("fio",),
     used_for="measures this host's storage primitives (bandwidth, IOPS, latency), from which the model of the "
     "timed loop predicts each read",
-    rules=(STORAGE_PRIMITIVES_RULE,),
+    rules=(_STORAGE_PRIMITIVES_RULE,),
     debian="apt-get install fio",
     rhel="dnf install fio",
     without="Or set measurement.primitives: false (no storage primitives and no model of the timed loop).",
 )
-SEVEN_ZIP = Tool(
+_SEVEN_ZIP = Tool(
     name="7-Zip (7z, 7za or 7zz)",
     commands=SEVEN_ZIP_NAMES,
     used_for="rates this host's CPU by its one-thread benchmark, which scales the model's CPU parts to the "
     "note's testbed and other machines",
-    rules=(CPU_REFERENCE_RULE,),
+    rules=(_CPU_REFERENCE_RULE,),
     debian="apt-get install p7zip-full",
     rhel="dnf install p7zip (from EPEL: dnf install epel-release first)",
     without="Or set measurement.warm_reads: 0 or measurement.primitives: false (no model of the timed loop).",
 )
-XROOTD = Tool(
+_XROOTD = Tool(
     name="xrootd",
     commands=("xrootd",),
     used_for="serves the files to the reader over root:// for the remote storage profiles (xrootd-*)",
-    rules=(MEASURE_RULE, REMOTE_PRIMITIVES_RULE),
+    rules=(_MEASURE_RULE, _REMOTE_PRIMITIVES_RULE),
     debian="apt-get install xrootd-server xrootd-client (or tools/install-remote)",
     rhel="dnf install xrootd-server xrootd-client (from EPEL)",
     without="Or leave out the remote storage profiles.",
 )
-TOXIPROXY = Tool(
+_TOXIPROXY = Tool(
     name="toxiproxy-server",
     commands=("toxiproxy-server",),
     used_for="adds the round-trip time and bandwidth limit of the remote profiles that have them",
-    rules=(MEASURE_RULE, REMOTE_PRIMITIVES_RULE),
+    rules=(_MEASURE_RULE, _REMOTE_PRIMITIVES_RULE),
     debian="tools/install-remote (builds it with Go >= 1.23)",
     rhel="the same tools/install-remote (its Go build; install xrootd with dnf as above)",
     without="Or read on xrootd-local only, which has no proxy.",
     env="ROOTPARAMS_TOXIPROXY",
 )
-XRDCP = Tool(
+_XRDCP = Tool(
     name="xrdcp",
     commands=("xrdcp",),
     used_for="copies the files to your own XRootD endpoint (a storage profile with remote_url and copy: true)",
-    rules=(MEASURE_RULE, REMOTE_PRIMITIVES_RULE),
+    rules=(_MEASURE_RULE, _REMOTE_PRIMITIVES_RULE),
     debian="apt-get install xrootd-client",
     rhel="dnf install xrootd-client (from EPEL)",
     without="Or copy the files there yourself and set copy: false.",
 )
 
 
-def needed_tools(study: Mapping[str, Any]) -> list[Tool]:
+def _needed_tools(study: Mapping[str, Any]) -> list[Tool]:
     """Every program the study ``study`` (validated, as the workflow runs it) can run, in the order of its jobs."""
     measurement = study["measurement"]
-    tools = [GXX]
+    tools = [_GXX]
     if measurement["monitor"] != "none":
         tools.append(_monitor_tool(measurement["monitor"]))
     if measurement["primitives"]:
-        tools.append(FIO)
+        tools.append(_FIO)
         if measurement["warm_reads"]:
-            tools.append(SEVEN_ZIP)
+            tools.append(_SEVEN_ZIP)
     custom = measurement["storage_profiles"]
     profiles = [
         resolve_profile(name, custom) for name in dict.fromkeys(p for _, p in used_storage_profiles(study))
     ]
     if any(p.access == "xrootd" for p in profiles):
-        tools.append(XROOTD)
+        tools.append(_XROOTD)
     if any(p.access == "xrootd" and p.needs_proxy for p in profiles):
-        tools.append(TOXIPROXY)
+        tools.append(_TOXIPROXY)
     if any(p.access == "endpoint" and p.copy for p in profiles):
-        tools.append(XRDCP)
+        tools.append(_XRDCP)
     return tools
 
 
@@ -163,7 +163,7 @@ def _found(tool: Tool, path: str, env: Mapping[str, str]) -> bool:
     return any(shutil.which(command, path=path) for command in tool.commands)
 
 
-def search_path(path: str | None = None, python_bin: str | Path | None = None) -> str:
+def _search_path(path: str | None = None, python_bin: str | Path | None = None) -> str:
     """Where the programs are looked for: PATH, then the directory of the running Python (the project's
     environment, where dool and tools/install-remote's toxiproxy-server are, even when it is not activated)."""
     path = os.environ.get("PATH", "") if path is None else path
@@ -171,7 +171,7 @@ def search_path(path: str | None = None, python_bin: str | Path | None = None) -
     return os.pathsep.join(filter(None, [path, str(python_bin)]))
 
 
-def missing_tools(
+def _missing_tools(
     study: Mapping[str, Any],
     rules: Collection[str] | None = None,
     path: str | None = None,
@@ -181,11 +181,11 @@ def missing_tools(
     """The programs of ``needed_tools`` that are not installed, for the rules ``rules`` the run is about to run
     (None: all of them). ``path``, ``python_bin`` and ``env`` stand for PATH, the running Python's directory and
     the environment (the tests give their own)."""
-    where = search_path(path, python_bin)
+    where = _search_path(path, python_bin)
     env = os.environ if env is None else env
     return [
         tool
-        for tool in needed_tools(study)
+        for tool in _needed_tools(study)
         if (rules is None or set(tool.rules) & set(rules)) and not _found(tool, where, env)
     ]
 
@@ -220,10 +220,10 @@ def check_tools(
     """Stop (MissingToolsError) if any program the run will use is missing, naming all of them. With ``local``
     false (the jobs run on a cluster's nodes, not here) the same list is only said, as a warning: the nodes may
     have what this host lacks."""
-    missing = missing_tools(study, rules, path=path, python_bin=python_bin)
+    missing = _missing_tools(study, rules, path=path, python_bin=python_bin)
     if not missing:
         return
-    text = message(missing, str(search_path("", python_bin)))
+    text = message(missing, str(_search_path("", python_bin)))
     if local:
         raise MissingToolsError(text)
     say(

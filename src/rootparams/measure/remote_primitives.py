@@ -64,26 +64,26 @@ KIB, MIB = 1 << 10, 1 << 20
 
 # The defaults of a measurement: under half a minute for xrootd-far (200 round trips of 100 ms), ~10 s for
 # xrootd-wan, a few seconds for the others (each with ~1.5 s to start ROOT in the child).
-ROUND_TRIP_READS = 200
-ROUND_TRIP_BYTES = 1 * KIB
+_ROUND_TRIP_READS = 200
+_ROUND_TRIP_BYTES = 1 * KIB
 # A few requests after the open are not timed, so that no one-off set-up of the client falls into the first timed one.
-WARMUP_READS = 5
-TRANSFER_BYTES = 64 * MIB
-TRANSFER_REPETITIONS = 3
+_WARMUP_READS = 5
+_TRANSFER_BYTES = 64 * MIB
+_TRANSFER_REPETITIONS = 3
 # 1 MiB in 64 pieces: a small TTreeCache fill.
-VECTOR_PIECES = 64
-VECTOR_PIECE_BYTES = 16 * KIB
-VECTOR_REPETITIONS = 10
+_VECTOR_PIECES = 64
+_VECTOR_PIECE_BYTES = 16 * KIB
+_VECTOR_REPETITIONS = 10
 # The scratch file: the transfer and the spread reads fit in it with room (offsets differ from one kind to the next).
 SCRATCH_BYTES = 128 * MIB
 # How far the measured round trip may lie from the nominal one: the proxy's own hop and the server's cold read of a
 # small block, and Go's timers in the two latency toxics. Measured on a 2-core virtual machine (docs/model.md):
 # medians 1.1-1.5 ms above the applied 20 and 100 ms, and up to 1.7 ms above 50 ms (tests/test_remote_endpoint.py);
 # 0.1-0.2 ms without a latency toxic. The allowance is about twice the largest excess seen, for a busier host.
-ROUND_TRIP_ALLOWANCE_S = 3e-3
-PROBE_TIMEOUT_SECONDS = 600
-EVICTION_ATTEMPTS = 20
-EVICTION_PAUSE_SECONDS = 0.05
+_ROUND_TRIP_ALLOWANCE_S = 3e-3
+_PROBE_TIMEOUT_SECONDS = 600
+_EVICTION_ATTEMPTS = 20
+_EVICTION_PAUSE_SECONDS = 0.05
 
 
 class RemoteBenchError(UserError):
@@ -102,7 +102,7 @@ def profiles_to_measure(config: Mapping[str, Any]) -> list[StorageProfile]:
 
 # The timed loops, compiled by ROOT's interpreter in the child: a Python call per request would add its own
 # microseconds to a ~0.1 ms round trip.
-PROBE_CODE = r"""
+_PROBE_CODE = r"""
 #include <TFile.h>
 #include <chrono>
 #include <vector>
@@ -148,7 +148,7 @@ double vector_read(TFile *file, std::vector<long long> positions, std::vector<in
 """
 
 
-def spread_offsets(size: int, count: int, nbytes: int, shift: int = 0) -> list[int]:
+def _spread_offsets(size: int, count: int, nbytes: int, shift: int = 0) -> list[int]:
     """``count`` offsets of reads of ``nbytes``, evenly spread over a file of ``size`` bytes (``shift`` moves them
     all, within one stride), so that no two reads share a page or a read-ahead window of the other."""
     if size < count * nbytes:
@@ -159,18 +159,18 @@ def spread_offsets(size: int, count: int, nbytes: int, shift: int = 0) -> list[i
     return [i * stride + shift % max(stride - nbytes, 1) for i in range(count)]
 
 
-def probe_plan(
+def _probe_plan(
     url: str,
     local_path: str | None,
     size: int,
     *,
-    round_trip_reads: int = ROUND_TRIP_READS,
-    round_trip_bytes: int = ROUND_TRIP_BYTES,
-    transfer_bytes: int = TRANSFER_BYTES,
-    transfer_repetitions: int = TRANSFER_REPETITIONS,
-    vector_pieces: int = VECTOR_PIECES,
-    vector_piece_bytes: int = VECTOR_PIECE_BYTES,
-    vector_repetitions: int = VECTOR_REPETITIONS,
+    round_trip_reads: int = _ROUND_TRIP_READS,
+    round_trip_bytes: int = _ROUND_TRIP_BYTES,
+    transfer_bytes: int = _TRANSFER_BYTES,
+    transfer_repetitions: int = _TRANSFER_REPETITIONS,
+    vector_pieces: int = _VECTOR_PIECES,
+    vector_piece_bytes: int = _VECTOR_PIECE_BYTES,
+    vector_repetitions: int = _VECTOR_REPETITIONS,
 ) -> dict[str, Any]:
     """What the child reads, and where: the URL, the local file to evict before each kind of read (None: a user's
     server), and the offsets of each read."""
@@ -181,10 +181,10 @@ def probe_plan(
     return {
         "url": url,
         "local_path": local_path,
-        "warmup": spread_offsets(size, WARMUP_READS, round_trip_bytes, shift=4 * KIB),
+        "warmup": _spread_offsets(size, _WARMUP_READS, round_trip_bytes, shift=4 * KIB),
         "round_trip": {
             "bytes": round_trip_bytes,
-            "offsets": spread_offsets(size, round_trip_reads, round_trip_bytes),
+            "offsets": _spread_offsets(size, round_trip_reads, round_trip_bytes),
         },
         # Each transfer from its own offset: pages an earlier one left resident are not in the next one's way.
         "transfer": {
@@ -197,7 +197,7 @@ def probe_plan(
         "vector": {
             "piece_bytes": vector_piece_bytes,
             "positions": [
-                spread_offsets(size, vector_pieces, vector_piece_bytes, shift=rep * 64 * KIB)
+                _spread_offsets(size, vector_pieces, vector_piece_bytes, shift=rep * 64 * KIB)
                 for rep in range(vector_repetitions)
             ],
         },
@@ -211,7 +211,7 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
     warnings.filterwarnings("ignore", message=".*alpha stage.*")
     import ROOT  # here only: ~0.8 s and ~420 MB, and never in the process that runs the servers
 
-    ROOT.gInterpreter.Declare(PROBE_CODE)
+    ROOT.gInterpreter.Declare(_PROBE_CODE)
     code = ROOT.rootparams_remotebench
     local = plan["local_path"]
 
@@ -226,12 +226,12 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
         if not local:
             return
         left = 0
-        for _ in range(EVICTION_ATTEMPTS):
+        for _ in range(_EVICTION_ATTEMPTS):
             pagecache.evict(local, system_wide=False)
             left = pagecache.resident_pages_in(local, ranges)
             if left == 0:
                 break
-            time.sleep(EVICTION_PAUSE_SECONDS)
+            time.sleep(_EVICTION_PAUSE_SECONDS)
         resident["pages"] += left
         resident["of"] += len(pagecache.pages_of(ranges))
 
@@ -282,14 +282,14 @@ def probe(plan: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def run_probe(plan: Mapping[str, Any], say: Callable[[str], None] = print) -> dict[str, Any]:
+def _run_probe(plan: Mapping[str, Any], say: Callable[[str], None] = print) -> dict[str, Any]:
     """``probe(plan)`` in a child process (this process may run the servers: it must not read root:// itself)."""
     cmd = [sys.executable, "-m", "rootparams.measure.remote_primitives", json.dumps(plan)]
     proc = subprocess.run(
         cmd,
         capture_output=True,
         text=True,
-        timeout=PROBE_TIMEOUT_SECONDS,
+        timeout=_PROBE_TIMEOUT_SECONDS,
         preexec_fn=lambda: die_with_parent(signal.SIGKILL),
     )
     lines = proc.stdout.strip().splitlines()
@@ -351,8 +351,8 @@ def measure_remote(
                 say(f"remote primitives: {profile.name} not measured: {error}")
                 rows.append(not_measured(host, profile, str(error)))
                 continue
-            rows.append(summarize_probe(host, profile, result, described) | {"url": url})
-            requests += request_records(host, profile, result)
+            rows.append(_summarize_probe(host, profile, result, described) | {"url": url})
+            requests += _request_records(host, profile, result)
             say(f"remote primitives: {profile.name} done in {time.time() - started:.1f} s")
     return rows, requests
 
@@ -376,23 +376,23 @@ def _measure_one(
         url = profile.endpoint_url(scratch)
         say(f"copying {scratch} to {url}")
         remote.copy_to(scratch, url)
-        plan = probe_plan(f"{url}&filetype=raw", None, size, **options)
+        plan = _probe_plan(f"{url}&filetype=raw", None, size, **options)
         described = {"remote_rtt_ms_applied": math.nan, "remote_bandwidth_bps_applied": math.nan}
-        return run_probe(plan, say), described, url
+        return _run_probe(plan, say), described, url
     logs = logs_dir / profile.name
     with remote.remote_endpoint(profile, scratch.parent, logs) as endpoint:
         url = endpoint.url(scratch)
         # filetype=raw: the scratch file is bytes, not a ROOT file; ROOT then reads no header and no keys.
-        plan = probe_plan(f"{url}&filetype=raw", str(scratch), size, **options)
+        plan = _probe_plan(f"{url}&filetype=raw", str(scratch), size, **options)
         described = endpoint.describe()
-        return run_probe(plan, say), described, url
+        return _run_probe(plan, say), described, url
 
 
 def _quantile(values: Sequence[float], q: float) -> float:
     return float(np.quantile(values, q)) if len(values) else math.nan
 
 
-def summarize_probe(
+def _summarize_probe(
     host: str, profile: StorageProfile, result: Mapping[str, Any], described: Mapping[str, Any]
 ) -> dict[str, Any]:
     """One profile's row: the round trip (median, mean with its 95 % interval, the central 95 % of the requests),
@@ -495,10 +495,10 @@ def nominal_check(row: Mapping[str, Any]) -> tuple[str, str]:
             f"round trip {median * 1e3:.2f} ms is shorter than the {applied * 1e3:.0f} ms delay applied: the proxy "
             "does not delay the requests"
         )
-    elif abs(median - nominal) > ROUND_TRIP_ALLOWANCE_S:
+    elif abs(median - nominal) > _ROUND_TRIP_ALLOWANCE_S:
         problems.append(
             f"round trip {median * 1e3:.2f} ms (median) is {(median - nominal) * 1e3:+.2f} ms from the nominal "
-            f"{nominal * 1e3:g} ms (allowed: {ROUND_TRIP_ALLOWANCE_S * 1e3:g} ms for the proxy's hop, the "
+            f"{nominal * 1e3:g} ms (allowed: {_ROUND_TRIP_ALLOWANCE_S * 1e3:g} ms for the proxy's hop, the "
             "server's read and the proxy's timers)"
         )
     else:
@@ -522,7 +522,7 @@ def nominal_check(row: Mapping[str, Any]) -> tuple[str, str]:
     return ("fail" if problems else "pass"), "; ".join(problems + notes)
 
 
-def request_records(host: str, profile: StorageProfile, result: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _request_records(host: str, profile: StorageProfile, result: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Every timed request of one profile, one row each: kind (round_trip, transfer, vector_read), its index,
     its bytes and pieces, its seconds."""
     rt_bytes, transfer_bytes = int(result["round_trip_bytes"]), int(result["transfer_bytes"])
@@ -595,7 +595,7 @@ SUMMARY_COLUMNS = [
     "root_version",
     "open_seconds",
 ]
-REQUEST_COLUMNS = ["host", "storage_profile", "kind", "index", "bytes", "pieces", "seconds"]
+_REQUEST_COLUMNS = ["host", "storage_profile", "kind", "index", "bytes", "pieces", "seconds"]
 
 
 def summary_table(rows: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
@@ -615,7 +615,7 @@ def write_tables(
     table = summary_table(rows)
     Path(table_path).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(table_path, index=False)
-    pd.DataFrame(list(requests), columns=REQUEST_COLUMNS).to_csv(requests_path, index=False)
+    pd.DataFrame(list(requests), columns=_REQUEST_COLUMNS).to_csv(requests_path, index=False)
     return table
 
 

@@ -71,7 +71,7 @@ KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 # the scratch file at most once, so that no read finds pages an earlier read of the same run brought into the page
 # cache; 1 GiB lasts ~0.7 s at the ~1.5 GB/s of a host-cached disk, and fits any data_dir that holds a study.
 REPETITIONS = 3
-RUNTIME_SECONDS = 1.0
+_RUNTIME_SECONDS = 1.0
 SCRATCH_BYTES = 1 * GIB
 # A throttle is trusted where it delivers its nominal bandwidth within 10 %; the physics check of the timed reads
 # (docs/measurement.md, "The instrument checks its own physics") holds the same margin.
@@ -79,7 +79,7 @@ NOMINAL_TOLERANCE = 0.10
 # A sequential read tests a throttle's bandwidth only where the disk itself is at least this much faster: a disk about
 # as fast as the limit compounds with it (measured: under ssd's 500 MB/s, buffered reads of a disk that managed
 # ~510 MB/s natively ran at ~360 MB/s).
-DISK_HEADROOM = 2.0
+_DISK_HEADROOM = 2.0
 
 
 # The page-cache fill (measure_page_cache_fill): the first FILL_BYTES of the scratch file, read in 1 MiB calls cold
@@ -90,13 +90,13 @@ DISK_HEADROOM = 2.0
 # and 10 s gave both). So the runs are many, and the table gives their mean with its interval; holding free page
 # reporting (measurement.hold_free_page_reporting) takes the second case away.
 FILL_PATTERN = "page-cache fill"
-FILL_BYTES = 256 * MIB
-FILL_CHUNK_BYTES = 1 * MIB
-FILL_RUNS_PER_ROUND = 4
+_FILL_BYTES = 256 * MIB
+_FILL_CHUNK_BYTES = 1 * MIB
+_FILL_RUNS_PER_ROUND = 4
 # Free page reporting hands a freed block to the host about 2 s after it was freed (PAGE_REPORTING_DELAY in the
 # kernel's mm/page_reporting.c). A timed read starts seconds after the reader before it ended, so the fill waits at
 # least that long before it reads.
-REPORTING_WAIT_SECONDS = 3.0
+_REPORTING_WAIT_SECONDS = 3.0
 
 
 class StorageBenchError(UserError):
@@ -132,7 +132,7 @@ JOBS = (
 )
 
 
-def find_fio(fio: str | None = None) -> str:
+def _find_fio(fio: str | None = None) -> str:
     """The fio executable: ``fio`` if given, else the one on PATH."""
     found = shutil.which(fio or "fio")
     if found is None:
@@ -149,7 +149,7 @@ def fio_version(fio: str) -> str:
     return proc.stdout.strip() or proc.stderr.strip()
 
 
-def fio_command(
+def _fio_command(
     fio: str, job: FioJob, path: str | Path, size_bytes: int, runtime_seconds: float, output: str | Path
 ) -> list[str]:
     """The fio command line of one run of ``job`` on the file ``path``, its JSON report written to ``output``."""
@@ -209,7 +209,7 @@ def _percentile(latency: Mapping[str, Any], which: float) -> float:
     return math.nan
 
 
-def parse_fio_json(report: str | Mapping[str, Any], source: str = "fio's report") -> FioResult:
+def _parse_fio_json(report: str | Mapping[str, Any], source: str = "fio's report") -> FioResult:
     """The read side of the single job in a fio JSON report (``--output-format=json``)."""
     try:
         data = json.loads(report) if isinstance(report, str) else report
@@ -284,10 +284,10 @@ class Device:
         }
 
 
-DEVICE_COLUMNS = ["device", "device_number", "read_ahead_kb", "max_sectors_kb", "max_segments", "rotational"]
+_DEVICE_COLUMNS = ["device", "device_number", "read_ahead_kb", "max_sectors_kb", "max_segments", "rotational"]
 
 
-def device_of(path: str | Path) -> Device:
+def _device_of(path: str | Path) -> Device:
     """The disk of ``path`` (storage.block_device_of: the whole disk, not a partition) and its queue settings."""
     number = storage.block_device_of(path)
     sys_dev = Path(f"/sys/dev/block/{number}").resolve()
@@ -366,7 +366,7 @@ def _preexec(group: storage.IoGroup | None) -> Callable[[], None]:
     return before_exec
 
 
-def run_fio(
+def _run_fio(
     fio: str,
     job: FioJob,
     path: Path,
@@ -381,7 +381,7 @@ def run_fio(
     pagecache.make_cold(path, system_wide=False)  # the file's own pages: verified with mincore, never assumed
     output = workdir / f"{profile_name}-{job.name}.json"
     output.unlink(missing_ok=True)
-    cmd = fio_command(fio, job, path, size_bytes, runtime_seconds, output)
+    cmd = _fio_command(fio, job, path, size_bytes, runtime_seconds, output)
     before = group.counters() if group else None
     proc = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=_preexec(group))
     used = group.counters() - before if group is not None and before is not None else None
@@ -391,7 +391,7 @@ def run_fio(
             f"{profile_name!r}): {(proc.stderr or proc.stdout).strip()[-1500:] or 'no message'}\n"
             f"the command was: {shlex.join(cmd)}"
         )
-    return parse_fio_json(output.read_text(), source=f"fio's report {output}"), used
+    return _parse_fio_json(output.read_text(), source=f"fio's report {output}"), used
 
 
 def _read_system_seconds(path: Path, nbytes: int, chunk: int) -> tuple[float, float, int]:
@@ -413,9 +413,9 @@ def _read_system_seconds(path: Path, nbytes: int, chunk: int) -> tuple[float, fl
 
 def measure_page_cache_fill(
     path: Path,
-    nbytes: int = FILL_BYTES,
-    chunk: int = FILL_CHUNK_BYTES,
-    wait_seconds: float = REPORTING_WAIT_SECONDS,
+    nbytes: int = _FILL_BYTES,
+    chunk: int = _FILL_CHUNK_BYTES,
+    wait_seconds: float = _REPORTING_WAIT_SECONDS,
 ) -> dict[str, float]:
     """One run of the page-cache fill: ``path`` evicted (verified with mincore), ``wait_seconds`` for the host to
     take back the freed memory as it does before a timed read, then its first ``nbytes`` read cold and at once again
@@ -442,9 +442,9 @@ def measure_storage(
     data_dir: str | Path,
     *,
     repetitions: int = REPETITIONS,
-    runtime_seconds: float = RUNTIME_SECONDS,
+    runtime_seconds: float = _RUNTIME_SECONDS,
     scratch_bytes: int = SCRATCH_BYTES,
-    fill_runs: int = FILL_RUNS_PER_ROUND,
+    fill_runs: int = _FILL_RUNS_PER_ROUND,
     jobs: Sequence[FioJob] = JOBS,
     host_lock: str | Path = DEFAULT_LOCK,
     hold_free_page_reporting: bool = False,
@@ -461,7 +461,7 @@ def measure_storage(
     host's free page reporting is held off where the study's timed reads hold it (``hold_free_page_reporting``, as
     measurement.hold_free_page_reporting), so that the primitives describe the reads they model: on a virtual machine
     with reporting on, a buffered read fills the page cache with memory the host must fault in again."""
-    fio = find_fio(fio)
+    fio = _find_fio(fio)
     version = fio_version(fio)
     scratch = Path(paths.storage_scratch_file(str(data_dir)))
     Path(data_dir).mkdir(parents=True, exist_ok=True)
@@ -488,7 +488,7 @@ def measure_storage(
         say(
             f"wrote the scratch file {scratch} ({scratch_bytes / 1e9:.2f} GB) in {time.time() - started:.1f} s"
         )
-        device = device_of(scratch)
+        device = _device_of(scratch)
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="rootparams-fio-")))
         # One cgroup per profile for the whole measurement, made before any run, so that no group is made or removed
         # between the runs of a round.
@@ -506,7 +506,7 @@ def measure_storage(
             rng.shuffle(order)
             for position, (profile, job) in enumerate(order):
                 start = time.time()
-                result, used = run_fio(
+                result, used = _run_fio(
                     fio,
                     job,
                     scratch,
@@ -522,7 +522,7 @@ def measure_storage(
                 )
             for run in range(fill_runs):
                 start = time.time()
-                fill = measure_page_cache_fill(scratch, min(FILL_BYTES, scratch_bytes))
+                fill = measure_page_cache_fill(scratch, min(_FILL_BYTES, scratch_bytes))
                 records.append(
                     _fill_record(host, device, rep, len(order) + run, start, fill, scratch_bytes)
                     | {"free_page_reporting": page_reporting, "fio_version": version}
@@ -589,14 +589,14 @@ def _fill_record(
         "storage_profile": "native",
         **device.as_record(),
         "pattern": FILL_PATTERN,
-        "block_bytes": FILL_CHUNK_BYTES,
+        "block_bytes": _FILL_CHUNK_BYTES,
         "io_mode": "buffered",
         "rep": rep,
         "position_in_round": position,
         "start_time": start,
         "runtime_s": fill["cold_wall_s"],
         "io_bytes": fill["fill_bytes"],
-        "reads": math.ceil(fill["fill_bytes"] / FILL_CHUNK_BYTES),
+        "reads": math.ceil(fill["fill_bytes"] / _FILL_CHUNK_BYTES),
         "bandwidth_bps": fill["fill_bytes"] / fill["cold_wall_s"] if fill["cold_wall_s"] > 0 else nan,
         "iops": nan,
         "latency_s_mean": nan,
@@ -615,7 +615,7 @@ def _fill_record(
 SUMMARY_COLUMNS = [
     "host",
     "storage_profile",
-    *DEVICE_COLUMNS,
+    *_DEVICE_COLUMNS,
     "pattern",
     "block_bytes",
     "io_mode",
@@ -651,7 +651,7 @@ SUMMARY_COLUMNS = [
     "fio_version",
 ]
 
-JOB_KEY = ["storage_profile", "pattern", "block_bytes", "io_mode"]
+_JOB_KEY = ["storage_profile", "pattern", "block_bytes", "io_mode"]
 
 
 def summarize(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
@@ -666,17 +666,17 @@ def summarize(records: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
     profiles = [p for p in STORAGE_ORDER if p in set(runs["storage_profile"])]
     profiles += sorted(set(runs["storage_profile"]) - set(profiles))
     jobs = [(j.pattern, j.block_bytes, j.io_mode) for j in JOBS] + [
-        (FILL_PATTERN, FILL_CHUNK_BYTES, "buffered")
+        (FILL_PATTERN, _FILL_CHUNK_BYTES, "buffered")
     ]
     runs["_order"] = [
         (profiles.index(r.storage_profile), _job_rank(jobs, (r.pattern, r.block_bytes, r.io_mode)))
         for r in runs.itertuples()
     ]
     runs = runs.sort_values("_order", kind="stable")
-    for key, group in runs.groupby(JOB_KEY, sort=False):
-        row = dict(zip(JOB_KEY, key, strict=True))
+    for key, group in runs.groupby(_JOB_KEY, sort=False):
+        row = dict(zip(_JOB_KEY, key, strict=True))
         first = group.iloc[0]
-        for column in ("host", *DEVICE_COLUMNS):
+        for column in ("host", *_DEVICE_COLUMNS):
             row[column] = first[column]
         for column in (
             "nominal_read_bps",
@@ -760,10 +760,10 @@ def nominal_check(row: Mapping[str, Any], native_bandwidth_bps: float) -> tuple[
                 f"bandwidth checked as a ceiling only: read_iops x {row['device_bytes_per_request'] / 1e3:.0f} kB per "
                 f"block request allows {iops_ceiling / 1e6:.1f} MB/s, less than read_bps"
             )
-        elif not native_bandwidth_bps >= DISK_HEADROOM * read_bps:
+        elif not native_bandwidth_bps >= _DISK_HEADROOM * read_bps:
             untold.append(
                 f"the disk itself reads this at {native_bandwidth_bps / 1e6:.0f} MB/s (native), not "
-                f"{DISK_HEADROOM:g}x read_bps {read_bps / 1e6:.0f} MB/s: the two compound, and the measured "
+                f"{_DISK_HEADROOM:g}x read_bps {read_bps / 1e6:.0f} MB/s: the two compound, and the measured "
                 f"{bandwidth / 1e6:.1f} MB/s cannot test the throttle"
             )
         elif ratio < 1 - tolerance:

@@ -57,7 +57,7 @@ BYTES_PER_KIND = 2_000_000
 REPETITIONS = 5
 # The least CPU time of one timed repetition: a kind whose sample unzips faster is unzipped that many times over
 # (the thread's CPU clock resolves far below this, but its reading costs about a microsecond).
-MIN_SECONDS = 0.01
+_MIN_SECONDS = 0.01
 
 
 class UnzipKindsError(UserError):
@@ -87,7 +87,7 @@ def sample_plan(inspection: Inspection, bytes_per_kind: int = BYTES_PER_KIND) ->
         )
     if not inspection.all_branches:
         raise ValueError("sample_plan needs the inspection of every branch (all_branches=True)")
-    totals = uncompressed_by_kind(inspection)
+    totals = _uncompressed_by_kind(inspection)
     plan = [
         PlanEntry(i, row.name, row.kind, min(1.0, bytes_per_kind / totals[row.kind]))
         for i, row in enumerate(inspection.rows)
@@ -101,7 +101,7 @@ def sample_plan(inspection: Inspection, bytes_per_kind: int = BYTES_PER_KIND) ->
     return plan
 
 
-def plan_text(plan: Sequence[PlanEntry]) -> str:
+def _plan_text(plan: Sequence[PlanEntry]) -> str:
     """The plan as rootparams-unzipkinds reads it: index, name, kind, share, tab-separated."""
     return "".join(f"{e.index}\t{e.name}\t{e.kind}\t{e.share:.9g}\n" for e in plan)
 
@@ -113,7 +113,7 @@ def measure(
     tree: str | None = None,
     bytes_per_kind: int = BYTES_PER_KIND,
     repetitions: int = REPETITIONS,
-    min_seconds: float = MIN_SECONDS,
+    min_seconds: float = _MIN_SECONDS,
     host_lock: str | Path = DEFAULT_LOCK,
     say: Callable[[str], None] = print,
     jobs: int = 1,
@@ -129,7 +129,7 @@ def measure(
     plan = sample_plan(inspection, bytes_per_kind)
     with tempfile.TemporaryDirectory(prefix="rootparams-unzipkinds-") as tmp:
         plan_file = Path(tmp) / "plan.tsv"
-        plan_file.write_text(plan_text(plan))
+        plan_file.write_text(_plan_text(plan))
         cmd = [
             tool,
             "--file",
@@ -186,7 +186,7 @@ def kind_summary(fmt: str, result: Mapping[str, Any], inspection: Inspection) ->
     compression (and as the file it came from holds them, at the file's own setting), its ratio, the bytes stored
     as they are, and ROOT's unzip CPU seconds per MB (1e6 bytes) it put out, the mean over the repetitions with its
     95 % interval (rootparams.stats.intervals.Interval) and n."""
-    in_file = uncompressed_by_kind(inspection)
+    in_file = _uncompressed_by_kind(inspection)
     branches: dict[str, int] = defaultdict(int)
     file_bytes: dict[str, int] = defaultdict(int)
     for b in result["branches"]:
@@ -232,7 +232,7 @@ def kind_summary(fmt: str, result: Mapping[str, Any], inspection: Inspection) ->
     return table.sort_values(["format", "compression_setting", "kind"], kind="stable").reset_index(drop=True)
 
 
-def uncompressed_by_kind(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, int]:
+def _uncompressed_by_kind(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, int]:
     """Each kind's uncompressed bytes in the branches of ``tops`` (top-level branch names; None: every branch)."""
     chosen = None if tops is None else set(tops)
     bytes_of: dict[str, int] = defaultdict(int)
@@ -245,7 +245,7 @@ def uncompressed_by_kind(inspection: Inspection, tops: Iterable[str] | None = No
 def kind_fractions(inspection: Inspection, tops: Iterable[str] | None = None) -> dict[str, float]:
     """Each kind's share of the uncompressed bytes of the branches of ``tops`` (top-level branch names; None:
     every branch): the mix of content a read of those branches decompresses."""
-    bytes_of = uncompressed_by_kind(inspection, tops)
+    bytes_of = _uncompressed_by_kind(inspection, tops)
     total = sum(bytes_of.values())
     if not total:
         return {}

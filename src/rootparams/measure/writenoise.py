@@ -33,7 +33,7 @@ from rootparams.study.grid import FilePoint, default_file_point, format_kind
 # How many of the study's files are written again, and how often each: 3 x 3 writes give 6 degrees of freedom
 # for the spread, about three minutes on the default study's three default files (each written and read back in
 # 15-25 s on 2 cores).
-FILES = 3
+_FILES = 3
 WRITES = 3
 CONFIDENCE = 0.95
 COLUMNS = [
@@ -95,7 +95,7 @@ def files_to_write(study: Mapping[str, Any], points: Sequence[Any]) -> list[File
     }
     defaults = [default_file_point(study, fmt) for fmt in study["formats"]]
     ordered = [f for f in defaults if f in written] + sorted(written - set(defaults))
-    return ordered[:FILES]
+    return ordered[:_FILES]
 
 
 def measure(

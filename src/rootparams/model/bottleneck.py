@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from rootparams.stats.intervals import Interval
 
 SPANS = ("storage", "decompression", "deserialisation")
-CLASS_OF_SPAN = {
+_CLASS_OF_SPAN = {
     "storage": "I/O-bound",
     "decompression": "decompression-bound",
     "deserialisation": "deserialisation-bound",
 }
 # What could move a read that one span dominates: the file settings and read settings of the study.
-LEVER = {
+_LEVER = {
     "storage": (
         "fewer bytes from the storage: a stronger compression (ZSTD, LZMA, a higher level), reading only the "
         "branches used, a TTreeCache covering them, larger clusters on a high-latency storage"
@@ -50,7 +50,7 @@ class Bottleneck:
 
     @property
     def lever(self) -> str:
-        return LEVER[self.dominant]
+        return _LEVER[self.dominant]
 
     def text(self) -> str:
         parts = ", ".join(f"{span} {100 * s.mean:.0f} %" for span, s in self.shares.items())
@@ -58,7 +58,7 @@ class Bottleneck:
         return f"{self.verdict} ({parts} of the loop; n = {n})"
 
 
-def span_shares(record: Mapping[str, object]) -> dict[str, float] | None:
+def _span_shares(record: Mapping[str, object]) -> dict[str, float] | None:
     """One read's spans as shares of its loop; None when the loop or one of its spans was not recorded."""
     try:
         loop = float(record["loop_seconds"])  # type: ignore[arg-type]
@@ -82,7 +82,7 @@ def span_shares(record: Mapping[str, object]) -> dict[str, float] | None:
 
 def classify(records: Iterable[Mapping[str, object]]) -> Bottleneck | None:
     """The class of the reads of one point (its repetitions), or None when no read has its spans."""
-    rows = [s for s in (span_shares(r) for r in records) if s is not None]
+    rows = [s for s in (_span_shares(r) for r in records) if s is not None]
     if not rows:
         return None
     shares = {span: Interval.of(r[span] for r in rows) for span in SPANS}
@@ -90,9 +90,11 @@ def classify(records: Iterable[Mapping[str, object]]) -> Bottleneck | None:
     top, second = ranked[0], ranked[1]
     a, b = shares[top], shares[second]
     if a.n < 2:
-        verdict = f"{CLASS_OF_SPAN[top]} (n = 1: no interval)"
+        verdict = f"{_CLASS_OF_SPAN[top]} (n = 1: no interval)"
     elif a.low > b.high:
-        verdict = CLASS_OF_SPAN[top]
+        verdict = _CLASS_OF_SPAN[top]
     else:
-        verdict = f"mixed ({CLASS_OF_SPAN[top]} or {CLASS_OF_SPAN[second]}: their shares' intervals overlap)"
+        verdict = (
+            f"mixed ({_CLASS_OF_SPAN[top]} or {_CLASS_OF_SPAN[second]}: their shares' intervals overlap)"
+        )
     return Bottleneck(shares=shares, verdict=verdict, dominant=top, runner_up=second)

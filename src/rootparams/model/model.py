@@ -50,12 +50,12 @@ import pandas as pd
 MODEL_VERSION = "2026-11-28.1"
 # The points the rules were chosen on: an error on them measures how well the rules were fitted, not how well they
 # predict. A study with none of these points is a test of the rules.
-MODEL_SHAPED_ON = (
+_MODEL_SHAPED_ON = (
     "the default study's own points (config/config.yaml: compression at levels 1, 5 and 9 and its AutoFlush, "
     "TTreeCache, split, thread and container scans, every point on the hdd profile at 150 MB/s)"
 )
 
-PARTS = (
+_PARTS = (
     "decompression",
     "deserialisation",
     "page_cache_fill",
@@ -152,14 +152,14 @@ def _testbed_disk(iops: float, requests_per: str) -> Medium:
 # IOPS (the fastest) to a seek per read call at 10 IOPS (the slowest); the central one is a seek per fill at 30. No
 # page-cache fill: this host's is mostly what a virtual machine pays to have freed memory backed again, and the
 # testbed was a workstation.
-NOTE_TESTBED_MEDIA = {
+_NOTE_TESTBED_MEDIA = {
     "fastest": _testbed_disk(50, "cache_fill"),
     "central": _testbed_disk(30, "cache_fill"),
     "slowest": _testbed_disk(10, "read_call"),
 }
 
 
-def cache_fills(point: Mapping[str, Any]) -> float:
+def _cache_fills(point: Mapping[str, Any]) -> float:
     """How many times the reader went back to the storage after working on what it had: one fill of the
     TTreeCache (or RNTuple's cluster cache) per cluster read, or, without a cache, every read call."""
     cache_on = str(point.get("container")) == "rntuple" or number_or_zero(point.get("cache_size")) != 0
@@ -200,7 +200,7 @@ def predict(
         "deserialisation": deserialisation,
         "page_cache_fill": page_cache,
     }
-    fills = cache_fills(point)
+    fills = _cache_fills(point)
     block_requests = number_or_zero(point.get("storage_requests"))
     requests = number_or_zero(point.get("loop_read_calls"))
     if medium.requests_per == "cache_fill" or (
@@ -215,7 +215,7 @@ def predict(
     # behind the fill first, up to the smaller of the two (a fast disk leaves the fill's CPU as the read's pace, a
     # slow one hides the fill), and what is left of it behind the reader's other work, as far as it reaches.
     behind_fill = min(page_cache, parts["storage_transfer"])
-    parts["overlap"] = -behind_fill - hidden_storage(
+    parts["overlap"] = -behind_fill - _hidden_storage(
         point,
         medium,
         storage_bytes,
@@ -233,7 +233,7 @@ def predict(
     }
 
 
-def hidden_storage(
+def _hidden_storage(
     point: Mapping[str, Any],
     medium: Medium,
     storage_bytes: float,
@@ -270,7 +270,7 @@ def number_or_zero(value) -> float:
 
 # --- The model against a study ------------------------------------------------------------------------------
 
-KEYS = ["format", "file_id", "read_id"]
+_KEYS = ["format", "file_id", "read_id"]
 _MEANS = [
     "events_read",
     "loop_seconds",
@@ -286,20 +286,20 @@ _MEANS = [
 ]
 _FIRSTS = ["container", "cache_size", "threads", "storage_profile", "storage_read_bps", "storage_read_iops"]
 # The targets a prediction is judged on, over the valid points of a scan and storage profile.
-MEDIAN_ERROR_TARGET = 0.10
+_MEDIAN_ERROR_TARGET = 0.10
 P90_ERROR_TARGET = 0.25
 # Predictions without the model's rules, from the same two figures the model starts from on the same points: the
 # warm read of the same file and read (its loop's wall time), and the bytes the storage served over the medium's
 # bandwidth (the model's own transfer part: the same bytes, the same bandwidth). The model's error means something
 # only beside theirs: where the warm read is most of the loop, or the transfer is, one of them alone is already close.
-BASELINES = {
+_BASELINES = {
     "warm_cpu": "warm CPU alone",
     "transfer": "B / bandwidth alone",
     "max": "max of the two",
     "sum": "sum of the two",
 }
 # Every predictor of the baselines table, the model first.
-PREDICTORS = {"model": "model", **BASELINES}
+_PREDICTORS = {"model": "model", **_BASELINES}
 
 
 def study_points(
@@ -315,10 +315,12 @@ def study_points(
     reps = repetitions[repetitions["flagged"] != True]  # noqa: E712 (booleans and NaN)
     firsts = [c for c in _FIRSTS if c in reps.columns]
     means = [c for c in _MEANS if c in reps.columns]
-    out = reps.groupby(KEYS).agg({**{c: "mean" for c in means}, **{c: "first" for c in firsts}}).reset_index()
+    out = (
+        reps.groupby(_KEYS).agg({**{c: "mean" for c in means}, **{c: "first" for c in firsts}}).reset_index()
+    )
     rate = ["event_rate_hz_mean", "event_rate_hz_ci95_low", "event_rate_hz_ci95_high", "n", "valid"]
     out = out.merge(files[["format", "file_id", "events_per_cluster"]], on=["format", "file_id"], how="left")
-    out = out.merge(summary[[*KEYS, *rate]], on=KEYS, how="left").merge(points, on=KEYS, how="left")
+    out = out.merge(summary[[*_KEYS, *rate]], on=_KEYS, how="left").merge(points, on=_KEYS, how="left")
     if not valid_only:
         return out
     return out[out["valid"] == True].reset_index(drop=True)  # noqa: E712
@@ -354,7 +356,7 @@ def media_from_storage(table: pd.DataFrame) -> tuple[dict[str, Medium], float]:
     Every medium read through this host's page cache pays the host's page-cache fill per byte
     (``page_cache_fill_seconds_per_byte``)."""
     media = {}
-    page_cache = page_cache_fill_seconds_per_byte(table)
+    page_cache = _page_cache_fill_seconds_per_byte(table)
     native = table[(table["storage_profile"] == "native") & (table["io_mode"] == "buffered")]
     rnd = native[(native["pattern"] == "random") & (native["block_bytes"] == 4096)]
     for profile, g in table.groupby("storage_profile"):
@@ -375,7 +377,7 @@ def media_from_storage(table: pd.DataFrame) -> tuple[dict[str, Medium], float]:
     return media, float(table["read_ahead_kb"].iloc[0]) * 1024
 
 
-def page_cache_fill_seconds_per_byte(table: pd.DataFrame) -> float:
+def _page_cache_fill_seconds_per_byte(table: pd.DataFrame) -> float:
     """The host's system CPU per byte a cold read brings into the page cache, beyond a warm read (the storage
     primitives' page-cache fill row); 0 where the table has none (measured before it was)."""
     if "fill_cpu_s_per_mb" not in table:
@@ -383,7 +385,7 @@ def page_cache_fill_seconds_per_byte(table: pd.DataFrame) -> float:
     return number_or_zero(table["fill_cpu_s_per_mb"].dropna().mean()) / 1e6
 
 
-def media_from_remote(table: pd.DataFrame | None) -> dict[str, Medium]:
+def _media_from_remote(table: pd.DataFrame | None) -> dict[str, Medium]:
     """Per remote storage profile, the medium measured through its endpoint with ROOT (results/primitives/remote.csv,
     rootparams.measure.remote_primitives): the bandwidth of one large transfer (its round trip taken off), the mean round trip of
     a small read less its own bytes' transfer, paid by every request ROOT sends (``requests_per="round_trip"``),
@@ -413,7 +415,7 @@ def media_from_remote(table: pd.DataFrame | None) -> dict[str, Medium]:
     return media
 
 
-def cpu_of_points(points: pd.DataFrame, warm: pd.DataFrame) -> dict[tuple, dict[str, float]]:
+def _cpu_of_points(points: pd.DataFrame, warm: pd.DataFrame) -> dict[tuple, dict[str, float]]:
     """Per point, the CPU parts of its warm set (results/primitives/cpu_summary.csv): the warm loop's wall time
     for the point's events, split into decompression (CPU per uncompressed MB x the point's uncompressed MB) and
     the rest. Where the warm read recorded no unzip time (decompression in ROOT's own unzip thread), the whole warm
@@ -447,8 +449,8 @@ def predicted_points(
     the remote profiles' (``remote``: round trips and bandwidth through their endpoints, where the study has any).
     Points without a warm set or a measured medium (a remote profile whose primitives are missing) are left out."""
     media, read_ahead = media_from_storage(storage)
-    media.update(media_from_remote(remote))
-    cpu = cpu_of_points(points, warm)
+    media.update(_media_from_remote(remote))
+    cpu = _cpu_of_points(points, warm)
     rows = []
     for p, pred in _predictions(points, cpu, lambda p: media.get(str(p["storage_profile"])), read_ahead):
         # The cold loop's system CPU beyond the warm read's: the page-cache fill as it happened (NaN where the
@@ -461,7 +463,7 @@ def predicted_points(
         rows.append(
             {
                 "model_version": MODEL_VERSION,
-                **{k: p[k] for k in (*KEYS, "scans", "storage_profile", "events_read")},
+                **{k: p[k] for k in (*_KEYS, "scans", "storage_profile", "events_read")},
                 **pred,
                 "warm_cpu_seconds": cpu[(p["format"], p["file_id"], p["read_id"])]["loop_seconds"],
                 "measured_rate_hz": p["event_rate_hz_mean"],
@@ -475,10 +477,10 @@ def predicted_points(
                 "measured_page_cache_fill": measured_fill,
             }
         )
-    return with_baselines(pd.DataFrame(rows))
+    return _with_baselines(pd.DataFrame(rows))
 
 
-def with_baselines(predicted: pd.DataFrame) -> pd.DataFrame:
+def _with_baselines(predicted: pd.DataFrame) -> pd.DataFrame:
     """``predicted`` (predicted_points' rows) with, per point, the share of its predicted loop that is the warm
     read of the same file (``warm_share``: warm_cpu_seconds / predicted_loop_seconds) and each baseline's predicted
     loop, rate and rate error (``baseline_<name>_loop_seconds``, ``_rate_hz``, ``_rate_error``): the warm CPU
@@ -524,19 +526,19 @@ def media_points(
     the medium has one, and the host's page-cache fill where the medium is a local disk read through it. One row per
     point and medium, ``measured`` False: predictions, never measurements."""
     _, read_ahead = media_from_storage(storage)
-    page_cache = page_cache_fill_seconds_per_byte(storage)
+    page_cache = _page_cache_fill_seconds_per_byte(storage)
     media = {
         key: replace(medium, fill_seconds_per_byte=page_cache) if medium.read_ahead else medium
         for key, medium in media.items()
     }
-    cpu = cpu_of_points(points, warm)
+    cpu = _cpu_of_points(points, warm)
     rows = []
     for key, medium in media.items():
         for p, pred in _predictions(points, cpu, lambda p, m=medium: m, read_ahead):
             rows.append(
                 {
                     "model_version": MODEL_VERSION,
-                    **{k: p[k] for k in (*KEYS, "scans", "events_read")},
+                    **{k: p[k] for k in (*_KEYS, "scans", "events_read")},
                     "medium": key,
                     "medium_name": medium.name,
                     "medium_figures": medium.source,
@@ -557,7 +559,7 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
             columns=["model_version", "group", "value", "points", "median_abs_error", "p90_abs_error"]
         )
     rows = []
-    for group, value, g in error_groups(predicted):
+    for group, value, g in _error_groups(predicted):
         err = g["rate_error"].abs()
         median, p90 = float(err.median()), float(err.quantile(0.9))
         rows.append(
@@ -568,7 +570,7 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
                 "points": len(g),
                 "median_abs_error": median,
                 "p90_abs_error": p90,
-                "meets_targets": median <= MEDIAN_ERROR_TARGET and p90 <= P90_ERROR_TARGET,
+                "meets_targets": median <= _MEDIAN_ERROR_TARGET and p90 <= P90_ERROR_TARGET,
                 "signed_median_error": float(g["rate_error"].median()),
                 "part_most_off": _part_most_off(g),
             }
@@ -576,7 +578,7 @@ def errors_table(predicted: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def error_groups(predicted: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+def _error_groups(predicted: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
     """The groups a prediction's errors are judged over: all points, each scan (a point belongs to every scan it
     is in: the default point to most of them) and each storage profile, as (group, value, points)."""
     groups = [("all", "all", predicted)]
@@ -592,12 +594,12 @@ def baselines_table(predicted: pd.DataFrame) -> pd.DataFrame:
     of the model's prediction that is the warm read of the same file, and the baseline with the lowest median
     error: what the model adds over it is the difference. ``predicted``: predicted_points' rows (with_baselines)."""
     columns = ["model_version", "group", "value", "points", "median_warm_share"]
-    columns += [f"{name}_{stat}_abs_error" for name in PREDICTORS for stat in ("median", "p90")]
+    columns += [f"{name}_{stat}_abs_error" for name in _PREDICTORS for stat in ("median", "p90")]
     columns += ["best_baseline"]
     if predicted.empty:
         return pd.DataFrame(columns=columns)
     rows = []
-    for group, value, g in error_groups(predicted):
+    for group, value, g in _error_groups(predicted):
         row = {
             "model_version": MODEL_VERSION,
             "group": group,
@@ -605,12 +607,12 @@ def baselines_table(predicted: pd.DataFrame) -> pd.DataFrame:
             "points": len(g),
             "median_warm_share": float(g["warm_share"].median()),
         }
-        for name in PREDICTORS:
+        for name in _PREDICTORS:
             column = "rate_error" if name == "model" else f"baseline_{name}_rate_error"
             err = g[column].abs()
             row[f"{name}_median_abs_error"] = float(err.median())
             row[f"{name}_p90_abs_error"] = float(err.quantile(0.9))
-        medians = {name: row[f"{name}_median_abs_error"] for name in BASELINES}
+        medians = {name: row[f"{name}_median_abs_error"] for name in _BASELINES}
         known = {name: m for name, m in medians.items() if m == m}
         row["best_baseline"] = min(known, key=known.get) if known else ""
         rows.append(row)
@@ -629,7 +631,7 @@ def baselines_markdown(table: pd.DataFrame) -> str:
         "# The model against baselines",
         "",
         f"Model rules: version {MODEL_VERSION} (`rootparams.model.model.MODEL_VERSION`). The rules were chosen on "
-        f"{MODEL_SHAPED_ON}; on those points this table shows how well they were fitted, on any other how well "
+        f"{_MODEL_SHAPED_ON}; on those points this table shows how well they were fitted, on any other how well "
         "they predict.",
         "",
         "Error of the predicted event rate, |predicted / measured - 1|: median (90th percentile) over the valid "
@@ -643,19 +645,19 @@ def baselines_markdown(table: pd.DataFrame) -> str:
     ]
     if table.empty:
         return "\n".join([*lines, "No point with warm reads and storage primitives: nothing predicted.", ""])
-    header = ["group", "points", "warm read's share", *PREDICTORS.values()]
+    header = ["group", "points", "warm read's share", *_PREDICTORS.values()]
     lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     no_gain = []
     for _, r in table.iterrows():
         name = "all" if r["group"] == "all" else f"{r['group'].replace('_', ' ')}: {r['value']}"
         cells = [name, str(int(r["points"])), _percent(r["median_warm_share"])]
-        for predictor in PREDICTORS:
+        for predictor in _PREDICTORS:
             cell = f"{_percent(r[f'{predictor}_median_abs_error'])} ({_percent(r[f'{predictor}_p90_abs_error'])})"
             cells.append(f"**{cell}**" if predictor == r["best_baseline"] else cell)
         lines.append("| " + " | ".join(cells) + " |")
         best = r["best_baseline"]
         if best and r[f"{best}_median_abs_error"] <= r["model_median_abs_error"]:
-            no_gain.append(f"{name} ({BASELINES[best]})")
+            no_gain.append(f"{name} ({_BASELINES[best]})")
     lines.append("")
     if no_gain:
         lines.append(
@@ -720,7 +722,7 @@ def draw(predicted: pd.DataFrame):
 
 # The note's Table 1: the primary xAOD, all IParticleContainer branches of its first 2000 events, 10 repetitions:
 # (algorithm, level) -> (file size in bytes, event rate in Hz, its 1σ).
-NOTE_TABLE1 = {
+_NOTE_TABLE1 = {
     ("lz4", 1): (8.756e9, 63.0, 1.1),
     ("lz4", 3): (8.756e9, 62.3, 0.8),
     ("lz4", 5): (7.674e9, 67.3, 1.1),
@@ -738,7 +740,7 @@ NOTE_TABLE1 = {
     ("lzma", 9): (5.901e9, 15.5, 0.0),
 }
 # Sizes are compared relative to the note's own ZLIB-5 file (the note does not give its number of events).
-NOTE_SIZE_REFERENCE = ("zlib", 5)
+_NOTE_SIZE_REFERENCE = ("zlib", 5)
 
 
 @dataclass(frozen=True)
@@ -796,12 +798,12 @@ def note_testbed_table(
         & (points["cache_size"].astype(float) != 0)
     ]
     _, read_ahead = media_from_storage(storage)
-    cpu = cpu_of_points(chosen, warm)
+    cpu = _cpu_of_points(chosen, warm)
     xaod_files = files[files["format"] == "xaod"].set_index("file_id")  # file ids repeat across formats
     size = xaod_files.get("bytes_per_event")
     algorithm, level = xaod_files["algorithm"], xaod_files["level"]
     reference_file = [
-        f for f in chosen["file_id"] if (str(algorithm.get(f)), int(level.get(f, -1))) == NOTE_SIZE_REFERENCE
+        f for f in chosen["file_id"] if (str(algorithm.get(f)), int(level.get(f, -1))) == _NOTE_SIZE_REFERENCE
     ]
     reference_size = float(size[reference_file[0]]) if size is not None and reference_file else math.nan
     rows = []
@@ -812,16 +814,16 @@ def note_testbed_table(
         setting = (str(algorithm[p["file_id"]]), int(level[p["file_id"]]))
         predicted = {
             name: predict(p.to_dict(), cpu[key], medium, read_ahead, use)
-            for name, medium in NOTE_TESTBED_MEDIA.items()
+            for name, medium in _NOTE_TESTBED_MEDIA.items()
         }
         central = predicted["central"]
         events = float(p["events_read"])
-        note = NOTE_TABLE1.get(setting, (math.nan, math.nan, math.nan))
+        note = _NOTE_TABLE1.get(setting, (math.nan, math.nan, math.nan))
         # The two bounds of the overlap, and the CPU factor each would need to give the note's rate: the storage
         # added to the CPU (the sum; no read-ahead), or hidden behind it (the larger of the two: a drive that
         # prefetches a whole cluster into its cache while the CPU works). One factor for all settings under the
         # right bound; a spread of factors under the wrong one.
-        host = predict(p.to_dict(), cpu[key], NOTE_TESTBED_MEDIA["central"], 0.0, 1.0)
+        host = predict(p.to_dict(), cpu[key], _NOTE_TESTBED_MEDIA["central"], 0.0, 1.0)
         cpu_ms = 1e3 * (host["decompression"] + host["deserialisation"]) / events
         storage_ms = (
             1e3
@@ -830,7 +832,7 @@ def note_testbed_table(
         )
         note_ms = 1e3 / note[1] if note[1] == note[1] else math.nan
         full_overlap_ms = max(cpu_ms * use, storage_ms)
-        note_reference = NOTE_TABLE1[NOTE_SIZE_REFERENCE][0]
+        note_reference = _NOTE_TABLE1[_NOTE_SIZE_REFERENCE][0]
         rows.append(
             {
                 "model_version": MODEL_VERSION,
@@ -853,7 +855,7 @@ def note_testbed_table(
                 "host_n": p["n"],
                 "note_size_relative": note[0] / note_reference,
                 "size_relative": float(size[p["file_id"]]) / reference_size if size is not None else math.nan,
-                **{f"{part}_ms_per_event": 1e3 * central[part] / events for part in (*PARTS, "overlap")},
+                **{f"{part}_ms_per_event": 1e3 * central[part] / events for part in (*_PARTS, "overlap")},
                 "cpu_factor": factor,
                 "events_read": events,
                 "file_id": p["file_id"],
@@ -928,15 +930,15 @@ def note_testbed_markdown(
             f"| {r['overlap_ms_per_event']:.1f} |".replace("nan ± nan", "–").replace("nan", "–")
         )
     ratio = (
-        note_ratio(table, "predicted_rate_hz"),
-        note_ratio(table, "note_rate_hz"),
-        note_ratio(table, "host_measured_rate_hz"),
+        _note_ratio(table, "predicted_rate_hz"),
+        _note_ratio(table, "note_rate_hz"),
+        _note_ratio(table, "host_measured_rate_hz"),
     )
     if ratio[0] == ratio[0]:
         lines += [
             "",
             f"ZLIB-5 / LZMA-5 event rate: note {ratio[1]:.2f}, predicted for the testbed {ratio[0]:.2f}, "
-            f"with the storage hidden {note_ratio(table, 'predicted_rate_hz_full_overlap'):.2f}, "
+            f"with the storage hidden {_note_ratio(table, 'predicted_rate_hz_full_overlap'):.2f}, "
             f"measured on this host {ratio[2]:.2f}.",
         ]
     published = table[table["note_rate_hz"].notna()]
@@ -973,7 +975,7 @@ def note_testbed_markdown(
     return "\n".join(lines) + "\n"
 
 
-def note_ratio(table: pd.DataFrame, column: str, a=("zlib", 5), b=("lzma", 5)) -> float:
+def _note_ratio(table: pd.DataFrame, column: str, a=("zlib", 5), b=("lzma", 5)) -> float:
     """``column`` of setting ``a`` over that of setting ``b`` (NaN where either is missing)."""
 
     def value(setting):
@@ -985,7 +987,7 @@ def note_ratio(table: pd.DataFrame, column: str, a=("zlib", 5), b=("lzma", 5)) -
 
 # --- Figures: the parts beside the measured rate, and media the host lacks ----------------------------------
 
-PART_COLOURS = {
+_PART_COLOURS = {
     "decompression": "#1f77b4",
     "deserialisation": "#2ca02c",
     "page_cache_fill": "#8c564b",
@@ -995,7 +997,7 @@ PART_COLOURS = {
 }
 
 
-def point_labels(table: pd.DataFrame) -> pd.Series:
+def _point_labels(table: pd.DataFrame) -> pd.Series:
     """Short names of points: the tokens of their file and read ids that most points do not share (what sets a
     point apart within the study); "default" where none is left."""
     tokens = [f"{f}_{r}".split("_") for f, r in zip(table["file_id"], table["read_id"], strict=True)]
@@ -1020,12 +1022,12 @@ def draw_parts(predicted: pd.DataFrame, fmt: str):
     if g.empty:
         ax.text(0.5, 0.5, f"no {fmt} point with warm reads and storage primitives", ha="center")
         return fig
-    g["label"] = point_labels(g)
+    g["label"] = _point_labels(g)
     g = g.sort_values(["scans", "label"]).reset_index(drop=True)
     per_event = 1e3 / g["events_read"]
     left = pd.Series(0.0, index=g.index)
     ys = range(len(g))
-    for part, colour in PART_COLOURS.items():
+    for part, colour in _PART_COLOURS.items():
         if part not in g:  # a table written before the part existed
             continue
         width = g[part] * per_event
@@ -1066,7 +1068,7 @@ def draw_media(predicted: pd.DataFrame, media: pd.DataFrame):
     if predicted.empty:
         axes[0][0].text(0.5, 0.5, "no point with warm reads and storage primitives", ha="center")
         return fig
-    labelled = predicted.assign(label=point_labels(predicted))
+    labelled = predicted.assign(label=_point_labels(predicted))
     markers = ["s", "^", "D", "v", "P"]
     for ax, scan in zip(axes.flat, scans, strict=False):
         g = labelled[scans_of(labelled["scans"]).map(lambda s, scan=scan: scan in s)]
@@ -1085,7 +1087,7 @@ def draw_media(predicted: pd.DataFrame, media: pd.DataFrame):
             label="this host, measured",
         )
         for marker, (_, m) in zip(markers, media.groupby("medium", sort=False), strict=False):
-            rate = g.merge(m, on=KEYS, how="left", suffixes=("", "_medium"))["predicted_rate_hz_medium"]
+            rate = g.merge(m, on=_KEYS, how="left", suffixes=("", "_medium"))["predicted_rate_hz_medium"]
             ax.plot(
                 xs,
                 rate,

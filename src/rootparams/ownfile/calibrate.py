@@ -54,7 +54,7 @@ from rootparams.vocabulary import RNTUPLE, TTREE, container_of_class
 NS = "xAODlike::"
 
 # Element class of a real DataVector -> the writer's interface class (its element count is all it holds).
-INTERFACES = {
+_INTERFACES = {
     "Electron": "ElectronContainer_v1",
     "Photon": "PhotonContainer_v1",
     "Muon": "MuonContainer_v1",
@@ -72,7 +72,7 @@ INTERFACES = {
 }
 
 # Normalized element type -> (vector attribute type, leaf type) of the recipe.
-SCALAR_TYPES = {
+_SCALAR_TYPES = {
     "float": "float",
     "double": "double",
     "int8_t": "int8",
@@ -104,7 +104,7 @@ SCALAR_TYPES = {
     "UShort_t": "uint16",
     "Double_t": "double",
 }
-NESTED_TYPES = {
+_NESTED_TYPES = {
     "float": "vfloat",
     "double": "vdouble",
     "int": "vint",
@@ -113,7 +113,7 @@ NESTED_TYPES = {
     "uint64": "vdouble",
     "int64": "vdouble",
 }
-MANTISSA = {"float": 23, "double": 52}
+_MANTISSA = {"float": 23, "double": 52}
 
 
 class CalibrationError(UserError, RuntimeError):
@@ -270,7 +270,7 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0, ordered: bool = Fals
         rest = x[x != values[i]]
         values, counts = np.delete(values, i), np.delete(counts, i)
     integral = bool(np.all(rest == np.round(rest)))
-    if integral or kind not in MANTISSA:
+    if integral or kind not in _MANTISSA:
         if len(values) <= 64:
             return [*out, "choice", *weighted(values, counts, double=double)]
         h = entropy_bits(counts)
@@ -285,7 +285,7 @@ def fit_values(x: np.ndarray, kind: str, runs: float = 0.0, ordered: bool = Fals
         return [*out, "int", num(np.floor(lo)), num(np.floor(lo + width))]
     body = fit_shape(rest, double)
     bits = mantissa_bits(rest, kind)
-    if bits < MANTISSA[kind] - 2:
+    if bits < _MANTISSA[kind] - 2:
         body = ["trunc", str(max(bits, 1)), *body]
     return out + body
 
@@ -379,7 +379,7 @@ class Cont:
 def interface_of(classname: str) -> str:
     m = re.search(r"xAOD::(\w+?)(_v\d+)?>?$", classname.replace(" ", ""))
     stem = m.group(1) if m else ""
-    return NS + INTERFACES.get(stem, "AuxVectorBase")
+    return NS + _INTERFACES.get(stem, "AuxVectorBase")
 
 
 def read(branch, events):
@@ -625,7 +625,7 @@ def order_line(cont: str, attr: str, arr, nested: bool, integral: bool) -> list[
     return []
 
 
-LINK_TYPE = re.compile(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?")
+_LINK_TYPE = re.compile(r"(vector<)?vector<ElementLink<DataVector<xAOD::(\w+)>>>>?")
 
 
 def column_from_array(
@@ -637,7 +637,7 @@ def column_from_array(
     import awkward as ak
 
     word = "member" if member else "dyn"
-    link = LINK_TYPE.fullmatch(t)
+    link = _LINK_TYPE.fullmatch(t)
     events = max(1, len(arr))
 
     def units_per_basket(nested: bool) -> float:  # elements, or inner vectors for a nested column
@@ -652,19 +652,19 @@ def column_from_array(
         except Exception as e:
             return fallback(f"{t} links unreadable ({type(e).__name__})")
     m = re.fullmatch(r"vector<(vector<)?(\w+)>?>", t)
-    if not m or m.group(2) not in SCALAR_TYPES:
+    if not m or m.group(2) not in _SCALAR_TYPES:
         return fallback(t)
-    leaf = SCALAR_TYPES[m.group(2)]
+    leaf = _SCALAR_TYPES[m.group(2)]
     nested = bool(m.group(1))
     counts = ak.to_numpy(ak.num(arr, axis=1))
     flat = ak.to_numpy(ak.flatten(arr, axis=None)).astype(np.float64)
     runs = run_share(arr)
     if nested:
-        typ = NESTED_TYPES.get(leaf)
+        typ = _NESTED_TYPES.get(leaf)
         if typ is None:
             return fallback(t)
         inner = ak.to_numpy(ak.flatten(ak.num(arr, axis=2), axis=None))
-        integral = leaf not in MANTISSA
+        integral = leaf not in _MANTISSA
         lines = [
             f"{word} {cont} {attr} {typ} "
             + " ".join(fit_values(flat, "double" if typ == "vdouble" else leaf, runs)),
@@ -680,7 +680,7 @@ def column_from_array(
         not cycle
     ):  # a fixed record per position (trigger words) is neither reused nor sorted element by element
         lines += reuse_line(cont, attr, arr, False, units_per_basket(False))
-        lines += order_line(cont, attr, arr, False, leaf not in MANTISSA)
+        lines += order_line(cont, attr, arr, False, leaf not in _MANTISSA)
     return Column(attr, lines, counts, member=member)
 
 
@@ -691,9 +691,9 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
     t = normalize(branch.typename)
     if t.endswith("[]"):
         t = f"vector<{t[:-2]}>"
-    if t in SCALAR_TYPES and not branch.branches:
+    if t in _SCALAR_TYPES and not branch.branches:
         x = ak.to_numpy(read(branch, events)).astype(np.float64)
-        leaf = SCALAR_TYPES[t]
+        leaf = _SCALAR_TYPES[t]
         return f"scalar {branch.name} {leaf} " + " ".join(fit_values(x, leaf))
     try:
         arr = read(branch, events)
@@ -707,7 +707,7 @@ def column_of(cont: str, attr: str, branch, entries: int, events) -> Column | st
         lambda why: opaque(cont, attr, branch, entries, why),
         basket_events=basket_events(branch),
     )
-    if LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
+    if _LINK_TYPE.fullmatch(t) and t.startswith("vector<vector<") and not branch.branches:
         # An unsplit vector of vectors of links: each link framed object-wise as the real file frames it.
         element = link_framing(branch, events)
         if element is not None:
@@ -777,7 +777,7 @@ def zlib_ratio(chunks: list[bytes]) -> float:
 
 def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tuple[Column, str]:
     """An aux store's decoded member as a ``member`` attribute, and its record segment."""
-    if m.shape == "opaque" or (m.shape == "scalar" and m.leaf not in LEAF_OK):
+    if m.shape == "opaque" or (m.shape == "scalar" and m.leaf not in _LEAF_OK):
         chunks = [v.tobytes() for v in m.values]
         if m.shape == "opaque":  # its own byte count, version and element count (4 bytes), then the bytes
             sizes = [max(0, len(c) - 4) for c in chunks]
@@ -808,7 +808,7 @@ def member_column(cont: str, m: streamed.Member, per_basket: float = 1.0) -> tup
     return col, segment + (f":{m.element}" if m.element else "")
 
 
-LEAF_OK = {"float", "double", "int8", "uint8", "int16", "uint16", "int", "uint32", "int64", "uint64"}
+_LEAF_OK = {"float", "double", "int8", "uint8", "int16", "uint16", "int", "uint32", "int64", "uint64"}
 
 
 def object_record(c: Cont, part: str, lay: streamed.Layout, per_basket: float = 1.0) -> bool:
@@ -1037,12 +1037,12 @@ def flat_recipe(tree, name: str, events) -> list[str]:
             continue
         counter = getattr(b, "count_branch", None)
         if counter is None:
-            if t not in SCALAR_TYPES:
+            if t not in _SCALAR_TYPES:
                 raise CalibrationError(f"{name}: branch {b.name} of type {b.typename} is not a flat leaf")
             x = ak.to_numpy(read(b, events)).astype(np.float64)
-            lines.append(f"scalar {b.name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t])))
+            lines.append(f"scalar {b.name} {_SCALAR_TYPES[t]} " + " ".join(fit_values(x, _SCALAR_TYPES[t])))
             continue
-        leaf = SCALAR_TYPES.get(t.removesuffix("[]"))
+        leaf = _SCALAR_TYPES.get(t.removesuffix("[]"))
         if leaf is None:
             raise CalibrationError(f"{name}: array branch {b.name} of type {b.typename} is not supported")
         arr = read(b, events)
@@ -1051,7 +1051,7 @@ def flat_recipe(tree, name: str, events) -> list[str]:
         per_basket = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * basket_events(b)
         collections.setdefault(counter.name, []).append(col)
         collections[counter.name] += reuse_line("{C}", b.name, arr, False, per_basket)
-        collections[counter.name] += order_line("{C}", b.name, arr, False, leaf not in MANTISSA)
+        collections[counter.name] += order_line("{C}", b.name, arr, False, leaf not in _MANTISSA)
     for counter, cols in collections.items():
         cname = counter[1:] if counter.startswith("n") else counter
         counts = ak.to_numpy(read(tree[counter], events))
@@ -1130,7 +1130,7 @@ def stored_values(branch, arr) -> tuple[str, object] | None:
             for counts in reversed([ak.num(arr, axis=d) for d in range(1, arr.ndim)]):
                 packed = ak.unflatten(packed, ak.flatten(counts, axis=None))
         return "uint32", packed
-    leaf = SCALAR_TYPES.get(base)
+    leaf = _SCALAR_TYPES.get(base)
     return (leaf, arr) if leaf else None
 
 
@@ -1207,7 +1207,7 @@ class ObjectsRecipe:
         self.collections[cname] += [
             f"column {cname} {column} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))),
             *reuse_line(cname, column, arr, False, per_basket),
-            *order_line(cname, column, arr, False, leaf not in MANTISSA),
+            *order_line(cname, column, arr, False, leaf not in _MANTISSA),
         ]
         self.basket(column, branch)
 
@@ -1299,16 +1299,16 @@ class ObjectsRecipe:
                 self.basket(f"{cname}AuxDyn.{cname}", branch)
                 return
             inner = re.fullmatch(r"vector<(\w+)>\[\]", vector)
-            if collection is not None and inner and inner.group(1) in SCALAR_TYPES:
+            if collection is not None and inner and inner.group(1) in _SCALAR_TYPES:
                 # a vector of numbers in each element: its values in a row, a collection of their own (without
                 # the 10 bytes of framing ROOT gives each element's vector)
                 try:
                     flat = ak.flatten(read(branch, self.events), axis=2)
                 except Exception as e:
                     return self.opaque(branch, f"{branch.typename} unreadable ({type(e).__name__})")
-                return self.in_a_row(branch, SCALAR_TYPES[inner.group(1)], flat)
+                return self.in_a_row(branch, _SCALAR_TYPES[inner.group(1)], flat)
             return self.opaque(branch, f"{branch.typename} in a collection")
-        if _DIMENSION.sub("", t) not in SCALAR_TYPES and _DIMENSION.sub("", t) not in (
+        if _DIMENSION.sub("", t) not in _SCALAR_TYPES and _DIMENSION.sub("", t) not in (
             "Double32_t",
             "Float16_t",
         ):
@@ -1457,10 +1457,10 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
         t = normalize(r.type_name)
         if fields.bytes(k) == (0, 0):  # a base class or an empty record: no columns
             return
-        if t in SCALAR_TYPES:
+        if t in _SCALAR_TYPES:
             x = ak.to_numpy(values.get(path)).astype(np.float64)
             scalars.append(
-                f"scalar {scalar_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+                f"scalar {scalar_name} {_SCALAR_TYPES[t]} " + " ".join(fit_values(x, _SCALAR_TYPES[t]))
             )
             return
 
@@ -1496,9 +1496,9 @@ def xaod_recipe_ntuple(ntuple, name: str, events) -> list[str]:
             for sub in fields.children.get(k, []):
                 attr = fields.records[sub].field_name
                 add_field(c, attr, f"{fname}.{attr}", sub, f"{c.name}AuxDyn.{attr}")
-        elif t in SCALAR_TYPES:
+        elif t in _SCALAR_TYPES:
             x = ak.to_numpy(values.get(fname)).astype(np.float64)
-            scalars.append(f"scalar {fname} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t])))
+            scalars.append(f"scalar {fname} {_SCALAR_TYPES[t]} " + " ".join(fit_values(x, _SCALAR_TYPES[t])))
         else:  # an interface object: a DataVector (its count), or a record of values
             c = cont(fname)
             c.interface = interface_of(r.type_name)
@@ -1543,10 +1543,10 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
                 counters[r.source_field_id] = r.field_name
             else:
                 arrays.setdefault(r.source_field_id, []).append(k)
-        elif t in SCALAR_TYPES:
+        elif t in _SCALAR_TYPES:
             x = ak.to_numpy(values.get(r.field_name)).astype(np.float64)
             lines.append(
-                f"scalar {r.field_name} {SCALAR_TYPES[t]} " + " ".join(fit_values(x, SCALAR_TYPES[t]))
+                f"scalar {r.field_name} {_SCALAR_TYPES[t]} " + " ".join(fit_values(x, _SCALAR_TYPES[t]))
             )
         elif not r.field_name.startswith("_collection"):
             raise CalibrationError(f"{name}: field {r.field_name} of type {r.type_name} is not a flat leaf")
@@ -1558,7 +1558,7 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
         lines.append(f"collection {cname} {counter} " + " ".join(empirical(counts)))
         for k, item in zip(items, names, strict=True):
             t = re.sub(r"^ROOT::VecOps::RVec<(.*)>$", r"\1", fields.records[k].type_name)
-            leaf = SCALAR_TYPES.get(normalize(t))
+            leaf = _SCALAR_TYPES.get(normalize(t))
             if leaf is None:
                 raise CalibrationError(f"{name}: array field {item} of type {t} is not supported")
             arr = values.get(item)
@@ -1566,7 +1566,7 @@ def flat_recipe_ntuple(ntuple, name: str, events) -> list[str]:
             lines.append(f"column {cname} {item} {leaf} " + " ".join(fit_values(x, leaf, run_share(arr))))
             per_page = float(ak.sum(ak.num(arr, axis=1))) / max(1, len(arr)) * fields.page_events(k)
             lines += reuse_line(cname, item, arr, False, per_page)
-            lines += order_line(cname, item, arr, False, leaf not in MANTISSA)
+            lines += order_line(cname, item, arr, False, leaf not in _MANTISSA)
     return lines
 
 
@@ -1580,7 +1580,7 @@ def is_flat_ntuple(ntuple) -> bool:
 
 def is_flat_tree(tree) -> bool:
     return all(
-        not b.branches and normalize(b.typename).removesuffix("[]") in SCALAR_TYPES for b in tree.branches
+        not b.branches and normalize(b.typename).removesuffix("[]") in _SCALAR_TYPES for b in tree.branches
     )
 
 

@@ -45,7 +45,7 @@ XAOD_KINDS = (
     "interface / static-aux objects",
     "other (scalar floats, strings, sets)",
 )
-LEAF_KINDS = (
+_LEAF_KINDS = (
     "float scalars",
     "float arrays",
     "double scalars",
@@ -57,17 +57,17 @@ LEAF_KINDS = (
     "strings",
     "streamed objects",
 )
-KINDS_BY_GROUPING = {XAOD: XAOD_KINDS, BY_LEAF: LEAF_KINDS}
+KINDS_BY_GROUPING = {XAOD: XAOD_KINDS, BY_LEAF: _LEAF_KINDS}
 
 # The trees and RNTuples ATLAS writes its event data to, and xAOD's names of its aux stores.
-XAOD_EVENT_DATA = ("CollectionTree", "EventData")
-XAOD_NAMING = re.compile(r"Aux(Dyn)?[.:]")
+_XAOD_EVENT_DATA = ("CollectionTree", "EventData")
+_XAOD_NAMING = re.compile(r"Aux(Dyn)?[.:]")
 
 # Mean elements per event below which a vector<float> is "low multiplicity": its 4-byte payload is then
 # smaller than the ~14 bytes of framing each entry costs.
-LOW_MULTIPLICITY = 3.0
+_LOW_MULTIPLICITY = 3.0
 
-TRIGGER_CONTAINER = re.compile(r"^(AnalysisHLT_|HLTNav_|TrigNavigation|xTrigDecision|TrigConfKeys)")
+_TRIGGER_CONTAINER = re.compile(r"^(AnalysisHLT_|HLTNav_|TrigNavigation|xTrigDecision|TrigConfKeys)")
 INTEGER_TYPE = re.compile(
     r"^(vector<)?(unsigned |signed )?(int|char|short|long|bool|u?int\d+_t|U?Int_t|U?Char_t|U?Short_t|"
     r"U?Long64_t|U?Long_t|Bool_t|ULong64_t|Long64_t)>?$"
@@ -106,7 +106,7 @@ class Unit:
     array: bool = False
 
 
-def plain_type(type_name: str) -> str:
+def _plain_type(type_name: str) -> str:
     """``type_name`` without ``std::`` and with ``>>`` for ``> >``: ``std::vector<std::uint32_t>`` ->
     ``vector<uint32_t>``, ROOT's ``vector<vector<float> >`` -> ``vector<vector<float>>``."""
     return re.sub(r">\s+>", ">>", type_name.replace("std::", "")).strip()
@@ -120,7 +120,7 @@ def container_of(top: str) -> str:
 
 def needs_elements(type_name: str) -> bool:
     """Whether a unit of this type needs its element count to be classified (dense or low multiplicity)."""
-    return plain_type(type_name) in FLOAT_VECTOR
+    return _plain_type(type_name) in FLOAT_VECTOR
 
 
 def classify(unit: Unit, top_class: str) -> str:
@@ -129,9 +129,9 @@ def classify(unit: Unit, top_class: str) -> str:
     leaf-list branch), or the type of its top-level field."""
     container = container_of(unit.top)
     leaf_name = re.split(r"[.:]", unit.name)[-1]
-    type_name = plain_type(unit.type)
-    top_class = plain_type(top_class)
-    if TRIGGER_CONTAINER.match(container) or "m_trigger_info" in unit.name:
+    type_name = _plain_type(unit.type)
+    top_class = _plain_type(top_class)
+    if _TRIGGER_CONTAINER.match(container) or "m_trigger_info" in unit.name:
         return "trigger-like data"
     if (
         "mcEventWeights" in unit.name
@@ -152,7 +152,7 @@ def classify(unit: Unit, top_class: str) -> str:
         return "vector<vector<T>> (T not a link)"
     if type_name in FLOAT_VECTOR:
         mean = (unit.elements or 0) / max(unit.entries, 1)
-        low = unit.elements is not None and mean < LOW_MULTIPLICITY
+        low = unit.elements is not None and mean < _LOW_MULTIPLICITY
         return "low-multiplicity vector<float/double>" if low else "dense vector<float/double>"
     if INTEGER_TYPE.match(type_name):
         return "integer/char/uint8 flags and counts"
@@ -164,9 +164,9 @@ def grouping_of(name: str, tops: Iterable[tuple[str, str]]) -> str:
     ``tops``, (name, class or type) pairs: ATLAS's for an xAOD file's event data (a ``CollectionTree`` or
     ``EventData`` whose branches carry xAOD's aux-store naming or ``xAOD::`` classes), by leaf type for every other
     one. The one place that decides it."""
-    if name not in XAOD_EVENT_DATA:
+    if name not in _XAOD_EVENT_DATA:
         return BY_LEAF
-    xaod = any(XAOD_NAMING.search(branch) or "xAOD::" in cls for branch, cls in tops)
+    xaod = any(_XAOD_NAMING.search(branch) or "xAOD::" in cls for branch, cls in tops)
     return XAOD if xaod else BY_LEAF
 
 
@@ -191,12 +191,12 @@ def own_bytes_type(branch_type: int | None) -> str:
 def leaf_kind(unit: Unit) -> str:
     """Kind of a unit in the grouping by leaf type: the type it holds (through any nesting of vectors and RVecs,
     which make it an array), whether it holds several values per entry, and strings and streamed objects apart."""
-    t = plain_type(unit.type)
+    t = _plain_type(unit.type)
     array = unit.array
     t, fixed = re.subn(r"\[\w*\]", "", t)  # Float_t[3], int32_t[]: leaf arrays
     array = array or bool(fixed)
     while m := _COLLECTION.fullmatch(t):
-        t, array = plain_type(m.group(1).split(",")[0]), True
+        t, array = _plain_type(m.group(1).split(",")[0]), True
     if t in _STRING_TYPES:
         return "strings"
     for word, holds in (

@@ -71,9 +71,9 @@ from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, decod
 # uproot, awkward and ROOT take a second or more to import: the functions that read a file import them.
 
 # Entries over which a TTree's vector<float>/vector<double> branches are read to count their elements.
-MULTIPLICITY_ENTRIES = 1000
+_MULTIPLICITY_ENTRIES = 1000
 # Rows of the text output's branch table unless --top says otherwise.
-DEFAULT_TOP = 25
+_DEFAULT_TOP = 25
 # The layouts of event data: an ATLAS xAOD file (its kinds are ATLAS's grouping); a flat one, every top-level
 # branch (field) a leaf of numbers, arrays of numbers or strings; one of objects, split or streamed classes
 # (TClonesArray, a class per entry, collections of classes). Every layout but xAOD is grouped by leaf type.
@@ -217,7 +217,7 @@ class Inspection:
 # Opening
 
 
-def is_url(target: str) -> bool:
+def _is_url(target: str) -> bool:
     return re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", target) is not None and not target.startswith("file://")
 
 
@@ -230,7 +230,7 @@ def _not_root(target: str, head: bytes) -> str:
     return f"{target} is not a ROOT file: it starts with {head[:8]!r}, where a ROOT file starts with 'root'"
 
 
-def open_local(target: str):
+def _open_local(target: str):
     """(uproot file, size) of a local file; errors name the file and what it is."""
     import uproot  # here, not at the top: see the note above
 
@@ -314,7 +314,7 @@ def _with_stderr_captured(call):
     return result, text
 
 
-def open_url(target: str):
+def _open_url(target: str):
     """(uproot file, size) of a URL, opened by ROOT; errors carry ROOT's own words."""
     import uproot
 
@@ -599,7 +599,7 @@ def _count_elements(nodes: list[_Node], entries: int) -> int:
     MULTIPLICITY_ENTRIES entries (into each unit's ``elements``); returns the entries read."""
     import awkward as ak
 
-    sampled = min(entries, MULTIPLICITY_ENTRIES)
+    sampled = min(entries, _MULTIPLICITY_ENTRIES)
     for node in nodes:
         unit = node.unit
         if needs_elements(unit.type) and unit.tot_bytes + node.in_tree_object and sampled:
@@ -674,7 +674,9 @@ def inspect_tree(target: str, file, name: str, all_branches: bool) -> Inspection
     return inspection
 
 
-def inspect_tree_with_root(target: str, name: str, all_branches: bool, uproot_error: Exception) -> Inspection:
+def _inspect_tree_with_root(
+    target: str, name: str, all_branches: bool, uproot_error: Exception
+) -> Inspection:
     """``inspect_tree`` for a TTree whose metadata uproot cannot model (a class version or a branch type it has no
     model for): the same facts, bytes and kinds, read by ROOT in a process of its own (rootparams.tools.root_metadata).
     ROOT names every branch's type as ``_branch_type`` does; what it does not give without reading data is the
@@ -1107,7 +1109,7 @@ def _rntuple_parts(
     return parts
 
 
-def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspection:
+def _inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspection:
     """The inspection of the RNTuple ``name`` of ``file`` (open with uproot), from its page list and descriptor."""
     ntuple = file[name]
     entries = int(ntuple.num_entries)
@@ -1165,13 +1167,13 @@ def inspect_rntuple(target: str, file, name: str, all_branches: bool) -> Inspect
 
 def inspect_file(target: str, tree: str | None = None, all_branches: bool = False) -> Inspection:
     """What ``target`` (a path or a URL) holds; ``tree``: the TTree's or RNTuple's name (found when None)."""
-    url = is_url(target)
-    file, size = open_url(target) if url else open_local(target)
+    url = _is_url(target)
+    file, size = _open_url(target) if url else _open_local(target)
     with file:
         name, container = choose_event_data(target, file, tree)
         reader = "ROOT (TFile::Open) and uproot" if url else "uproot"
         try:
-            inspect = inspect_rntuple if container == RNTUPLE else inspect_tree
+            inspect = _inspect_rntuple if container == RNTUPLE else inspect_tree
             inspection = inspect(target, file, name, all_branches)
         except InspectError:
             raise
@@ -1180,7 +1182,7 @@ def inspect_file(target: str, tree: str | None = None, all_branches: bool = Fals
                 raise InspectError(
                     f"{target}: its RNTuple {name} cannot be read ({sources.one_line(error)})"
                 ) from error
-            inspection, reader = inspect_tree_with_root(target, name, all_branches, error), "ROOT"
+            inspection, reader = _inspect_tree_with_root(target, name, all_branches, error), "ROOT"
     inspection.file_size, inspection.reader = size, reader
     return inspection
 
@@ -1259,7 +1261,7 @@ def _compression_lines(ins: Inspection) -> list[str]:
     return lines
 
 
-def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
+def text(ins: Inspection, top: int = _DEFAULT_TOP) -> str:
     kind_of = "RNTuple" if ins.container == RNTUPLE else "TTree"
     out = [f"{ins.source}", f"  {kind_of} {ins.name}, read with {ins.reader}"]
     layouts = {
@@ -1361,7 +1363,7 @@ def text(ins: Inspection, top: int = DEFAULT_TOP) -> str:
     return "\n".join(out) + "\n"
 
 
-CSV_COLUMNS = (
+_CSV_COLUMNS = (
     "file",
     "container",
     "tree",
@@ -1379,11 +1381,11 @@ CSV_COLUMNS = (
 )
 
 
-def csv_text(ins: Inspection) -> str:
+def _csv_text(ins: Inspection) -> str:
     """One row per branch (field), largest first: tidy, for pandas."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(_CSV_COLUMNS)
     for r in sorted(ins.rows, key=lambda r: -(r.compressed + r.in_tree_object)):
         writer.writerow(
             [
@@ -1430,7 +1432,7 @@ def as_dict(ins: Inspection) -> dict:
     return data
 
 
-def json_text(ins: Inspection) -> str:
+def _json_text(ins: Inspection) -> str:
     return json.dumps(as_dict(ins), indent=1) + "\n"
 
 
@@ -1458,9 +1460,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m rootparams.ownfil
     parser.add_argument(
         "--top",
         type=int,
-        default=DEFAULT_TOP,
+        default=_DEFAULT_TOP,
         metavar="N",
-        help=f"rows of the text table (default {DEFAULT_TOP}; 0: all)",
+        help=f"rows of the text table (default {_DEFAULT_TOP}; 0: all)",
     )
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--csv", action="store_true", help="one CSV row per branch (field), with its kind")
@@ -1472,7 +1474,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m rootparams.ownfil
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     try:
-        sys.stdout.write(csv_text(ins) if args.csv else json_text(ins) if args.json else text(ins, args.top))
+        sys.stdout.write(
+            _csv_text(ins) if args.csv else _json_text(ins) if args.json else text(ins, args.top)
+        )
         sys.stdout.flush()
     except BrokenPipeError:  # the reader stopped early (| head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -45,12 +45,12 @@ from rootparams.vocabulary import RNTUPLE, TTREE, CompressionSettingError, conta
 # The event data's usual names, taken when a file holds several trees: ATLAS's TTree and RNTuple, CMS's TTree.
 EVENT_DATA_NAMES = ("CollectionTree", "EventData", "Events")
 # How a study's configuration names the tree of a file with several (advise and inspect say --tree NAME).
-TREE_KEY = "the format's 'tree' key"
-CONTAINER_WORDS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
+_TREE_KEY = "the format's 'tree' key"
+_CONTAINER_WORDS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
 # What ATLAS's particle containers' interface objects are (the reader's own test is the class hierarchy).
-ATLAS_CONTAINER_PREFIX = "DataVector<xAOD::"
+_ATLAS_CONTAINER_PREFIX = "DataVector<xAOD::"
 # A source or calibrate file written skhep_testdata:<name> is that file of the scikit-hep-testdata package (PyPI).
-PUBLIC_SAMPLE_PREFIX = "skhep_testdata:"
+_PUBLIC_SAMPLE_PREFIX = "skhep_testdata:"
 # The public samples the documentation's measurements used, by the names an offline mirror of them has (the
 # development machines reach no GitHub, where scikit-hep-testdata downloads from) and by the package's names.
 OFFLINE_MIRROR_NAMES = {
@@ -86,9 +86,9 @@ def resolve_path(path: str, cache_dir: str | Path | None = None) -> str:
     """``path`` as a local file: ``skhep_testdata:<name>`` is that file of scikit-hep-testdata, taken from the
     package's cache directory (``cache_dir``, default ~/.local/skhepdata) and downloaded there from GitHub on first
     use (skhep_testdata.data_path); any other path is returned as it is."""
-    if not path.startswith(PUBLIC_SAMPLE_PREFIX):
+    if not path.startswith(_PUBLIC_SAMPLE_PREFIX):
         return path
-    name = path.removeprefix(PUBLIC_SAMPLE_PREFIX)
+    name = path.removeprefix(_PUBLIC_SAMPLE_PREFIX)
     try:  # here, not at the top: only a study that names a public sample needs the package
         import skhep_testdata
         from skhep_testdata.data import cache_path
@@ -102,7 +102,7 @@ def resolve_path(path: str, cache_dir: str | Path | None = None) -> str:
         close = difflib.get_close_matches(name, sorted(skhep_testdata.known_files), n=1)
         raise SourceError(
             f"{path}: scikit-hep-testdata {skhep_testdata.__version__} has no file {name!r}"
-            + (f"; did you mean {PUBLIC_SAMPLE_PREFIX}{close[0]}?" if close else "")
+            + (f"; did you mean {_PUBLIC_SAMPLE_PREFIX}{close[0]}?" if close else "")
             + " (python -m skhep_testdata --list lists its files)"
         )
     cache = cache_path(cache_dir)
@@ -137,7 +137,7 @@ def seed_public_sample_cache(mirror: str | Path, cache_dir: str | Path | None = 
     return copied
 
 
-def describe(path: str, tree: str | None = None, *, option: str = TREE_KEY) -> SourceFile:
+def describe(path: str, tree: str | None = None, *, option: str = _TREE_KEY) -> SourceFile:
     """What the study needs to know of ``path`` (``tree``: the TTree's or RNTuple's name, found when omitted;
     ``option``: how the user names one, for the errors). Cached per file state, so that the scheduling process
     opens each file once."""
@@ -190,9 +190,9 @@ def _read_with_uproot(obj, container: str) -> tuple[int, int, int]:
     """(entries, AutoFlush, ATLAS particle containers) of a TTree or an RNTuple, read by uproot."""
     if container == RNTUPLE:
         fields = [r for i, r in enumerate(obj.field_records) if r.parent_field_id == i]
-        atlas = sum(r.type_name.startswith(ATLAS_CONTAINER_PREFIX) for r in fields)
+        atlas = sum(r.type_name.startswith(_ATLAS_CONTAINER_PREFIX) for r in fields)
         return int(obj.num_entries), 0, atlas
-    atlas = sum(_stored_class(b).startswith(ATLAS_CONTAINER_PREFIX) for b in obj.branches)
+    atlas = sum(_stored_class(b).startswith(_ATLAS_CONTAINER_PREFIX) for b in obj.branches)
     # A TTree written before ROOT 5.26 (class version < 18) has no AutoFlush: 0, as ROOT writes "none".
     autoflush = obj.member("fAutoFlush", none_if_missing=True)
     return int(obj.num_entries), int(autoflush or 0), atlas
@@ -216,7 +216,7 @@ def _read_with_root(path: str, name: str, uproot_error: Exception) -> tuple[int,
             f"ROOT ({str(error).removeprefix(f'{path}: ')})"
         ) from error
     atlas = sum(
-        b["name"] == b["top"] and b["class"].startswith(ATLAS_CONTAINER_PREFIX) for b in tree["branches"]
+        b["name"] == b["top"] and b["class"].startswith(_ATLAS_CONTAINER_PREFIX) for b in tree["branches"]
     )
     return int(tree["entries"]), int(tree["autoflush"]), atlas
 
@@ -247,7 +247,7 @@ def choose_event_data(
     classes: dict[str, str],
     tree: str | None,
     *,
-    option: str = TREE_KEY,
+    option: str = _TREE_KEY,
     entries_of: Callable[[str], int | None] = lambda name: None,
 ) -> tuple[str, str]:
     """(name, container) of the event data among a file's keys (``classes``: name -> ROOT class, at any depth,
@@ -287,14 +287,14 @@ def _listing(candidates: dict[str, str], entries_of: Callable[[str], int | None]
     counts = Counter(candidates.values())
     mixed = len(counts) > 1
     what = " and ".join(
-        f"{n} {CONTAINER_WORDS[c]}{'s' if n > 1 else ''}" for c, n in sorted(counts.items(), reverse=True)
+        f"{n} {_CONTAINER_WORDS[c]}{'s' if n > 1 else ''}" for c, n in sorted(counts.items(), reverse=True)
     )
     items = []
     for i, (name, container) in enumerate(list(candidates.items())[:limit]):
         entries = entries_of(name)
         unit = (" entry" if entries == 1 else " entries") if i == 0 else ""
         count = "entries unknown" if entries is None else f"{entries:,}{unit}"
-        items.append(f"{name} ({CONTAINER_WORDS[container]}, {count})" if mixed else f"{name} ({count})")
+        items.append(f"{name} ({_CONTAINER_WORDS[container]}, {count})" if mixed else f"{name} ({count})")
     more = f" and {len(candidates) - limit} more" if len(candidates) > limit else ""
     return f"{what}: " + ", ".join(items) + more
 

@@ -46,7 +46,7 @@ from rootparams.vocabulary import (
 OWN_RECOMPRESSOR_COMMAND: str | None = (
     "rootparams recompress {source} {output} --setting {setting} --tree {tree}"
 )
-OWN_RECOMPRESSOR_TEXT = (
+_OWN_RECOMPRESSOR_TEXT = (
     "the same recompression rootparams used to measure your file, which recompresses each basket's (page's) "
     "bytes without reading any object, so it needs no dictionary (rootparams-recompress; it keeps the clusters and "
     "writes the event data only, not metadata trees or histograms)"
@@ -56,10 +56,10 @@ OWN_RECOMPRESSOR_TEXT = (
 
 # Which framework wrote a file (framework_of).
 ATLAS = "atlas"
-CMS_NANOAOD = "cms-nanoaod"
-CMS_EDM = "cms-edm"
+_CMS_NANOAOD = "cms-nanoaod"
+_CMS_EDM = "cms-edm"
 UNKNOWN = "unknown"
-FRAMEWORKS = (ATLAS, CMS_NANOAOD, CMS_EDM, UNKNOWN)
+_FRAMEWORKS = (ATLAS, _CMS_NANOAOD, _CMS_EDM, UNKNOWN)
 
 # ROOT::RCompressionSetting::EAlgorithm's names for the study's algorithms (Compression.h of the wheel).
 _ROOT_ALGORITHMS = {"zlib": "kZLIB", "lzma": "kLZMA", "lz4": "kLZ4", "zstd": "kZSTD"}
@@ -129,8 +129,8 @@ class FileContext:
     holds_classes: bool = True
 
     def __post_init__(self) -> None:
-        if self.framework not in FRAMEWORKS:
-            raise ValueError(f"framework {self.framework!r}: give one of {', '.join(FRAMEWORKS)}")
+        if self.framework not in _FRAMEWORKS:
+            raise ValueError(f"framework {self.framework!r}: give one of {', '.join(_FRAMEWORKS)}")
 
 
 # A NanoAOD collection: its count nMuon beside its members Muon_pt, Muon_eta, ...
@@ -147,11 +147,11 @@ def framework_of(name: str, types: Mapping[str, str]) -> str:
     if name != "Events":
         return UNKNOWN
     if "EventAuxiliary" in types or any(t.startswith("edm::") for t in types.values()):
-        return CMS_EDM
+        return _CMS_EDM
     for branch in types:
         m = _NANOAOD_COUNT.fullmatch(branch)
         if m and any(other.startswith(m[1] + "_") for other in types):
-            return CMS_NANOAOD
+            return _CMS_NANOAOD
     return UNKNOWN
 
 
@@ -208,65 +208,65 @@ class Source:
         return f"{self.repository} {self.path}"
 
 
-ATHENA = "ATLAS-experiment/athena"  # the GitHub mirror of gitlab.cern.ch/atlas/athena
+_ATHENA = "ATLAS-experiment/athena"  # the GitHub mirror of gitlab.cern.ch/atlas/athena
 CMSSW = "cms-sw/cmssw"
-CMSSW_CFI = (
+_CMSSW_CFI = (
     "cms-sw/cmssw-cfipython"  # each module's parameters and defaults, generated from its fillDescriptions
 )
 SOURCES: dict[str, Source] = {
     "athena-flags": Source(
-        ATHENA,
+        _ATHENA,
         "Control/AthenaConfiguration/python/AllConfigFlags.py",
         "Output.TreeAutoFlush (\"dict with auto-flush settings for stream e.g. {'STREAM': 123}\") and "
         "PoolSvc.DefaultContainerType ('ROOTTREEINDEX' by default)",
     ),
     "athena-flags-older": Source(
-        ATHENA,
+        _ATHENA,
         "Control/AthenaConfiguration/python/AllConfigFlags.py",
         "in older releases, Output.StorageTechnology.EventData chooses the event data's technology",
     ),
     "athena-pool-write": Source(
-        ATHENA,
+        _ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/python/PoolWriteConfig.py",
         "PoolWriteCfg sets each stream's compression and AutoFlush from its own table (DAOD_PHYS: ZSTD-5, 500 "
         "entries) and takes Output.TreeAutoFlush[stream] over the table's AutoFlush",
     ),
     "athena-pool-attribute-helper": Source(
-        ATHENA,
+        _ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/python/PoolAttributeHelper.py",
         "setFileCompAlg and setFileCompLvl write the COMPRESSION_ALGORITHM and COMPRESSION_LEVEL pool attributes "
         "of a file",
     ),
     "athena-cnvsvc": Source(
-        ATHENA,
+        _ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/src/AthenaPoolCnvSvc.h",
         "the PoolAttributes property of AthenaPoolCnvSvc",
     ),
     "athena-root-database": Source(
-        ATHENA,
+        _ATHENA,
         "Database/APR/RootStorageSvc/src/RootDatabase.cpp",
         "COMPRESSION_ALGORITHM and COMPRESSION_LEVEL become TFile::SetCompressionAlgorithm and "
         "SetCompressionLevel; TREE_AUTO_FLUSH becomes TTree::SetAutoFlush",
     ),
     "athena-rntuple-writer": Source(
-        ATHENA,
+        _ATHENA,
         "Database/APR/RootStorageSvc/src/RNTupleWriterHelper.cpp",
         "an RNTuple takes its file's compression (SetCompression(GetCompressionSettings())); no cluster size is "
         "set on its write options",
     ),
     "athena-shared-writer": Source(
-        ATHENA,
+        _ATHENA,
         "Database/AthenaPOOL/AthenaPoolCnvSvc/src/AthenaPoolCnvSvc.cxx",
         "with the shared writer's parallel compression, a negative TREE_AUTO_FLUSH is replaced by "
         "NumberEventsPerWrite",
     ),
     "athena-transform-exec": Source(
-        ATHENA,
+        _ATHENA,
         "Tools/PyJobTransforms/python/TransformUtils.py",
         "a transform's --preExec runs with flags, its --postExec with flags and cfg (the flags then locked)",
     ),
     "cms-pool-output": Source(
-        CMSSW_CFI,
+        _CMSSW_CFI,
         "IOPool/Output/PoolOutputModule.py",
         "PoolOutputModule: compressionAlgorithm ('ZSTD'), compressionLevel (4), eventAutoFlushCompressedSize "
         "(20971520)",
@@ -278,7 +278,7 @@ SOURCES: dict[str, Source] = {
         "the AutoFlush of the event TTree in compressed bytes (-1 ROOT's default, 0 off)",
     ),
     "cms-rntuple-output": Source(
-        CMSSW_CFI,
+        _CMSSW_CFI,
         "FWIO/RNTuple/RNTupleOutputModule.py",
         "RNTupleOutputModule: compressionAlgorithm, compressionLevel, approxZippedClusterSize; "
         "eventAutoFlushCompressedSize obsolete",
@@ -289,7 +289,7 @@ SOURCES: dict[str, Source] = {
         "approxZippedClusterSize is RNTupleWriteOptions' ApproxZippedClusterSize",
     ),
     "cms-nanoaod-output": Source(
-        CMSSW_CFI,
+        _CMSSW_CFI,
         "PhysicsTools/NanoAOD/NanoAODOutputModule.py",
         "NanoAODOutputModule: compressionAlgorithm ('ZLIB'), compressionLevel (9), autoFlush (-10000000)",
     ),
@@ -305,7 +305,7 @@ SOURCES: dict[str, Source] = {
         "older releases: compressionAlgorithm ZLIB or LZMA only",
     ),
     "cms-nanoaod-rntuple-output": Source(
-        CMSSW_CFI,
+        _CMSSW_CFI,
         "PhysicsTools/NanoAOD/NanoAODRNTupleOutputModule.py",
         "NanoAODRNTupleOutputModule: compressionAlgorithm, compressionLevel, "
         "rntupleWriteOptions.approxZippedClusterSize",
@@ -379,7 +379,7 @@ def _cluster_words(cluster: int) -> str:
     return f"clusters of {cluster} entries"
 
 
-def cpp_compression(decision: Decision) -> str:
+def _cpp_compression(decision: Decision) -> str:
     """The compression setting in ROOT::RCompressionSetting's names, as an int expression."""
     if decision.algorithm == UNCOMPRESSED:
         return "0"
@@ -387,18 +387,18 @@ def cpp_compression(decision: Decision) -> str:
     return f"ROOT::CompressionSettings(ROOT::RCompressionSetting::EAlgorithm::{enum}, {decision.level})"
 
 
-def cpp_open_with_setting(decision: Decision) -> str:
+def _cpp_open_with_setting(decision: Decision) -> str:
     """The other way to give a TTree's file its setting: TFile's compress argument."""
     return f'TFile::Open("out.root", "RECREATE", "", {decision.setting})'
 
 
-def cpp_writer(decision: Decision, name: str) -> list[str]:
+def _cpp_writer(decision: Decision, name: str) -> list[str]:
     """C++ statements, in order, that write ``name`` at the decision (ROOT 6.40); a function body can run them."""
     setting = decision.setting
     if decision.container == TTREE:
         lines = [
             'auto file = std::unique_ptr<TFile>(TFile::Open("out.root", "RECREATE"));',
-            f"file->SetCompressionSettings({cpp_compression(decision)});  // {setting}, before the tree is made",
+            f"file->SetCompressionSettings({_cpp_compression(decision)});  // {setting}, before the tree is made",
             f"auto tree = new TTree({_cpp_string(name)}, {_cpp_string(name)});  // its branches take the file's setting",
         ]
         if decision.cluster is not None:
@@ -436,12 +436,12 @@ def cpp_writer(decision: Decision, name: str) -> list[str]:
     return lines
 
 
-def cpp_append(name: str) -> str:
+def _cpp_append(name: str) -> str:
     """An RNTuple into a TFile one already has (RNTupleWriter::Append), with the same options."""
     return f"ROOT::RNTupleWriter::Append(std::move(model), {_cpp_string(name)}, *file, options)"
 
 
-def python_writer(decision: Decision, name: str) -> list[str]:
+def _python_writer(decision: Decision, name: str) -> list[str]:
     """The same as cpp_writer in PyROOT."""
     setting = decision.setting
     if decision.algorithm == UNCOMPRESSED:
@@ -482,7 +482,7 @@ def python_writer(decision: Decision, name: str) -> list[str]:
     return lines
 
 
-def cpp_import(name: str) -> list[str]:
+def _cpp_import(name: str) -> list[str]:
     """ROOT's conversion of a TTree into an RNTuple at the writer's options (RNTupleImporter.hxx)."""
     return [
         f'auto importer = ROOT::Experimental::RNTupleImporter::Create("in.root", {_cpp_string(name)}, "out.root");',
@@ -501,7 +501,7 @@ class ExistingFiles:
     notes: list[str]
 
 
-def hadd_command(decision: Decision) -> str:
+def _hadd_command(decision: Decision) -> str:
     """hadd -f<N>: the output's compression setting (its usage: "-f[0-9] ... by passing the number i*100 + j, e.g.
     -f505"; 0 uncompressed); it also overwrites an output that exists."""
     return f"hadd -f{decision.setting} out.root in1.root in2.root ..."
@@ -509,11 +509,11 @@ def hadd_command(decision: Decision) -> str:
 
 def _own_recompressor(decision: Decision, context: FileContext) -> str:
     if OWN_RECOMPRESSOR_COMMAND is None:
-        return OWN_RECOMPRESSOR_TEXT
+        return _OWN_RECOMPRESSOR_TEXT
     command = OWN_RECOMPRESSOR_COMMAND.format(
         setting=decision.setting, source="in.root", tree=context.name, output="out.root"
     )
-    return f"{OWN_RECOMPRESSOR_TEXT}: `{command}`"
+    return f"{_OWN_RECOMPRESSOR_TEXT}: `{command}`"
 
 
 def existing_files(decision: Decision, context: FileContext) -> ExistingFiles:
@@ -529,7 +529,7 @@ def existing_files(decision: Decision, context: FileContext) -> ExistingFiles:
                     "The importer reads every entry, so branches of classes need their dictionaries, and it does "
                     "not take TClonesArray branches."
                 )
-            return ExistingFiles(None, cpp_import(context.name), notes)
+            return ExistingFiles(None, _cpp_import(context.name), notes)
         return ExistingFiles(
             None,
             [],
@@ -583,7 +583,7 @@ def existing_files(decision: Decision, context: FileContext) -> ExistingFiles:
         )
     elif recompresses:
         notes.append(f"This {what} holds numbers and arrays of them only: hadd needs no dictionary for it.")
-    return ExistingFiles(hadd_command(decision), [], notes)
+    return ExistingFiles(_hadd_command(decision), [], notes)
 
 
 # --- The frameworks' output keys -----------------------------------------------------------------------------
@@ -668,7 +668,7 @@ _CMS_NANOAOD_OLDER = {TTREE: "cms-nanoaod-output-older", RNTUPLE: "cms-nanoaod-r
 
 def _cms(decision: Decision, context: FileContext) -> FrameworkAdvice:
     """A CMSSW configuration's output module, by the parameter names of its fillDescriptions."""
-    nano = context.framework == CMS_NANOAOD
+    nano = context.framework == _CMS_NANOAOD
     module, source = _CMS_MODULES[nano, decision.container]
     keys: list[FrameworkKey] = []
     code: list[str] = []
@@ -728,11 +728,11 @@ def _cms(decision: Decision, context: FileContext) -> FrameworkAdvice:
     return FrameworkAdvice(f"CMS (CMSSW), {module}", code, keys, notes, not_found, also)
 
 
-def framework_advice(decision: Decision, context: FileContext) -> FrameworkAdvice | None:
+def _framework_advice(decision: Decision, context: FileContext) -> FrameworkAdvice | None:
     """The keys of the framework that wrote the file; None where it is not known."""
     if context.framework == ATLAS:
         return _athena(decision, context)
-    if context.framework in (CMS_NANOAOD, CMS_EDM):
+    if context.framework in (_CMS_NANOAOD, _CMS_EDM):
         return _cms(decision, context)
     return None
 
@@ -771,9 +771,9 @@ class ApplyIt:
         lines += [f"- {note}" for note in self.existing.notes]
         lines += ["", "**Your own writer** (ROOT 6.40; C++, then PyROOT).", "", "```cpp", *self.cpp, "```"]
         if d.container == TTREE:
-            lines += ["", f"Or give the setting as the file is made: `{cpp_open_with_setting(d)}`."]
+            lines += ["", f"Or give the setting as the file is made: `{_cpp_open_with_setting(d)}`."]
         else:
-            lines += ["", f"Into a TFile you already have: `{cpp_append(self.context.name)}`."]
+            lines += ["", f"Into a TFile you already have: `{_cpp_append(self.context.name)}`."]
         lines += ["", "```python", *self.python, "```", ""]
         f = self.framework
         if f is None:
@@ -862,7 +862,7 @@ class ApplyIt:
             "writer": {
                 "cpp": self.cpp,
                 "python": self.python,
-                "cpp_alternative": cpp_open_with_setting(d) if d.container == TTREE else cpp_append(c.name),
+                "cpp_alternative": _cpp_open_with_setting(d) if d.container == TTREE else _cpp_append(c.name),
             },
             "framework": None
             if f is None
@@ -885,7 +885,7 @@ def apply_it(decision: Decision, context: FileContext) -> ApplyIt:
         decision=decision,
         context=context,
         existing=existing_files(decision, context),
-        cpp=cpp_writer(decision, context.name),
-        python=python_writer(decision, context.name),
-        framework=framework_advice(decision, context),
+        cpp=_cpp_writer(decision, context.name),
+        python=_python_writer(decision, context.name),
+        framework=_framework_advice(decision, context),
     )

@@ -82,9 +82,11 @@ def _empty(title: str, why: str) -> plt.Figure:
 
 # What a figure's error bars are, said in its footer (draw): a spread read as an uncertainty of the mean, or the
 # reverse, misleads by a factor of about sqrt(n).
-INTERVAL_BARS = "error bars: 95 % interval of the mean (Student t)"
-SPREAD_BARS = "error bars: 1σ spread of the repetitions (no interval of the mean is recorded for this metric)"
-NO_BARS = "no error bars: file sizes are exact (every repetition reads the same file)"
+_INTERVAL_BARS = "error bars: 95 % interval of the mean (Student t)"
+_SPREAD_BARS = (
+    "error bars: 1σ spread of the repetitions (no interval of the mean is recorded for this metric)"
+)
+_NO_BARS = "no error bars: file sizes are exact (every repetition reads the same file)"
 _BAR_NOTES = "rootparams_error_bars"  # the attribute of a matplotlib Figure that collects them
 
 
@@ -109,10 +111,10 @@ def _bars(
             [values - rows[low].to_numpy(dtype=float), rows[high].to_numpy(dtype=float) - values]
         )
         scope = interval_scope(rows.get("passes", []))
-        return np.nan_to_num(np.clip(lengths, 0, None) * scale), f"{INTERVAL_BARS}, {scope}"
+        return np.nan_to_num(np.clip(lengths, 0, None) * scale), f"{_INTERVAL_BARS}, {scope}"
     if spread is not None and spread in rows and rows[spread].notna().any():
         lengths = rows[spread].to_numpy(dtype=float) * scale
-        return np.nan_to_num(np.vstack([lengths, lengths])), SPREAD_BARS
+        return np.nan_to_num(np.vstack([lengths, lengths])), _SPREAD_BARS
     return None, None
 
 
@@ -305,21 +307,21 @@ def _lines_by(
     return fig
 
 
-RATE = ("event_rate_hz_mean", "event_rate_hz_std", "Event rate [Hz]")
+_RATE = ("event_rate_hz_mean", "event_rate_hz_std", "Event rate [Hz]")
 # Figures of a file setting, where a user's file as it is is drawn at its own setting beside its rewrites.
-AS_IS_FIGURES = (
+_AS_IS_FIGURES = (
     "fig01_rate_vs_compression",
     "fig02_size_vs_compression",
     "fig03_rate_vs_autoflush",
     "fig04_size_vs_autoflush",
     "fig05_memory_vs_autoflush",
 )
-AF_X = (autoflush_order, autoflush_label)
-CACHE_X = (cache_order, cache_label)
-SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
+_AF_X = (autoflush_order, autoflush_label)
+_CACHE_X = (cache_order, cache_label)
+_SPLIT_X = (lambda v: sorted(set(int(x) for x in v)), str)
 
 
-SIZE_MB = ("size_bytes", None)  # sizes have no spread: every repetition reads the same file
+_SIZE_MB = ("size_bytes", None)  # sizes have no spread: every repetition reads the same file
 
 
 def _by_algorithm(title, x, y, yerr, xlabel, ylabel, categories=None, scale=1.0):
@@ -327,13 +329,17 @@ def _by_algorithm(title, x, y, yerr, xlabel, ylabel, categories=None, scale=1.0)
     return lambda d, ctx: _lines_by_algorithm(d, title, x, y, yerr, xlabel, ylabel, categories, scale)
 
 
-_fig01 = _by_algorithm("Fig. 1: event rate vs compression", "level", *RATE[:2], "Compression level", RATE[2])
-_fig02 = _by_algorithm(
-    "Fig. 2: file size vs compression", "level", *SIZE_MB, "Compression level", "File size [MB]", scale=1e-6
+_fig01 = _by_algorithm(
+    "Fig. 1: event rate vs compression", "level", *_RATE[:2], "Compression level", _RATE[2]
 )
-_fig03 = _by_algorithm("Fig. 3: event rate vs AutoFlush", "autoflush", *RATE[:2], "AutoFlush", RATE[2], AF_X)
+_fig02 = _by_algorithm(
+    "Fig. 2: file size vs compression", "level", *_SIZE_MB, "Compression level", "File size [MB]", scale=1e-6
+)
+_fig03 = _by_algorithm(
+    "Fig. 3: event rate vs AutoFlush", "autoflush", *_RATE[:2], "AutoFlush", _RATE[2], _AF_X
+)
 _fig04 = _by_algorithm(
-    "Fig. 4: file size vs AutoFlush", "autoflush", *SIZE_MB, "AutoFlush", "File size [MB]", AF_X, scale=1e-6
+    "Fig. 4: file size vs AutoFlush", "autoflush", *_SIZE_MB, "AutoFlush", "File size [MB]", _AF_X, scale=1e-6
 )
 _fig05 = _by_algorithm(
     "Fig. 5: memory vs AutoFlush (the reader's peak RSS above its RSS after the open)",
@@ -342,19 +348,19 @@ _fig05 = _by_algorithm(
     "rss_increase_bytes_std",
     "AutoFlush",
     "Peak RSS increase [MB]",
-    AF_X,
+    _AF_X,
     scale=1e-6,
 )
 _fig06 = _by_algorithm(
-    "Fig. 6: event rate vs split level", "split_level", *RATE[:2], "Split level", RATE[2], SPLIT_X
+    "Fig. 6: event rate vs split level", "split_level", *_RATE[:2], "Split level", _RATE[2], _SPLIT_X
 )
 _fig07 = _by_algorithm(
     "Fig. 7: file size vs split level",
     "split_level",
-    *SIZE_MB,
+    *_SIZE_MB,
     "Split level",
     "File size [MB]",
-    SPLIT_X,
+    _SPLIT_X,
     scale=1e-6,
 )
 
@@ -371,10 +377,10 @@ def _fig08(d, ctx):
         format_order,
         "learn_entries",
         "cache_size",
-        *RATE[:2],
+        *_RATE[:2],
         "TTreeCache size",
-        RATE[2],
-        CACHE_X,
+        _RATE[2],
+        _CACHE_X,
         hue_label=_learn_label,
     )
 
@@ -391,7 +397,7 @@ def _fig09(d, ctx):
         "loop_read_calls_std",
         "TTreeCache size",
         "Read calls in the event loop",
-        CACHE_X,
+        _CACHE_X,
         logy=True,
         hue_label=_learn_label,
     )
@@ -399,7 +405,12 @@ def _fig09(d, ctx):
 
 def _fig10(d, ctx):
     fig = _lines_by_algorithm(
-        d, "Fig. 10: event rate vs implicit-MT threads", "threads", *RATE[:2], "Implicit-MT threads", RATE[2]
+        d,
+        "Fig. 10: event rate vs implicit-MT threads",
+        "threads",
+        *_RATE[:2],
+        "Implicit-MT threads",
+        _RATE[2],
     )
     cores = ctx.get("cores")
     for ax in fig.axes:
@@ -431,9 +442,9 @@ def _fig11(d, ctx):
         format_order,
         "storage_profile",
         "setting",
-        *RATE[:2],
+        *_RATE[:2],
         "Compression (algorithm-level)",
-        RATE[2],
+        _RATE[2],
         (_setting_order, str),
         hue_label=lambda p: f"storage: {p}",
     )
@@ -447,10 +458,10 @@ def _fig12(d, ctx):
         format_order,
         "storage_profile",
         "cache_size",
-        *RATE[:2],
+        *_RATE[:2],
         "TTreeCache size",
-        RATE[2],
-        CACHE_X,
+        _RATE[2],
+        _CACHE_X,
         hue_label=lambda p: f"storage: {p}",
     )
 
@@ -467,9 +478,9 @@ def _fig13(d, ctx):
         format_order,
         "container",
         "setting",
-        *RATE[:2],
+        *_RATE[:2],
         "Compression (algorithm-level)",
-        RATE[2],
+        _RATE[2],
         (_setting_order, str),
     )
 
@@ -561,10 +572,10 @@ def _fig16(d, ctx):
         format_order,
         "series",
         "autoflush",
-        *RATE[:2],
+        *_RATE[:2],
         "Cluster size (AutoFlush)",
-        RATE[2],
-        AF_X,
+        _RATE[2],
+        _AF_X,
     )
 
 
@@ -577,9 +588,9 @@ def _fig17(d, ctx):
         format_order,
         "series",
         "page_size",
-        *RATE[:2],
+        *_RATE[:2],
         "Largest page (uncompressed)",
-        RATE[2],
+        _RATE[2],
         pages,
     )
 
@@ -594,9 +605,9 @@ def _fig18(d, ctx):
         format_order,
         "series",
         "cache_size",
-        *RATE[:2],
+        *_RATE[:2],
         "Cluster cache / TTreeCache",
-        RATE[2],
+        _RATE[2],
         on_off,
         logy=True,
     )
@@ -622,10 +633,10 @@ def _fig19(d, ctx):
         format_order,
         "storage_profile",
         "cache_size",
-        *RATE[:2],
+        *_RATE[:2],
         "TTreeCache size",
-        RATE[2],
-        CACHE_X,
+        _RATE[2],
+        _CACHE_X,
         logy=True,
         hue_label=lambda p: f"storage: {p}",
     )
@@ -642,9 +653,9 @@ def _fig20(d, ctx):
         format_order,
         "cache",
         "storage",
-        *RATE[:2],
+        *_RATE[:2],
         "Storage (added round-trip time)",
-        RATE[2],
+        _RATE[2],
         (lambda v: [o for o in order if o in set(v)], str),
         logy=True,
     )
@@ -670,16 +681,16 @@ def _fig21(d, ctx):
         format_order,
         "series",
         "storage",
-        *RATE[:2],
+        *_RATE[:2],
         "Storage (added round-trip time)",
-        RATE[2],
+        _RATE[2],
         (lambda v: [o for o in order if o in set(v)], str),
         logy=True,
     )
 
 
 # ---- The related studies (docs/measurement.md, "The related studies") ------------------------------------------
-SELECTION_X = (selection_order, selection_label)
+_SELECTION_X = (selection_order, selection_label)
 
 
 def _layout_series(d: pd.DataFrame) -> pd.DataFrame:
@@ -704,10 +715,10 @@ def _fig22(d, ctx):
         format_order,
         "series",
         "branches",
-        *RATE[:2],
+        *_RATE[:2],
         "Branches read",
-        RATE[2],
-        SELECTION_X,
+        _RATE[2],
+        _SELECTION_X,
         logy=True,
     )
 
@@ -736,7 +747,7 @@ def _fig23(d, ctx):
         "bytes_per_event_std",
         "Branches read",
         "Bytes read per event (loop)",
-        SELECTION_X,
+        _SELECTION_X,
         logy=True,
     )
 
@@ -764,9 +775,9 @@ def _fig24(d, ctx):
         format_order,
         "selection",
         "style",
-        *RATE[:2],
+        *_RATE[:2],
         "Reading style",
-        RATE[2],
+        _RATE[2],
         (_style_order, str),
         logy=True,
     )
@@ -855,9 +866,9 @@ def _fig28(d, ctx):
         format_order,
         "series",
         "threads",
-        *RATE[:2],
+        *_RATE[:2],
         "Implicit-MT threads",
-        RATE[2],
+        _RATE[2],
         (lambda v: sorted(set(int(x) for x in v)), str),
     )
     return fig
@@ -882,7 +893,7 @@ def _fig29(d, ctx):
 
 
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
-CONTAINER_FIGURES = (
+_CONTAINER_FIGURES = (
     "fig13_rate_ttree_vs_rntuple",
     "fig14_size_ttree_vs_rntuple",
     "fig15_rntuple_over_ttree",
@@ -926,18 +937,18 @@ FIGURES = [
         "xAOD rate vs TTreeCache size per storage",
         _fig12,
     ),
-    Figure(CONTAINER_FIGURES[0], ("container",), "Event rate, TTree and RNTuple", _fig13),
-    Figure(CONTAINER_FIGURES[1], ("container",), "File size, TTree and RNTuple", _fig14),
-    Figure(CONTAINER_FIGURES[2], ("container",), "RNTuple / TTree: event rate and file size", _fig15),
+    Figure(_CONTAINER_FIGURES[0], ("container",), "Event rate, TTree and RNTuple", _fig13),
+    Figure(_CONTAINER_FIGURES[1], ("container",), "File size, TTree and RNTuple", _fig14),
+    Figure(_CONTAINER_FIGURES[2], ("container",), "RNTuple / TTree: event rate and file size", _fig15),
     Figure(
-        CONTAINER_FIGURES[3],
+        _CONTAINER_FIGURES[3],
         ("autoflush", "rntuple_cluster"),
         "Event rate vs cluster size, both containers",
         _fig16,
     ),
-    Figure(CONTAINER_FIGURES[4], ("rntuple_page",), "RNTuple event rate vs page size", _fig17),
+    Figure(_CONTAINER_FIGURES[4], ("rntuple_page",), "RNTuple event rate vs page size", _fig17),
     Figure(
-        CONTAINER_FIGURES[5],
+        _CONTAINER_FIGURES[5],
         ("rntuple_cache", "storage_cache", "container_storage"),
         "Cluster cache and TTreeCache per storage",
         _fig18,
@@ -948,7 +959,7 @@ FIGURES = [
     ),
     Figure("fig20_rate_vs_rtt", ("remote_cache",), "Rate vs round-trip time, cache off and on", _fig20),
     Figure(
-        CONTAINER_FIGURES[6],
+        _CONTAINER_FIGURES[6],
         ("remote_prefetch", "remote_rntuple"),
         "Async prefetch and cluster cache",
         _fig21,
@@ -958,16 +969,16 @@ FIGURES = [
     Figure("fig23_bytes_vs_access_pattern", ("access",), "Bytes read per event vs access pattern", _fig23),
     Figure("fig24_rate_by_reading_style", ("reading_style",), "Rate by reading style", _fig24),
     Figure("fig25_cpu_by_reading_style", ("reading_style",), "CPU per event by reading style", _fig25),
-    Figure(CONTAINER_FIGURES[7], ("event_size",), "Throughput vs event size at a fixed volume", _fig26),
-    Figure(CONTAINER_FIGURES[8], ("event_size",), "CPU per event vs event size", _fig27),
+    Figure(_CONTAINER_FIGURES[7], ("event_size",), "Throughput vs event size at a fixed volume", _fig26),
+    Figure(_CONTAINER_FIGURES[8], ("event_size",), "CPU per event vs event size", _fig27),
     Figure("fig28_rate_vs_unzip", ("unzip",), "Parallel unzip and implicit MT", _fig28),
     Figure("fig29_skim_compression_ratio", ("skim",), "Compression ratio, skimmed and full events", _fig29),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
 # Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.
-REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
+_REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
 # Drawn from the related studies' scans: tests/test_seed_studies.py draws them (tiny_seeds.yaml).
-SEED_FIGURES = tuple(
+_SEED_FIGURES = tuple(
     f.name for f in FIGURES if set(f.scans) & {"access", "reading_style", "event_size", "unzip", "skim"}
 )
 
@@ -982,7 +993,7 @@ def draw(
     sns.set_theme(style="whitegrid", context="paper")
     measurement = ctx.get("measurement")
     data = scan_rows(summary, points, files, figure.scans, measurement=measurement)
-    if figure.name in AS_IS_FIGURES and "origin" in summary:
+    if figure.name in _AS_IS_FIGURES and "origin" in summary:
         # A user's file as it is, at its own settings, beside its rewrites (a star): also where every rewrite
         # was refused, so that the real file still has its panel.
         default = scan_rows(summary, points, files, "default")
@@ -990,7 +1001,7 @@ def draw(
         if measurement is not None:  # judged by this figure's rule, as the rewrites beside it
             as_is = apply_validity(as_is, measurement, figure.scans)
         data = pd.concat([data, as_is], ignore_index=True)
-    if figure.name not in CONTAINER_FIGURES and "container" in data:
+    if figure.name not in _CONTAINER_FIGURES and "container" in data:
         # The paper's figures are of TTrees: a format measured in both containers shows its TTree points
         # only; a format that is an RNTuple only (a user's RNTuple file) keeps its own.
         has_ttree = data.groupby("format")["container"].transform(lambda c: (c == TTREE).any())
@@ -1012,7 +1023,7 @@ def _footer(fig: plt.Figure, data: pd.DataFrame, measurement: dict | None, scans
         if lo == hi
         else f"n = {lo}-{hi} unflagged repetitions per point"
     )
-    bars = "; ".join(getattr(fig, _BAR_NOTES, [])) or NO_BARS
+    bars = "; ".join(getattr(fig, _BAR_NOTES, [])) or _NO_BARS
     invalid = int((~valid_points(data)).sum())
     validity = (
         f"hollow, joined to no line: {invalid} of {len(data)} points not valid (a timed loop misses I/O or is too "

@@ -36,7 +36,7 @@ MODEL_FIGURE = "fig33_model_vs_measured"
 MEDIA_FIGURE = "fig35_predicted_media"
 
 # "(?!)" matches nothing: the pattern of an empty set of names.
-NOTHING = "(?!)"
+_NOTHING = "(?!)"
 
 
 def parts_figure(fmt: str) -> str:
@@ -48,7 +48,7 @@ def formats_pattern(study: Mapping[str, Any], *kinds: str) -> str:
     """The study's formats made in one of these ways (grid.format_kind: "recipe", "clone", "source"), as a
     wildcard pattern; one that matches nothing for a study without such formats."""
     names = [f for f in study["formats"] if format_kind(study, f) in kinds]
-    return "|".join(names) or NOTHING
+    return "|".join(names) or _NOTHING
 
 
 def generated_formats_pattern(study: Mapping[str, Any]) -> str:
@@ -61,7 +61,7 @@ def sentinel_patterns(sentinel: Any | None) -> tuple[str, str]:
     """(format, file id) of the drift sentinel's file as wildcard patterns; ones that match nothing when the
     study has no sentinel, or its sentinel reads a user's file as it is (which no rule writes)."""
     if sentinel is None or sentinel.file.id == ASIS_ID:
-        return NOTHING, NOTHING
+        return _NOTHING, _NOTHING
     return re.escape(sentinel.file.format), re.escape(sentinel.file.id)
 
 

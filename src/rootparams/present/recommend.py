@@ -81,7 +81,7 @@ from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOM
 # and small against every effect the paper reports.
 EQUAL_MARGIN = RATE_MARGIN
 YES, NO, PARTLY, NOT_APPLICABLE = "yes", "no", "partly", "n/a"
-VERDICTS = (YES, PARTLY, NO, CANNOT_TELL, NOT_APPLICABLE)
+_VERDICTS = (YES, PARTLY, NO, CANNOT_TELL, NOT_APPLICABLE)
 # What the comparisons read from repetitions.csv (workflow/scripts/recommendations.py loads only these).
 REPETITION_METRICS = [
     "event_rate_hz",
@@ -92,7 +92,7 @@ REPETITION_METRICS = [
 ]
 
 # Section 3.1 of the ATLAS note, one entry per topic.
-PAPER = {
+_PAPER = {
     "compression": "LZ4 is best for fast reading, LZMA for the smallest files; ZLIB is in between and best for "
     "formats with very small events.",
     "autoflush": "AutoFlush 100 events is good for the primary xAOD; for derivations 10 MB is too small for "
@@ -103,17 +103,17 @@ PAPER = {
     "(primary xAOD: ~25% for all three; derivations: only LZMA gains).",
 }
 # Beyond the paper: what ROOT's own publications claim for RNTuple (the headline figures).
-PAPER["rntuple"] = (
+_PAPER["rntuple"] = (
     "RNTuple (ROOT's RNTuple papers and blog): files 10-50 % smaller than TTree and reading several "
     "times faster."
 )
-PAPER["cluster_cache"] = (
+_PAPER["cluster_cache"] = (
     "ROOT's default: the cluster cache on (a background thread reads whole clusters with "
     "vector reads); off reads page by page."
 )
 # The 2019 ATLAS CHEP study ("ATLAS I/O performance optimization in as-deployed environments", Figure 5), for the
 # remote scan.
-PAPER["remote_cache"] = (
+_PAPER["remote_cache"] = (
     'ATLAS CHEP 2019: the TTreeCache "gives a slight improvement for locally read data, it is crucial for '
     'remotely accessed data" (XRootD).'
 )
@@ -121,40 +121,40 @@ PAPER["remote_cache"] = (
 # environments" (access), the 2017 talk "LZ4, BulkIO, and offset removal performance" and the paper "Optimizing ROOT
 # IO For Analysis" (reading styles), the latter alone (event size, parallel unzip); the skim claim from
 # root-project/root#21753 and ROOT 6.40's release notes.
-PAPER["access"] = (
+_PAPER["access"] = (
     'ATLAS CHEP 2019: branch-wise reading "increases reading speed when only a small subset of variables of '
     'the accessed container is actually used"; the effect is "quite large" for full xAODs, "a lot '
     'less" for DxAODs (no numbers).'
 )
-PAPER["reading_style"] = (
+_PAPER["reading_style"] = (
     '"LZ4, BulkIO, and offset removal performance" (2017) and "Optimizing ROOT IO For Analysis": bulk '
     'reading is "an order of magnitude faster than GetEntry, especially with LZ4" (the talk), "up to 10x" '
     'in events/s, and the difference is "almost entirely washed out by deflate (ZLIB)" (the paper). '
     "RDataFrame and uproot are in neither: uproot (columnar, like bulk I/O) is judged, RDataFrame (per "
     "event, through TTreeReader) reported."
 )
-PAPER["event_size"] = (
+_PAPER["event_size"] = (
     '"Optimizing ROOT IO For Analysis" (400 MB at 40 B to 4 MB per event): "decompression time is '
     "roughly consistent across event size, other CPU costs come to dominate as the event size "
     'decreases"; overheads "first become measurable" below one kilobyte per event.'
 )
-PAPER["unzip"] = (
+_PAPER["unzip"] = (
     '"Optimizing ROOT IO For Analysis": "Parallel unzipping takes 52% - 58% processing time of serial '
     'unzipping", for "8% - 13% more CPU cycles" (4-core desktop).'
 )
-PAPER["skim"] = (
+_PAPER["skim"] = (
     'ROOT 6.40 (PR root-project/root#21753, release notes): TTree "branches of type ROOT::RVec where many '
     '(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD" (no '
     "numbers given); Snapshot's TTree default went back to ZLIB-1."
 )
 # From the note's conclusion (the ATLAS note, section 3).
-PAPER["branch_compression"] = (
+_PAPER["branch_compression"] = (
     'The ATLAS note, section 3: "Further studies with branch specific settings ... should be done for '
     "the largest N (e.g. 10) branches, which could lead to further compression and reading "
     'speed improvements." Judged: the hot branches fast and the rest small beats the uniform '
     "settings (no uniform point is both smaller and faster)."
 )
-PAPER["float_precision"] = (
+_PAPER["float_precision"] = (
     "ATLAS float compression (ATLAS derivation practice): an optional mantissa truncation (7 or 15 bits "
     "kept) for some DAOD_PHYS variables; RNTuple stores truncated floats in fewer bits. Judged: "
     "every lossy file smaller than the full one, and no variable loses more than half a unit in "
@@ -163,14 +163,14 @@ PAPER["float_precision"] = (
 # Bulk (columnar) reading "an order of magnitude" faster than GetEntry without deflate (the BulkIO talk and
 # "Optimizing ROOT IO For Analysis"): judged as at least this factor for LZ4 and uncompressed files, and less than
 # it for ZLIB ("washed out").
-BULK_GAIN = 2.0
+_BULK_GAIN = 2.0
 # Parallel unzip: the 52-58 % of the serial time in "Optimizing ROOT IO For Analysis" is a 1.7-1.9x speed-up on
 # 4 cores; on 2 cores "agrees" needs at least this speed-up against the serial read.
-UNZIP_GAIN = 1.5
+_UNZIP_GAIN = 1.5
 # "Crucial": the cache at least doubles the rate on every remote profile that adds latency.
-CRUCIAL_GAIN = 2.0
+_CRUCIAL_GAIN = 2.0
 # The paper's format with "very small events", for which it calls ZLIB "a very interesting choice".
-SMALL_EVENT_FORMATS = ("truth3",)
+_SMALL_EVENT_FORMATS = ("truth3",)
 
 
 @dataclass
@@ -193,53 +193,53 @@ def word(judgement: Judgement) -> str:
     return {True: YES, False: NO}.get(judgement.supported, CANNOT_TELL)
 
 
-def claim_equal(ratio: Ratio) -> Judgement:
+def _claim_equal(ratio: Ratio) -> Judgement:
     """Two rates equal (``ratio`` = a / b): supported where the 95 % interval lies within ±EQUAL_MARGIN,
     contradicted only where it lies wholly outside it."""
     return ratio.judge_equal(EQUAL_MARGIN)
 
 
-def claim_faster(ratio: Ratio) -> Judgement:
+def _claim_faster(ratio: Ratio) -> Judgement:
     """a faster than b by a gain worth the name: supported where the interval lies above 1 + EQUAL_MARGIN,
     contradicted where it lies at or below it (slower, or a gain within the margin)."""
     return ratio.judge_above(1 + EQUAL_MARGIN)
 
 
-def claim_not_slower(ratio: Ratio) -> Judgement:
+def _claim_not_slower(ratio: Ratio) -> Judgement:
     """a at least as fast as b: supported where the interval lies above 1 / (1 + EQUAL_MARGIN) (faster, or equal
     within the margin), contradicted where it lies wholly below it."""
     return ratio.judge_above(1 / (1 + EQUAL_MARGIN))
 
 
-def claim_at_least(ratio: Ratio, factor: float) -> Judgement:
+def _claim_at_least(ratio: Ratio, factor: float) -> Judgement:
     """A gain of at least ``factor``: supported with the whole interval above it, contradicted with the whole
     interval below it."""
     return ratio.judge_above(factor)
 
 
-def claim_below(ratio: Ratio, factor: float) -> Judgement:
+def _claim_below(ratio: Ratio, factor: float) -> Judgement:
     """A gain below ``factor``: the reverse of ``claim_at_least``."""
     return ratio.judge_below(factor)
 
 
-def equal_rates(ratio: Ratio) -> str:
-    return word(claim_equal(ratio))
+def _equal_rates(ratio: Ratio) -> str:
+    return word(_claim_equal(ratio))
 
 
 def faster(ratio: Ratio) -> str:
-    return word(claim_faster(ratio))
+    return word(_claim_faster(ratio))
 
 
-def not_slower(ratio: Ratio) -> str:
-    return word(claim_not_slower(ratio))
+def _not_slower(ratio: Ratio) -> str:
+    return word(_claim_not_slower(ratio))
 
 
-def at_least(ratio: Ratio, factor: float) -> str:
-    return word(claim_at_least(ratio, factor))
+def _at_least(ratio: Ratio, factor: float) -> str:
+    return word(_claim_at_least(ratio, factor))
 
 
 def below(ratio: Ratio, factor: float) -> str:
-    return word(claim_below(ratio, factor))
+    return word(_claim_below(ratio, factor))
 
 
 class Claims:
@@ -302,7 +302,7 @@ def _percent(fraction: float) -> str:
     return f"{100 * fraction:.0f} %" if abs(fraction) >= 0.1 else f"{100 * fraction:.1f} %"
 
 
-MARGIN_TEXT = f"±{100 * EQUAL_MARGIN:g} %"
+_MARGIN_TEXT = f"±{100 * EQUAL_MARGIN:g} %"
 
 
 def _quote(interval: Interval, unit: str) -> str:
@@ -348,7 +348,7 @@ def _setting(row: Mapping[str, Any]) -> str:
 
 
 # The most points named as not resolved from the fastest (the rest counted).
-UNRESOLVED_NAMED = 5
+_UNRESOLVED_NAMED = 5
 
 
 def _best_text(best, rows: pd.DataFrame, repetitions: Repetitions, label) -> str:
@@ -360,8 +360,8 @@ def _best_text(best, rows: pd.DataFrame, repetitions: Repetitions, label) -> str
     ]
     text = f"{label(best)} ({_rate(best, repetitions)})"
     if tied:
-        more = f" and {len(tied) - UNRESOLVED_NAMED} more" if len(tied) > UNRESOLVED_NAMED else ""
-        text += f"; not resolved from it: {', '.join(tied[:UNRESOLVED_NAMED])}{more}"
+        more = f" and {len(tied) - _UNRESOLVED_NAMED} more" if len(tied) > _UNRESOLVED_NAMED else ""
+        text += f"; not resolved from it: {', '.join(tied[:_UNRESOLVED_NAMED])}{more}"
     return text
 
 
@@ -397,8 +397,8 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
         ratio = repetitions.ratio(lz4, other)
         claims.append(
             (
-                f"LZ4 fastest (none faster by more than {MARGIN_TEXT})",
-                family.mark(claim_not_slower(ratio)),
+                f"LZ4 fastest (none faster by more than {_MARGIN_TEXT})",
+                family.mark(_claim_not_slower(ratio)),
                 f"{_setting(lz4)} against {_setting(other)}: {ratio.text()}",
             )
         )
@@ -411,7 +411,7 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
                 f"{_setting(least)}, {least['size_bytes'] / 1e6:.1f} MB",
             )
         )
-    if fmt in SMALL_EVENT_FORMATS and {"lz4", "zlib", "lzma"} <= set(by_alg):
+    if fmt in _SMALL_EVENT_FORMATS and {"lz4", "zlib", "lzma"} <= set(by_alg):
         size = {a: g["size_bytes"].median() for a, g in by_alg.items()}
         like_lzma = abs(size["zlib"] - size["lzma"]) < abs(size["zlib"] - size["lz4"])
         claims.append(
@@ -426,15 +426,15 @@ def compression(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = 
         ratio = repetitions.ratio(zlib, lz4)
         claims.append(
             (
-                f"ZLIB reads like LZ4 (within {MARGIN_TEXT})",
-                family.mark(claim_equal(ratio)),
+                f"ZLIB reads like LZ4 (within {_MARGIN_TEXT})",
+                family.mark(_claim_equal(ratio)),
                 f"{_setting(zlib)} against {_setting(lz4)}: {_with_margin(ratio)}",
             )
         )
     if not claims:
-        return Finding(fmt, "compression", measured, PAPER["compression"], NOT_APPLICABLE)
+        return Finding(fmt, "compression", measured, _PAPER["compression"], NOT_APPLICABLE)
     measured = family.fill(measured + "; " + _claims_text(claims))
-    return Finding(fmt, "compression", measured, PAPER["compression"], overall(family.verdicts()))
+    return Finding(fmt, "compression", measured, _PAPER["compression"], overall(family.verdicts()))
 
 
 def autoflush(
@@ -458,7 +458,7 @@ def autoflush(
             fmt,
             "autoflush",
             f"no {default_algorithm} points in the AutoFlush scan",
-            PAPER["autoflush"],
+            _PAPER["autoflush"],
             NOT_APPLICABLE,
         )
     rows = rows.assign(events_per_cluster=rows["events"] / rows["clusters"].clip(lower=1)).sort_values(
@@ -470,7 +470,7 @@ def autoflush(
         if _same_point(row, best):
             return YES, None
         ratio = repetitions.ratio(row, best)
-        return not_slower(ratio), ratio
+        return _not_slower(ratio), ratio
 
     standing = [against_best(r) for _, r in rows.iterrows()]
     start = next(i for i, (verdict, _) in enumerate(standing) if verdict == YES)
@@ -485,7 +485,7 @@ def autoflush(
     ]
     measured = (
         f"{default_algorithm}: best by mean {autoflush_label(best['autoflush'])} ({_rate(best, repetitions)}); "
-        f"plateau (at least as fast as the best within {MARGIN_TEXT}) from "
+        f"plateau (at least as fast as the best within {_MARGIN_TEXT}) from "
         f"{autoflush_label(plateau['autoflush'])} (~{plateau['events_per_cluster']:.0f} events/cluster, "
         f"{_rate(plateau, repetitions)})"
     )
@@ -496,7 +496,7 @@ def autoflush(
         measured += f", against {memory[1]} at {autoflush_label(smallest['autoflush'])}"
     default = rows[rows["autoflush"] == default_autoflush]
     if default.empty:
-        return Finding(fmt, "autoflush", measured, PAPER["autoflush"], NOT_APPLICABLE)
+        return Finding(fmt, "autoflush", measured, _PAPER["autoflush"], NOT_APPLICABLE)
     verdict, ratio = against_best(default.iloc[0])
     where = {YES: "on the plateau", NO: "below the plateau"}.get(
         verdict, "cannot tell whether on the plateau"
@@ -506,7 +506,7 @@ def autoflush(
         measured += f" ({_with_margin(ratio)}, against the best)"
     # The paper: on the plateau for the primary xAOD, below it for the derivations.
     agrees = verdict if fmt == "xaod" else {YES: NO, NO: YES}.get(verdict, CANNOT_TELL)
-    return Finding(fmt, "autoflush", measured, PAPER["autoflush"], agrees)
+    return Finding(fmt, "autoflush", measured, _PAPER["autoflush"], agrees)
 
 
 def split(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
@@ -526,17 +526,17 @@ def split(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
     )
     zero, others = rows[rows["split_level"] == 0], rows[rows["split_level"] != 0]
     if zero.empty or others.empty:
-        return Finding(fmt, "split", measured, PAPER["split"], NOT_APPLICABLE)
+        return Finding(fmt, "split", measured, _PAPER["split"], NOT_APPLICABLE)
     zero, other = zero.iloc[0], _highest(others)
     small = YES if zero["size_bytes"] <= smallest["size_bytes"] * 1.001 else NO
     ratio = repetitions.ratio(zero, other)
-    fast = not_slower(ratio)
+    fast = _not_slower(ratio)
     claims = [
         ("split 0 smallest", small, f"{zero['size_bytes'] / 1e6:.1f} MB"),
         ("split 0 at least as fast", fast, f"against {label(other)}: {_with_margin(ratio)}"),
     ]
     return Finding(
-        fmt, "split", measured + "; " + _claims_text(claims), PAPER["split"], overall([small, fast])
+        fmt, "split", measured + "; " + _claims_text(claims), _PAPER["split"], overall([small, fast])
     )
 
 
@@ -558,10 +558,10 @@ def cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
     reach = [
         r
         for _, r in explicit.iterrows()
-        if _same_point(r, best) or not_slower(repetitions.ratio(r, best)) == YES
+        if _same_point(r, best) or _not_slower(repetitions.ratio(r, best)) == YES
     ]
     parts.append(
-        f"smallest size on the plateau (at least as fast as the best within {MARGIN_TEXT}): {label(reach[0])}"
+        f"smallest size on the plateau (at least as fast as the best within {_MARGIN_TEXT}): {label(reach[0])}"
         if reach
         else "no explicit size reaches the plateau"
     )
@@ -571,12 +571,12 @@ def cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
             parts.append(f"{cache_label(size)}: {_rate(r.iloc[0], repetitions)}")
     auto, others = rows[rows["cache_size"] == -1], rows[rows["cache_size"] != -1]
     if auto.empty or others.empty:
-        return Finding(fmt, "cache", "; ".join(parts), PAPER["cache"], NOT_APPLICABLE)
+        return Finding(fmt, "cache", "; ".join(parts), _PAPER["cache"], NOT_APPLICABLE)
     other = _highest(others)
     ratio = repetitions.ratio(auto.iloc[0], other)
-    verdict = not_slower(ratio)
+    verdict = _not_slower(ratio)
     parts.append(f"-1 as good as the best: {verdict} (against {label(other)}: {_with_margin(ratio)})")
-    return Finding(fmt, "cache", "; ".join(parts), PAPER["cache"], verdict)
+    return Finding(fmt, "cache", "; ".join(parts), _PAPER["cache"], verdict)
 
 
 def threads(
@@ -597,18 +597,18 @@ def threads(
         ratio = repetitions.ratio(most, one)
         gains = fmt == "xaod" or alg == "lzma"  # what the paper says
         verdict = family.mark(
-            claim_faster(ratio) if gains else claim_not_slower(repetitions.ratio(one, most))
+            _claim_faster(ratio) if gains else _claim_not_slower(repetitions.ratio(one, most))
         )
         over = " (oversubscribed)" if cores and most["threads"] > cores else ""
-        claim = f"gains more than {MARGIN_TEXT}" if gains else f"no gain beyond {MARGIN_TEXT}"
+        claim = f"gains more than {_MARGIN_TEXT}" if gains else f"no gain beyond {_MARGIN_TEXT}"
         parts.append(
             f"{alg}: {int(most['threads'])} threads{over} give {ratio.text()} the 1-thread rate "
             f"({claim}: {verdict})"
         )
     if not parts:
-        return Finding(fmt, "threads", "only 1 thread measured", PAPER["threads"], NOT_APPLICABLE)
+        return Finding(fmt, "threads", "only 1 thread measured", _PAPER["threads"], NOT_APPLICABLE)
     return Finding(
-        fmt, "threads", family.fill("; ".join(parts)), PAPER["threads"], overall(family.verdicts())
+        fmt, "threads", family.fill("; ".join(parts)), _PAPER["threads"], overall(family.verdicts())
     )
 
 
@@ -627,7 +627,7 @@ def rntuple(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None
             fmt,
             "rntuple",
             "no compression setting measured in both containers",
-            PAPER["rntuple"],
+            _PAPER["rntuple"],
             NOT_APPLICABLE,
         )
     parts, family = [], Claims()
@@ -642,7 +642,7 @@ def rntuple(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None
             log_se=getattr(r, "rate_ratio_log_se", float("nan")),
         )
         smaller = family.mark(YES if 0.5 <= r.size_ratio <= 0.9 else NO)
-        several = family.mark(claim_at_least(rate, 2.0))
+        several = family.mark(_claim_at_least(rate, 2.0))
         parts.append(
             f"{r.algorithm}-{int(r.level)} ({r.storage_profile}): size {r.size_ratio:.2f}x (10-50 % smaller: "
             f"{smaller}), rate {rate.text()} (several times faster: {several})"
@@ -651,7 +651,7 @@ def rntuple(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None
         fmt,
         "rntuple",
         family.fill("RNTuple / TTree: " + "; ".join(parts)),
-        PAPER["rntuple"],
+        _PAPER["rntuple"],
         overall(family.verdicts()),
     )
 
@@ -667,20 +667,20 @@ def cluster_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
             continue
         on, off = on.iloc[0], off.iloc[0]
         ratio = repetitions.ratio(on, off)
-        verdict = family.mark(claim_not_slower(ratio))
+        verdict = family.mark(_claim_not_slower(ratio))
         parts.append(
             f"{profile}: on {_rate(on, repetitions)}, off {_rate(off, repetitions)}; on / off "
             f"{_with_margin(ratio)}; at least as fast: {verdict}"
         )
     if not parts:
         return Finding(
-            fmt, "cluster_cache", "on and off not both measured", PAPER["cluster_cache"], NOT_APPLICABLE
+            fmt, "cluster_cache", "on and off not both measured", _PAPER["cluster_cache"], NOT_APPLICABLE
         )
     return Finding(
         fmt,
         "cluster_cache",
         family.fill("; ".join(parts)),
-        PAPER["cluster_cache"],
+        _PAPER["cluster_cache"],
         overall(family.verdicts()),
     )
 
@@ -734,30 +734,30 @@ def remote_cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None =
     local = {p: g for p, (g, rtt) in gains.items() if rtt is None or rtt != rtt}
     if not parts:
         return Finding(
-            fmt, "remote_cache", "cache -1 and off not both measured", PAPER["remote_cache"], NOT_APPLICABLE
+            fmt, "remote_cache", "cache -1 and off not both measured", _PAPER["remote_cache"], NOT_APPLICABLE
         )
     if not remote or not local:
         return Finding(
             fmt,
             "remote_cache",
             "; ".join(parts) + " (needs a local and a remote profile with latency)",
-            PAPER["remote_cache"],
+            _PAPER["remote_cache"],
             NOT_APPLICABLE,
         )
     family = Claims()
     for g in remote.values():
-        family.mark(claim_at_least(g, CRUCIAL_GAIN))
+        family.mark(_claim_at_least(g, _CRUCIAL_GAIN))
     crucial = overall(family.verdicts())
     larger = overall(_apart(r, lo) for r in remote.values() for lo in local.values())
     claims = [
-        (f"crucial remotely (at least {CRUCIAL_GAIN:g}x with latency)", crucial, ", ".join(remote)),
+        (f"crucial remotely (at least {_CRUCIAL_GAIN:g}x with latency)", crucial, ", ".join(remote)),
         ("more than locally (intervals apart)", larger, f"{', '.join(remote)} against {', '.join(local)}"),
     ]
     return Finding(
         fmt,
         "remote_cache",
         family.fill("; ".join(parts) + "; " + _claims_text(claims)),
-        PAPER["remote_cache"],
+        _PAPER["remote_cache"],
         overall([crucial, larger]),
     )
 
@@ -772,8 +772,8 @@ def _verdict(fmt: str, topic: str, parts: list[str], verdicts: list[str] | Claim
     if isinstance(verdicts, Claims):
         measured, verdicts = verdicts.fill(measured), verdicts.verdicts()
     if not verdicts:
-        return Finding(fmt, topic, measured or nothing, PAPER[topic], NOT_APPLICABLE)
-    return Finding(fmt, topic, measured, PAPER[topic], overall(verdicts))
+        return Finding(fmt, topic, measured or nothing, _PAPER[topic], NOT_APPLICABLE)
+    return Finding(fmt, topic, measured, _PAPER[topic], overall(verdicts))
 
 
 def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
@@ -796,7 +796,7 @@ def access(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None)
             f"{_rate(classwise, repetitions)}: {ratio.text()}"
         )
         if partial:
-            text += f" (branch-wise faster by more than {MARGIN_TEXT}: {family.mark(claim_faster(ratio))})"
+            text += f" (branch-wise faster by more than {_MARGIN_TEXT}: {family.mark(_claim_faster(ratio))})"
         else:
             text += " (reported, not judged)"
         parts.append(text)
@@ -830,9 +830,9 @@ def reading_style(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None 
             if row["reading_style"] == "uproot" and alg in ("lz4", "none", "zlib"):
                 lz4_like = alg != "zlib"
                 verdict = family.mark(
-                    claim_at_least(ratio, BULK_GAIN) if lz4_like else claim_below(ratio, BULK_GAIN)
+                    _claim_at_least(ratio, _BULK_GAIN) if lz4_like else _claim_below(ratio, _BULK_GAIN)
                 )
-                text += f" ({'at least' if lz4_like else 'less than'} {BULK_GAIN:g}x: {verdict})"
+                text += f" ({'at least' if lz4_like else 'less than'} {_BULK_GAIN:g}x: {verdict})"
             parts.append(text)
     return _verdict(fmt, "reading_style", parts, family, "GetEntry and uproot not both measured")
 
@@ -854,10 +854,10 @@ def unzip(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
             continue
         serial, both = serial.iloc[0], both.iloc[0]
         ratio = repetitions.ratio(both, serial)
-        verdict = family.mark(claim_at_least(ratio, UNZIP_GAIN))
+        verdict = family.mark(_claim_at_least(ratio, _UNZIP_GAIN))
         text = (
             f"{alg}-{int(level)}: serial {_rate(serial, repetitions)}, {int(top)} threads + parallel unzip "
-            f"{_rate(both, repetitions)}: {ratio.text()} (at least {UNZIP_GAIN:g}x: {verdict}), CPU "
+            f"{_rate(both, repetitions)}: {ratio.text()} (at least {_UNZIP_GAIN:g}x: {verdict}), CPU "
             f"{repetitions.ratio(both, serial, 'loop_cpu_seconds').text()} the serial read's"
         )
         if not mt.empty:
@@ -1057,8 +1057,8 @@ def event_size(
     left_out = int((~valid).sum())
     rows = rows[rows["event_rate_hz_mean"].notna() & valid]
     if rows.empty:
-        why = NO_VALID_POINT.format(left_out=left_out)
-        return Finding("event sizes", "event_size", why, PAPER["event_size"], NOT_APPLICABLE)
+        why = _NO_VALID_POINT.format(left_out=left_out)
+        return Finding("event sizes", "event_size", why, _PAPER["event_size"], NOT_APPLICABLE)
     rows = rows.assign(event_bytes=rows["format"].map(eventsize_written_bytes))
     parts, verdicts = [], []
     for (container, style, n), group in rows.groupby(["container", "reading_style", "threads"], sort=True):
@@ -1093,20 +1093,20 @@ def event_size(
             "event sizes",
             "event_size",
             measured or "fewer than two event sizes measured",
-            PAPER["event_size"],
+            _PAPER["event_size"],
             NOT_APPLICABLE,
         )
-    return Finding("event sizes", "event_size", measured, PAPER["event_size"], overall(verdicts))
+    return Finding("event sizes", "event_size", measured, _PAPER["event_size"], overall(verdicts))
 
 
-SEED_TOPICS = {"access": access, "reading_style": reading_style, "unzip": unzip, "skim": skim}
+_SEED_TOPICS = {"access": access, "reading_style": reading_style, "unzip": unzip, "skim": skim}
 # File settings beyond the paper, each with its scans (reported where the study has one of them).
-FILE_TOPICS = {
+_FILE_TOPICS = {
     "branch_compression": ("branch_compression", "branch_compression_uniform"),
     "float_precision": ("float_precision",),
 }
 # Each topic and the scan(s) it draws, in the order of recommendations.md.
-TOPIC_SCANS = {
+_TOPIC_SCANS = {
     "compression": ("compression",),
     "autoflush": ("autoflush",),
     "split": ("split",),
@@ -1115,13 +1115,13 @@ TOPIC_SCANS = {
     "rntuple": ("container", "container_storage"),
     "cluster_cache": ("rntuple_cache",),
     "remote_cache": ("remote_cache",),
-    **{t: (t,) for t in SEED_TOPICS},
-    **FILE_TOPICS,
+    **{t: (t,) for t in _SEED_TOPICS},
+    **_FILE_TOPICS,
 }
-PAPER_TOPICS = ("compression", "autoflush", "split", "cache", "threads")
+_PAPER_TOPICS = ("compression", "autoflush", "split", "cache", "threads")
 # Topics that compare containers, or judge each container on its own: every container's points.
-EVERY_CONTAINER_TOPICS = ("rntuple", "cluster_cache", "remote_cache", "float_precision")
-NO_VALID_POINT = (
+_EVERY_CONTAINER_TOPICS = ("rntuple", "cluster_cache", "remote_cache", "float_precision")
+_NO_VALID_POINT = (
     "no valid point: all {left_out} points of the scan are invalid (a timed loop that misses I/O or "
     "is too short, or too few unflagged repetitions; see summary.csv, invalid_reasons)"
 )
@@ -1149,18 +1149,18 @@ def findings(
         defaults = config["file_defaults"][fmt]
         # A format that keeps to some scans: only their topics.
         own_scans = config["formats"][fmt].get("scans")
-        for topic, scans in TOPIC_SCANS.items():
-            if topic not in PAPER_TOPICS and not set(scans) & study_scans(config["scans"]):
+        for topic, scans in _TOPIC_SCANS.items():
+            if topic not in _PAPER_TOPICS and not set(scans) & study_scans(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             if own_scans and not set(scans) & set(own_scans):
                 continue
             in_scans = scan_rows(summary, points, files, scans, measurement=measurement)
             in_scans = in_scans[in_scans["format"] == fmt]
-            if (topic in SEED_TOPICS or topic in FILE_TOPICS) and in_scans.empty:
+            if (topic in _SEED_TOPICS or topic in _FILE_TOPICS) and in_scans.empty:
                 continue  # the study's scan leaves this format out (it names others): nothing to say
             # The skim topic compares the files: a read with no unflagged repetition still has its file.
             rows = in_scans[in_scans["event_rate_hz_mean"].notna() | (topic == "skim")]
-            if "container" in rows and topic not in EVERY_CONTAINER_TOPICS:
+            if "container" in rows and topic not in _EVERY_CONTAINER_TOPICS:
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
                 rows = rows[rows["container"] == RNTUPLE]
@@ -1170,16 +1170,16 @@ def findings(
             rows = rows[valid]
             if rows.empty:
                 why = (
-                    NO_VALID_POINT.format(left_out=left_out)
+                    _NO_VALID_POINT.format(left_out=left_out)
                     if left_out
                     else f"not measured (no {' or '.join(repr(s) for s in scans)} scan for {fmt})"
                 )
-                out.append(Finding(fmt, topic, why, PAPER[topic], NOT_APPLICABLE))
+                out.append(Finding(fmt, topic, why, _PAPER[topic], NOT_APPLICABLE))
                 continue
             if topic == "skim":
                 finding = skim(rows, fmt)
-            elif topic in SEED_TOPICS:
-                finding = SEED_TOPICS[topic](rows, fmt, repetitions)
+            elif topic in _SEED_TOPICS:
+                finding = _SEED_TOPICS[topic](rows, fmt, repetitions)
             elif topic == "branch_compression":
                 others = _uniform_lossless(summary, points, files, config, fmt)
                 finding = branch_compression(rows, fmt, others, repetitions)
@@ -1209,9 +1209,9 @@ def findings(
     return out
 
 
-def verdict_counts(found: list[Finding]) -> str:
+def _verdict_counts(found: list[Finding]) -> str:
     """ "12 yes, 2 partly, 1 no, 3 cannot tell, 4 n/a": every verdict, also those that do not occur."""
-    return ", ".join(f"{sum(f.agrees == v for f in found)} {v}" for v in VERDICTS)
+    return ", ".join(f"{sum(f.agrees == v for f in found)} {v}" for v in _VERDICTS)
 
 
 def markdown(found: list[Finding], storage_profiles: str, context: str, lead: str = "") -> str:
@@ -1238,7 +1238,7 @@ def markdown(found: list[Finding], storage_profiles: str, context: str, lead: st
         "",
         f"Each claim is judged on those intervals against a margin: **yes** where the whole interval lies where "
         f"the claim holds, **no** only where the whole interval lies where it fails, **cannot tell** where it "
-        f"reaches both. Two rates are equal when the interval of their ratio lies within {MARGIN_TEXT}, and "
+        f"reaches both. Two rates are equal when the interval of their ratio lies within {_MARGIN_TEXT}, and "
         f"different only when it lies wholly outside it; beside such a comparison, the resolvable margin is the "
         f'smallest margin within which this run could have called the two equal. A gain, or "faster", needs the '
         f'interval above 1 + {100 * EQUAL_MARGIN:g} % (an interval at or below it is "no": no gain worth the '
@@ -1249,7 +1249,7 @@ def markdown(found: list[Finding], storage_profiles: str, context: str, lead: st
         "**no** they contradict it, **cannot tell** the noise of this run does not decide (never counted as "
         "agreeing), **partly** some parts of the claim hold and others fail, **n/a** nothing valid to compare.",
         "",
-        f"Verdicts in this run: {verdict_counts(found)}.",
+        f"Verdicts in this run: {_verdict_counts(found)}.",
         "",
     ]
     for fmt in dict.fromkeys(f.format for f in found):

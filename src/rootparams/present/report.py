@@ -16,7 +16,7 @@ from rootparams.vocabulary import RNTUPLE, TTREE
 
 # What the ATLAS note's method asks of a run before its numbers stand beside the note's (docs/measurement.md):
 # its 10 repetitions, a small spread, and timed loops that hold their I/O.
-PAPER_GRADE = {"repetitions": 10, "median_rel_std": 0.03, "valid_share": 0.90}
+_PAPER_GRADE = {"repetitions": 10, "median_rel_std": 0.03, "valid_share": 0.90}
 
 
 def efficiency(jobs: pd.DataFrame) -> tuple[float, float, float]:
@@ -32,14 +32,14 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
     """Why this run is not paper-grade (empty when it is). ``drift`` (rootparams.stats.drift.Drift): a host that drifted
     more over the study than the noise the run claims (the sentinel's σ/mean above the points' median σ/mean)."""
     problems = []
-    if repetitions < PAPER_GRADE["repetitions"]:
-        problems.append(f"{repetitions} repetitions per point (the note: {PAPER_GRADE['repetitions']})")
+    if repetitions < _PAPER_GRADE["repetitions"]:
+        problems.append(f"{repetitions} repetitions per point (the note: {_PAPER_GRADE['repetitions']})")
     rel = (
         summary["event_rate_rel_std"].dropna() if "event_rate_rel_std" in summary else pd.Series(dtype=float)
     )
-    if not len(rel) or rel.median() > PAPER_GRADE["median_rel_std"]:
+    if not len(rel) or rel.median() > _PAPER_GRADE["median_rel_std"]:
         median = f"{rel.median():.1%}" if len(rel) else "n/a"
-        problems.append(f"median σ/mean {median} (> {PAPER_GRADE['median_rel_std']:.0%})")
+        problems.append(f"median σ/mean {median} (> {_PAPER_GRADE['median_rel_std']:.0%})")
     valid = valid_points(summary)
     surveyed = _surveyed(summary)
     if surveyed.any():
@@ -49,9 +49,9 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
             "(measurement.adaptive; tables/adaptive_plan.md), not measured in full"
         )
         valid = valid[~surveyed]
-    if len(valid) and valid.mean() < PAPER_GRADE["valid_share"]:
-        problems.append(f"{valid.mean():.0%} of the points are valid (< {PAPER_GRADE['valid_share']:.0%})")
-    if note := host_drift.comparisons_note(drift, claimed_precision(summary)):
+    if len(valid) and valid.mean() < _PAPER_GRADE["valid_share"]:
+        problems.append(f"{valid.mean():.0%} of the points are valid (< {_PAPER_GRADE['valid_share']:.0%})")
+    if note := host_drift.comparisons_note(drift, _claimed_precision(summary)):
         problems.append(note)
     if drift is not None and drift.reads >= 3 and len(rel) and drift.rel_spread > rel.median():
         problems.append(
@@ -62,7 +62,7 @@ def grade(summary: pd.DataFrame, repetitions: int, drift=None) -> list[str]:
     return problems
 
 
-def first_look_line(smoke: bool, not_measured: int) -> str:
+def _first_look_line(smoke: bool, not_measured: int) -> str:
     """Where a reader of this summary should look first: for a smoke run (not paper-grade), whether every stage
     worked here; for a paper-grade run, the answers and how sure they are."""
     missing = (
@@ -84,7 +84,7 @@ def first_look_line(smoke: bool, not_measured: int) -> str:
     )
 
 
-def claimed_precision(summary: pd.DataFrame) -> float:
+def _claimed_precision(summary: pd.DataFrame) -> float:
     """The precision the run claims for a mean: the median relative half-width of the points' own 95 % intervals
     (the repetitions', this run's minutes)."""
     high = summary.get("event_rate_hz_run_ci95_high", summary.get("event_rate_hz_ci95_high"))
@@ -94,7 +94,7 @@ def claimed_precision(summary: pd.DataFrame) -> float:
     return float(width.median()) if len(width) else float("nan")
 
 
-def intervals_line(summary: pd.DataFrame) -> str:
+def _intervals_line(summary: pd.DataFrame) -> str:
     """What a rate's 95 % interval covers in this run: the host over its passes, or this run's minutes only."""
     passes = pd.to_numeric(summary.get("passes", pd.Series(dtype=float)), errors="coerce").dropna()
     host = pd.to_numeric(summary.get("event_rate_hz_host_variance", pd.Series(dtype=float)), errors="coerce")
@@ -119,7 +119,7 @@ def intervals_line(summary: pd.DataFrame) -> str:
     )
 
 
-def sequential_lines(jobs: pd.DataFrame | None, resolved: str = "") -> list[str]:
+def _sequential_lines(jobs: pd.DataFrame | None, resolved: str = "") -> list[str]:
     """What the sequential rounds (measurement.target_half_width) found open, resolved and cost."""
     if jobs is None or "sequential_rounds" not in jobs or jobs["sequential_rounds"].isna().all():
         return []
@@ -159,7 +159,7 @@ def run_summary_markdown(
     of this run (rootparams.decide.instrument_checks.study_checks). ``resolved``: what the sequential rounds changed in the
     verdicts."""
     storage = provenance["storage"]
-    not_measured = failed_points(summary)
+    not_measured = _failed_points(summary)
     cold = set(summary["cache_state"]) if "cache_state" in summary else {"cold"}
     lines = [
         "# Run summary",
@@ -182,7 +182,7 @@ def run_summary_markdown(
             + ' (listed with their reasons under "Points that failed or were refused"; every other point was '
             "measured and is used)"
         )
-    lines.append(f"- Noise: {noise_line(summary)}")
+    lines.append(f"- Noise: {_noise_line(summary)}")
     if drift is not None:
         lines.append(
             f"- Drift of the host (the drift sentinel, `tables/sentinel.csv`, Fig. 32): {drift.text()}"
@@ -206,8 +206,8 @@ def run_summary_markdown(
         problems = grade(summary, repetitions, drift)
         lines.insert(
             2,
-            f"**Paper-grade: yes** ({PAPER_GRADE['repetitions']} repetitions, median σ/mean within "
-            f"{100 * PAPER_GRADE['median_rel_std']:g} %, at least {100 * PAPER_GRADE['valid_share']:g} % valid points, a "
+            f"**Paper-grade: yes** ({_PAPER_GRADE['repetitions']} repetitions, median σ/mean within "
+            f"{100 * _PAPER_GRADE['median_rel_std']:g} %, at least {100 * _PAPER_GRADE['valid_share']:g} % valid points, a "
             "host drift within that noise)\n"
             if not problems
             else f"**Paper-grade: no**: {'; '.join(problems)}. "
@@ -218,9 +218,9 @@ def run_summary_markdown(
                 else "A smoke or development run; do not compare its numbers with the note's.\n"
             ),
         )
-        lines.append(f"- {first_look_line(bool(problems), len(not_measured))}")
-    lines += sequential_lines(jobs, resolved)
-    lines.append(f"- {intervals_line(summary)}")
+        lines.append(f"- {_first_look_line(bool(problems), len(not_measured))}")
+    lines += _sequential_lines(jobs, resolved)
+    lines.append(f"- {_intervals_line(summary)}")
     if "cpu_steal_during_mean" in summary:
         steal = summary["cpu_steal_during_mean"].dropna()
         if len(steal):
@@ -252,13 +252,13 @@ def run_summary_markdown(
             f"{row['event_rate_hz_mean']:.1f} | {interval} | {row['event_rate_hz_std']:.1f} | {row['n']} | "
             f"{row['n_flagged']} | {'yes' if valid[i] else 'no: ' + str(row.get('invalid_reasons', ''))} |"
         )
-    lines += failed_points_markdown(not_measured, file_ids)
-    lines += own_files_markdown(files)
-    lines += physics_markdown(checks)
+    lines += _failed_points_markdown(not_measured, file_ids)
+    lines += _own_files_markdown(files)
+    lines += _physics_markdown(checks)
     return "\n".join(lines) + "\n"
 
 
-def failed_points(summary: pd.DataFrame) -> pd.DataFrame:
+def _failed_points(summary: pd.DataFrame) -> pd.DataFrame:
     """The rows of summary.csv whose point was not measured: failed (the reader could not read it) or refused
     (a rewrite that was not made or did not pass its check); none in a summary from before statuses existed."""
     if "status" not in summary:
@@ -266,7 +266,7 @@ def failed_points(summary: pd.DataFrame) -> pd.DataFrame:
     return summary[summary["status"].fillna("measured") != "measured"]
 
 
-def failed_points_markdown(rows: pd.DataFrame, file_ids: dict) -> list[str]:
+def _failed_points_markdown(rows: pd.DataFrame, file_ids: dict) -> list[str]:
     """Every point that failed or was refused, with its reason (summary.csv's status and failure)."""
     if not len(rows):
         return []
@@ -290,7 +290,7 @@ def failed_points_markdown(rows: pd.DataFrame, file_ids: dict) -> list[str]:
     return lines
 
 
-def physics_markdown(checks: list | None) -> list[str]:
+def _physics_markdown(checks: list | None) -> list[str]:
     """The run summary's last section: the instrument's physics checks on this run's own reads."""
     lines = ["", "## The physics checks of this run", ""]
     if not checks:
@@ -327,7 +327,7 @@ def _written(files: pd.DataFrame) -> int:
     return int(((origin != "asis") & ~refused).sum())
 
 
-def own_files_markdown(files: pd.DataFrame) -> list[str]:
+def _own_files_markdown(files: pd.DataFrame) -> list[str]:
     """The users' own files (sources as they are, with their identity) and every rewrite ROOT refused, with
     the reason: a refusal is a result of the study, not a gap in it."""
     if "origin" not in files or not (files["origin"] != "recipe").any():
@@ -404,7 +404,7 @@ def _read_settings(row) -> str:
     return f"cache {row['cache_size']}, learn {row['learn_entries']}"
 
 
-def noise_line(summary: pd.DataFrame) -> str:
+def _noise_line(summary: pd.DataFrame) -> str:
     """The run's noise in one line: the median σ/mean of the event rate over the points (the spread of one
     repetition), the median half-width of their 95 % intervals (the uncertainty of a mean), and what was excluded
     (printed when the workflow finishes)."""
@@ -424,11 +424,11 @@ def noise_line(summary: pd.DataFrame) -> str:
     )
 
 
-def end_of_run_lines(summary: pd.DataFrame, run_summary: str) -> tuple[str, list[str]]:
+def _end_of_run_lines(summary: pd.DataFrame, run_summary: str) -> tuple[str, list[str]]:
     """What a successful run says when it ends: the noise of the whole study in one line (also in the run
     summary), and, for standard error, the points that failed or were refused (the first ten), whose reasons
     ``run_summary`` lists."""
-    failed = failed_points(summary)
+    failed = _failed_points(summary)
     problems = []
     if len(failed):
         problems.append(
@@ -439,14 +439,14 @@ def end_of_run_lines(summary: pd.DataFrame, run_summary: str) -> tuple[str, list
             f"  {r.status}: {r.format} {r.file_id} {r.read_id}: {str(r.failure).splitlines()[0][:300]}"
             for r in failed.head(10).itertuples()
         ]
-    return f"rootparams: {noise_line(summary)}", problems
+    return f"rootparams: {_noise_line(summary)}", problems
 
 
 def print_end_of_run(summary_table: str, run_summary: str) -> None:
     """Print end_of_run_lines for a finished run's summary.csv (``summary_table``), if it has one."""
     if not Path(summary_table).exists():
         return
-    noise, problems = end_of_run_lines(pd.read_csv(summary_table), run_summary)
+    noise, problems = _end_of_run_lines(pd.read_csv(summary_table), run_summary)
     print(noise)
     for line in problems:
         print(line, file=sys.stderr)

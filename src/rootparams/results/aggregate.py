@@ -51,7 +51,7 @@ POINT_KEYS = ["format", "file_id", "read_id", "origin", *FILE_KEYS, *READ_KEYS, 
 # Metrics summarized per point (mean, std, n), when present. The prefix of a reader metric names its span
 # (docs/measurement.md): process, open, loop (the timed event loop, all N entries: the headline rate) and
 # note_window (from the 2nd entry, the note's window); mon_* are dool's samples over the loop span.
-SUMMARY_METRICS = [
+_SUMMARY_METRICS = [
     "event_rate_hz",
     "note_window_event_rate_hz",
     "loop_seconds",
@@ -164,7 +164,7 @@ def load_catalogue(paths: Iterable[str | Path]) -> pd.DataFrame:
     return files
 
 
-FLOAT_PRECISION_COLUMNS = [
+_FLOAT_PRECISION_COLUMNS = [
     "format",
     "file_id",
     "collection",
@@ -189,7 +189,7 @@ def float_precision_table(paths: Iterable[str | Path]) -> pd.DataFrame:
             continue
         for loss in entry.get(FLOAT_PRECISION_LOSS) or []:
             rows.append({"format": entry["format"], "file_id": entry["file_id"], **loss})
-    table = pd.DataFrame(rows, columns=FLOAT_PRECISION_COLUMNS)
+    table = pd.DataFrame(rows, columns=_FLOAT_PRECISION_COLUMNS)
     return table.sort_values(["format", "file_id", "collection", "variable"], ignore_index=True)
 
 
@@ -312,7 +312,7 @@ def summarize(
         return pd.DataFrame()
     keys = [k for k in POINT_KEYS if k in repetitions.columns]
     frame = derive_metrics(repetitions)
-    metrics = [m for m in (*SUMMARY_METRICS, *DERIVED_METRICS) if m in frame.columns]
+    metrics = [m for m in (*_SUMMARY_METRICS, *DERIVED_METRICS) if m in frame.columns]
     metrics = list(dict.fromkeys(metrics))
     frame["learn_entries"] = frame["learn_entries"].astype(str)
     # The intervals of the means, with the host's variance between passes where the study measured passes (records
@@ -552,7 +552,7 @@ POINT_ID = ["format", "file_id", "read_id"]
 MEASURED, FAILED, REFUSED = "measured", "failed", "refused"
 # measurement.adaptive: a candidate the plan read once and left predicted (rootparams.decide.adaptive).
 SURVEYED = "surveyed"
-STATUS_COLUMNS = [*POINT_ID, "status", "failure"]
+_STATUS_COLUMNS = [*POINT_ID, "status", "failure"]
 
 
 def point_status(blocks: list[dict]) -> pd.DataFrame:
@@ -579,7 +579,7 @@ def point_status(blocks: list[dict]) -> pd.DataFrame:
                     "failure": why,
                 }
             )
-    table = pd.DataFrame(rows, columns=STATUS_COLUMNS)
+    table = pd.DataFrame(rows, columns=_STATUS_COLUMNS)
     rank = table["status"].map({REFUSED: 0, FAILED: 1, SURVEYED: 2}).fillna(3)
     return (
         table.assign(_rank=rank)
@@ -656,7 +656,7 @@ def with_status(
     return out.sort_values(POINT_ID, ignore_index=True)
 
 
-SEQUENTIAL_COLUMNS = [
+_SEQUENTIAL_COLUMNS = [
     f"sequential_{k}"
     for k in (
         "target_half_width",
@@ -704,12 +704,12 @@ def job_table(blocks: list[dict]) -> pd.DataFrame:
         "measured_loop_seconds",
         "sentinel_reads",
         "rounds",
-        *SEQUENTIAL_COLUMNS,
+        *_SEQUENTIAL_COLUMNS,
     ]
     return pd.DataFrame(rows, columns=columns)
 
 
-SENTINEL_COLUMNS = [
+_SENTINEL_COLUMNS = [
     "block",
     "process_start_time",
     "end_time",
@@ -737,8 +737,8 @@ def sentinel_table(sentinel: pd.DataFrame) -> pd.DataFrame:
     """Every read of the drift sentinel in time order (results/tables/sentinel.csv), with the hours since the
     study's first one (``hours``): what rootparams.stats.drift judges the host's drift by."""
     if sentinel.empty:
-        return pd.DataFrame(columns=[*SENTINEL_COLUMNS, "hours"])
+        return pd.DataFrame(columns=[*_SENTINEL_COLUMNS, "hours"])
     table = derive_metrics(sentinel).sort_values("process_start_time")
-    table = table[[c for c in SENTINEL_COLUMNS if c in table.columns]].reset_index(drop=True)
+    table = table[[c for c in _SENTINEL_COLUMNS if c in table.columns]].reset_index(drop=True)
     table["hours"] = (table["process_start_time"] - table["process_start_time"].min()) / 3600
     return table

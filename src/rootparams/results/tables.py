@@ -27,11 +27,11 @@ from rootparams.study.labels import interval_scope, profile_list
 from rootparams.vocabulary import ALGORITHMS, CONTAINERS, LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE
 
 # By file id, not by settings: a byte-based AutoFlush reads back from the file as an entry count.
-FILE_JOIN_KEYS = ["format", "file_id"]
+_FILE_JOIN_KEYS = ["format", "file_id"]
 
 
 # What a rate cell shows, said in every caption.
-def rate_legend(table: pd.DataFrame) -> str:
+def _rate_legend(table: pd.DataFrame) -> str:
     """How to read a rate: its mean, 1σ, interval (and what the interval covers: labels.interval_scope) and n."""
     scope = interval_scope(table.get("passes", []))
     return (
@@ -42,7 +42,7 @@ def rate_legend(table: pd.DataFrame) -> str:
 EMPTY = "no point of this format at the default settings in this study"
 
 
-def default_read_ids(config: dict[str, Any], fmt: str) -> dict[str, str]:
+def _default_read_ids(config: dict[str, Any], fmt: str) -> dict[str, str]:
     """The read id of ``fmt``'s default read per container: every read setting at the study's read_defaults, the
     branch selection the format's own where it has one (formats.<f>.branches, e.g. 'all' for a flat format), and
     the fixed values a container gives the settings it does not have (grid.ReadPoint.for_container), as the
@@ -64,7 +64,7 @@ def compression_table(
     if "container" not in rows:  # tables made before RNTuple
         rows = rows.assign(container=TTREE, page_size=0)
     per_container = {TTREE: ("split_level", "basket_size"), RNTUPLE: ("page_size",)}
-    read_ids = default_read_ids(config, fmt)
+    read_ids = _default_read_ids(config, fmt)
     keep = pd.Series(False, index=rows.index)
     for container, keys in per_container.items():
         match = (rows["container"] == container) & (rows["autoflush"] == file_defaults["autoflush"])
@@ -79,7 +79,7 @@ def compression_table(
     for key, default in LATER_FILE_KEY_DEFAULTS.items():
         if key in rows:
             rows = rows[rows[key].fillna(default).astype(str) == str(file_defaults.get(key, default))]
-    table = rows.merge(files[[*FILE_JOIN_KEYS, "size_bytes"]], on=FILE_JOIN_KEYS, how="left")
+    table = rows.merge(files[[*_FILE_JOIN_KEYS, "size_bytes"]], on=_FILE_JOIN_KEYS, how="left")
     # The event loop's rate is valid when the point is (its window and its unflagged repetitions: ``valid``;
     # tables from before it: ``window_valid``); the note's window is judged on its own window.
     loop_reasons = (
@@ -158,12 +158,12 @@ def _size(size: float) -> tuple[str, str]:
     return f"{mantissa} × 10^{int(exponent)}", f"${mantissa} \\times 10^{{{int(exponent)}}}$"
 
 
-DAGGER = "†"
+_DAGGER = "†"
 
 
 def _marked(r, prefix: str, valid: bool) -> str:
     rate = _rate(*(getattr(r, f"{prefix}_{part}") for part in ("mean", "std", "ci95_low", "ci95_high")))
-    return rate + ("" if valid else f" {DAGGER}")
+    return rate + ("" if valid else f" {_DAGGER}")
 
 
 def _invalid_notes(table: pd.DataFrame) -> list[str]:
@@ -175,7 +175,7 @@ def _invalid_notes(table: pd.DataFrame) -> list[str]:
         ):
             if not valid:
                 notes.append(
-                    f"{DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}"
+                    f"{_DAGGER} {r.container} {r.algorithm}-{r.level}, {what}: {reasons or 'invalid'}"
                 )
     return notes
 
@@ -195,7 +195,7 @@ def to_markdown(table: pd.DataFrame, fmt: str) -> str:
         )
     lines = [
         f"Table 1 ({fmt}): file size and event rate per compression setting over the unflagged repetitions "
-        f"({_conditions(table)}). Event rates: {rate_legend(table)}. Event loop: all events from the first entry "
+        f"({_conditions(table)}). Event rates: {_rate_legend(table)}. Event loop: all events from the first entry "
         "(the rate the figures use); note's window: from the 2nd entry, as in the ATLAS note.",
         "",
         "| Container | Algorithm | Level | File size (B) | Event rate, event loop (Hz) | Event rate, note's window (Hz) | n |",
@@ -211,7 +211,7 @@ def to_markdown(table: pd.DataFrame, fmt: str) -> str:
     if notes:
         lines += [
             "",
-            f"{DAGGER} Not valid: the timed span does not measure what the rate claims, or too few repetitions "
+            f"{_DAGGER} Not valid: the timed span does not measure what the rate claims, or too few repetitions "
             "are unflagged (docs/measurement.md):",
             "",
         ]
@@ -225,7 +225,7 @@ def _latex(text: str) -> str:
         ("%", "\\%"),
         ("_", "\\_"),
         ("±", "$\\pm$"),
-        (DAGGER, "$^\\dagger$"),
+        (_DAGGER, "$^\\dagger$"),
         ("σ", "$\\sigma$"),
     ):
         text = text.replace(plain, latex)
@@ -257,7 +257,7 @@ def to_latex(table: pd.DataFrame, fmt: str) -> str:
         )
     lines += [
         "\\hline",
-        f"\\multicolumn{{{columns}}}{{l}}{{\\footnotesize Event rates: {_latex(rate_legend(table))}; "
+        f"\\multicolumn{{{columns}}}{{l}}{{\\footnotesize Event rates: {_latex(_rate_legend(table))}; "
         f"{_latex(_conditions(table))}.}} \\\\",
         "\\end{tabular}",
         f"% rootparams: Table 1 for {fmt}",

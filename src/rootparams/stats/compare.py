@@ -30,7 +30,7 @@ def point_key(row: Mapping[str, Any]) -> tuple[str, str, str]:
     return (str(row["format"]), str(row["file_id"]), str(row["read_id"]))
 
 
-def pass_of(round_key: Any) -> str:
+def _pass_of(round_key: Any) -> str:
     """The measuring job a repetition was taken in, from its round key ("<block>@<job start>/r<round>"): one pass
     of its point. Records without a round key (taken in sequential order) are one pass."""
     if not isinstance(round_key, str) or "/r" not in round_key:
@@ -93,7 +93,7 @@ class Repetitions:
         values = self.values(row, metric)
         groups: dict[str, list[float]] = {}
         for key, value in zip(values.index, values.to_numpy(), strict=True):
-            groups.setdefault(pass_of(key), []).append(float(value))
+            groups.setdefault(_pass_of(key), []).append(float(value))
         return list(groups.values())
 
     def host_variance(self, metric: str) -> HostVariance:

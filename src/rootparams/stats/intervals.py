@@ -523,7 +523,7 @@ class Trend:
         slope = float((dt * (y_v - mean)).sum() / (dt**2).sum())
         residual = y_v - mean - slope * dt
         se = math.sqrt(float((residual**2).sum()) / (n - 2) / float((dt**2).sum()))
-        r = lag1_autocorrelation(residual)
+        r = _lag1_autocorrelation(residual)
         df = n - 2
         if r == r and r > 0:
             inflation = (1 + r) / (1 - r) if r < 1 else math.inf
@@ -533,7 +533,7 @@ class Trend:
         return cls(mean, slope / mean, (slope - half) / mean, (slope + half) / mean, n, r)
 
 
-def lag1_autocorrelation(values: Sequence[float]) -> float:
+def _lag1_autocorrelation(values: Sequence[float]) -> float:
     """The lag-1 autocorrelation of a series in its order (NaN for fewer than 3 values or no spread)."""
     v = np.asarray(values, dtype=float)
     if len(v) < 3:

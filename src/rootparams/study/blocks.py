@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-PASS_SEPARATOR = ".pass"
+_PASS_SEPARATOR = ".pass"
 
 
 def passes(measurement: Mapping[str, Any], repetitions: int) -> int:
@@ -31,30 +31,30 @@ def passes(measurement: Mapping[str, Any], repetitions: int) -> int:
     return max(1, min(int(measurement.get("passes", 1)), max(repetitions, 1)))
 
 
-def block_name(fmt: str, pass_number: int, total: int) -> str:
+def _block_name(fmt: str, pass_number: int, total: int) -> str:
     """The block of ``fmt``'s pass ``pass_number`` (1-based) of ``total``."""
-    return fmt if total == 1 else f"{fmt}{PASS_SEPARATOR}{pass_number}"
+    return fmt if total == 1 else f"{fmt}{_PASS_SEPARATOR}{pass_number}"
 
 
-def block_names(formats: Iterable[str], total: int) -> list[str]:
+def _block_names(formats: Iterable[str], total: int) -> list[str]:
     """Every block of the study, pass by pass: the order their jobs run in."""
     formats = list(formats)
-    return [block_name(fmt, k, total) for k in range(1, total + 1) for fmt in formats]
+    return [_block_name(fmt, k, total) for k in range(1, total + 1) for fmt in formats]
 
 
-def split_block(block: str) -> tuple[str, int]:
+def _split_block(block: str) -> tuple[str, int]:
     """(format, pass number) of a block name."""
-    fmt, separator, number = block.rpartition(PASS_SEPARATOR)
+    fmt, separator, number = block.rpartition(_PASS_SEPARATOR)
     if separator and number.isdigit():
         return fmt, int(number)
     return block, 1
 
 
 def format_of(block: str) -> str:
-    return split_block(block)[0]
+    return _split_block(block)[0]
 
 
-def pass_repetitions(repetitions: int, total: int, pass_number: int) -> list[int]:
+def _pass_repetitions(repetitions: int, total: int, pass_number: int) -> list[int]:
     """The repetition numbers of pass ``pass_number`` (1-based) of ``total``: contiguous ranges, the first
     passes one longer where ``total`` does not divide ``repetitions``."""
     size, extra = divmod(repetitions, total)
@@ -63,13 +63,13 @@ def pass_repetitions(repetitions: int, total: int, pass_number: int) -> list[int
 
 
 def is_last_pass(block: str, total: int) -> bool:
-    return split_block(block)[1] == total
+    return _split_block(block)[1] == total
 
 
 def earlier_blocks(block: str, formats: Sequence[str], total: int) -> list[str]:
     """The blocks a block waits for: every format's previous pass (none for the first)."""
-    _, number = split_block(block)
-    return [block_name(fmt, number - 1, total) for fmt in formats] if number > 1 else []
+    _, number = _split_block(block)
+    return [_block_name(fmt, number - 1, total) for fmt in formats] if number > 1 else []
 
 
 def measured_formats(study: Mapping[str, Any], points: Iterable[Any]) -> list[str]:
@@ -82,19 +82,19 @@ def study_blocks(study: Mapping[str, Any], points: Sequence[Any], total: int) ->
     """Every block of the study (in the order their jobs run) with its points: a format's, in every pass."""
     return {
         block: [p for p in points if p.file.format == format_of(block)]
-        for block in block_names(measured_formats(study, points), total)
+        for block in _block_names(measured_formats(study, points), total)
     }
 
 
 def block_repetitions(repetitions: int, block: str, total: int) -> list[int]:
     """The repetition numbers a block (a pass) takes of each of its points: all of them with one pass."""
-    return pass_repetitions(repetitions, total, split_block(block)[1])
+    return _pass_repetitions(repetitions, total, _split_block(block)[1])
 
 
 def block_pattern(formats: Iterable[str]) -> str:
     """The block wildcard: a format, with or without a pass number."""
     names = "|".join(re.escape(f) for f in formats) or "(?!)"
-    return rf"(?:{names})(?:{re.escape(PASS_SEPARATOR)}\d+)?"
+    return rf"(?:{names})(?:{re.escape(_PASS_SEPARATOR)}\d+)?"
 
 
 def level_pairs(points: Sequence[Any]) -> list[tuple[int, int]]:

@@ -48,8 +48,8 @@ from rootparams.vocabulary import (
 )
 
 # The RNTuple cluster cache has no size: only "off" (0) and "on" (-1) are points of their own.
-RNTUPLE_CACHE_SIZES = (0, -1)
-BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.host.storage defines them
+_RNTUPLE_CACHE_SIZES = (0, -1)
+_BUILTIN_STORAGE_PROFILES = tuple(PROFILES)  # rootparams.host.storage defines them
 
 
 class ConfigError(UserError, ValueError):
@@ -102,9 +102,9 @@ def load_study_config(raw: Mapping[str, Any] | None, source: str = "the configur
     return config
 
 
-EVENT_SIZE_SCAN = "event_size"
+_EVENT_SIZE_SCAN = "event_size"
 # The event-size formats' settings (a flat tree: the split level means nothing): the paper's ZLIB-5, 10 MB clusters.
-EVENTSIZE_FILE_DEFAULTS = {
+_EVENTSIZE_FILE_DEFAULTS = {
     "container": TTREE,
     "algorithm": "zlib",
     "level": 5,
@@ -121,9 +121,9 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
     study = config.get("event_size")
     if not study:
         return
-    if EVENT_SIZE_SCAN not in config["scans"]:
+    if _EVENT_SIZE_SCAN not in config["scans"]:
         yield (
-            f"event_size is given but scans.{EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
+            f"event_size is given but scans.{_EVENT_SIZE_SCAN} is not: add it to say what is varied over the "
             "event sizes, e.g. scans: {event_size: {reading_style: [getentry, rdataframe, uproot]}}"
         )
     for size in study["event_bytes"]:
@@ -136,13 +136,13 @@ def _add_event_size_formats(config: dict[str, Any]) -> Iterator[str]:
             "written": events,
             "read": events,
             "branches": "all",
-            "scans": [EVENT_SIZE_SCAN],
+            "scans": [_EVENT_SIZE_SCAN],
         }
     if (
-        EVENT_SIZE_SCAN in config["scans"]
+        _EVENT_SIZE_SCAN in config["scans"]
     ):  # the scan is of the event sizes only (unless it names formats itself)
         names = [eventsize_name(size) for size in study["event_bytes"]]
-        config["scans"][EVENT_SIZE_SCAN].setdefault("formats", names)
+        config["scans"][_EVENT_SIZE_SCAN].setdefault("formats", names)
 
 
 def _flat_formats_read_all(config: dict[str, Any]) -> None:
@@ -168,7 +168,7 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
     size (1 MiB)."""
     kind = format_kind(config, fmt)
     if kind == "recipe":
-        return dict(PAPER_FILE_DEFAULTS.get(fmt, EVENTSIZE_FILE_DEFAULTS))
+        return dict(PAPER_FILE_DEFAULTS.get(fmt, _EVENTSIZE_FILE_DEFAULTS))
     own = file_settings(source_of(config, fmt))
     if kind == "source":
         return own
@@ -185,7 +185,7 @@ def format_file_defaults(config: Mapping[str, Any], fmt: str) -> dict[str, Any]:
 # scan), and a TTree at AutoFlush 0 has no clusters at all: the TTreeCache then spans the whole file, which no one
 # writes. The clone takes ROOT's own TTree default, about 30 MB of compressed data per cluster, for both
 # containers, so that TTree and RNTuple are compared at the same cluster size.
-RNTUPLE_CLONE_AUTOFLUSH = -30_000_000
+_RNTUPLE_CLONE_AUTOFLUSH = -30_000_000
 
 
 def tile_copies(source: SourceFile, target_bytes: float, target_uncompressed_bytes: float) -> int:
@@ -206,7 +206,7 @@ def tile_copies(source: SourceFile, target_bytes: float, target_uncompressed_byt
 def clone_autoflush(own: Mapping[str, Any]) -> int:
     """The AutoFlush of a calibrated clone of a file with the settings ``own`` (file_settings)."""
     if own["container"] == "rntuple" and int(own["autoflush"]) == 0:
-        return RNTUPLE_CLONE_AUTOFLUSH
+        return _RNTUPLE_CLONE_AUTOFLUSH
     return int(own["autoflush"])
 
 
@@ -305,7 +305,7 @@ def key_path(path: Iterator[Any] | list[Any]) -> str:
 
 
 # Keys that changed their name, by their old path: a config written for an earlier version is told the new name.
-RENAMED_KEYS = {"measurement.reader": "reader_process"}
+_RENAMED_KEYS = {"measurement.reader": "reader_process"}
 
 
 def _describe(error: jsonschema.ValidationError) -> str:
@@ -324,7 +324,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
         extra = sorted(set(value) - set(allowed)) if isinstance(value, dict) else []
         hints = []
         for key in extra:
-            if (renamed := RENAMED_KEYS.get(f"{where}.{key}")) is not None:
+            if (renamed := _RENAMED_KEYS.get(f"{where}.{key}")) is not None:
                 hints.append(f"{key!r} is now called {renamed!r}")
                 continue
             close = _closest(key, allowed)
@@ -470,7 +470,7 @@ def _container_problems(config: dict[str, Any], name: str, scan: Mapping[str, An
                     f"separate scan for {', '.join(others)} without {key}"
                 )
     if RNTUPLE in containers and "cache_size" in scan:
-        bad = [v for v in scan["cache_size"] if v not in RNTUPLE_CACHE_SIZES]
+        bad = [v for v in scan["cache_size"] if v not in _RNTUPLE_CACHE_SIZES]
         if bad:
             yield (
                 f"scans.{name}.cache_size = {scan['cache_size']!r} for rntuple points: the RNTuple cluster cache has "
@@ -533,7 +533,7 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
             )
 
 
-COLUMNAR_STYLES = ("rdataframe", "uproot")
+_COLUMNAR_STYLES = ("rdataframe", "uproot")
 
 
 def _access(profile: str, custom: dict[str, dict]) -> str | None:
@@ -556,12 +556,12 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
     for point in points:
         read, container = point.read, point.file.container
         why = []
-        if read.reading_style in COLUMNAR_STYLES and read.branches == "particle":
+        if read.reading_style in _COLUMNAR_STYLES and read.branches == "particle":
             why.append(
                 f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
                 "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,..."
             )
-        if read.reading_style in COLUMNAR_STYLES and container != TTREE:
+        if read.reading_style in _COLUMNAR_STYLES and container != TTREE:
             why.append(
                 f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]"
             )
@@ -644,7 +644,7 @@ def _semantic_problems(config: dict[str, Any]) -> Iterator[str]:
             )
     yield from _selection_problems(config)
     yield from _reading_problems(config)
-    known_profiles = (*BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
+    known_profiles = (*_BUILTIN_STORAGE_PROFILES, *config["measurement"]["storage_profiles"])
     for where, profile in used_storage_profiles(config):
         if profile not in known_profiles:
             yield (

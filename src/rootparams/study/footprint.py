@@ -24,7 +24,7 @@ from rootparams.study.grid import file_points, format_kind
 from rootparams.study.scans import notes as scan_notes
 
 # Bytes per event at ZLIB-5 (docs/formats.md: calibrated against the paper's sizes).
-BYTES_PER_EVENT_ZLIB5 = {
+_BYTES_PER_EVENT_ZLIB5 = {
     "xaod": 1.00e6,
     "topq1": 191e3,
     "susy5": 65e3,
@@ -33,12 +33,12 @@ BYTES_PER_EVENT_ZLIB5 = {
     "susy5_skim": 9e3,
 }
 # The event-size formats' full-precision floats barely compress: this share of their uncompressed bytes.
-EVENTSIZE_ZLIB5_SHARE = 0.92
+_EVENTSIZE_ZLIB5_SHARE = 0.92
 # File size relative to ZLIB-5, measured on these generators (xAOD and TRUTH3 agree within ~10 %); one factor
 # per algorithm of vocabulary.ALGORITHMS (tests/test_vocabulary.py checks that none is missing).
-SIZE_FACTOR = {"none": 2.6, "lz4": 1.35, "zlib": 1.05, "lzma": 0.85, "zstd": 0.95}
-LEVEL_SLOPE = {"zlib": -0.012, "lzma": -0.01, "lz4": -0.02, "zstd": -0.015}  # per level above 1, roughly
-MARGIN = 1.2
+_SIZE_FACTOR = {"none": 2.6, "lz4": 1.35, "zlib": 1.05, "lzma": 0.85, "zstd": 0.95}
+_LEVEL_SLOPE = {"zlib": -0.012, "lzma": -0.01, "lz4": -0.02, "zstd": -0.015}  # per level above 1, roughly
+_MARGIN = 1.2
 WARMUP_EVENTS = 10
 
 
@@ -59,9 +59,9 @@ class Footprint:
 
 
 def _factor(algorithm: str, level: int) -> float:
-    factor = SIZE_FACTOR[algorithm]
-    if algorithm in LEVEL_SLOPE:
-        factor *= 1 + LEVEL_SLOPE[algorithm] * (level - 1)
+    factor = _SIZE_FACTOR[algorithm]
+    if algorithm in _LEVEL_SLOPE:
+        factor *= 1 + _LEVEL_SLOPE[algorithm] * (level - 1)
     return factor
 
 
@@ -69,16 +69,16 @@ def file_bytes(
     fmt: str, algorithm: str, level: int, events: int, per_event_zlib5: float | None = None
 ) -> float:
     """``per_event_zlib5``: the format's bytes per event at ZLIB-5 where it is not a built-in format."""
-    return (per_event_zlib5 or BYTES_PER_EVENT_ZLIB5[fmt]) * _factor(algorithm, level) * events
+    return (per_event_zlib5 or _BYTES_PER_EVENT_ZLIB5[fmt]) * _factor(algorithm, level) * events
 
 
-def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
+def _bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
     """A built-in format's calibrated size; a format made from a file: the file's size per entry, taken from
     its own compression to ZLIB-5 with the same factors."""
     if format_kind(config, fmt) == "recipe":
         if fmt.startswith(EVENTSIZE_PREFIX):
-            return EVENTSIZE_ZLIB5_SHARE * event_size_bytes(fmt)
-        return BYTES_PER_EVENT_ZLIB5[fmt]
+            return _EVENTSIZE_ZLIB5_SHARE * event_size_bytes(fmt)
+        return _BYTES_PER_EVENT_ZLIB5[fmt]
     src = source_of(config, fmt)
     return Path(src.path).stat().st_size / src.entries / _factor(*src.algorithm_level)
 
@@ -86,7 +86,7 @@ def bytes_per_event_zlib5(config: dict[str, Any], fmt: str) -> float:
 def estimate(config: dict[str, Any], points) -> float:
     """Peak bytes in data_dir for the study's points (grid.Point list), with the margin. A source as it is
     takes none (it is the user's file); its rewrites and a clone's files count like generated ones."""
-    per_event = {fmt: bytes_per_event_zlib5(config, fmt) for fmt in config["formats"]}
+    per_event = {fmt: _bytes_per_event_zlib5(config, fmt) for fmt in config["formats"]}
     total = 0.0
     for f in file_points(points):
         if f.origin != "asis":
@@ -97,10 +97,10 @@ def estimate(config: dict[str, Any], points) -> float:
         if format_kind(config, fmt) != "source":
             total += file_bytes(fmt, "lz4", 1, events["written"], per_event[fmt])  # the content file
             total += file_bytes(fmt, "zlib", 5, WARMUP_EVENTS, per_event[fmt])
-    return total * MARGIN
+    return total * _MARGIN
 
 
-def existing_bytes(data_dir: str | Path) -> int:
+def _existing_bytes(data_dir: str | Path) -> int:
     """Bytes already in data_dir (files of an earlier run count against the estimate, not the free space)."""
     root = Path(data_dir)
     return sum(p.stat().st_size for p in root.rglob("*.root") if p.is_file()) if root.exists() else 0
@@ -112,12 +112,12 @@ def check(config: dict[str, Any], points) -> Footprint:
     probe = data_dir
     while not probe.exists():  # the nearest existing parent holds the filesystem data_dir will be on
         probe = probe.parent
-    free = shutil.disk_usage(probe).free + existing_bytes(data_dir)
+    free = shutil.disk_usage(probe).free + _existing_bytes(data_dir)
     fp = Footprint(len(file_points(points)), estimate(config, points), free, str(data_dir))
     if not fp.fits:
         raise DiskSpaceError(
             f"data_dir {data_dir}: the study writes {fp.files} ROOT file(s), estimated at {fp.peak_bytes / 1e9:.1f} GB "
-            f"at peak (with a {MARGIN - 1:.0%} margin), but only {free / 1e9:.1f} GB are free there. Use a "
+            f"at peak (with a {_MARGIN - 1:.0%} margin), but only {free / 1e9:.1f} GB are free there. Use a "
             "data_dir on a larger disk (--config data_dir=/path), fewer events or points, or remove old files."
         )
     return fp

@@ -30,18 +30,18 @@ KNOWN_FORMATS = ("xaod", "topq1", "susy5", "truth3", "nanoaod", "susy5_skim")
 FLAT_FORMATS = ("nanoaod",)
 # The event-size family ("Optimizing ROOT IO For Analysis"): eventsize_<N>, N uncompressed bytes per event, in this range.
 EVENTSIZE_PREFIX = "eventsize_"
-EVENTSIZE_RANGE = (32, 16_000_000)
+_EVENTSIZE_RANGE = (32, 16_000_000)
 # A skimmed derivation: every physics container empty in this share of the events (event record kept).
-SKIM_EMPTY_SHARE = 0.9
+_SKIM_EMPTY_SHARE = 0.9
 
 # Value distributions, as the writer understands them.
 PT = ("exp", 25000.0)  # MeV
-ETA = ("gaus", 0.0, 1.6)
-PHI = ("uniform", -3.14159265, 3.14159265)
-MASS = ("exp", 5000.0)
-SMALL = ("gaus", 0.0, 1.0)
-FRACTION = ("uniform", 0.0, 1.0)
-SW = ("choice", 2, 4)  # sliding-window cluster sizes of electrons and photons (3x5, 3x7 cells)
+_ETA = ("gaus", 0.0, 1.6)
+_PHI = ("uniform", -3.14159265, 3.14159265)
+_MASS = ("exp", 5000.0)
+_SMALL = ("gaus", 0.0, 1.0)
+_FRACTION = ("uniform", 0.0, 1.0)
+_SW = ("choice", 2, 4)  # sliding-window cluster sizes of electrons and photons (3x5, 3x7 cells)
 
 
 # Structure that real data has and compressors exploit (write_collection_tree.cxx, Column::draw):
@@ -128,7 +128,7 @@ def _join(*parts) -> str:
 
 
 def kinematics() -> dict[str, tuple]:
-    return {"pt": PT, "eta": ETA, "phi": PHI, "m": MASS}
+    return {"pt": PT, "eta": _ETA, "phi": _PHI, "m": _MASS}
 
 
 # Dynamic attributes come in the kinds a real container has (read from small real ATLAS files): mostly dense
@@ -212,12 +212,12 @@ def egamma(name: str, interface: str, mult: tuple, n_dyn: int, stem: str = "DFCo
         "author": ("choice", 1, 16),
         "OQ": ("const", 1446),
         "quality": ("int", 0, 3),
-        "f1": FRACTION,
+        "f1": _FRACTION,
         "f3": trunc(7, ("exp", 0.02)),
         "weta2": trunc(15, ("gaus", 0.01, 0.002)),
         "Reta": trunc(15, ("gaus", 0.95, 0.03)),
         "Rphi": trunc(15, ("gaus", 0.9, 0.05)),
-        "Eratio": FRACTION,
+        "Eratio": _FRACTION,
         "Rhad": sparse(0.3, 0.0, ("gaus", 0.0, 0.02)),
         "DeltaE": sparse(0.5, 0.0, ("exp", 200.0)),
         "topoetcone20": ("gaus", 500.0, 2000.0),
@@ -241,7 +241,7 @@ def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Collection:
     attrs = {
         "d0": ("gaus", 0.0, 0.05),
         "z0": ("gaus", 0.0, 45.0),
-        "phi": PHI,
+        "phi": _PHI,
         "theta": ("uniform", 0.2, 2.9),
         "qOverP": ("gaus", 0.0, 0.0005),
         "vx": ("const", -0.5),
@@ -267,7 +267,7 @@ def tracks(name: str, mult: tuple, n_dyn: int = 30) -> Collection:
     inner["definingParametersCovMatrix"] = ("fixed", 15)
     dyn += [
         ("truthParticleLink", "link", "TruthParticles"),
-        ("truthMatchProbability", "float", *trunc(7, FRACTION)),
+        ("truthMatchProbability", "float", *trunc(7, _FRACTION)),
     ]
     return Collection(
         name, "TrackParticleContainer_v1", "TrackParticleAuxContainer_v1", mult, attrs, inner, dyn
@@ -278,27 +278,27 @@ def clusters(
     name: str, mult: tuple, samplings: int, n_dyn: int = 16, size: tuple = ("const", 13)
 ) -> Collection:
     attrs = {k: PT for k in ("rawE", "calE", "altE")}
-    attrs |= {k: ETA for k in ("rawEta", "calEta", "altEta")} | {
-        k: PHI for k in ("rawPhi", "calPhi", "altPhi")
+    attrs |= {k: _ETA for k in ("rawEta", "calEta", "altEta")} | {
+        k: _PHI for k in ("rawPhi", "calPhi", "altPhi")
     }
     attrs |= {k: ("const", 0.0) for k in ("rawM", "calM", "altM")}  # topo-clusters are massless
     attrs |= {
-        "eta0": grid(0.025, ETA),
-        "phi0": grid(0.0245437, PHI),  # seed cell centres on the cell grid
+        "eta0": grid(0.025, _ETA),
+        "phi0": grid(0.0245437, _PHI),  # seed cell centres on the cell grid
         "time": trunc(15, ("gaus", 0.0, 2.0)),
         "secondR": ("exp", 500.0),
         "centerLambda": ("exp", 300.0),
         "centerMag": ("gaus", 2500.0, 800.0),
-        "isolation": trunc(7, FRACTION),
-        "engFracEM": FRACTION,
+        "isolation": trunc(7, _FRACTION),
+        "engFracEM": _FRACTION,
         # which calorimeter samplings hold cells of the cluster: a pattern that varies from cluster to cluster;
         # the clustering algorithm (topo-420, sliding window) is one per container
         "samplingPattern": ("bits", 0.15),
         "clusterSize": size,
         # energy and position per sampling, stored for the samplings of the pattern only
         "e_sampl": ("exp", 3000.0),
-        "eta_sampl": trunc(15, ETA),
-        "phi_sampl": trunc(15, PHI),
+        "eta_sampl": trunc(15, _ETA),
+        "phi_sampl": trunc(15, _PHI),
     }
     inner = {k: ("poisson", samplings) for k in ("e_sampl", "eta_sampl", "phi_sampl")}
     dyn, more = dyn_attributes("CaloMoment", n_dyn, 10.0)
@@ -311,26 +311,26 @@ def clusters(
 # TileBar0-2, TileGap1-3, TileExt0-2, FCAL0-2, MINIFCAL0-3): a jet reaches the barrel or the end-cap samplings
 # depending on its eta, the gap and forward samplings rarely, the mini-FCAL (never built) never.
 _SAMPLING_FILLED = (0.6,) * 4 + (0.4,) * 8 + (0.6,) * 3 + (0.2,) * 3 + (0.4,) * 3 + (0.1,) * 3 + (0.0,) * 4
-ENERGY_PER_SAMPLING = cycle(*(sparse(1 - f, 0.0, ("exp", 3000.0)) for f in _SAMPLING_FILLED))
+_ENERGY_PER_SAMPLING = cycle(*(sparse(1 - f, 0.0, ("exp", 3000.0)) for f in _SAMPLING_FILLED))
 
 
 def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: float = 24) -> Collection:
     attrs = kinematics() | {
         "JetConstitScaleMomentum_pt": PT,
         "JetEMScaleMomentum_pt": PT,
-        "JetConstitScaleMomentum_eta": ETA,
-        "JetEMScaleMomentum_eta": ETA,
-        "JetConstitScaleMomentum_phi": PHI,
-        "JetEMScaleMomentum_phi": PHI,
-        "JetConstitScaleMomentum_m": MASS,
-        "JetEMScaleMomentum_m": MASS,
-        "Jvt": FRACTION,
-        "JvtRpt": trunc(15, FRACTION),
-        "EMFrac": FRACTION,
-        "HECFrac": sparse(0.5, 0.0, FRACTION),
+        "JetConstitScaleMomentum_eta": _ETA,
+        "JetEMScaleMomentum_eta": _ETA,
+        "JetConstitScaleMomentum_phi": _PHI,
+        "JetEMScaleMomentum_phi": _PHI,
+        "JetConstitScaleMomentum_m": _MASS,
+        "JetEMScaleMomentum_m": _MASS,
+        "Jvt": _FRACTION,
+        "JvtRpt": trunc(15, _FRACTION),
+        "EMFrac": _FRACTION,
+        "HECFrac": sparse(0.5, 0.0, _FRACTION),
         "Width": ("exp", 0.1),
         "Timing": trunc(15, ("gaus", 0.0, 3.0)),
-        "LArQuality": sparse(0.7, 0.0, FRACTION),
+        "LArQuality": sparse(0.7, 0.0, _FRACTION),
         "NegativeE": sparse(0.8, 0.0, ("exp", 300.0)),
         "ActiveArea": grid(0.001, ("gaus", 0.5, 0.05)),
         "Charge": trunc(7, ("gaus", 0.0, 0.3)),
@@ -339,7 +339,7 @@ def jets(name: str, mult: tuple, n_dyn: int, constituents: float, vertices: floa
         "PartonTruthLabelID": ("choice", 1, 2, 3, 4, 5, 21, 21),
         "SumPtTrkPt500": vertex_moment(("exp", 5000.0)),
         "TrackWidthPt1000": vertex_moment(("exp", 0.1), -1.0, 0.6),
-        "EnergyPerSampling": ENERGY_PER_SAMPLING,
+        "EnergyPerSampling": _ENERGY_PER_SAMPLING,
         "NumTrkPt500": vertex_moment(("int", 1, 30)),
         "NumTrkPt1000": vertex_moment(("int", 1, 20), 0, 0.6),
         "constituentLinks": ("link", "CaloCalTopoClusters"),
@@ -381,8 +381,8 @@ def truth_particles(name: str, mult: tuple, copy: float = 0.3) -> Collection:
         "decayVtxLink": ("link", "TruthVertices"),
     }
     dyn = [
-        ("polarizationTheta", "float", *sparse(0.97, 0.0, FRACTION)),
-        ("polarizationPhi", "float", *sparse(0.97, 0.0, PHI)),
+        ("polarizationTheta", "float", *sparse(0.97, 0.0, _FRACTION)),
+        ("polarizationPhi", "float", *sparse(0.97, 0.0, _PHI)),
         ("classifierParticleType", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 17, 2, 6)))),
         ("classifierParticleOrigin", "uint32", *c(runs(0.6, ("choice", 0, 0, 0, 10, 12, 25)))),
         ("classifierParticleOutCome", "uint32", *sparse(0.9, 0, ("int", 1, 12))),
@@ -398,7 +398,7 @@ def vertices(name: str, mult: tuple, tracks_per_vertex: float, n_dyn: int = 8) -
         "chiSquared": ("exp", 30.0),
         "numberDoF": grid(1.0, ("uniform", 1, 100)),
         "covariance": ("exp", 0.001),
-        "trackWeights": trunc(7, FRACTION),
+        "trackWeights": trunc(7, _FRACTION),
         "vertexType": ("choice", 1, 3, 3, 3),
         "trackParticleLinks": ("link", "InDetTrackParticles"),
     }
@@ -429,7 +429,7 @@ def truth_vertices(name: str, mult: tuple, particles: str = "TruthParticles") ->
 
 # The kinds of TRUTH3's collections (its recipe, in recipes/formats.yaml, says what they hold): the small truth
 # collections of the truth derivation framework, each of one kind of particle, and truth jets.
-JET_RECO_MEMBERS = (
+_JET_RECO_MEMBERS = (
     "JetConstitScaleMomentum_pt",
     "JetConstitScaleMomentum_eta",
     "JetConstitScaleMomentum_phi",
@@ -449,7 +449,7 @@ JET_RECO_MEMBERS = (
     "ActiveArea",
     "Charge",
 )
-JET_NESTED_MEMBERS = (
+_JET_NESTED_MEMBERS = (
     "SumPtTrkPt500",
     "TrackWidthPt1000",
     "EnergyPerSampling",
@@ -499,7 +499,7 @@ def truth_collection(
 def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -> Collection:
     """Truth jets: kinematics, flavour labels and constituent links; the reco-only members of the jet aux store
     are left at zero, the per-vertex and per-sampling vectors empty."""
-    attrs = kinematics() | {k: ("const", 0.0) for k in JET_RECO_MEMBERS}
+    attrs = kinematics() | {k: ("const", 0.0) for k in _JET_RECO_MEMBERS}
     attrs |= {
         "ConeTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4, 15),
         "HadronConeExclTruthLabelID": ("choice", 0, 0, 0, 0, 5, 5, 4),
@@ -507,7 +507,7 @@ def truth_jets(name: str, mult: tuple, constituents: float, extra: tuple = ()) -
         # into the full truth record, which TRUTH3 does not keep: the key of TruthParticles, indices all over it
         "constituentLinks": ("link", "TruthParticles", "int", 0, 1500),
     }
-    inner = {k: ("fixed", 0) for k in JET_NESTED_MEMBERS} | {"constituentLinks": ("poisson", constituents)}
+    inner = {k: ("fixed", 0) for k in _JET_NESTED_MEMBERS} | {"constituentLinks": ("poisson", constituents)}
     dyn = [
         ("TrueFlavor", "int", "choice", 21, 21, 1, 2, 3, 4, 5),
         ("GhostBHadronsFinalCount", "int", *sparse(0.8, 0, pick(1, 2))),
@@ -582,7 +582,7 @@ def met(name: str, terms: int = 9) -> Collection:
 
 def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6) -> Collection:
     attrs = {
-        k: FRACTION
+        k: _FRACTION
         for k in (
             "MV2c10_discriminant",
             "DL1_pu",
@@ -596,9 +596,9 @@ def btagging(name: str, mult: tuple, n_dyn: int = 60, tracks_per_jet: float = 6)
     }
     attrs |= {
         "SV1_masssvx": sparse(0.7, -1.0, ("exp", 2000.0)),
-        "SV1_efracsvx": sparse(0.7, -1.0, FRACTION),
+        "SV1_efracsvx": sparse(0.7, -1.0, _FRACTION),
         "JetFitter_mass": sparse(0.6, -1.0, ("exp", 2000.0)),
-        "JetFitter_efracSV": sparse(0.6, -1.0, FRACTION),
+        "JetFitter_efracSV": sparse(0.6, -1.0, _FRACTION),
         "SV1_NGTinSvx": sparse(0.7, -1, ("int", 2, 8)),
         "JetFitter_nVTX": sparse(0.6, -1, ("int", 1, 3)),
         "BTagTrackToJetAssociator": ("link", "InDetTrackParticles"),
@@ -685,7 +685,7 @@ def recipe(fmt: str) -> list[Collection]:
     return collections
 
 
-def skimmed(containers: list[Collection], share: float = SKIM_EMPTY_SHARE) -> list[Collection]:
+def skimmed(containers: list[Collection], share: float = _SKIM_EMPTY_SHARE) -> list[Collection]:
     """The same containers with every physics container empty in ``share`` of the events (writer multiplicity
     ``empty``): a skim that keeps the event record (EventInfo, trigger, MET) and drops most objects."""
     kept = ("EventInfo", "TrigDecision", "MET_")
@@ -709,7 +709,7 @@ def event_size_bytes(fmt: str) -> int:
     if not fmt.startswith(EVENTSIZE_PREFIX) or not fmt[len(EVENTSIZE_PREFIX) :].isdigit():
         raise ValueError(f"{fmt!r} is not an event-size format (eventsize_<bytes per event>)")
     n = int(fmt[len(EVENTSIZE_PREFIX) :])
-    lo, hi = EVENTSIZE_RANGE
+    lo, hi = _EVENTSIZE_RANGE
     if not lo <= n <= hi:
         raise ValueError(f"{fmt!r}: event-size formats have {lo} to {hi} bytes per event")
     return n

@@ -108,7 +108,7 @@ class FilePoint:
         # The float precision last, and only where it is not full, so that the ids of full-precision files
         # do not change.
         lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != FULL_PRECISION else ""
-        lossy = branch_compression_token(self.branch_compression) + lossy  # per-branch compression before it
+        lossy = _branch_compression_token(self.branch_compression) + lossy  # per-branch compression before it
         if self.container == RNTUPLE:
             return f"rntuple_{common}_page{self.page_size}{lossy}"
         return f"{common}_split{self.split_level}_basket{self.basket_size}{lossy}"
@@ -157,7 +157,7 @@ class FilePoint:
         )
 
 
-def branch_compression_token(value: str) -> str:
+def _branch_compression_token(value: str) -> str:
     """The file id's part for a per-branch compression: "" for uniform, "_bclargest4-lz4-1", or for a regex
     "_bcre<the first 8 hex digits of its SHA-1>-lz4-1" (a regex can hold any character; the hash keeps the id
     a path and a wildcard)."""
@@ -190,7 +190,7 @@ READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?(?:_
 # so that the ids of the paper's points do not change.
 READING_STYLE_TOKENS = {"getentry": "", "rdataframe": "_rdf", "uproot": "_uproot"}
 # Selections named in the id as they are; any other (regex:, list:, vars:) by a digest.
-NAMED_SELECTIONS = ("particle", "all", "analysis", "sparse")
+_NAMED_SELECTIONS = ("particle", "all", "analysis", "sparse")
 
 
 @dataclass(frozen=True, order=True)
@@ -208,7 +208,7 @@ class ReadPoint:
     @property
     def branches_token(self) -> str:
         # Regexes and lists can hold any character; a short digest keeps the path safe and unique.
-        if self.branches in NAMED_SELECTIONS:
+        if self.branches in _NAMED_SELECTIONS:
             return self.branches
         return "sel" + hashlib.sha1(self.branches.encode()).hexdigest()[:10]
 

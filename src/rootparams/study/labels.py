@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from rootparams.host.storage import PROFILES
 from rootparams.vocabulary import RNTUPLE, TTREE
 
-FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
-FORMAT_TITLES = {
+_FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
+_FORMAT_TITLES = {
     "xaod": "primary xAOD",
     "topq1": "TOPQ1",
     "susy5": "SUSY5",
@@ -24,11 +24,11 @@ def format_order(values) -> list[str]:
     """The formats among ``values``: the built-in ones in the paper's order, then formats made from files
     (sources, clones) by name."""
     present = set(values)
-    return [f for f in FORMAT_ORDER if f in present] + sorted(present - set(FORMAT_ORDER))
+    return [f for f in _FORMAT_ORDER if f in present] + sorted(present - set(_FORMAT_ORDER))
 
 
 def format_title(fmt: str) -> str:
-    return FORMAT_TITLES.get(fmt, fmt)
+    return _FORMAT_TITLES.get(fmt, fmt)
 
 
 ALGORITHM_LABELS = {
@@ -81,8 +81,8 @@ def cache_order(values) -> list[int]:
 
 
 # Branch selections, from the most to the least read (the access patterns of the 2019 ATLAS CHEP study).
-SELECTION_ORDER = ["all", "particle", "analysis", "sparse"]
-SELECTION_LABELS = {
+_SELECTION_ORDER = ["all", "particle", "analysis", "sparse"]
+_SELECTION_LABELS = {
     "all": "all branches",
     "particle": "particle containers",
     "analysis": "analysis: pt, eta, phi, m of 8 collections",
@@ -92,20 +92,20 @@ SELECTION_LABELS = {
 
 def selection_order(values) -> list[str]:
     present = set(values)
-    return [s for s in SELECTION_ORDER if s in present] + sorted(present - set(SELECTION_ORDER))
+    return [s for s in _SELECTION_ORDER if s in present] + sorted(present - set(_SELECTION_ORDER))
 
 
 def selection_label(value: str) -> str:
-    return SELECTION_LABELS.get(value, value)
+    return _SELECTION_LABELS.get(value, value)
 
 
 CONTAINER_LABELS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
-READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
+_READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
 
 
 def reading_style_label(style: str, threads: int = 1) -> str:
     """ "RDataFrame, 2 threads": the style, and implicit MT where it is on (uproot has none)."""
-    name = READING_STYLE_LABELS.get(style, style)
+    name = _READING_STYLE_LABELS.get(style, style)
     return name if int(threads) == 1 else f"{name}, {int(threads)} threads"
 
 

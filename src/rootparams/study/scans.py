@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # Scans with figures, tables or findings of their own, by name (figures.FIGURES, recommend's topics, decision).
-KNOWN = (
+_KNOWN = (
     "compression",
     "autoflush",
     "split",
@@ -45,8 +45,8 @@ KNOWN = (
 # besides). A setting given one value only moves the scan's points and varies nothing. Scans whose settings
 # overlap another's (rntuple_cluster is an autoflush of RNTuples, the storage and remote scans vary a profile as
 # well as another setting) are matched by name only.
-Signature = tuple[frozenset[str], frozenset[str]]
-SIGNATURES: dict[str, tuple[Signature, ...]] = {
+_Signature = tuple[frozenset[str], frozenset[str]]
+_SIGNATURES: dict[str, tuple[_Signature, ...]] = {
     # A compression scan may also vary the algorithm alone (one level for every algorithm).
     "compression": (
         (frozenset({"level"}), frozenset({"algorithm"})),
@@ -64,7 +64,7 @@ SIGNATURES: dict[str, tuple[Signature, ...]] = {
 }
 
 # Keys of a scan that say where it applies, not what it varies.
-NOT_SETTINGS = ("formats",)
+_NOT_SETTINGS = ("formats",)
 
 
 def varied(scan: Mapping[str, Any]) -> set[str]:
@@ -72,21 +72,21 @@ def varied(scan: Mapping[str, Any]) -> set[str]:
     return {
         k
         for k, v in scan.items()
-        if k not in NOT_SETTINGS and isinstance(v, list) and len(set(map(str, v))) > 1
+        if k not in _NOT_SETTINGS and isinstance(v, list) and len(set(map(str, v))) > 1
     }
 
 
-def _matches(keys: set[str], signatures: tuple[Signature, ...]) -> bool:
+def _matches(keys: set[str], signatures: tuple[_Signature, ...]) -> bool:
     return any(must <= keys and keys <= must | may for must, may in signatures)
 
 
 def kind_of(name: str, scan: Mapping[str, Any]) -> str | None:
     """The known scan ``name``'s figures and findings come from: the name itself where it is known, else the one
     known scan whose signature what it varies matches, else None."""
-    if name in KNOWN:
+    if name in _KNOWN:
         return name
     keys = varied(scan)
-    kinds = [kind for kind, signatures in SIGNATURES.items() if _matches(keys, signatures)]
+    kinds = [kind for kind, signatures in _SIGNATURES.items() if _matches(keys, signatures)]
     return kinds[0] if len(kinds) == 1 else None
 
 
@@ -107,10 +107,10 @@ def notes(scans: Mapping[str, Mapping[str, Any]]) -> list[str]:
     the known name closest to its own."""
     out = []
     for name, scan in scans.items():
-        if name in KNOWN:
+        if name in _KNOWN:
             continue
         keys = sorted(varied(scan))
-        close = difflib.get_close_matches(name, KNOWN, n=1, cutoff=0.75)
+        close = difflib.get_close_matches(name, _KNOWN, n=1, cutoff=0.75)
         meant = f"; did you mean '{close[0]}'?" if close else ""
         kind = kind_of(name, scan)
         what = ", ".join(keys) or "nothing"
@@ -126,5 +126,5 @@ def notes(scans: Mapping[str, Mapping[str, Any]]) -> list[str]:
 
 def _signature_text() -> str:
     return "; ".join(
-        f"{kind}: {' and '.join(sorted(signatures[0][0]))}" for kind, signatures in SIGNATURES.items()
+        f"{kind}: {' and '.join(sorted(signatures[0][0]))}" for kind, signatures in _SIGNATURES.items()
     )

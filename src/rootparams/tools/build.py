@@ -24,7 +24,7 @@ from rootparams.tools import rootenv
 
 # rootparams-read's translation units, linked into one executable: read_collection_tree.cxx holds main (the CLI
 # and the fork server), each other unit has a header of its own (READER_HEADERS).
-READER_UNITS = (
+_READER_UNITS = (
     "read_collection_tree.cxx",
     "read_common.cxx",
     "read_counters.cxx",
@@ -34,7 +34,7 @@ READER_UNITS = (
     "read_rdataframe.cxx",
     "read_checksum.cxx",
 )
-READER_HEADERS = (
+_READER_HEADERS = (
     "read_common.h",
     "read_counters.h",
     "read_selection.h",
@@ -46,7 +46,7 @@ READER_HEADERS = (
 # rootparams-write's translation units, linked into one executable: write_collection_tree.cxx holds main (the CLI,
 # the content file, the event loop), each other unit has a header of its own (WRITER_HEADERS; write_common.h has no
 # source).
-WRITER_UNITS = (
+_WRITER_UNITS = (
     "write_collection_tree.cxx",
     "write_random.cxx",
     "write_distributions.cxx",
@@ -55,7 +55,7 @@ WRITER_UNITS = (
     "write_recipe.cxx",
     "write_sinks.cxx",
 )
-WRITER_HEADERS = (
+_WRITER_HEADERS = (
     "write_common.h",
     "write_random.h",
     "write_distributions.h",
@@ -65,18 +65,18 @@ WRITER_HEADERS = (
     "write_sinks.h",
 )
 # rootparams-unzipkinds: one source, linked with the reader's read_common (opening the file, failing).
-UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
+_UNZIP_KINDS_SOURCE = "unzip_kinds.cxx"
 CXX_SOURCES = (
     "XaodClasses.h",
     "common.h",
     "rewrite_common.h",
     "rewrite_tree.cxx",
     "recompress_baskets.cxx",
-    UNZIP_KINDS_SOURCE,
-    *WRITER_UNITS,
-    *WRITER_HEADERS,
-    *READER_UNITS,
-    *READER_HEADERS,
+    _UNZIP_KINDS_SOURCE,
+    *_WRITER_UNITS,
+    *_WRITER_HEADERS,
+    *_READER_UNITS,
+    *_READER_HEADERS,
 )
 LIBRARY_NAME = "libRootparamsXaodClasses"
 
@@ -148,16 +148,16 @@ def build_all(out_dir: str | Path, cxx: str = "g++", jobs: int | None = None) ->
     # starts last.
     obj_dir = out_dir / "obj"
     obj_dir.mkdir()
-    objects = [obj_dir / f"{Path(src).stem}.o" for src in READER_UNITS]
-    writer_objects = [obj_dir / f"{Path(src).stem}.o" for src in WRITER_UNITS]
+    objects = [obj_dir / f"{Path(src).stem}.o" for src in _READER_UNITS]
+    writer_objects = [obj_dir / f"{Path(src).stem}.o" for src in _WRITER_UNITS]
     compilations = {
         src: ([cxx, *common, "-c", str(include_dir / src), "-o", str(obj)], f"compiling {src}")
-        for src, obj in zip((*READER_UNITS, *WRITER_UNITS), (*objects, *writer_objects), strict=True)
+        for src, obj in zip((*_READER_UNITS, *_WRITER_UNITS), (*objects, *writer_objects), strict=True)
     }
-    unzip_kinds_object = obj_dir / f"{Path(UNZIP_KINDS_SOURCE).stem}.o"
-    compilations[UNZIP_KINDS_SOURCE] = (
-        [cxx, *common, "-c", str(include_dir / UNZIP_KINDS_SOURCE), "-o", str(unzip_kinds_object)],
-        f"compiling {UNZIP_KINDS_SOURCE}",
+    unzip_kinds_object = obj_dir / f"{Path(_UNZIP_KINDS_SOURCE).stem}.o"
+    compilations[_UNZIP_KINDS_SOURCE] = (
+        [cxx, *common, "-c", str(include_dir / _UNZIP_KINDS_SOURCE), "-o", str(unzip_kinds_object)],
+        f"compiling {_UNZIP_KINDS_SOURCE}",
     )
     single = {
         "rootparams-rewrite": "rewrite_tree.cxx",

@@ -41,7 +41,7 @@ from pathlib import Path
 RESULTS = "results"
 BUILD = f"{RESULTS}/build"
 TABLES = f"{RESULTS}/tables"
-LOGS = f"{RESULTS}/logs"
+_LOGS = f"{RESULTS}/logs"
 
 WRITER_EXE = f"{BUILD}/bin/rootparams-write"
 READER_EXE = f"{BUILD}/bin/rootparams-read"
@@ -102,7 +102,7 @@ STORAGE_PRIMITIVES_RUNS = f"{PRIMITIVES}/storage_runs.csv"
 REMOTE_PRIMITIVES_TABLE = f"{PRIMITIVES}/remote.csv"
 REMOTE_PRIMITIVES_REQUESTS = f"{PRIMITIVES}/remote_requests.csv"
 # The logs of the servers and proxies the remote primitives start: <this>/<profile>/{xrootd,toxiproxy}.log
-REMOTE_PRIMITIVES_ENDPOINT_LOGS = f"{LOGS}/primitives/remote-endpoints"
+REMOTE_PRIMITIVES_ENDPOINT_LOGS = f"{_LOGS}/primitives/remote-endpoints"
 RECOMMENDATIONS = f"{RESULTS}/recommendations.md"
 # recommendations.md's findings as a table: one row per format and topic, its verdict and what was measured.
 FINDINGS_TABLE = f"{TABLES}/findings.csv"
@@ -190,12 +190,12 @@ def monitor_samples(block: str, job_start: float) -> str:
 
 
 def log(stage: str, *parts: str) -> str:
-    return f"{LOGS}/{stage}/{'/'.join(parts)}.log"
+    return f"{_LOGS}/{stage}/{'/'.join(parts)}.log"
 
 
 def remote_logs(fmt: str, file_id: str, read_id: str) -> str:
     """The directory of a remote point's server and proxy logs (xrootd.log, toxiproxy.log)."""
-    return f"{LOGS}/remote/{fmt}/{file_id}/{read_id}"
+    return f"{_LOGS}/remote/{fmt}/{file_id}/{read_id}"
 
 
 RUN_SUMMARY = f"{RESULTS}/run_summary.md"

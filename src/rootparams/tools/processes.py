@@ -23,13 +23,13 @@ from typing import Any
 from rootparams.errors import UserError
 
 JSON_MARKER = "ROOTPARAMS_JSON "
-READY_MARKER = "ROOTPARAMS_READY "
-CHILD_MARKER = "ROOTPARAMS_CHILD "
-PROBE_MARKER = "ROOTPARAMS_PROBE "
-EXIT_DAMAGED_FILE = 3
+_READY_MARKER = "ROOTPARAMS_READY "
+_CHILD_MARKER = "ROOTPARAMS_CHILD "
+_PROBE_MARKER = "ROOTPARAMS_PROBE "
+_EXIT_DAMAGED_FILE = 3
 # A timed read that has not finished after this long is hung (the longest reads of config/paper.yaml on an
 # emulated HDD take minutes).
-READ_TIMEOUT_SECONDS = 3600
+_READ_TIMEOUT_SECONDS = 3600
 
 
 class ToolError(UserError):
@@ -42,7 +42,7 @@ class DamagedFileError(ToolError):
 
 def _error(what: str, code: int, stderr: str, stdout: str = "") -> ToolError:
     err = "\n".join(line for line in stderr.splitlines() if line.strip())[-3000:]
-    cls = DamagedFileError if code == EXIT_DAMAGED_FILE else ToolError
+    cls = DamagedFileError if code == _EXIT_DAMAGED_FILE else ToolError
     return cls(f"{what} failed (exit code {code}):\n{err or stdout[-2000:]}")
 
 
@@ -105,7 +105,7 @@ class ReaderServer:
         )
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
-        self.ready = self._expect(READY_MARKER, timeout=120, what="starting the reader server")
+        self.ready = self._expect(_READY_MARKER, timeout=120, what="starting the reader server")
 
     def _pump(self) -> None:
         assert self.proc.stdout is not None
@@ -140,7 +140,7 @@ class ReaderServer:
         self.proc.stdin.write(request + "\n")
         self.proc.stdin.flush()
         lines: list[str] = []
-        child = self._expect(CHILD_MARKER, timeout=READ_TIMEOUT_SECONDS, what=what, seen=lines)
+        child = self._expect(_CHILD_MARKER, timeout=_READ_TIMEOUT_SECONDS, what=what, seen=lines)
         stderr = Path(stderr_path).read_text(errors="replace") if Path(stderr_path).exists() else ""
         result = json_result(lines)
         if child.get("exit_code") != 0 or result is None:
@@ -158,7 +158,7 @@ class ReaderServer:
         assert self.proc.stdin is not None
         self.proc.stdin.write(f"probe={int(loads)}\n")
         self.proc.stdin.flush()
-        return float(self._expect(PROBE_MARKER, timeout=60, what="the memory probe")["seconds"])
+        return float(self._expect(_PROBE_MARKER, timeout=60, what="the memory probe")["seconds"])
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -27,7 +27,7 @@ def _read(path: str) -> str:
         return ""
 
 
-def cpu_info() -> dict[str, Any]:
+def _cpu_info() -> dict[str, Any]:
     model = ""
     for line in _read("/proc/cpuinfo").splitlines():
         if line.startswith("model name"):
@@ -49,7 +49,7 @@ def memory_bytes() -> int:
     return 0
 
 
-def storage_of(path: str | Path) -> dict[str, Any]:
+def _storage_of(path: str | Path) -> dict[str, Any]:
     """Device, filesystem, rotational flag and kernel read-ahead of the filesystem that holds ``path``."""
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -81,7 +81,7 @@ def storage_of(path: str | Path) -> dict[str, Any]:
     }
 
 
-def package_version(name: str) -> str:
+def _package_version(name: str) -> str:
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
@@ -91,21 +91,21 @@ def package_version(name: str) -> str:
 def collect(config: dict[str, Any], build_info: dict[str, Any]) -> dict[str, Any]:
     return {
         "host": socket.gethostname(),
-        **cpu_info(),
+        **_cpu_info(),
         "memory_bytes": memory_bytes(),
         "kernel": platform.release(),
         "os": _read("/etc/os-release").split("PRETTY_NAME=", 1)[-1].split("\n", 1)[0].strip('"'),
-        "storage": storage_of(config["data_dir"]),
+        "storage": _storage_of(config["data_dir"]),
         "root_version": rootenv.root_version(),
         # The wheel builds its codecs in (builtin lz4/lzma/zstd/xxhash); ROOT does not report their versions.
         "root_codecs": "builtin zlib, lz4, lzma, zstd (the root wheel's bundled copies; versions not exposed by ROOT)",
         "build": build_info,
         "python": sys.version.split()[0],
-        "snakemake": package_version("snakemake"),
-        "dool": package_version("dool"),
-        "rootparams": package_version("rootparams"),
-        "pandas": package_version("pandas"),
-        "uproot": package_version("uproot"),
+        "snakemake": _package_version("snakemake"),
+        "dool": _package_version("dool"),
+        "rootparams": _package_version("rootparams"),
+        "pandas": _package_version("pandas"),
+        "uproot": _package_version("uproot"),
         "running_as_root": os.geteuid() == 0,
         "config_hash": config_hash(config),
         "config": config,

@@ -49,9 +49,9 @@ from rootparams.tools.rewrite import (
     same_file,
 )
 
-RECOMPRESS_TIMEOUT_SECONDS = 3600
+_RECOMPRESS_TIMEOUT_SECONDS = 3600
 # Entries of the first and of the last copy whose values uproot compares with the source's.
-UPROOT_ENTRIES = 200
+_UPROOT_ENTRIES = 200
 # A new file beyond this is refused before it is written: a basket's key header grows past 2 GB (the tool checks it).
 MAX_OUTPUT_BYTES = 1_900_000_000
 
@@ -71,9 +71,9 @@ def recompress_file(
     recompressor: str,
     reader: str,
     selections: Sequence[str] = (),
-    timeout: float = RECOMPRESS_TIMEOUT_SECONDS,
+    timeout: float = _RECOMPRESS_TIMEOUT_SECONDS,
     log_path: str | Path | None = None,
-    uproot_entries: int = UPROOT_ENTRIES,
+    uproot_entries: int = _UPROOT_ENTRIES,
     uproot_branches: int | None = None,
 ) -> dict[str, Any]:
     """``source``'s tree or RNTuple ``tree`` into ``output``, every basket (page) at ``compression`` (ROOT's
@@ -135,7 +135,7 @@ def recompress_file(
             src, partial, tree=tree, reader=reader, written=written, inspected=inspected,
             selections=selections, timeout=timeout, copies=copies,
         )  # fmt: skip
-        agreement = uproot_agreement(
+        agreement = _uproot_agreement(
             src, partial, tree=tree, copies=copies, entries=uproot_entries, branches=uproot_branches
         )
         problems = list(check["problems"]) + [f"uproot reads {d}" for d in agreement["differing"][:5]]
@@ -163,13 +163,13 @@ def recompress_file(
     return {"written": written, "inspected": inspected, "source": before, "check": check, "uproot": agreement}
 
 
-def uproot_agreement(
+def _uproot_agreement(
     source: str | Path,
     copy: str | Path,
     *,
     tree: str,
     copies: int,
-    entries: int = UPROOT_ENTRIES,
+    entries: int = _UPROOT_ENTRIES,
     branches: int | None = None,
 ) -> dict[str, Any]:
     """uproot's values of every top-level branch (field) it can interpret, in ``copy`` against ``source``: entries

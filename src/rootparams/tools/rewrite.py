@@ -40,11 +40,11 @@ from rootparams.tools.processes import die_with_parent, json_result
 from rootparams.vocabulary import CONTAINERS, RNTUPLE, TTREE
 
 # A rewrite that takes longer is hung (a 1400-branch, 100-event file takes ~0.5 s; 1 GB files take minutes).
-REWRITE_TIMEOUT_SECONDS = 3600
-DIAGNOSE_TIMEOUT_SECONDS = 1800
-IDENTITY_HEAD_BYTES = 64 * 1024
+_REWRITE_TIMEOUT_SECONDS = 3600
+_DIAGNOSE_TIMEOUT_SECONDS = 1800
+_IDENTITY_HEAD_BYTES = 64 * 1024
 # What a rewrite copies of the source's streamer info records (rootparams-rewrite --streamer-infos).
-STREAMER_INFO_CHOICES = ("source", "tree")
+_STREAMER_INFO_CHOICES = ("source", "tree")
 # How many names a refusal lists of each thing that differs.
 _LISTED = 5
 
@@ -57,7 +57,7 @@ _BREAK_SIGNALS = {
     "abort": "SIGABRT",
 }
 
-WHAT_TO_DO = (
+_WHAT_TO_DO = (
     "What you can do instead: read-side scans (TTreeCache, learning entries, threads, branch selection) work on "
     "the file as it is; for file-side scans, `rootparams calibrate FILE` clones the file's profile "
     "(branches, sizes, compression ratios) into a synthetic format on which every file-side scan runs."
@@ -92,7 +92,7 @@ def file_identity(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     st = p.stat()
     with open(p, "rb") as f:
-        head = f.read(IDENTITY_HEAD_BYTES)
+        head = f.read(_IDENTITY_HEAD_BYTES)
     return {
         "path": str(p.resolve()),
         "size_bytes": st.st_size,
@@ -181,8 +181,8 @@ class RewriteRequest:
     container: str = TTREE
     selections: Sequence[str] = ()
     streamer_infos: str = "source"
-    timeout: float = REWRITE_TIMEOUT_SECONDS
-    diagnose_timeout: float = DIAGNOSE_TIMEOUT_SECONDS
+    timeout: float = _REWRITE_TIMEOUT_SECONDS
+    diagnose_timeout: float = _DIAGNOSE_TIMEOUT_SECONDS
     log_path: str | Path | None = None
 
     @property
@@ -266,9 +266,9 @@ def _check_request(r: RewriteRequest) -> None:
         )
     if not src.is_file():
         raise RewriteError(f"rewriting {src}: no such file")
-    if r.streamer_infos not in STREAMER_INFO_CHOICES:
+    if r.streamer_infos not in _STREAMER_INFO_CHOICES:
         raise RewriteError(
-            f"streamer_infos {r.streamer_infos!r}: must be one of {', '.join(STREAMER_INFO_CHOICES)}"
+            f"streamer_infos {r.streamer_infos!r}: must be one of {', '.join(_STREAMER_INFO_CHOICES)}"
         )
 
 
@@ -384,7 +384,7 @@ def check_rewrite(
     written: dict,
     inspected: dict,
     selections: Sequence[str] = (),
-    timeout: float = REWRITE_TIMEOUT_SECONDS,
+    timeout: float = _REWRITE_TIMEOUT_SECONDS,
     copies: int = 1,
 ) -> dict[str, Any]:
     """Whether ``rewrite`` can stand in for ``source`` (``copies``: it holds the source's entries that many times,
@@ -504,7 +504,7 @@ def diagnose(
     tree: str,
     compression: int,
     rewriter: str,
-    timeout: float = DIAGNOSE_TIMEOUT_SECONDS,
+    timeout: float = _DIAGNOSE_TIMEOUT_SECONDS,
     max_failures: int = 10,
 ) -> dict:
     """``rootparams-rewrite --diagnose``: which top-level branches crash when rewritten alone (TTree), or which
@@ -555,7 +555,7 @@ def _crash_error(r: RewriteRequest, sig: str) -> RewriteError:
         )
     except RewriteError as e:
         return RewriteError(
-            f"{head}\nThe diagnosis found nothing: {e}\n{WHAT_TO_DO}\nROOT's output: {log}",
+            f"{head}\nThe diagnosis found nothing: {e}\n{_WHAT_TO_DO}\nROOT's output: {log}",
             signal_name=sig,
             log_path=str(log),
         )
@@ -580,7 +580,7 @@ def _crash_error(r: RewriteRequest, sig: str) -> RewriteError:
         )
     seconds = d.get("diagnose_wall_seconds", 0.0)
     return RewriteError(
-        f"{head}\n{found} (diagnosis: {seconds:.1f} s)\n{WHAT_TO_DO}\nROOT's output: {log}",
+        f"{head}\n{found} (diagnosis: {seconds:.1f} s)\n{_WHAT_TO_DO}\nROOT's output: {log}",
         signal_name=sig,
         culprits=culprits,
         log_path=str(log),

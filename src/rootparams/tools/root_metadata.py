@@ -28,12 +28,12 @@ from rootparams.errors import UserError
 from rootparams.tools.processes import JSON_MARKER, json_result
 
 # Reading a TTree's metadata takes a second or two (most of it ROOT's start); a file that takes longer is hung.
-TIMEOUT_SECONDS = 300
+_TIMEOUT_SECONDS = 300
 
 
 # ROOT's names of basic types as uproot spells them (its typename), for the type a person reads; the kinds are
 # given by ROOT's own names, which rootparams.ownfile.contentkinds knows in both spellings.
-CPP_SPELLING = {
+_CPP_SPELLING = {
     "Bool_t": "bool",
     "Char_t": "int8_t",
     "UChar_t": "uint8_t",
@@ -56,7 +56,7 @@ class RootMetadataError(UserError):
     """ROOT could not describe the file or its TTree; the message names the file and gives ROOT's words."""
 
 
-def read(target: str, tree: str | None = None, timeout: float = TIMEOUT_SECONDS) -> dict:
+def read(target: str, tree: str | None = None, timeout: float = _TIMEOUT_SECONDS) -> dict:
     """What ROOT reads of ``target`` (a path or a URL): its listing, and with ``tree`` that TTree (the module's
     docstring says what). Raises RootMetadataError naming the file and what ROOT said."""
     what = f"its TTree {tree}" if tree else "its keys"
@@ -153,7 +153,7 @@ def _branch(ROOT, b, top: str, top_class: str) -> dict:
     elif leaf and leaf.InheritsFrom("TLeafC"):
         shown = "char*"  # a C string: its length is per entry
     else:
-        shown = CPP_SPELLING.get(type_name, type_name)
+        shown = _CPP_SPELLING.get(type_name, type_name)
         shown += "[]" if array else (f"[{static}]" if static > 1 and not holds_object else "")
     # The basket a branch keeps in the TTree object (written with the tree's metadata, never on its own): the one
     # at fWriteBasket, with its entries; its content is what it holds beyond its key.

@@ -17,7 +17,7 @@ from typing import Any
 from rootparams.errors import UserError
 
 # OSError too: the system's message already names the file (a full disk, a missing or unreadable file).
-USER_ERRORS = (UserError, OSError)
+_USER_ERRORS = (UserError, OSError)
 
 
 def run_logged(snakemake: Any, main: Callable[..., Any]) -> None:
@@ -39,7 +39,7 @@ def run_logged(snakemake: Any, main: Callable[..., Any]) -> None:
         else:
             main(snakemake)
         log.write(f"done in {time.time() - start:.2f} s\n")
-    except USER_ERRORS as e:
+    except _USER_ERRORS as e:
         say(f"error in rule {snakemake.rule} ({dict(snakemake.wildcards)}): {e}")
         sys.exit(1)
     except Exception:

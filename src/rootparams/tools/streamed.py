@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-BYTECOUNT = 0x40000000
-MEMBERWISE = 0x4000
+_BYTECOUNT = 0x40000000
+_MEMBERWISE = 0x4000
 
 # Basic types: name in a streamer's type name -> (numpy big-endian dtype, recipe leaf type).
-BASIC = {
+_BASIC = {
     "float": (">f4", "float"),
     "double": (">f8", "double"),
     "char": (">i1", "int8"),
@@ -156,9 +156,9 @@ def _link_element(buf: bytes, pos: int, end: int) -> tuple[bytes, int, int, int]
     of its object; the key and index are the innermost object's last 8 bytes."""
     start, limit, first_end, depth = pos, end, None, 0
     while depth == 0 or limit - pos != 8:
-        if pos + 8 > limit or depth >= 4 or not _u32(buf, pos) & BYTECOUNT:
+        if pos + 8 > limit or depth >= 4 or not _u32(buf, pos) & _BYTECOUNT:
             raise Undecodable("not a framed element link")
-        object_end = pos + 4 + (_u32(buf, pos) & ~BYTECOUNT)
+        object_end = pos + 4 + (_u32(buf, pos) & ~_BYTECOUNT)
         if object_end > limit:
             raise Undecodable("element link overruns its byte count")
         version = _u16(buf, pos + 4)
@@ -203,8 +203,8 @@ def _stl_body(buf: bytes, pos: int, end: int, typename: str, member: Member) -> 
             (np.array(lengths, np.int64), np.array(keys, np.uint32), np.array(indices, np.uint32))
         )
         return
-    if inner and inner.group(1) in BASIC:
-        dtype, leaf = BASIC[inner.group(1)]
+    if inner and inner.group(1) in _BASIC:
+        dtype, leaf = _BASIC[inner.group(1)]
         size = np.dtype(dtype).itemsize
         n = _u32(buf, pos)
         pos += 4
@@ -221,8 +221,8 @@ def _stl_body(buf: bytes, pos: int, end: int, typename: str, member: Member) -> 
         return
     if outer and outer.group(1).startswith("ElementLink<"):
         raise Undecodable("link vector without member-wise streaming")
-    if outer and outer.group(1) in BASIC:
-        dtype, leaf = BASIC[outer.group(1)]
+    if outer and outer.group(1) in _BASIC:
+        dtype, leaf = _BASIC[outer.group(1)]
         n = _u32(buf, pos)
         pos += 4
         if pos + n * np.dtype(dtype).itemsize != end:
@@ -258,8 +258,8 @@ def decode_member(
     t = normal(typename)
     if member is None:
         member = Member(name, t, "opaque")
-    if t in BASIC:  # a basic member: its value, no framing
-        dtype, leaf = BASIC[t]
+    if t in _BASIC:  # a basic member: its value, no framing
+        dtype, leaf = _BASIC[t]
         size = np.dtype(dtype).itemsize
         if pos + size > end:
             raise Undecodable("basic member beyond the entry")
@@ -267,9 +267,9 @@ def decode_member(
         member.values.append(np.frombuffer(buf, dtype, 1, pos))
         member.sizes.append(size)
         return member, pos + size
-    if pos + 6 > end or not _u32(buf, pos) & BYTECOUNT:
+    if pos + 6 > end or not _u32(buf, pos) & _BYTECOUNT:
         raise Undecodable(f"member {name} ({typename}) has no byte count")
-    stop = pos + 4 + (_u32(buf, pos) & ~BYTECOUNT)
+    stop = pos + 4 + (_u32(buf, pos) & ~_BYTECOUNT)
     if stop > end:
         raise Undecodable(f"member {name} overruns the entry")
     version = buf[pos + 4 : pos + 6]
@@ -277,7 +277,7 @@ def decode_member(
         raise Undecodable(f"member {name}: version differs between entries")
     member.version = version.hex()
     try:
-        if _u16(buf, pos + 4) & MEMBERWISE and re.fullmatch(r"vector<ElementLink<.+>>", t):
+        if _u16(buf, pos + 4) & _MEMBERWISE and re.fullmatch(r"vector<ElementLink<.+>>", t):
             _memberwise_links(buf, pos + 6, stop, member)
         else:
             _stl_body(buf, pos + 6, stop, t, member)
@@ -347,7 +347,7 @@ def layout(entries: list[bytes], classname: str, streamers: dict) -> Layout:
     info where the object is an ATLAS-style store (a byte count covering the header only)."""
     sizes = np.array([len(e) for e in entries], np.int64)
     lay = Layout(len(entries), sizes)
-    if not entries or any(len(e) < 6 or not _u32(e, 0) & BYTECOUNT for e in entries):
+    if not entries or any(len(e) < 6 or not _u32(e, 0) & _BYTECOUNT for e in entries):
         lay.note = "not framed"
         return lay
     lay.framed = True
@@ -357,7 +357,7 @@ def layout(entries: list[bytes], classname: str, streamers: dict) -> Layout:
         lay.rest = [e[6:] for e in entries]
         return lay
     lay.version = versions.pop().hex()
-    header_ends = [4 + (_u32(e, 0) & ~BYTECOUNT) for e in entries]
+    header_ends = [4 + (_u32(e, 0) & ~_BYTECOUNT) for e in entries]
     elements = streamer_elements(streamers, classname)
     outside = all(end < len(e) for end, e in zip(header_ends, entries, strict=True))
     if outside and elements is not None:  # an ATLAS aux store: header, then the members

@@ -30,14 +30,14 @@ import os
 import sys
 import time
 
-PROCESS_START = (time.monotonic(), time.time())  # before anything else: the process span starts here
-PROCESS_START_CPU = os.times().user + os.times().system
+_PROCESS_START = (time.monotonic(), time.time())  # before anything else: the process span starts here
+_PROCESS_START_CPU = os.times().user + os.times().system
 
 # Inside the process span, as every import of this reader (it reads no schema on import).
 from rootparams.vocabulary import TTREE, container_of_class  # noqa: E402
 
 EXIT_ERROR, EXIT_DAMAGED = 2, 3
-STEP_BYTES = 100_000_000  # about this many uncompressed bytes per step (whole clusters), to bound memory
+_STEP_BYTES = 100_000_000  # about this many uncompressed bytes per step (whole clusters), to bound memory
 
 
 class Snapshot:
@@ -107,8 +107,8 @@ class DamagedError(Exception):
 
 
 def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk_device: str | None) -> dict:
-    process_start = Snapshot(disk_device=disk_device, at=PROCESS_START)
-    process_start.cpu = PROCESS_START_CPU
+    process_start = Snapshot(disk_device=disk_device, at=_PROCESS_START)
+    process_start.cpu = _PROCESS_START_CPU
     if "://" in path:
         raise UsageError(
             f"{path}: uproot reads local files only here (root:// needs XRootD's Python bindings, "
@@ -149,7 +149,7 @@ def timed_read(path: str, tree_name: str, events: int, branches: list[str], disk
     loop_start = Snapshot(source, disk_device)
     try:
         for arrays in tree.iterate(
-            branches, entry_stop=events, step_size=f"{STEP_BYTES // 1_000_000} MB", library="ak", how=dict
+            branches, entry_stop=events, step_size=f"{_STEP_BYTES // 1_000_000} MB", library="ak", how=dict
         ):
             for array in arrays.values():
                 flat = ak.flatten(array, axis=None)
