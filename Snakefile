@@ -29,6 +29,27 @@ include: "workflow/rules/primitives_cpu.smk"
 include: "workflow/rules/model.smk"
 
 
+# Tables, figures, the decision and the summaries take seconds each (at most ~20 s in the default study): on a
+# batch cluster they run where Snakemake runs instead of waiting, each, for a node and the executor's status checks
+# (about 14 s a job on a single-node Slurm). Writing, measuring and the primitives stay cluster jobs.
+localrules:
+    tabulate_files,
+    tabulate_repetitions,
+    table1,
+    figure,
+    drift_figure,
+    decision_tables,
+    pareto_figure,
+    cost_figure,
+    recommendations,
+    run_summary,
+    model_parts,
+    model_tables,
+    note_testbed,
+    predicted_choice,
+    adaptive_replay,
+
+
 rule all:
     default_target: True
     input:

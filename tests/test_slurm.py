@@ -81,6 +81,8 @@ def test_the_jobs_ran_under_slurm(slurm_run):
     logs = " ".join(str(p) for p in (slurm_run / ".snakemake" / "slurm_logs").rglob("*.log"))
     # The study's one file is also the drift sentinel's, written by generate_sentinel_file (kept for later runs).
     assert "measure_block" in logs and re.search(r"generate_(sentinel_)?file", logs), logs
+    # Tables, figures and summaries are local rules (Snakefile): they run beside Snakemake, not as Slurm jobs.
+    assert not re.search(r"tabulate_repetitions|run_summary|recommendations|figure", logs), logs
 
 
 def test_slurm_results_have_the_structure_of_a_local_run(slurm_run, local_run):

@@ -105,7 +105,7 @@ def _intervals_line(summary: pd.DataFrame) -> str:
             f"Intervals: every rate's 95 % interval holds the host's drift between the study's "
             f"{int(passes.max())} passes (each format measured once per pass, the others between them): "
             f"σ {100 * per_pass.median() ** 0.5:.1f} % per pass beyond the repetitions' noise, "
-            f"{int(df.iloc[0]) if len(df) else '?'} degrees of freedom (intervals.HostVariance), so that it describes "
+            f"{int(df.iloc[0]) if len(df) else '?'} degrees of freedom (`rootparams.stats.intervals.HostVariance`), so that it describes "
             "this host over the run, not only the minutes of one job; the repetitions' own interval is in "
             "summary.csv (`event_rate_hz_run_ci95_low/high`). Paired ratios (a point against another of its "
             "format, by round) hold on a repeat better than any absolute rate: lead with them."
