@@ -160,6 +160,8 @@ def test_a_candidate_is_read_once_unless_it_is_an_anchor_chosen_or_outside_the_d
     # outside the decision: another storage profile, another branch selection, a lossy file; the figures need them
     for other in ({"storage_profile": "native"}, {"branches": "all"}, {"float_precision": "mantissa7"}):
         assert adaptive.planned_repetitions(labels("lz4", **other), ["compression"], cfg, set()) == 10
+    # and a longer read of another format's recipe (xaod_long, the cache scans' xAOD), which has no decision
+    assert adaptive.planned_repetitions(labels("lz4", format="xaod_long"), ["cache"], cfg, set()) == 10
 
 
 def test_the_next_candidates_are_those_whose_interval_reaches_the_cheapest():

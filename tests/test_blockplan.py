@@ -36,11 +36,13 @@ def adaptive():
 
 
 def test_the_blocks_of_the_shipped_studies(default, quick, adaptive):
-    formats = ["xaod", "topq1", "susy5", "truth3"]
+    # The default study reads the xAOD as xaod_long in its cache scans: a format with blocks of its own.
+    formats = ["xaod", "xaod_long", "topq1", "susy5", "truth3"]
     assert default.passes == 3
     assert list(default.blocks) == blocks._block_names(formats, 3)
     assert blocks.measured_formats(default.study, default.points) == formats
-    assert quick.passes == 1 and list(quick.blocks)[:4] == formats and len(quick.blocks) == 8
+    assert quick.passes == 1 and list(quick.blocks)[:4] == ["xaod", "topq1", "susy5", "truth3"]
+    assert len(quick.blocks) == 8
     assert list(adaptive.blocks) == ["truth3"]
     # Every point is in every pass of its format; the records are in the order the blocks run.
     assert sum(len(p) for p in default.blocks.values()) == 3 * len(default.points)
@@ -119,3 +121,27 @@ def test_a_block_reads_what_is_still_to_measure(tmp_path, monkeypatch):
 def test_the_repetitions_a_plan_names():
     sb = study_blocks("config/quick.yaml")
     assert blockplan.planned_repetitions(sb.study, sb.points[0], set()) == sb.study["repetitions"]
+
+
+def test_a_longer_read_of_a_recipe_is_measured_as_without_the_plan(tmp_path, monkeypatch):
+    # xaod_long (the cache scans' xAOD, formats.is_longer_read) has no decision of its own:
+    # measurement.adaptive does not plan its blocks, which measure every point at the study's repetitions with
+    # the study's settings.
+    monkeypatch.chdir(tmp_path)
+    raw = yaml.safe_load((REPO / "config/examples/adaptive.yaml").read_text())
+    raw["formats"]["xaod_long"] = {"written": 1000, "read": 1000, "scans": ["cache"]}
+    study = load_study_config(raw)
+    sb = blockplan.StudyBlocks(study, expand_points(study), sentinel_point(study))
+    assert list(sb.blocks) == ["truth3", "xaod_long"]
+    assert blockplan._is_planned(study, "truth3") and not blockplan._is_planned(study, "xaod_long")
+    planned, unplanned = sb.measurement("truth3"), sb.measurement("xaod_long")
+    assert planned["target_half_width"] is None and "adaptive" in planned
+    assert "adaptive" not in unplanned
+    assert unplanned["target_half_width"] == study["measurement"]["target_half_width"]
+    longer = sb.blocks["xaod_long"]
+    assert longer
+    assert {blockplan.planned_repetitions(study, p, set()) for p in longer} == {study["repetitions"]}
+    assert sb.to_measure("xaod_long")[: len(longer)] == longer
+    # A study that is not adaptive plans no block.
+    quick = study_blocks("config/quick.yaml")
+    assert not any(blockplan._is_planned(quick.study, b) for b in quick.blocks)

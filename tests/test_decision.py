@@ -19,6 +19,7 @@ from rootparams.decide.decision import (
     cost_table,
     crossovers,
     decision_markdown,
+    eligible_setting,
     judge,
     pareto,
     setting_label,
@@ -721,3 +722,43 @@ def test_the_files_written_again_are_the_studys_own_defaults_first():
     chosen = files_to_write(study, expand_points(study))
     assert len(chosen) == 3 and [f.format for f in chosen[:2]] == ["xaod", "topq1"]
     assert all(f.origin == "recipe" for f in chosen)
+
+
+def test_a_longer_read_of_a_recipe_is_written_again_after_the_other_formats():
+    # xaod_long's 1000-event file would replace a derivation's among the three written again, at 4x the cost.
+    from rootparams.study.config import load_study_config
+    from rootparams.study.grid import expand_points
+
+    study = load_study_config(
+        {
+            "repetitions": 2,
+            "formats": {
+                "xaod": {"written": 20, "read": 20},
+                "xaod_long": {"written": 40, "read": 40, "scans": ["cache"]},
+                "topq1": {"written": 20, "read": 20},
+                "susy5": {"written": 20, "read": 20},
+            },
+            "scans": {"cache": {"formats": ["xaod_long"], "cache_size": [0, -1]}},
+        }
+    )
+    chosen = files_to_write(study, expand_points(study))
+    assert [f.format for f in chosen] == ["xaod", "topq1", "susy5"]
+
+
+def test_a_longer_read_of_a_recipe_has_no_decision_of_its_own():
+    # xaod_long: the xAOD's cache points past the TTreeCache's learning phase, one file at a few cache sizes.
+    # It is no candidate of the cost model and has no Pareto front: the xAOD's decision is xaod's.
+    summary, files = tables(point("zlib-5", "zlib", 5), point("lz4-5", "lz4", 5))
+    longer = summary.assign(format="xaod_long", cache_size=0), files.assign(format="xaod_long")
+    cfg = config()
+    cfg["formats"]["xaod_long"] = {"scans": ["cache"]}
+    cfg["file_defaults"]["xaod_long"] = FILE_DEFAULTS
+    rows = candidates(
+        pd.concat([summary, longer[0]], ignore_index=True),
+        pd.concat([files, longer[1]], ignore_index=True),
+        cfg,
+    )
+    assert set(rows["format"]) == {"xaod"} and len(rows) == 2
+    assert set(pareto(rows)["format"]) == {"xaod"}
+    assert eligible_setting(cfg, "xaod", "hdd", "particle", "full")
+    assert not eligible_setting(cfg, "xaod_long", "hdd", "particle", "full")

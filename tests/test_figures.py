@@ -216,3 +216,79 @@ def test_a_point_without_an_interval_gets_no_bar():
     segments = [s for c in fig.axes[0].collections for s in c.get_segments()]
     assert any(np.allclose(s, [[1, 300.0], [1, 300.0]]) for s in segments)
     assert any(np.allclose(s, [[9, 199.0], [9, 201.0]]) for s in segments)
+
+
+def style_row(style, algorithm, rate, container="ttree", valid=True, offsets="stored", scans="reading_style"):
+    """A point of the flat format's reading-style (or offsets) scans, its rate's 95 % interval mean ± 1 Hz."""
+    row = point(algorithm, 1, rate, scans=scans, valid=valid, container=container)
+    suffix = "_offgen" if offsets == "generated" else ""
+    return row | {
+        "format": "nanoaod",
+        "file_id": row["file_id"] + suffix,
+        "read_id": f"{READ_ID}_{style}",
+        "branches": "analysis",
+        "reading_style": style,
+        "threads": 1,
+        "offsets": offsets,
+    }
+
+
+def bar_heights(ax) -> dict[tuple[float, float], str]:
+    """Each drawn bar's (x centre, height) and whether it is filled or hollow (white)."""
+    return {
+        (round(p.get_x() + p.get_width() / 2, 6), round(p.get_height(), 6)): (
+            "hollow" if mcolors.same_color(p.get_facecolor(), "white") else "filled"
+        )
+        for p in ax.patches
+    }
+
+
+def test_fig36_draws_a_bar_per_style_and_algorithm_with_its_interval_rntuple_beside():
+    rows = [
+        style_row("getentry", "lz4", 100.0),
+        style_row("bulk", "lz4", 1000.0),
+        style_row("getentry", "zlib", 80.0),
+        style_row("bulk", "zlib", 120.0, valid=False),
+        style_row("getentry", "lz4", 150.0, container="rntuple", scans="bulk_container"),
+        style_row("bulk", "lz4", 900.0, container="rntuple", scans="bulk_container"),
+        # Not this figure's: a file with generated offsets.
+        style_row("bulk", "lz4", 5.0, offsets="generated"),
+    ]
+    fig = draw(FIGURE["fig36_rate_by_reading_style_and_algorithm"], *tables(rows), {})
+    ax = fig.axes[0]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == ["TTree::GetEntry", "TTree bulk API", "RNTuple views", "RNTuple bulk (RBulkValues)"]
+    bars = bar_heights(ax)
+    # Two settings per style: lz4-1 left of the centre, zlib-1 right of it (RNTuple has lz4-1 only).
+    assert bars[(-0.2, 100.0)] == bars[(0.8, 1000.0)] == bars[(2.8, 900.0)] == "filled"
+    assert bars[(1.2, 120.0)] == "hollow"  # not valid
+    assert not [b for b in bars if b[1] == 5.0]
+    segments = [s for c in ax.collections for s in c.get_segments()]
+    assert any(np.allclose(s, [[0.8, 999.0], [0.8, 1001.0]]) for s in segments)
+    assert _INTERVAL_BARS in footer(fig) and "1 of 7 points not valid" in footer(fig)  # the table's 7
+    assert ax.get_yscale() == "log"
+
+
+def test_fig37_draws_exact_sizes_and_rates_with_their_intervals_per_offsets_setting():
+    rows = [
+        style_row("getentry", "lz4", 100.0, scans="offsets"),
+        style_row("getentry", "lz4", 95.0, offsets="generated", scans="offsets"),
+        style_row("bulk", "lz4", 1000.0, scans="offsets"),
+        style_row("bulk", "lz4", 990.0, offsets="generated", scans="offsets"),
+    ]
+    summary, points, files = tables(rows)
+    files = files.assign(size_bytes=[10e6, 9e6])  # the stored file, then the generated one
+    fig = draw(FIGURE["fig37_size_and_rate_by_offsets"], summary, points, files, {})
+    size_ax, rate_ax = fig.axes[:2]
+    assert [t.get_text() for t in size_ax.get_xticklabels()] == ["lz4-1"]
+    sizes = sorted((p.get_height(), p.get_hatch() or "") for p in size_ax.patches)
+    assert sizes == [(pytest.approx(9.0), "//"), (pytest.approx(10.0), "")]
+    assert not [c for c in size_ax.collections if len(c.get_segments())]  # sizes: no bars
+    labels = [t.get_text() for t in rate_ax.get_xticklabels()]
+    assert labels == ["lz4-1, TTree::GetEntry", "lz4-1, TTree bulk API"]
+    rates = bar_heights(rate_ax)
+    assert rates[(-0.2, 100.0)] == rates[(0.2, 95.0)] == rates[(0.8, 1000.0)] == "filled"
+    segments = [s for c in rate_ax.collections for s in c.get_segments()]
+    assert any(np.allclose(s, [[0.2, 94.0], [0.2, 96.0]]) for s in segments)
+    text = footer(fig)
+    assert _INTERVAL_BARS in text and "file sizes: exact, no bars" in text

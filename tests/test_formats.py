@@ -9,7 +9,14 @@ import uproot
 
 from rootparams.measure.generate import generate_file
 from rootparams.measure.measure import run_tool
-from rootparams.study.formats import FLAT_FORMATS, KNOWN_FORMATS, recipe_text
+from rootparams.study.formats import (
+    FLAT_FORMATS,
+    KNOWN_FORMATS,
+    SAME_RECIPE,
+    base_format,
+    is_longer_read,
+    recipe_text,
+)
 from rootparams.study.grid import FilePoint
 
 # The first two bytes of a compressed ROOT basket payload name its algorithm.
@@ -70,17 +77,36 @@ def test_every_format_has_a_recipe_with_particle_containers(fmt):
 
 
 def test_the_recipes_data_holds_every_xaod_like_format_and_nothing_else():
-    # recipes/formats.yaml: the nanoaod recipe is calibrated (nanoaod.recipe), the skim made of susy5's.
+    # recipes/formats.yaml: the nanoaod recipe is calibrated (nanoaod.recipe), the skim made of susy5's, a longer
+    # read (xaod_long) is its base format's recipe.
     from rootparams.study.formats import _builtin_recipes, recipe
 
     data = _builtin_recipes()
-    assert set(data) == set(KNOWN_FORMATS) - {"nanoaod", "susy5_skim"}
+    assert set(data) == set(KNOWN_FORMATS) - {"nanoaod", "susy5_skim", *SAME_RECIPE}
     for fmt in data:
         collections = recipe(fmt)
         assert len({c.name for c in collections}) == len(collections), fmt  # every collection once
         assert collections[0].name == "EventInfo", fmt
     with pytest.raises(ValueError, match="unknown format 'nanoaod'"):
         recipe("nanoaod")
+
+
+def test_a_longer_read_writes_its_base_formats_recipe():
+    # xaod_long: the primary xAOD's events under a name of their own (more of them, for the cache scans).
+    for fmt, base in SAME_RECIPE.items():
+        assert base_format(fmt) == base and base_format(base) == base
+        body = recipe_text(fmt).split("\n", 1)[1]  # the first line names the format
+        assert body == recipe_text(base).split("\n", 1)[1]
+        # measured in its scans only: no Table 1, Pareto front or decision of its own (its base format's are)
+        assert is_longer_read(fmt) and not is_longer_read(base)
+
+
+def test_a_longer_read_is_labelled_as_what_it_is():
+    from rootparams.study.labels import _FORMAT_ORDER, format_title
+
+    assert format_title("xaod_long") == "xAOD-like, 1000 events (cache scans)"
+    for fmt, base in SAME_RECIPE.items():  # drawn beside its base format
+        assert _FORMAT_ORDER.index(fmt) == _FORMAT_ORDER.index(base) + 1
 
 
 @pytest.mark.parametrize(("algorithm", "level"), [("zlib", 1), ("lzma", 9), ("lz4", 4), ("zstd", 5)])

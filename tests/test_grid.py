@@ -173,3 +173,56 @@ def test_uproot_reads_keep_the_fixed_values_of_root_only_settings():
         False,
     )
     assert fixed.id == "cache-1_learnD_mt1_uproot_analysis_hdd"
+
+
+def test_the_cache_learning_phase_ends_at_the_first_cluster_start_at_or_after_the_learn_entries():
+    from rootparams.study.grid import _ROOT_LEARN_ENTRIES, _regular_cluster_starts, cache_learning_entries
+
+    af100 = _regular_cluster_starts(100, 1000)
+    assert af100 == list(range(0, 1000, 100))
+    # ROOT's 100 learn entries at AutoFlush 100: the first cluster, 10 % of 1000 entries.
+    assert cache_learning_entries(af100, _ROOT_LEARN_ENTRIES, 1000) == 100
+    # Fewer learn entries: still the first cluster (its baskets are prefilled while the cache learns).
+    assert cache_learning_entries(af100, 10, 1000) == cache_learning_entries(af100, 0, 1000) == 100
+    # More: up to the first cluster start at or after them.
+    assert cache_learning_entries(af100, 150, 1000) == 200
+    # The default study's old xAOD read: 220 entries in clusters of 100 + 100 + 20, 45 % of it learning.
+    old_xaod = cache_learning_entries(_regular_cluster_starts(100, 220), 100, 220)
+    assert old_xaod == 100 and old_xaod / 220 == pytest.approx(0.4545, abs=1e-3)
+    # Irregular (byte-based) clusters, and a learning phase that outlasts the read.
+    assert cache_learning_entries([0, 83, 167, 250], 100, 1250) == 167
+    assert cache_learning_entries([0, 500], 100, 300) == 300
+    assert cache_learning_entries([0], 100, 50) == 50
+    with pytest.raises(ValueError, match="byte-based or disabled"):
+        _regular_cluster_starts(-10000000, 1000)
+
+
+def test_the_default_studys_xaod_cache_points_read_past_the_learning_phase():
+    # config/config.yaml: the xAOD's cache and learn-entries points read it as xaod_long, long enough that the
+    # learning phase is at most 10 % of the read; no xAOD point of 220 events is in those scans.
+    import yaml
+    from conftest import REPO
+
+    from rootparams.study.grid import cache_learning_share
+
+    config = load_study_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    cached = [p for p in expand_points(config) if {"cache", "cache_learn"} & set(p.scans)]
+    xaod = [p for p in cached if p.file.format.startswith("xaod")]
+    assert {p.file.format for p in xaod} == {"xaod_long"}
+    assert {str(p.read.learn_entries) for p in xaod} == {"default", "0", "10"}
+    for p in xaod:
+        share = cache_learning_share(p.read, p.file, config["formats"]["xaod_long"]["read"])
+        assert share <= 0.10 + 1e-12, (p.read.id, share)
+    assert any(p.read.cache_size == 0 for p in xaod)  # the cache off: no learning phase at all
+    off = next(p for p in xaod if p.read.cache_size == 0)
+    assert cache_learning_share(off.read, off.file, 1000) == 0.0
+
+
+def test_the_learning_share_is_derived_per_repetition_where_a_cache_learnt():
+    import pandas as pd
+
+    from rootparams.results.aggregate import derive_metrics
+
+    reps = pd.DataFrame({"cache_learning_entries": [100, -1, None], "events_read": [1000, 1000, 1000]})
+    share = derive_metrics(reps)["cache_learning_share"]
+    assert share.iloc[0] == pytest.approx(0.1) and share.iloc[1:].isna().all()

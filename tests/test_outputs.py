@@ -9,6 +9,7 @@ import yaml
 from conftest import REPO
 
 from rootparams.present import outputs
+from rootparams.present.figures import pareto_figure_name
 from rootparams.study.config import load_study_config
 from rootparams.study.grid import expand_points, sentinel_point
 from rootparams.tools import paths
@@ -27,12 +28,13 @@ def shipped(request):
     return request.param, *study_of(request.param)
 
 
-# The outputs per configuration, as the workflow's target rule "all" had them.
+# The outputs per configuration, as the workflow's target rule "all" had them; since #39 four more each (Figures
+# 36 and 37), and the default study two more: the model's parts figure of xaod_long (no Table 1 or Pareto figure).
 COUNTS = {
-    "config/config.yaml": 121,
-    "config/quick.yaml": 149,
-    "config/examples/adaptive.yaml": 100,
-    REMOTE: 101,
+    "config/config.yaml": 127,
+    "config/quick.yaml": 153,
+    "config/examples/adaptive.yaml": 104,
+    REMOTE: 105,
 }
 
 
@@ -41,7 +43,7 @@ def test_the_final_outputs_are_pinned_and_distinct(shipped):
     final = outputs.final_outputs(study, points)
     assert len(final) == len(set(final)) == COUNTS[name]
     assert final[0] == paths.PROVENANCE and paths.RECOMMENDATIONS in final
-    for fmt in study["formats"]:
+    for fmt in outputs._decided_formats(study):
         assert {paths.table1(fmt, ext) for ext in ("csv", "md", "tex")} <= set(final)
 
 
@@ -78,7 +80,11 @@ def test_only_a_study_on_remote_storage_measures_the_remote_primitives():
 
 def test_the_decompression_and_the_write_noise_of_the_default_study():
     study, points = study_of("config/config.yaml")
+    # Not xaod_long (the cache scans' xAOD, a TTree at ZLIB-5): its content kinds are xaod's, and its sample
+    # would be the same recipe written again.
+    assert "xaod_long" in {p.file.format for p in points}
     assert sorted(outputs.unzip_kind_settings(study, points)) == ["susy5", "topq1", "truth3", "xaod"]
+    # The write noise writes a longer read of a recipe after the other formats' default files, so not at all.
     written = outputs.write_noise_files(study, points)
     assert [f.format for f in written] == ["xaod", "topq1", "susy5"]
 
@@ -100,3 +106,16 @@ def test_the_wildcard_patterns():
     fmt, file_id = outputs.sentinel_patterns(sentinel_point(study))
     assert re.fullmatch(fmt, "xaod") and re.fullmatch(file_id, "zlib-5_af100_split0_basket32000")
     assert outputs.sentinel_patterns(None) == (outputs._NOTHING, outputs._NOTHING)
+
+
+def test_a_longer_read_of_a_recipe_has_no_table1_or_pareto_front_of_its_own():
+    # xaod_long, the default study's cache scans' xAOD (formats.is_longer_read): its base format's Table 1 and
+    # decision are the recipe's; its scans' figures are the study's, and the model still draws its parts.
+    study, points = study_of("config/config.yaml")
+    assert "xaod_long" in study["formats"]
+    assert outputs._decided_formats(study) == ["xaod", "topq1", "susy5", "truth3"]
+    final = set(outputs.final_outputs(study, points))
+    for fmt, decided in [("xaod", True), ("xaod_long", False)]:
+        assert ({paths.table1(fmt, ext) for ext in ("csv", "md", "tex")} <= final) == decided
+        assert (paths.figure(pareto_figure_name(fmt), "pdf") in final) == decided
+    assert paths.figure(outputs.parts_figure("xaod_long"), "pdf") in final

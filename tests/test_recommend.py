@@ -304,6 +304,35 @@ def test_cache_smallest_explicit_size_on_the_plateau_and_minus_one():
     assert recommend.cache(slow, "xaod").agrees == NO
     noisy = rows.assign(event_rate_hz_mean=[50, 80, 98, 100, 96], event_rate_hz_std=8.0)
     assert recommend.cache(noisy, "xaod").agrees == CANNOT_TELL
+    # The learning phase's share of the reads with a cache, where the reader recorded it (none with the cache off).
+    learnt = rows.assign(cache_learning_share_mean=[math.nan, 0.1, 0.1, 0.1, 0.1])
+    assert "learning phase 10 % of each read with a cache" in recommend.cache(learnt, "xaod_long").measured
+    assert "learning phase" not in found.measured
+
+
+def test_a_format_whose_scan_is_measured_on_a_longer_read_says_where():
+    config = load_study_config(
+        {
+            "formats": {
+                "xaod": {"written": 10, "read": 10},
+                "xaod_long": {"written": 20, "read": 20, "scans": ["cache"]},
+            },
+            "scans": {"cache": {"formats": ["xaod_long"], "cache_size": [0, -1]}},
+        }
+    )
+    summary, points, files = tables(
+        [
+            row(scans="default"),
+            row(fmt="xaod_long", cache=0, rate=50, scans="cache"),
+            row(fmt="xaod_long", rate=100, scans="cache"),
+        ]
+    )
+    found = {(f.format, f.topic): f for f in recommend.findings(summary, points, files, config, cores=2)}
+    assert "not measured (no 'cache' or 'cache_learn' scan for xaod; measured as xaod_long)" in (
+        found[("xaod", "cache")].measured
+    )
+    assert found[("xaod_long", "cache")].agrees == YES
+    assert ("xaod_long", "compression") not in found  # it keeps to its own scans
 
 
 def test_split_zero_smaller_and_at_least_as_fast():
@@ -612,6 +641,141 @@ def test_reading_style_judges_uproot_by_compression_and_reports_rdataframe():
     assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == PARTLY
     rows[1] = point("uproot", "lz4", 210, std=40)  # about 2x, but the interval reaches below 2
     assert recommend.reading_style(pd.DataFrame(rows), "nanoaod").agrees == CANNOT_TELL
+
+
+def style_point(style, alg, rate, std=1.0, scans="reading_style", **extra):
+    """A point of a reading-style scan of the flat format, analysis variables."""
+    return row(
+        fmt="nanoaod",
+        alg=alg,
+        rate=rate,
+        std=std,
+        scans=scans,
+        reading_style=style,
+        branches="analysis",
+        **extra,
+    )
+
+
+def test_bulk_io_judges_ttree_bulk_against_getentry_at_ten_and_below_two():
+    rows = [
+        style_point("getentry", "lz4", 100),
+        style_point("bulk", "lz4", 1200),
+        style_point("getentry", "none", 120),
+        style_point("bulk", "none", 1500),
+        style_point("getentry", "zlib", 80),
+        style_point("bulk", "zlib", 120),
+        style_point("getentry", "zstd", 90),
+        style_point("bulk", "zstd", 400),
+        style_point("uproot", "lz4", 500),
+    ]
+    found = recommend.bulk_io(pd.DataFrame(rows), "nanoaod")
+    assert found.agrees == YES  # 12x and 12.5x; 1.5x on ZLIB
+    assert "TTree lz4-5, analysis: bulk 1200" in found.measured
+    assert "bulk / GetEntry 12.00x (95 % CI" in found.measured and "n ≥ 10" in found.measured
+    assert "(at least 10x: yes)" in found.measured and "(washed out, below 2x: yes)" in found.measured
+    assert "TTree zstd-5, analysis" in found.measured and "(reported, not judged)" in found.measured
+    rows[1] = style_point("bulk", "lz4", 300)  # 3x: no order of magnitude
+    assert recommend.bulk_io(pd.DataFrame(rows), "nanoaod").agrees == PARTLY
+    rows[1] = style_point("bulk", "lz4", 1000, std=300)  # about 10x, the interval reaching below it
+    assert recommend.bulk_io(pd.DataFrame(rows), "nanoaod").agrees == CANNOT_TELL
+    # Without a bulk read of the same file and read there is nothing to judge, and the finding says so.
+    alone = recommend.bulk_io(pd.DataFrame([r for r in rows if r["reading_style"] != "bulk"]), "nanoaod")
+    assert alone.agrees == "n/a" and "not both measured" in alone.measured
+    # Files with generated offsets are reported beside, not judged.
+    generated = [
+        style_point("getentry", "lz4", 100, offsets="generated"),
+        style_point("bulk", "lz4", 200, offsets="generated"),
+    ]
+    beside = recommend.bulk_io(pd.DataFrame(generated), "nanoaod")
+    assert beside.agrees == "n/a" and "offsets generated" in beside.measured
+
+
+def offsets_point(alg, offsets, size, style="getentry", rate=100.0, **extra):
+    """A point of the offsets scan: a file with stored or generated offsets and one read of it."""
+    suffix = "_offgen" if offsets == "generated" else ""
+    return row(
+        fmt="nanoaod",
+        alg=alg,
+        rate=rate,
+        size=size,
+        scans="offsets",
+        reading_style=style,
+        branches="analysis",
+        offsets=offsets,
+        file_id=f"{alg}-5_af100_split0_basket32000{suffix}",
+        **extra,
+    )
+
+
+def test_offsets_size_judges_the_stored_offsets_share_of_the_file_with_the_rates_beside():
+    rows = [
+        offsets_point("lz4", "stored", 10e6),
+        offsets_point("lz4", "generated", 9e6, rate=95),
+        offsets_point("lz4", "stored", 10e6, style="bulk", rate=1000),
+        offsets_point("lz4", "generated", 9e6, style="bulk", rate=990),
+        offsets_point("zlib", "stored", 8e6),
+        offsets_point("zlib", "generated", 7.8e6, rate=96),
+    ]
+    found = recommend.offsets_size(pd.DataFrame(rows), "nanoaod")
+    assert found.agrees == PARTLY  # 10 % at LZ4, 2.5 % at ZLIB
+    assert "of the file (10.00 MB, 9.00 MB with generated offsets; within 5.0 %-20 %: yes)" in found.measured
+    assert "stored offsets 2.5 % of the file (8.00 MB, 7.80 MB" in found.measured
+    assert "within 5.0 %-20 %: no)" in found.measured
+    assert "rate, generated / stored: TTree::GetEntry (analysis) 0.95x (95 % CI" in found.measured
+    assert "TTree bulk API (analysis) 0.99x" in found.measured
+    only_stored = recommend.offsets_size(pd.DataFrame(rows[::2]), "nanoaod")
+    assert only_stored.agrees == "n/a" and "both stored and generated" in only_stored.measured
+
+
+def test_offsets_counts_compares_the_counters_compression_with_the_offsets():
+    def pair(alg, counter_ratio, offsets_ratio):
+        # 1 MB of counts; 4 MB of raw offsets removed by generating them.
+        counts = {"counter_tot_bytes": 1e6, "counter_zip_bytes": 1e6 / counter_ratio, "counted_branches": 8}
+        stored = {"counted_tot_bytes": 20e6, "counted_zip_bytes": 10e6, **counts}
+        raw, packed = 4e6, 4e6 / offsets_ratio
+        generated = {"counted_tot_bytes": 20e6 - raw, "counted_zip_bytes": 10e6 - packed, **counts}
+        return [
+            offsets_point(alg, "stored", 12e6, **stored),
+            offsets_point(alg, "generated", 11e6, **generated),
+        ]
+
+    rows = [*pair("lz4", 8.0, 2.0), *pair("zlib", 10.0, 5.0), *pair("none", 1.0, 1.0)]
+    found = recommend.offsets_counts(pd.DataFrame(rows), "nanoaod")
+    assert found.agrees == YES  # 4x at LZ4, 2x at ZLIB
+    expected = "TTree lz4-5: counters' compression ratio 8.00 (0.125 MB), offsets' 2.00 (2.000 MB of 4.000 MB"
+    assert expected in found.measured
+    assert "counts compress better (beyond ±10 %): yes" in found.measured
+    assert "especially for LZ4: yes (against zlib)" in found.measured and "none-5" not in found.measured
+    rows = [*pair("lz4", 8.0, 2.0), *pair("zlib", 12.0, 2.0)]  # the larger advantage at ZLIB
+    assert "especially for LZ4: no" in recommend.offsets_counts(pd.DataFrame(rows), "nanoaod").measured
+    rows = [*pair("lz4", 2.1, 2.0), *pair("zlib", 2.0, 2.0)]  # within the attribution's ±10 %
+    assert recommend.offsets_counts(pd.DataFrame(rows), "nanoaod").agrees == CANNOT_TELL
+    older = pd.DataFrame([offsets_point("lz4", "stored", 1e6), offsets_point("lz4", "generated", 9e5)])
+    assert "does not name the counters" in recommend.offsets_counts(older, "nanoaod").measured
+
+
+def test_the_claim_topics_are_left_out_of_a_study_that_does_not_measure_what_they_compare():
+    base = {"formats": {"nanoaod": {"written": 10, "read": 10}}}
+    seeds_like = {"reading_style": {"reading_style": ["getentry", "uproot"]}}
+    assert recommend._claim_topic_scans(seeds_like) == {}
+    scans = {
+        "styles": {"reading_style": ["getentry", "bulk"], "algorithm": ["lz4"], "branches": ["analysis"]},
+        "off": {"offsets": ["stored", "generated"], "reading_style": ["getentry"]},
+    }
+    assert recommend._claim_topic_scans(scans) == {
+        "bulk_io": ("styles",),
+        "offsets_size": ("off",),
+        "offsets_counts": ("off",),
+    }
+    config = load_study_config({**base, "scans": {"styles": scans["styles"]}})
+    rows = [
+        style_point("getentry", "lz4", 100, scans="styles"),
+        style_point("bulk", "lz4", 1200, scans="styles"),
+    ]
+    found = {f.topic: f for f in recommend.findings(*tables(rows), config, cores=2)}
+    assert found["bulk_io"].agrees == YES
+    assert "offsets_size" not in found and "offsets_counts" not in found
 
 
 def test_unzip_compares_parallel_unzip_with_the_serial_read():

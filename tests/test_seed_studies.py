@@ -1,7 +1,8 @@
 """The seeds' related studies (issue #16) through the whole DAG on a tiny grid (tests/configs/tiny_seeds.yaml):
-access patterns, reading styles (GetEntry, RDataFrame with and without implicit MT, uproot), the flat
-NanoAOD-like format, the event-size study, parallel unzip and the skimmed format. Every point is measured,
-the records say what each style read, and Figures 22-29 and the recommendation topics exist."""
+access patterns, reading styles (GetEntry, RDataFrame with and without implicit MT, uproot, ROOT's bulk read in
+both containers), entry offsets stored or generated, the flat NanoAOD-like format, the event-size study, parallel
+unzip and the skimmed format. Every point is measured, the records say what each style read, and Figures 22-29
+and 36-37 and the recommendation topics exist."""
 
 import pandas as pd
 import pytest
@@ -30,11 +31,13 @@ def test_every_study_is_measured(seeds_run):
     summary = pd.read_csv(seeds_run / paths.SUMMARY_TABLE)
     points = pd.read_csv(seeds_run / paths.POINTS_TABLE)
     named = {s for joined in points["scans"] for s in joined.split(";")}
-    assert {"access", "reading_style", "event_size", "unzip", "skim"} <= named
+    assert {"access", "reading_style", "event_size", "unzip", "skim", "bulk_container", "offsets"} <= named
     assert (summary["n"] + summary["n_flagged"] == 2).all()
     assert (summary["event_rate_hz_mean"] > 0).all()
     styles = summary[summary["branches"] == "analysis"]
-    assert set(styles["reading_style"]) == {"getentry", "rdataframe", "uproot"}
+    assert set(styles["reading_style"]) == {"getentry", "rdataframe", "uproot", "bulk"}
+    assert set(summary.loc[summary["reading_style"] == "bulk", "format"]) == {"nanoaod"}
+    assert set(summary["offsets"]) == {"stored", "generated"}
     assert set(summary.loc[summary["reading_style"] == "uproot", "threads"]) == {
         1
     }  # uproot has no implicit MT
@@ -48,8 +51,12 @@ def test_the_columnar_styles_read_the_same_values_as_getentry(seeds_run):
     reps = pd.read_csv(seeds_run / paths.REPETITIONS_TABLE, low_memory=False)
     reps = reps[(reps["branches"] == "analysis") & (reps["format"] == "nanoaod")]
     sums = reps.groupby(["file_id", "reading_style"])["values_sum"].first().unstack()
-    assert {"rdataframe", "uproot"} <= set(sums.columns)
-    assert (abs(sums["rdataframe"] / sums["uproot"] - 1) < 1e-6).all()
+    assert {"rdataframe", "uproot", "bulk"} <= set(sums.columns)
+    # Files with stored offsets: RDataFrame and uproot refuse generated ones.
+    both = sums.dropna(subset=["rdataframe", "uproot"])
+    assert len(both) and (abs(both["rdataframe"] / both["uproot"] - 1) < 1e-6).all()
+    bulk = sums.dropna(subset=["bulk", "uproot"])
+    assert len(bulk) and (abs(bulk["bulk"] / bulk["uproot"] - 1) < 1e-6).all()
 
 
 def test_access_patterns_use_fewer_bytes_branch_wise(seeds_run):
@@ -78,7 +85,8 @@ def test_every_seed_figure_is_a_real_png_and_pdf(seeds_run):
 
 def test_recommendations_have_every_seed_topic(seeds_run):
     text = (seeds_run / paths.RECOMMENDATIONS).read_text()
-    for topic in ("access", "reading_style", "unzip", "skim", "event_size"):
+    seed_topics = ("access", "reading_style", "unzip", "skim", "event_size")
+    for topic in (*seed_topics, "bulk_io", "offsets_size", "offsets_counts"):
         assert f"| {topic} |" in text, topic
     # The related studies by their public titles, ROOT's change by its public pull request.
     assert "ATLAS CHEP 2019" in text and '"Optimizing ROOT IO For Analysis"' in text

@@ -69,6 +69,20 @@ def test_a_users_file_is_read_as_it_is_or_from_its_tiled_copy():
     assert studyfiles.point_root_file(STUDY, "plain", "lz4-1") == paths.root_file(DATA, "plain", "lz4-1")
 
 
+def test_a_longer_read_of_a_recipe_has_files_of_its_own():
+    # xaod_long writes the xaod recipe with more events (formats.<name>.written is per format): its content
+    # file, warm-up file and points' files are its own, not xaod's. The decompression measures no sample of it
+    # (outputs.unzip_kind_settings leaves it out: its content kinds are xaod's).
+    study = {**STUDY, "formats": {**STUDY["formats"], "xaod_long": {"written": 1000, "read": 1000}}}
+    content = studyfiles.content_file(study, "xaod_long")
+    assert content == paths.content_file(DATA, "xaod_long") != studyfiles.content_file(study, "xaod")
+    assert studyfiles.recipe_file(study, "xaod_long") is None
+    assert studyfiles.warmup_file(study, "xaod_long") == paths.warmup_file(DATA, "xaod_long")
+    root = paths.root_file(DATA, "xaod_long", "zlib-5")
+    assert studyfiles.point_root_file(study, "xaod_long", "zlib-5") == root
+    assert studyfiles.events_written(study, "xaod_long") == 1000
+
+
 def test_the_selections_a_file_is_read_with():
     def point(fmt, file_id, branches):
         return SimpleNamespace(

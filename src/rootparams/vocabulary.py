@@ -37,6 +37,9 @@ def container_of_class(class_name: str) -> str | None:
 UNIFORM = "uniform"  # branch_compression: every branch at the file's algorithm and level
 FULL_PRECISION = "full"  # float_precision: every float as it is
 UNCOMPRESSED = "none"  # the algorithm of an uncompressed file
+# offsets: a counted array's baskets keep their entries' offsets (ROOT's default), or leave them to be generated on
+# read from the counter (ROOT's I/O feature kGenerateOffsetMap)
+OFFSETS_STORED, OFFSETS_GENERATED = "stored", "generated"
 
 # Setting keys -----------------------------------------------------------------------------------------------
 
@@ -50,6 +53,7 @@ FILE_KEYS = (
     "page_size",
     "branch_compression",
     "float_precision",
+    "offsets",
 )
 READ_KEYS = (
     "cache_size",
@@ -70,6 +74,7 @@ CONTAINER_ONLY = {
         "split_level": -1,
         "basket_size": 0,
         "branch_compression": UNIFORM,
+        "offsets": OFFSETS_STORED,
         "learn_entries": "default",
         "async_prefetch": False,
         "unzip": False,
@@ -101,6 +106,8 @@ WHY_NOT_REWRITABLE = {
     "page_size": "page_size is an RNTuple setting of our writer, which does not rewrite a source",
     "float_precision": "float_precision is applied by our writer as it writes, which does not rewrite a source",
     "branch_compression": "branch_compression is applied by our writer as it writes (ROOT's copy keeps one setting)",
+    "offsets": "offsets is a setting of our writer (TTree::SetIOFeatures before the branches are made), which does "
+    "not rewrite a source",
 }
 
 
@@ -260,7 +267,9 @@ def _paper_file_defaults() -> dict[str, dict[str, Any]]:
 
 
 def _later_file_key_defaults() -> dict[str, Any]:
-    return {key: schema()["$defs"][key]["default"] for key in ("branch_compression", "float_precision")}
+    return {
+        key: schema()["$defs"][key]["default"] for key in ("branch_compression", "float_precision", "offsets")
+    }
 
 
 def _window_rule_defaults() -> dict[str, float]:

@@ -38,6 +38,18 @@
 //     reading_style "rdataframe", rdf_threads, columns, column_types, values_sum (the sum of
 //     every value read, to compare with another reader of the same entries), cache_size_used and
 //     note_window_is_loop: true (no second-entry moment: the note_window_* fields are the loop's)
+// Bulk read of a TTree (read_bulk.cxx), ROOT's bulk API (TBranch::GetBulkRead): a basket of entries per call:
+//   rootparams-read --file F --events N --reading-style bulk --columns <col>,<col>,... [--branches SEL]
+//                   --cache-size C --learn-entries -1 --threads 1
+//     <col>: a plain branch of one leaf of a fundamental type, scalar or fixed-size (GetBulkEntries) or counted by
+//       another such branch (GetEntriesSerialized; its counter is read too); any other branch (std::vector, class,
+//       Float16_t/Double32_t, string, leaf list) is refused, named in the message. Without --columns, SEL is resolved
+//       as the GetEntry read resolves it. C: the TTreeCache as for GetEntry, the columns' branches added to it and
+//       its learning phase stopped at once. Outputs the RDataFrame read's values_sum, column_sums and
+//       column_values, GetEntry's variables_value_sum for a variable selection, and bulk_* (branches read each
+//       way, baskets, clusters); note_window_is_loop: true. With --container rntuple: RNTuple's bulk read
+//       (RFieldBase::RBulkValues, a cluster per call) of fields of a fundamental type, RVec or std::vector of one,
+//       or collection sizes; --cache-size 0 turns the cluster cache off
 // Selection only (not timed): rootparams-read --file F [--tree T] --resolve-selection SEL
 //     prints ROOTPARAMS_JSON {"container": "ttree" | "rntuple", "branches": [...], "variables": [...],
 //     "collections": [...], "classwise": [...]}: the branch (or RNTuple field) names a columnar reader
@@ -94,8 +106,9 @@
 // the fork server and its memory probe); read_common (errors and exit codes, opening the file, the read request);
 // read_counters (PerfStats, the kernel's counters, Snapshot, the spans' figures); read_selection (branch and
 // variable selections and their catalogues); read_ttree and read_ntuple (--inspect and the timed read of each
-// container); read_rdataframe (--reading-style rdataframe); read_checksum (--checksum).
+// container); read_rdataframe (--reading-style rdataframe); read_bulk (--reading-style bulk); read_checksum (--checksum).
 #include "common.h"
+#include "read_bulk.h"
 #include "read_checksum.h"
 #include "read_common.h"
 #include "read_counters.h"
@@ -161,7 +174,7 @@ void check_options(const std::map<std::string, std::string> &args)
 }
 
 // A timed read of either container (--container ttree, the default, or rntuple), by TTree::GetEntry or, for a
-// TTree, --reading-style rdataframe.
+// TTree, --reading-style rdataframe or bulk.
 int timed_read_any(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
 {
    check_options(args);
@@ -184,12 +197,14 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
       container = has_ntuple(file.get(), tree_name_arg(args)) ? "rntuple" : "ttree";
    }
    const std::string reader = args.count("reading-style") ? args.at("reading-style") : "getentry";
-   if (reader != "getentry" && reader != "rdataframe")
-      fail("--reading-style '" + reader + "': must be getentry (TTree::GetEntry, the default) or rdataframe");
+   if (reader != "getentry" && reader != "rdataframe" && reader != "bulk")
+      fail("--reading-style '" + reader + "': must be getentry (TTree::GetEntry, the default), rdataframe or bulk "
+           "(ROOT's bulk API, TBranch::GetBulkRead)");
    if (container == "rntuple" && reader == "rdataframe")
       fail(required_arg(args, "file") + ": --reading-style rdataframe reads TTrees only, not --container rntuple");
    if (container == "rntuple")
-      return timed_read_ntuple(args, process_start, mode);
+      return reader == "bulk" ? timed_read_ntuple_bulk(args, process_start, mode)
+                              : timed_read_ntuple(args, process_start, mode);
    if (container != "ttree")
       fail("--container '" + container + "': must be ttree, rntuple or auto");
    if (reader == "rdataframe" && args.count("unzip") && args.at("unzip") != "0")
@@ -197,6 +212,8 @@ int timed_read_any(const std::map<std::string, std::string> &args, const Snapsho
            "(--reading-style getentry); RDataFrame makes its own TTreeCache: use --unzip 0 with --reading-style rdataframe");
    if (reader == "rdataframe")
       return timed_read_rdataframe(args, process_start, mode);
+   if (reader == "bulk")
+      return timed_read_bulk(args, process_start, mode);
    return timed_read(args, process_start, mode);
 }
 

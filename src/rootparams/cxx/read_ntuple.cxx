@@ -67,6 +67,11 @@ private:
 
 }  // namespace
 
+std::unique_ptr<IOCounters> ntuple_io_counters(const ROOT::RNTupleReader &reader)
+{
+   return std::make_unique<NTupleCounters>(reader);
+}
+
 std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const std::string &name, TFile *file,
                                                  const ROOT::RNTupleReadOptions &options)
 {
@@ -131,6 +136,19 @@ FieldBytes field_bytes(const ROOT::RNTupleDescriptor &desc, ROOT::DescriptorId_t
 }
 
 }  // namespace
+
+std::pair<long long, long long> ntuple_fields_bytes(const ROOT::RNTupleDescriptor &desc,
+                                                    const std::vector<std::string> &fields)
+{
+   std::set<std::uint64_t> seen;
+   long long zip = 0, tot = 0;
+   for (const auto &name : fields) {
+      const auto bytes = field_bytes(desc, desc.FindFieldId(name), seen);
+      zip += bytes.zip;
+      tot += bytes.tot;
+   }
+   return {zip, tot};
+}
 
 int inspect_ntuple(const std::string &path, const std::string &name)
 {

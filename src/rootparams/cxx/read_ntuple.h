@@ -9,9 +9,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 class TFile;
 namespace ROOT {
+class RNTupleDescriptor;
 class RNTupleReader;
 class RNTupleReadOptions;
 }
@@ -21,6 +24,14 @@ namespace rootparams::read {
 // The reader of the RNTuple `name` in `file`; a file without it, or one ROOT cannot open, is damaged (exit code 3).
 std::unique_ptr<ROOT::RNTupleReader> open_ntuple(const std::string &path, const std::string &name, TFile *file,
                                                  const ROOT::RNTupleReadOptions &options);
+
+// RNTuple's metrics (RNTupleReader.RPageSourceFile.*) as a timed read's I/O counters (read_ntuple.cxx says which
+// counter fills which column); the reader must have been opened with metrics enabled.
+std::unique_ptr<IOCounters> ntuple_io_counters(const ROOT::RNTupleReader &reader);
+
+// The compressed and uncompressed bytes of the pages of `fields` (and their subfields), each page counted once.
+std::pair<long long, long long> ntuple_fields_bytes(const ROOT::RNTupleDescriptor &desc,
+                                                    const std::vector<std::string> &fields);
 
 // --inspect for an RNTuple: the keys of inspect() (catalogue_entry reads them), with fields for branches.
 int inspect_ntuple(const std::string &path, const std::string &name);

@@ -49,6 +49,7 @@
 #include <ROOT/RLogger.hxx>
 #include <ROOT/RTTreeDS.hxx>
 #include <ROOT/RVec.hxx>
+#include <ROOT/TIOFeatures.hxx>
 #include <TBranchElement.h>
 #include <TChain.h>
 #include <TEnv.h>
@@ -487,6 +488,13 @@ FileLook look_at_file(const RdfRequest &r, const RdfPerfStats *perf)
          look.tree_open_bytes = perf->bytes() - before;
       look.file_class = file->ClassName();
       look.entries_in_tree = tree->GetEntries();
+      // ROOT 6.40.00's TTreeReader returns wrong values from counted arrays whose offsets are generated on read
+      // (tests/test_bulk.py: most of NanoAOD's analysis variables differ from GetEntry's, with the same number of
+      // values), so such a file is refused rather than measured with wrong values.
+      if (tree->GetIOFeatures().Test(ROOT::Experimental::EIOFeatures::kGenerateOffsetMap))
+         fail(path + ": tree '" + tree_name + "' was written with ROOT's I/O feature kGenerateOffsetMap (offsets: "
+              "generated), from which ROOT " + gROOT->GetVersion() + "'s RDataFrame reads wrong values; read it with "
+              "--reading-style getentry or bulk, or write it with offsets: stored");
       if (look.entries_in_tree < events)
          damaged(path + ": has " + std::to_string(look.entries_in_tree) + " entries, but " + std::to_string(events) +
                  " were requested");

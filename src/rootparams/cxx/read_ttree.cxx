@@ -7,6 +7,7 @@
 #include "read_selection.h"
 
 #include <ROOT/RConfig.hxx>
+#include <ROOT/TIOFeatures.hxx>
 #include <TBasket.h>
 #include <TBranch.h>
 #include <TBranchElement.h>
@@ -158,6 +159,17 @@ long long active_branch_count(TObjArray *branches)
    return n;
 }
 
+// The counter branch of a leaf-list array (`nMuon` of `Muon_pt[nMuon]/F`, a plain TBranch of one leaf), "" for any
+// other branch: the catalogue sums the counters' and the counted arrays' bytes (generate.counted_array_bytes), so
+// that the offsets a counted array stores can be set beside the counts its counter stores.
+std::string counter_of(TBranch *b)
+{
+   if (b->IsA() != TBranch::Class() || b->GetListOfLeaves()->GetEntries() != 1)
+      return "";
+   auto *count = static_cast<TLeaf *>(b->GetListOfLeaves()->At(0))->GetLeafCount();
+   return count && count->GetBranch() ? count->GetBranch()->GetName() : "";
+}
+
 }  // namespace
 
 int inspect(const std::string &path, const std::string &tree_name)
@@ -191,7 +203,8 @@ int inspect(const std::string &path, const std::string &tree_name)
          .integer("sub_branches", sub)
          .integer("split_level", b->GetSplitLevel())
          .integer("compression_setting", b->GetCompressionSettings())
-         .integer("baskets", b->GetWriteBasket());
+         .integer("baskets", b->GetWriteBasket())
+         .str("counter", counter_of(b));
       branches.push_back(j.dump());
    }
    count_branches(tree->GetListOfBranches(), total_branches);
@@ -207,6 +220,10 @@ int inspect(const std::string &path, const std::string &tree_name)
       .str("tree", tree_name)
       .integer("entries", tree->GetEntries())
       .integer("autoflush", tree->GetAutoFlush())
+      // ROOT's I/O feature kGenerateOffsetMap, stored with the tree (the writer's --offsets generated): counted
+      // arrays' baskets hold no entry offsets, other variable-size baskets per-entry sizes.
+      .str("offsets", tree->GetIOFeatures().Test(ROOT::Experimental::EIOFeatures::kGenerateOffsetMap) ? "generated"
+                                                                                                    : "stored")
       .integer("zip_bytes", tree->GetZipBytes())
       .integer("tot_bytes", tree->GetTotBytes())
       .integer("particle_zip_bytes", particle_zip)
@@ -441,6 +458,22 @@ void add_basket_mode(JsonObject &out, const TreeSelection &s)
       .raw("basket_mode_classes", classes);  // the class that sent each such top-level branch there: count
 }
 
+// The entries of a read of the first `events` entries that the TTreeCache serves from its learning phase: every
+// entry up to the first cluster start at or after the learn entries (at least the first cluster), or the whole read
+// where no cluster starts before its end. The rule and why: rootparams.grid.cache_learning_entries (keep the two
+// alike). While the cache learns, its first basket read prefills the clusters of entries 0 to learn
+// (TTreeCache.Prefill 1, pinned by read_collection_tree.cxx), and the first basket read at an entry >= learn ends
+// the learning; baskets do not straddle clusters.
+long long learning_phase_entries(TTree *tree, Long64_t events, int learn)
+{
+   learn = std::max(learn, 1);  // ROOT's minimum (TTreeCache::SetLearnEntries)
+   auto it = tree->GetClusterIterator(0);
+   for (Long64_t start = it(); start < events; start = it())
+      if (start > 0 && start >= learn)
+         return start;
+   return events;
+}
+
 }  // namespace
 
 int timed_read(const std::map<std::string, std::string> &args, const Snapshot &process_start, const char *mode)
@@ -537,6 +570,10 @@ int timed_read(const std::map<std::string, std::string> &args, const Snapshot &p
       .num("cache_efficiency", cache ? cache->GetEfficiency() : 0.0)
       .integer("learn_entries_requested", learn_entries)
       .integer("learn_entries_used", TTreeCache::GetLearnEntries())
+      // The entries served from the cache's learning phase (-1: no TTreeCache); the share of the read is
+      // aggregate's cache_learning_share.
+      .integer("cache_learning_entries",
+               cache ? learning_phase_entries(tree, events, TTreeCache::GetLearnEntries()) : -1)
       .integer("threads_requested", threads)
       .integer("imt_pool_size", ROOT::IsImplicitMTEnabled() ? ROOT::GetThreadPoolSize() : 0)
       .str("env_TTreeCache.Size", gEnv->GetValue("TTreeCache.Size", "(unset)"))

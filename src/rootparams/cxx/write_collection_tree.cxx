@@ -20,6 +20,10 @@
 //   rootparams-write ... --hot-branches B1,B2,... --hot-compression S   (TTree only) the named top-level branches
 //                        and all their sub-branches compressed with setting S, the others with --compression
 //                        (rootparams.generate picks them: the N largest, or those a regex finds)
+//   rootparams-write ... --offsets stored|generated   (TTree only) whether variable-size baskets store their entries'
+//                        offsets (stored, ROOT's default) or leave them to be generated on read (ROOT's I/O feature
+//                        kGenerateOffsetMap, set with TTree::SetIOFeatures before the branches are made: a counted
+//                        array keeps none, a std::vector or string branch stores per-entry sizes instead)
 //   rootparams-write ... --reference-draws   every value drawn by the recipe's word interpreter from TRandom3
 //                        itself, the definition of the events: slow, the same events (what the tests compare with)
 //   rootparams-write --clone-from F --output G --compression S   ROOT's CloneTree rewrite (benchmarks)
@@ -114,6 +118,7 @@ struct WriteRequest {
    std::vector<std::string> hot_branches;
    int hot_compression = -1;
    int threads = 1;
+   bool generate_offsets = false;  // --offsets generated: ROOT's kGenerateOffsetMap (write_sinks.h, TreeSink)
 
    static WriteRequest parse(const std::map<std::string, std::string> &args)
    {
@@ -146,6 +151,15 @@ struct WriteRequest {
                r.hot_branches.push_back(name);
          r.hot_compression = std::stoi(required_arg(args, "hot-compression"));
       }
+      const std::string offsets = args.count("offsets") ? args.at("offsets") : "stored";
+      if (offsets != "stored" && offsets != "generated")
+         fail(r.output + ": --offsets " + offsets + ": must be stored (ROOT's default: every variable-size basket "
+              "keeps its entries' offsets) or generated (ROOT's I/O feature kGenerateOffsetMap: offsets rebuilt "
+              "from the counter when read)");
+      r.generate_offsets = offsets == "generated";
+      if (r.generate_offsets && r.ntuple)
+         fail(r.output + ": --offsets generated is a TTree setting (TTree::SetIOFeatures); an RNTuple always stores "
+              "its collections' offsets as index columns: use --offsets stored with --container rntuple");
       r.threads = args.count("threads") ? std::stoi(args.at("threads")) : 1;
       r.recipe = need("recipe");
       return r;
@@ -216,7 +230,7 @@ Output make_sink(const WriteRequest &r, bool flat_layout, std::vector<Collection
       out.sink = std::move(s);
    } else {
       auto s = std::make_unique<TreeSink>(r.output, r.tree_name, r.compression, r.autoflush, r.split, r.basket,
-                                          containers, baskets);
+                                          containers, baskets, r.generate_offsets);
       if (!r.hot_branches.empty())
          s->set_branch_compression(r.hot_branches, r.hot_compression);
       out.sink = std::move(s);
@@ -323,6 +337,7 @@ void print_report(const WriteRequest &r, const std::map<std::string, std::string
       .integer("split_level_requested", r.split)
       .integer("basket_size_requested", r.basket)
       .integer("page_size_requested", r.page_size)
+      .str("offsets", r.generate_offsets ? "generated" : "stored")
       .integer("seed", static_cast<long long>(r.seed))
       .integer("write_threads", r.threads)
       .str("content_source", args.count("content") ? args.at("content") : "generated")

@@ -4,6 +4,8 @@
 #include <TBranch.h>
 #include <TClass.h>
 #include <TFile.h>
+#include <TROOT.h>
+#include <ROOT/TIOFeatures.hxx>
 #include <TTree.h>
 
 #include <ROOT/REntry.hxx>
@@ -21,7 +23,8 @@ namespace rootparams::write {
 // --- TreeSink ----------------------------------------------------------------------------------------------------
 
 TreeSink::TreeSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush, int split,
-                   int basket, std::vector<Collection> &containers, const std::map<std::string, int> &baskets)
+                   int basket, std::vector<Collection> &containers, const std::map<std::string, int> &baskets,
+                   bool generate_offsets)
    : output_(output)
 {
    const int recipe_baskets = basket == 0;
@@ -32,6 +35,25 @@ TreeSink::TreeSink(const std::string &output, const std::string &name, int compr
       fail("cannot create " + output);
    tree_ = new TTree(name.c_str(), "xAOD-like synthetic events (rootparams)");  // owned by the file
    tree_->SetAutoFlush(autoflush);
+   if (generate_offsets) {
+      // ROOT 6.40.00 cannot read back a split class branch written with the feature (unbounded recursion in
+      // TLeaf::GenerateOffsetArrayBase, reading a std::vector member: tests/test_bulk.py), so only a flat recipe,
+      // whose variable-size branches are counted leaf arrays, takes it.
+      for (auto &c : containers)
+         if (!c.scalars && !c.flat)
+            fail(output + ": --offsets generated is for flat recipes (scalars and counted leaf arrays): container " +
+                 c.name + " is written as class branches, which ROOT " + gROOT->GetVersion() +
+                 " cannot read back with generated offsets; use --offsets stored");
+      // Before the first branch: a branch copies the tree's I/O features when it is made, and a basket its
+      // branch's when it is made (TBranch and TBranchElement constructors, TBasket's), so set later it would change
+      // nothing. The feature is stored with the tree (TTree::fIOFeatures) and in every basket's header.
+      ROOT::TIOFeatures features;
+      features.Set(ROOT::Experimental::EIOFeatures::kGenerateOffsetMap);
+      tree_->SetIOFeatures(features);
+      if (!tree_->GetIOFeatures().Test(ROOT::Experimental::EIOFeatures::kGenerateOffsetMap))
+         fail(output + ": TTree::SetIOFeatures(kGenerateOffsetMap) was not taken by ROOT " + gROOT->GetVersion() +
+              " (--offsets generated)");
+   }
    for (auto &c : containers) {
       if (c.scalars || c.flat) {
          // Leaf branches: split levels do not apply to leaf lists (a real NanoAOD's branches are the same at

@@ -36,8 +36,12 @@ public:
 class TreeSink : public Sink {
 public:
    // basket 0: each branch's basket size from the recipe's basket lines (the real file's), 32000 for the others.
+   // generate_offsets: ROOT's I/O feature kGenerateOffsetMap (--offsets generated): a counted array's baskets keep
+   // no entry offsets (ROOT rebuilds them from the counter when it reads), other variable-size branches store
+   // per-entry sizes instead of offsets.
    TreeSink(const std::string &output, const std::string &name, int compression, Long64_t autoflush, int split,
-            int basket, std::vector<Collection> &containers, const std::map<std::string, int> &baskets);
+            int basket, std::vector<Collection> &containers, const std::map<std::string, int> &baskets,
+            bool generate_offsets = false);
    ~TreeSink() override;
    // The branches' own compression (--hot-branches): the setting of each named top-level branch and of every
    // branch below it, before the first fill, so that every basket of theirs is compressed with it. (TBranch::

@@ -18,6 +18,7 @@ from typing import Any
 from rootparams.decide import adaptive
 from rootparams.measure.measure import needs_measuring, plan_point, reads_measurement
 from rootparams.study import blocks, studyfiles
+from rootparams.study.formats import is_longer_read
 from rootparams.tools import paths
 from rootparams.tools.records import read_json
 
@@ -25,6 +26,14 @@ from rootparams.tools.records import read_json
 def _is_adaptive(study: Mapping[str, Any]) -> bool:
     """Whether the study measures only where the decision needs it (measurement.adaptive; rootparams.decide.adaptive)."""
     return bool(study["measurement"]["adaptive"])
+
+
+def _is_planned(study: Mapping[str, Any], block: str) -> bool:
+    """Whether measurement.adaptive plans the block: the blocks of the formats with a decision of their own. A
+    longer read of another format's recipe (xaod_long, the cache scans' xAOD: formats.is_longer_read) has none, so
+    its points are measured in full, as without the plan (adaptive.planned_repetitions: no candidate of the cost
+    model)."""
+    return _is_adaptive(study) and not is_longer_read(blocks.format_of(block))
 
 
 def plan_entry(study: Mapping[str, Any], point: Any) -> dict[str, Any]:
@@ -82,11 +91,12 @@ def block_measurement(
 
     Only the study's own storage profiles this block reads on are kept: redefining a profile reruns the blocks
     that use it, and in them re-measures the points on it (measure.measurement_key). The warm reads and the
-    sequential rounds are the last pass's. With measurement.adaptive, the plan decides what to measure in full
-    (no sequential rounds), and the settings carry what the block's plan needs besides its points: of the study
-    only what the block's decision reads, so that a change elsewhere (another format, a figure) does not run the
-    block again, and the candidates an earlier run chose. Without it, no "adaptive" key at all: a study that is
-    not adaptive passes its blocks the settings it always did, and they do not run again."""
+    sequential rounds are the last pass's. In a block the plan measures (is_planned), the plan decides what to
+    measure in full (no sequential rounds), and the settings carry what the block's plan needs besides its points:
+    of the study only what the block's decision reads, so that a change elsewhere (another format, a figure) does
+    not run the block again, and the candidates an earlier run chose. Without it, no "adaptive" key at all: a
+    study that is not adaptive passes its blocks the settings it always did, and they do not run again; nor does
+    a block of a longer read of another format's recipe (xaod_long), which is measured as without the plan."""
     used = {p.read.storage_profile for p in [*points, *([sentinel] if sentinel else [])]}
     own = study["measurement"]["storage_profiles"]
     measurement = {
@@ -95,10 +105,11 @@ def block_measurement(
     }
     if not blocks.is_last_pass(block, total_passes):
         measurement.update(warm_reads=0, target_half_width=None)
-    if _is_adaptive(study):
+    planned = _is_planned(study, block)
+    if planned:
         measurement["target_half_width"] = None
     del measurement["adaptive"]
-    if _is_adaptive(study):
+    if planned:
         fmt = blocks.format_of(block)
         measurement["adaptive"] = {
             "study": {
@@ -126,8 +137,9 @@ def points_to_measure(
     and records on disk now (``measurement``: block_measurement's; ``repetitions``: the block's repetition
     numbers). A point measured before needs neither its file nor its catalogue written again, so that adding a
     scan to a finished study writes and measures only the new points; a rewrite ROOT refused has nothing to read.
-    With measurement.adaptive the plan may choose any candidate of the block: every readable point is needed
-    while it runs. The sentinel is read only in a block that measures something."""
+    In a block the plan measures (its ``measurement`` carries the plan's "adaptive" settings: is_planned) the plan
+    may choose any candidate of the block: every readable point is needed while it runs. The sentinel is read
+    only in a block that measures something."""
     todo, readable = [], []
     for point in points:
         entry = plan_entry(study, point)
@@ -141,7 +153,8 @@ def points_to_measure(
         planned = planned_repetitions(study, point, chosen)
         if needs_measuring(plan_point(entry, measurement, planned, repetitions), measurement):
             todo.append(point)
-    if _is_adaptive(study) and todo:
+    # The block's job plans exactly when its settings carry "adaptive" (workflow/scripts/measure_block.py).
+    if "adaptive" in measurement and todo:
         todo = readable
     return todo + ([sentinel] if todo and sentinel else [])
 

@@ -110,6 +110,7 @@ from rootparams.stats.intervals import (
     round_matrix,
     t_quantile,
 )
+from rootparams.study.formats import is_longer_read
 from rootparams.study.labels import (
     autoflush_label,
     cache_label,
@@ -220,15 +221,19 @@ def setting_label(
 
 def candidates(summary: pd.DataFrame, files: pd.DataFrame, config: Mapping[str, Any]) -> pd.DataFrame:
     """Every measured point with its three objectives and a label; ``valid`` says whether it may enter a
-    decision (a valid timed loop and a rate from unflagged repetitions)."""
+    decision (a valid timed loop and a rate from unflagged repetitions). Not the points of a longer read of another
+    format's recipe (formats.is_longer_read: xaod_long, the xAOD's cache scans past the TTreeCache's learning
+    phase): one file at a few read settings has no Pareto front or decision of its own, and the recipe's is its
+    base format's."""
     have = [c for c in _FILE_COLUMNS if c in files.columns]
     # The summary has hundreds of columns: keep only those the decision uses, or pandas warns at every column
     # added to the fragmented frame.
     wanted = [
         c for c in summary.columns if not c.endswith(("_std", "_mean", "_n")) or c.startswith("event_rate_hz")
     ]
+    own = pd.Series([not is_longer_read(f) for f in summary["format"]], index=summary.index, dtype=bool)
     rows = (
-        summary[wanted]
+        summary.loc[own, wanted]
         .merge(files[have], on=["format", "file_id"], how="left", suffixes=("", "_file"))
         .copy()
     )
@@ -533,11 +538,13 @@ class CandidateCosts:
 def eligible_setting(
     config: Mapping[str, Any], fmt: str, storage_profile: str, branches: str, float_precision: str
 ) -> bool:
-    """Whether a point with these settings may be a candidate of the cost model: read on the cost's storage
-    profile with its format's default branch selection, and lossless unless cost.lossy."""
+    """Whether a point with these settings may be a candidate of the cost model: of a format with a decision of its
+    own (not a longer read of another's recipe, formats.is_longer_read), read on the cost's storage profile with its
+    format's default branch selection, and lossless unless cost.lossy."""
     price = prices(config)
     return (
-        storage_profile == price["storage_profile"]
+        not is_longer_read(fmt)
+        and storage_profile == price["storage_profile"]
         and branches == _default_selection(config, fmt)
         and (price["lossy"] or float_precision == "full")
     )

@@ -28,6 +28,7 @@ from rootparams.tools.recompress import recompress_file
 from rootparams.tools.records import write_json_atomic
 from rootparams.tools.rewrite import RewriteError, RewriteRequest, file_identity, rewrite_file
 from rootparams.vocabulary import (
+    OFFSETS_STORED,
     PAPER_FILE_DEFAULTS,
     RNTUPLE,
     TTREE,
@@ -274,7 +275,8 @@ def _container_args(point: FilePoint) -> list[str]:
     lossy = ["--float-mantissa", str(bits)] if bits else []
     if point.container == RNTUPLE:
         return ["--container", RNTUPLE, "--page-size", str(point.page_size), *lossy]
-    return ["--split", str(point.split_level), "--basket", str(point.basket_size), *lossy]
+    offsets = ["--offsets", point.offsets] if point.offsets != OFFSETS_STORED else []
+    return ["--split", str(point.split_level), "--basket", str(point.basket_size), *lossy, *offsets]
 
 
 # The catalogue entry's key for the writer's per-variable precision records.
@@ -319,6 +321,36 @@ def _requested_settings(point: FilePoint, output: str) -> dict[str, Any]:
         "page_size": point.page_size,
         "branch_compression": point.branch_compression,
         "float_precision": point.float_precision,
+        "offsets": point.offsets,
+    }
+
+
+_COUNTED_ARRAY_FIELDS = (
+    "counter_zip_bytes",
+    "counter_tot_bytes",
+    "counted_zip_bytes",
+    "counted_tot_bytes",
+    "counted_branches",
+)
+
+
+def counted_array_bytes(branch_list: list[dict]) -> dict[str, int | None]:
+    """The compressed and uncompressed bytes of a flat tree's counters (``nMuon``: one count per entry) and of its
+    counted arrays (``Muon_pt[nMuon]``, whose baskets store their entries' offsets unless they are generated on
+    read), summed over the top-level branches the reader's --inspect lists with their ``counter``; and how many
+    counted arrays there are. None for each where the file has no counted array (class branches, an RNTuple, or
+    a reader that does not name counters)."""
+    counted = [b for b in branch_list if b.get("counter")]
+    if not counted:
+        return dict.fromkeys(_COUNTED_ARRAY_FIELDS)
+    counters = {b["counter"] for b in counted}
+    counter_branches = [b for b in branch_list if b["name"] in counters]
+    return {
+        "counter_zip_bytes": sum(int(b["zip_bytes"]) for b in counter_branches),
+        "counter_tot_bytes": sum(int(b["tot_bytes"]) for b in counter_branches),
+        "counted_zip_bytes": sum(int(b["zip_bytes"]) for b in counted),
+        "counted_tot_bytes": sum(int(b["tot_bytes"]) for b in counted),
+        "counted_branches": len(counted),
     }
 
 
@@ -342,6 +374,8 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         # has no AutoFlush (empty here): its clusters' size is events_per_cluster, as for a TTree.
         "autoflush_in_file": inspected["autoflush"] if point.container == TTREE else None,
         "split_level_in_file": max((b["split_level"] for b in inspected["branch_list"]), default=0),
+        # Whether the tree carries ROOT's kGenerateOffsetMap (the offsets setting; an RNTuple has none: None).
+        "offsets_in_file": inspected.get("offsets"),
         "events": inspected["entries"],
         "clusters": inspected["clusters"],
         "events_per_cluster": inspected["entries"] / max(inspected["clusters"], 1),
@@ -355,6 +389,9 @@ def catalogue_entry(point: FilePoint, written: dict | None, inspected: dict, out
         "particle_tot_bytes": inspected["particle_tot_bytes"],
         "particle_fraction_zip": inspected["particle_zip_bytes"] / max(inspected["zip_bytes"], 1),
         "compression_ratio": uncompressed / max(inspected["zip_bytes"], 1),
+        # A flat tree's counters and counted arrays (the offsets topics of the recommendations compare them between
+        # files written with stored and generated offsets).
+        **counted_array_bytes(inspected["branch_list"]),
         "bytes_per_event": inspected["file_size_bytes"] / max(inspected["entries"], 1),
         "top_level_branch_count": inspected["top_level_branches"],
         "branch_count": inspected["branches"],

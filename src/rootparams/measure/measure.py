@@ -380,13 +380,13 @@ class Instrument:
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
     fastest_probe: float = float("nan")  # the fastest memory probe of this block so far
-    # The branches a columnar reading style (rdataframe, uproot) reads, by the path read: the reader's own
+    # The branches a columnar reading style (rdataframe, uproot, bulk) reads, by the path read: the reader's own
     # resolution of the selection (--resolve-selection), made before the file is evicted.
     columns: dict[str, str] = field(default_factory=dict)
 
     def resolve_columns(self, path: str, read: dict[str, Any], *, also: str | None = None) -> None:
-        """Find, once, the branches that ``read``'s selection means in ``path`` (for reading style rdataframe or
-        uproot; getentry resolves it itself). The reader reads the file's metadata for that: call this before
+        """Find, once, the branches that ``read``'s selection means in ``path`` (for reading style rdataframe,
+        uproot or bulk; getentry resolves it itself). The reader reads the file's metadata for that: call this before
         the eviction. ``also``: another name of the same file (its URL) that reads use."""
         if read.get("reading_style", "getentry") == "getentry" or path in self.columns:
             return
@@ -414,7 +414,7 @@ class Instrument:
         self, where: ReadStorage, path: str, events: int, read: dict[str, Any], what: str, tag: str
     ) -> tuple[dict, dict]:
         """One read of ``path`` (a local path or a URL) by a fresh reader: the C++ reader (reading styles
-        getentry and rdataframe) or a Python process of its own (uproot)."""
+        getentry, rdataframe and bulk) or a Python process of its own (uproot)."""
         style = read.get("reading_style", "getentry")
         args = _reader_args(path, events, read, where.device)
         if style != "getentry":
@@ -432,7 +432,8 @@ class Instrument:
                 if where.group:
                     args["cgroup-procs"] = where.group.procs
                 return self.server.read(args, what, self.messages_dir / f"{tag}.log")
-            cmd = reader_command(self.reader, path, events, read, where.device)
+            # The options above, the reading style's included (reader_command would leave them out).
+            cmd = [self.reader, *(x for k, v in args.items() for x in (f"--{k}", str(v)))]
             return exec_read(cmd, what, storage.join_group(procs))
         except DamagedFileError:
             raise

@@ -28,6 +28,7 @@ import pandas as pd
 from scipy import stats as _scipy_stats
 
 from rootparams.measure.generate import generate_file
+from rootparams.study.formats import SAME_RECIPE
 from rootparams.study.grid import FilePoint, default_file_point, format_kind
 
 # How many of the study's files are written again, and how often each: 3 x 3 writes give 6 degrees of freedom
@@ -87,13 +88,16 @@ class WriteNoise:
 
 def files_to_write(study: Mapping[str, Any], points: Sequence[Any]) -> list[FilePoint]:
     """The study's files written again (at most FILES): the default file of each format the study writes itself
-    (not a user's file, which the study rewrites rather than writes), in the study's order, then the study's
-    other written files in their order. Only files the study itself writes, so that each write is one the
-    decision prices."""
+    (not a user's file, which the study rewrites rather than writes), in the study's order, a longer read of
+    another format's recipe (xaod_long: formats.SAME_RECIPE) after the others, then the study's other written files
+    in their order. Only files the study itself writes, so that each write is one the decision prices."""
     written = {
         p.file for p in points if format_kind(study, p.file.format) != "source" and p.file.origin == "recipe"
     }
-    defaults = [default_file_point(study, fmt) for fmt in study["formats"]]
+    formats = sorted(
+        study["formats"], key=lambda fmt: fmt in SAME_RECIPE
+    )  # stable: the study's order otherwise
+    defaults = [default_file_point(study, fmt) for fmt in formats]
     ordered = [f for f in defaults if f in written] + sorted(written - set(defaults))
     return ordered[:_FILES]
 

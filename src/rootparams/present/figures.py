@@ -22,6 +22,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.patches import Patch
 
 from rootparams.decide.decision import PARETO_RATE_MARGIN, crossovers, fixed_cost
 from rootparams.results.aggregate import (
@@ -48,7 +49,14 @@ from rootparams.study.labels import (
     selection_label,
     selection_order,
 )
-from rootparams.vocabulary import ALGORITHMS, TTREE, UNCOMPRESSED
+from rootparams.vocabulary import (
+    ALGORITHMS,
+    OFFSETS_GENERATED,
+    OFFSETS_STORED,
+    RNTUPLE,
+    TTREE,
+    UNCOMPRESSED,
+)
 
 # One colour per algorithm in every figure (seaborn's colour-blind palette).
 _PALETTE = sns.color_palette("colorblind", 5)
@@ -762,9 +770,16 @@ def _style_series(d: pd.DataFrame) -> pd.DataFrame:
     return d.assign(style=styles, selection=series)
 
 
+# The reading styles in the studies' order (a label's part before its thread count).
+_STYLE_RANK = {"TTree::GetEntry": 0, "TTree bulk API": 1, "RDataFrame": 2, "uproot": 3}
+
+
+def _style_rank(label: str) -> int:
+    return _STYLE_RANK.get(label.split(",")[0], 9)
+
+
 def _style_order(values) -> list[str]:
-    rank = {"TTree::GetEntry": 0, "RDataFrame": 1, "uproot": 2}
-    return sorted(set(values), key=lambda v: (rank.get(v.split(",")[0], 9), v))
+    return sorted(set(values), key=lambda v: (_style_rank(v), v))
 
 
 def _fig24(d, ctx):
@@ -892,6 +907,172 @@ def _fig29(d, ctx):
     )
 
 
+def _grouped_bars(
+    ax,
+    rows: pd.DataFrame,
+    x: str,
+    order: list,
+    hue: str,
+    hues: list,
+    y: str,
+    yerr: str | None,
+    scale: float = 1.0,
+    hatch: dict | None = None,
+    judged: bool = True,
+) -> None:
+    """Bars grouped by ``x`` (its categories in ``order``), one bar per value of ``hue`` (``hues``, in order) side by
+    side in each group; each bar coloured by its algorithm, hatched as ``hatch`` says for its hue value; error bars
+    as ``_bars`` finds them (none for exact sizes); hollow where the point is not valid (``judged``: a file size
+    depends on no timed read and is never hollow)."""
+    width = 0.8 / max(len(hues), 1)
+    index = {v: i for i, v in enumerate(order)}
+    for j, value in enumerate(hues):
+        bars_of = rows[(rows[hue] == value) & rows[x].isin(list(index))]
+        if bars_of.empty:
+            continue
+        pos = bars_of[x].map(index).to_numpy(dtype=float) + (j - (len(hues) - 1) / 2) * width
+        height = bars_of[y].to_numpy(dtype=float) * scale
+        colors = [ALGORITHM_COLORS.get(a, "0.3") for a in bars_of["algorithm"]]
+        valid = valid_points(bars_of).to_numpy(dtype=bool) if judged else np.ones(len(bars_of), dtype=bool)
+        pattern = (hatch or {}).get(value, "")
+        if valid.any():
+            ax.bar(
+                pos[valid],
+                height[valid],
+                width,
+                color=[c for c, ok in zip(colors, valid, strict=True) if ok],
+                hatch=pattern,
+                edgecolor="0.2",
+                linewidth=0.5,
+            )
+        if (~valid).any():
+            ax.bar(
+                pos[~valid],
+                height[~valid],
+                width,
+                facecolor="white",
+                edgecolor=[c for c, ok in zip(colors, valid, strict=True) if not ok],
+                hatch=pattern,
+                linewidth=1.2,
+            )
+        bars, bars_are = _bars(bars_of, y, yerr, scale)
+        if bars is not None:
+            ax.errorbar(pos, height, yerr=bars, fmt="none", ecolor="0.15", elinewidth=1.0, capsize=3)
+            _note_bars(ax.figure, bars_are)
+    ax.set_xticks(range(len(order)), [str(v) for v in order], rotation=30, ha="right")
+
+
+def _setting_patches(settings: list[str]) -> list[Patch]:
+    """Legend entries: one colour per compression setting's algorithm."""
+    return [Patch(color=ALGORITHM_COLORS.get(s.rsplit("-", 1)[0], "0.3"), label=s) for s in settings]
+
+
+# The reading styles of an RNTuple (Fig. 36): its views (the GetEntry style's counterpart) and its bulk read.
+_RNTUPLE_STYLE_LABELS = {"getentry": "RNTuple views", "bulk": "RNTuple bulk (RBulkValues)"}
+
+
+def _style_categories(d: pd.DataFrame) -> list[str]:
+    container = d["container"] if "container" in d else pd.Series(TTREE, index=d.index)
+    return [
+        _RNTUPLE_STYLE_LABELS.get(s, f"RNTuple {s}") if c == RNTUPLE else reading_style_label(s, t)
+        for c, s, t in zip(container, d["reading_style"], d["threads"], strict=True)
+    ]
+
+
+def _category_order(values) -> list[str]:
+    """TTree's reading styles in the studies' order, then RNTuple's (views before bulk)."""
+    present = set(values)
+    rntuple = sorted((v for v in present if v.startswith("RNTuple")), key=lambda v: ("bulk" in v, v))
+    return _style_order(present - set(rntuple)) + rntuple
+
+
+def _settings(d: pd.DataFrame) -> pd.Series:
+    """Each row's compression setting, "zlib-5"."""
+    return d["algorithm"] + "-" + d["level"].astype(int).astype(str)
+
+
+def _stored_offsets(d: pd.DataFrame) -> pd.DataFrame:
+    """The rows of files with stored offsets (ROOT's default; all rows of tables from before the setting)."""
+    return d[d["offsets"].fillna(OFFSETS_STORED) == OFFSETS_STORED] if "offsets" in d else d
+
+
+def _fig36(d, ctx):
+    """Events per second per reading style and compression setting ("Optimizing ROOT IO For Analysis", Figure 1):
+    one panel per format and selection, a group of bars per reading style, one bar per compression setting, with
+    the 95 % interval of the mean; files with stored offsets."""
+    d = _stored_offsets(d)
+    d = d.assign(style=_style_categories(d), setting=_settings(d))
+    pairs = [
+        (f, b) for f in format_order(d["format"]) for b in selection_order(d[d["format"] == f]["branches"])
+    ]
+    title = "Fig. 36 (bulk-read study): events per second by reading style and algorithm"
+    fig, axes = _panels(len(pairs), title)
+    settings = _setting_order(d["setting"])
+    for ax, (fmt, selection) in zip(axes, pairs, strict=False):
+        panel = d[(d["format"] == fmt) & (d["branches"] == selection)]
+        here = [s for s in settings if s in set(panel["setting"])]
+        _grouped_bars(ax, panel, "style", _category_order(panel["style"]), "setting", here, *_RATE[:2])
+        ax.set_yscale("log")
+        ax.set_title(f"{format_title(fmt)}, {selection_label(selection)}")
+        ax.set_xlabel("Reading style")
+        ax.set_ylabel(_RATE[2])
+    axes[-1].legend(
+        handles=_setting_patches(settings), fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0)
+    )
+    fig.tight_layout()
+    return fig
+
+
+# Fig. 37: bars of files with generated offsets are hatched.
+_OFFSETS_HATCH = {OFFSETS_GENERATED: "//"}
+
+
+def _fig37(d, ctx):
+    """File size and event rate with entry offsets stored or generated on read (the BulkIO talk's bar chart), per
+    format: the size per compression setting, a bar per offsets setting (exact: no bars); the rate per compression
+    setting and reading style, a bar per offsets setting, with the 95 % interval of the mean."""
+    if "offsets" in d:
+        d = d.assign(offsets=d["offsets"].fillna(OFFSETS_STORED))
+    else:
+        d = d.assign(offsets=OFFSETS_STORED)
+    d = d.assign(setting=_settings(d))
+    styles = [reading_style_label(r, t) for r, t in zip(d["reading_style"], d["threads"], strict=True)]
+    d = d.assign(style=styles, category=d["setting"] + ", " + pd.Series(styles, index=d.index))
+    formats = format_order(d["format"])
+    fig, axes = plt.subplots(len(formats), 2, figsize=(11.0, 3.8 * len(formats)), squeeze=False)
+    title = "Fig. 37 (offsets study): file size and event rate, entry offsets stored or generated"
+    fig.suptitle(title, fontsize=11)
+    hues = [o for o in (OFFSETS_STORED, OFFSETS_GENERATED) if o in set(d["offsets"])]
+    settings = _setting_order(d["setting"])
+    for (size_ax, rate_ax), fmt in zip(axes, formats, strict=True):
+        panel = d[d["format"] == fmt]
+        here = [s for s in settings if s in set(panel["setting"])]
+        files = panel.drop_duplicates("file_id")
+        size = ("size_bytes", None, 1e-6, _OFFSETS_HATCH, False)  # exact: no bars, never hollow
+        _grouped_bars(size_ax, files, "setting", here, "offsets", hues, *size)
+        size_ax.set_title(f"{format_title(fmt)}: file size")
+        size_ax.set_xlabel("Compression (algorithm-level)")
+        size_ax.set_ylabel("File size [MB]")
+        rank = {s: i for i, s in enumerate(here)}
+        kinds = panel.drop_duplicates("category")
+        ranks = kinds["setting"].map(rank), kinds["style"].map(_style_rank)
+        keys = zip(*ranks, kinds["category"], strict=True)
+        order = [c for *_, c in sorted(keys)]
+        _grouped_bars(rate_ax, panel, "category", order, "offsets", hues, *_RATE[:2], hatch=_OFFSETS_HATCH)
+        rate_ax.set_yscale("log")
+        rate_ax.set_title(f"{format_title(fmt)}: event rate")
+        rate_ax.set_xlabel("Compression, reading style")
+        rate_ax.set_ylabel(_RATE[2])
+    _note_bars(fig, "file sizes: exact, no bars")
+    handles = _setting_patches(settings) + [
+        Patch(facecolor="white", edgecolor="0.2", hatch=_OFFSETS_HATCH.get(o, ""), label=f"offsets {o}")
+        for o in hues
+    ]
+    axes[0][-1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    fig.tight_layout()
+    return fig
+
+
 # The figures that compare the containers; every other figure draws the TTree points when the study has both.
 _CONTAINER_FIGURES = (
     "fig13_rate_ttree_vs_rntuple",
@@ -903,6 +1084,7 @@ _CONTAINER_FIGURES = (
     "fig21_prefetch_by_latency",
     "fig26_throughput_vs_event_size",
     "fig27_cpu_per_event_vs_event_size",
+    "fig36_rate_by_reading_style_and_algorithm",
 )
 
 FIGURES = [
@@ -973,14 +1155,26 @@ FIGURES = [
     Figure(_CONTAINER_FIGURES[8], ("event_size",), "CPU per event vs event size", _fig27),
     Figure("fig28_rate_vs_unzip", ("unzip",), "Parallel unzip and implicit MT", _fig28),
     Figure("fig29_skim_compression_ratio", ("skim",), "Compression ratio, skimmed and full events", _fig29),
+    # ROOT's bulk read and entry offsets (config/examples/bulk-and-offsets.yaml).
+    Figure(
+        _CONTAINER_FIGURES[9],
+        ("reading_style", "bulk_container"),
+        "Events per second by reading style and algorithm",
+        _fig36,
+    ),
+    Figure(
+        "fig37_size_and_rate_by_offsets",
+        ("offsets",),
+        "File size and rate, offsets stored or generated",
+        _fig37,
+    ),
 ]
 FIGURE_NAMES = [f.name for f in FIGURES]
 # Drawn from config/remote.yaml's scans (they need xrootd and toxiproxy): tests/test_remote_study.py draws them.
 _REMOTE_FIGURES = ("fig19_rate_vs_cache_by_latency", "fig20_rate_vs_rtt", "fig21_prefetch_by_latency")
 # Drawn from the related studies' scans: tests/test_seed_studies.py draws them (tiny_seeds.yaml).
-_SEED_FIGURES = tuple(
-    f.name for f in FIGURES if set(f.scans) & {"access", "reading_style", "event_size", "unzip", "skim"}
-)
+_SEED_SCANS = {"access", "reading_style", "event_size", "unzip", "skim", "bulk_container", "offsets"}
+_SEED_FIGURES = tuple(f.name for f in FIGURES if set(f.scans) & _SEED_SCANS)
 
 
 def draw(

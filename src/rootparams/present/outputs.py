@@ -19,6 +19,7 @@ from rootparams.measure.unzipkinds import study_settings
 from rootparams.present.figures import DECISION_FIGURES, FIGURE_NAMES, pareto_figure_name
 from rootparams.stats.drift import DRIFT_FIGURE
 from rootparams.study import blocks
+from rootparams.study.formats import is_longer_read
 from rootparams.study.grid import (
     ASIS_ID,
     FILE_ID_PATTERN,
@@ -42,6 +43,13 @@ _NOTHING = "(?!)"
 def parts_figure(fmt: str) -> str:
     """The model's figure of a format's predicted parts."""
     return f"fig34_model_parts_{fmt}"
+
+
+def _decided_formats(study: Mapping[str, Any]) -> list[str]:
+    """The formats with a Table 1, a Pareto front and a cost decision of their own, in the study's order: every
+    format of the study but a longer read of another format's recipe (xaod_long, the cache scans' xAOD:
+    formats.is_longer_read), whose base format's are the recipe's."""
+    return [f for f in study["formats"] if not is_longer_read(f)]
 
 
 def formats_pattern(study: Mapping[str, Any], *kinds: str) -> str:
@@ -80,11 +88,13 @@ def wildcard_constraints(study: Mapping[str, Any]) -> dict[str, str]:
 
 def unzip_kind_settings(study: Mapping[str, Any], points: Sequence[Any]) -> dict[str, list[int]]:
     """What the decompression per content kind measures (rule unzip_kinds): per format whose default file is a
-    TTree, the compressing settings of the study's TTree files of that format, as ROOT's numbers."""
+    TTree, the compressing settings of the study's TTree files of that format, as ROOT's numbers; not for a longer
+    read of another format's recipe (xaod_long), whose content kinds are its base format's
+    (formats.is_longer_read): its sample would be the same recipe again, ~0.93 GB in the default study."""
     return {
         fmt: settings
         for fmt, settings in study_settings(points).items()
-        if default_file_point(study, fmt).container == TTREE
+        if default_file_point(study, fmt).container == TTREE and not is_longer_read(fmt)
     }
 
 
@@ -125,9 +135,9 @@ def _model_outputs(study: Mapping[str, Any]) -> list[str]:
 
 def final_outputs(study: Mapping[str, Any], points: Sequence[Any]) -> list[str]:
     """Every output of a finished study, in a fixed order: its records and tables, Table 1 and the Pareto
-    figure of each format, the paper's figures, the cost tables and recommendations; where the study measures
-    them, the storage, remote, decompression and CPU primitives; and with both primitives and warm reads, the
-    model's tables and figures."""
+    figure of each format with a decision of its own (decided_formats), the paper's figures, the cost tables and
+    recommendations; where the study measures them, the storage, remote, decompression and CPU primitives; and
+    with both primitives and warm reads, the model's tables and figures."""
     measurement = study["measurement"]
     primitives, warm_reads = measurement["primitives"], measurement["warm_reads"]
     return [
@@ -140,7 +150,7 @@ def final_outputs(study: Mapping[str, Any], points: Sequence[Any]) -> list[str]:
         paths.PHYSICS_TABLE,
         paths.SUMMARY_TABLE,
         paths.RUN_SUMMARY,
-        *(paths.table1(fmt, ext) for fmt in study["formats"] for ext in ("csv", "md", "tex")),
+        *(paths.table1(fmt, ext) for fmt in _decided_formats(study) for ext in ("csv", "md", "tex")),
         *_figures(*FIGURE_NAMES),
         *_figures(DRIFT_FIGURE),
         paths.PARETO_TABLE,
@@ -148,7 +158,7 @@ def final_outputs(study: Mapping[str, Any], points: Sequence[Any]) -> list[str]:
         paths.COST_CHOICE_TABLE,
         paths.COST_CROSSOVERS_TABLE,
         paths.COST_RANKING_TABLE,
-        *_figures(*(pareto_figure_name(fmt) for fmt in study["formats"])),
+        *_figures(*(pareto_figure_name(fmt) for fmt in _decided_formats(study))),
         *_figures(DECISION_FIGURES[1]),
         paths.RECOMMENDATIONS,
         *([paths.STORAGE_PRIMITIVES_TABLE] if primitives else []),

@@ -38,8 +38,10 @@ never a verdict by itself; the points whose ratio to it is not resolved are name
 
 Topics, each function's docstring has its rule: compression, autoflush, split, cache, threads (the paper's
 section 3.1); rntuple, cluster_cache (ROOT's own claims); remote_cache, access, reading_style, unzip, event_size
-(the related studies; docs/measurement.md, "The related studies"); skim (ROOT 6.40's release notes);
-branch_compression, float_precision (settings beyond the note, from its conclusion and ATLAS practice).
+(the related studies; docs/measurement.md, "The related studies"); bulk_io, offsets_size, offsets_counts (the
+related studies' claims on ROOT's bulk read and entry offsets, drawn from the scans that list the bulk style or
+generated offsets, left out of a study without them); skim (ROOT 6.40's release notes); branch_compression,
+float_precision (settings beyond the note, from its conclusion and ATLAS practice).
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ from rootparams.stats.intervals import (
     Judgement,
     Ratio,
 )
-from rootparams.study.formats import EVENTSIZE_PREFIX, eventsize_written_bytes
+from rootparams.study.formats import EVENTSIZE_PREFIX, base_format, eventsize_written_bytes
 from rootparams.study.labels import (
     CONTAINER_LABELS,
     autoflush_label,
@@ -74,7 +76,14 @@ from rootparams.study.labels import (
     reading_style_label,
 )
 from rootparams.study.scans import study_scans
-from rootparams.vocabulary import LATER_FILE_KEY_DEFAULTS, RNTUPLE, TTREE, UNCOMPRESSED, mantissa_bits
+from rootparams.vocabulary import (
+    LATER_FILE_KEY_DEFAULTS,
+    OFFSETS_GENERATED,
+    RNTUPLE,
+    TTREE,
+    UNCOMPRESSED,
+    mantissa_bits,
+)
 
 # Two rates count as equal when their ratio's 95 % interval lies within ±5 % (intervals.RATE_MARGIN): what 10
 # repetitions resolve unpaired at the larger spreads measured here (σ/mean 5 %; pairing by round resolves less),
@@ -147,6 +156,24 @@ _PAPER["skim"] = (
     '(if not all) of the collections are empty are compressed better with ZLIB than with ZSTD" (no '
     "numbers given); Snapshot's TTree default went back to ZLIB-1."
 )
+# The BulkIO talk's and "Optimizing ROOT IO For Analysis"' claims on ROOT's bulk read and on entry offsets (ROOT's
+# kGenerateOffsetMap, root-project/root#1003), each a topic of its own with the margin it is judged at.
+_PAPER["bulk_io"] = (
+    '"LZ4, BulkIO, and offset removal performance" (2017): BulkIO is "an order of magnitude faster than '
+    'GetEntry, especially with LZ4"; "Optimizing ROOT IO For Analysis" (Figure 1): bulk APIs up to 10x the '
+    'events per second of GetEntry, the gain "almost entirely washed out by deflate (ZLIB)". Judged: TTree bulk '
+    "/ GetEntry at least 10x at LZ4 and uncompressed, below 2x at ZLIB."
+)
+_PAPER["offsets_size"] = (
+    '"LZ4, BulkIO, and offset removal performance" (2017; ROOT\'s offset removal, root-project/root#1003): '
+    '"unnecessary offsets add ~10 % to file size". Judged: the stored offsets 5-20 % of the file (a factor of 2 '
+    "around 10 %)."
+)
+_PAPER["offsets_counts"] = (
+    '"LZ4, BulkIO, and offset removal performance" (2017): "counts compress better than offsets, especially '
+    "for LZ4\". Judged: the counters' compression ratio above the offsets' by more than 10 %, and that advantage "
+    "larger at LZ4 than at any other algorithm by more than 10 %."
+)
 # From the note's conclusion (the ATLAS note, section 3).
 _PAPER["branch_compression"] = (
     'The ATLAS note, section 3: "Further studies with branch specific settings ... should be done for '
@@ -164,6 +191,16 @@ _PAPER["float_precision"] = (
 # "Optimizing ROOT IO For Analysis"): judged as at least this factor for LZ4 and uncompressed files, and less than
 # it for ZLIB ("washed out").
 _BULK_GAIN = 2.0
+# ROOT's own bulk read (reading_style bulk) against GetEntry, as the BulkIO talk and "Optimizing ROOT IO For
+# Analysis" state it: "an order of magnitude", "up to 10x" at LZ4 and uncompressed (at least this factor), the
+# difference "almost entirely washed out" at ZLIB (below this one: a gain of less than 2x is what is left of 10x).
+_BULK_SEED_GAIN = 10.0
+_WASHED_OUT_GAIN = 2.0
+# "Unnecessary offsets add ~10 % to file size": the stored offsets' share of the file within a factor of 2 of 10 %.
+_OFFSETS_SHARE = (0.05, 0.20)
+# "Counts compress better than offsets": the counters' compression ratio against the offsets', whose compressed
+# bytes are a difference of two files' baskets (data and offsets compressed together), taken to within this.
+_COUNTS_MARGIN = 0.10
 # Parallel unzip: the 52-58 % of the serial time in "Optimizing ROOT IO For Analysis" is a 1.7-1.9x speed-up on
 # 4 cores; on 2 cores "agrees" needs at least this speed-up against the serial read.
 _UNZIP_GAIN = 1.5
@@ -505,7 +542,7 @@ def autoflush(
     if ratio is not None:
         measured += f" ({_with_margin(ratio)}, against the best)"
     # The paper: on the plateau for the primary xAOD, below it for the derivations.
-    agrees = verdict if fmt == "xaod" else {YES: NO, NO: YES}.get(verdict, CANNOT_TELL)
+    agrees = verdict if base_format(fmt) == "xaod" else {YES: NO, NO: YES}.get(verdict, CANNOT_TELL)
     return Finding(fmt, "autoflush", measured, _PAPER["autoflush"], agrees)
 
 
@@ -543,8 +580,9 @@ def split(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
 def cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
     """The TTreeCache scan (learning phase at ROOT's default where the scan has it): the best rate by mean, the
     smallest explicit size (bytes > 0) at least as fast as the best (``not_slower``), the rates of "off" and of
-    -1. The paper's "-1 is as good as the best": -1 against the fastest other setting, ``not_slower`` (equal
-    within ±EQUAL_MARGIN, or faster); n/a without -1 and another setting."""
+    -1, and the share of the reads served from the cache's learning phase (summary.csv's cache_learning_share,
+    where recorded). The paper's "-1 is as good as the best": -1 against the fastest other setting, ``not_slower``
+    (equal within ±EQUAL_MARGIN, or faster); n/a without -1 and another setting."""
     repetitions = _repetitions(repetitions)
     if "default" in set(rows["learn_entries"].astype(str)):
         rows = rows[rows["learn_entries"].astype(str) == "default"]
@@ -569,6 +607,14 @@ def cache(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) 
         r = rows[rows["cache_size"] == size]
         if len(r):
             parts.append(f"{cache_label(size)}: {_rate(r.iloc[0], repetitions)}")
+    if "cache_learning_share_mean" in rows:
+        # What the scan measures of the cache at steady state (grid.cache_learning_entries): the reads' share served
+        # from the learning phase, as the reader recorded it (the same at every repetition of a point).
+        share = rows["cache_learning_share_mean"].dropna()
+        if len(share):
+            lo, hi = share.min(), share.max()
+            span = _percent(lo) if lo == hi else f"{_percent(lo)}-{_percent(hi)}"
+            parts.append(f"learning phase {span} of each read with a cache")
     auto, others = rows[rows["cache_size"] == -1], rows[rows["cache_size"] != -1]
     if auto.empty or others.empty:
         return Finding(fmt, "cache", "; ".join(parts), _PAPER["cache"], NOT_APPLICABLE)
@@ -595,7 +641,7 @@ def threads(
             continue
         one = one.iloc[0]
         ratio = repetitions.ratio(most, one)
-        gains = fmt == "xaod" or alg == "lzma"  # what the paper says
+        gains = base_format(fmt) == "xaod" or alg == "lzma"  # what the paper says
         verdict = family.mark(
             _claim_faster(ratio) if gains else _claim_not_slower(repetitions.ratio(one, most))
         )
@@ -903,6 +949,207 @@ def skim(rows: pd.DataFrame, fmt: str) -> Finding:
     return _verdict(fmt, "skim", parts, verdicts, "ZLIB and ZSTD not both measured")
 
 
+# ---- The related studies' bulk-read and offsets claims ---------------------------------------------------------
+
+# Every file setting but the offsets: two files that differ in nothing else are a stored/generated pair.
+_OTHER_FILE_SETTINGS = (
+    "container",
+    "algorithm",
+    "level",
+    "autoflush",
+    "split_level",
+    "basket_size",
+    "page_size",
+    "branch_compression",
+    "float_precision",
+)
+# Every read setting but the reading style: a bulk read and a GetEntry read that differ in nothing else are a pair.
+_OTHER_READ_SETTINGS = (
+    "branches",
+    "storage_profile",
+    "cache_size",
+    "learn_entries",
+    "cluster_bunch",
+    "async_prefetch",
+    "unzip",
+)
+
+
+def _offsets(rows: pd.DataFrame) -> pd.Series:
+    """The offsets setting of each row; "stored" (ROOT's default) where the tables predate the setting."""
+    default = LATER_FILE_KEY_DEFAULTS["offsets"]
+    if "offsets" not in rows:
+        return pd.Series(default, index=rows.index)
+    return rows["offsets"].fillna(default).astype(str)
+
+
+def _present(rows: pd.DataFrame, keys: Iterable[str]) -> list[str]:
+    return [k for k in keys if k in rows]
+
+
+def _setting_text(row: Mapping[str, Any]) -> str:
+    container = CONTAINER_LABELS.get(row.get("container", TTREE), row.get("container", TTREE))
+    return f"{container} {_setting(row)}"
+
+
+def bulk_io(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
+    """ROOT's bulk read against TTree::GetEntry (one thread), per container, selection, compression setting, storage
+    profile and offsets setting: the bulk style's rate over GetEntry's, paired by round where both were measured in
+    the same rounds, with its 95 % interval and n, beside both rates with theirs. The related studies' claims,
+    judged on TTree files with stored offsets: on LZ4 and uncompressed files the ratio ``at_least`` BULK_SEED_GAIN
+    ("an order of magnitude", "up to 10x"); on ZLIB ``below`` WASHED_OUT_GAIN ("almost entirely washed out"). Other
+    algorithms, RNTuple's bulk read (against its views) and files with generated offsets are reported. The rate
+    claims are settled together (``Claims``, Holm); the verdict: ``overall`` of the judged."""
+    repetitions = _repetitions(repetitions)
+    rows = rows.assign(offsets=_offsets(rows))
+    keys = _present(rows, ("container", "algorithm", "level", "offsets", *_OTHER_READ_SETTINGS))
+    parts, family = [], Claims()
+    for _, group in rows.groupby(keys, sort=True, dropna=False):
+        base = group[(group["reading_style"] == "getentry") & (group["threads"] == 1)]
+        bulk = group[group["reading_style"] == "bulk"]
+        if base.empty or bulk.empty:
+            continue
+        base, bulk = base.iloc[0], bulk.iloc[0]
+        ratio = repetitions.ratio(bulk, base)
+        generated = bulk["offsets"] != LATER_FILE_KEY_DEFAULTS["offsets"]
+        text = (
+            f"{_setting_text(bulk)}, {bulk['branches']}{', offsets generated' if generated else ''}: bulk "
+            f"{_rate(bulk, repetitions)}, GetEntry {_rate(base, repetitions)}; bulk / GetEntry {ratio.text()}"
+        )
+        alg = bulk["algorithm"]
+        if bulk.get("container", TTREE) != TTREE or generated or alg not in ("lz4", UNCOMPRESSED, "zlib"):
+            text += " (reported, not judged)"
+        elif alg == "zlib":
+            verdict = family.mark(_claim_below(ratio, _WASHED_OUT_GAIN))
+            text += f" (washed out, below {_WASHED_OUT_GAIN:g}x: {verdict})"
+        else:
+            verdict = family.mark(_claim_at_least(ratio, _BULK_SEED_GAIN))
+            text += f" (at least {_BULK_SEED_GAIN:g}x: {verdict})"
+        parts.append(text)
+    return _verdict(
+        fmt,
+        "bulk_io",
+        parts,
+        family,
+        "TTree::GetEntry and the bulk style not both measured on the same file and read",
+    )
+
+
+def _offsets_pairs(rows: pd.DataFrame) -> list[tuple[pd.Series, pd.Series]]:
+    """(stored, generated) file rows of the same other file settings, one row per file, in setting order."""
+    files = rows.assign(offsets=_offsets(rows)).drop_duplicates(["format", "file_id"])
+    keys = _present(files, _OTHER_FILE_SETTINGS)
+    pairs = []
+    for _, group in files.groupby(keys, sort=True, dropna=False):
+        stored = group[group["offsets"] == LATER_FILE_KEY_DEFAULTS["offsets"]]
+        generated = group[group["offsets"] != LATER_FILE_KEY_DEFAULTS["offsets"]]
+        if len(stored) and len(generated):
+            pairs.append((stored.iloc[0], generated.iloc[0]))
+    return pairs
+
+
+def _offsets_rates(rows: pd.DataFrame, stored: Mapping, generated: Mapping, repetitions: Repetitions) -> str:
+    """The rate with generated offsets over the rate with stored offsets, per read of both files (valid points
+    only), with the 95 % interval and n of each: what rebuilding the offsets on read costs."""
+    valid = rows[valid_points(rows) & rows["event_rate_hz_mean"].notna()]
+    keys = _present(valid, ("reading_style", "threads", *_OTHER_READ_SETTINGS))
+    texts = []
+    for _, group in valid.groupby(keys, sort=True, dropna=False):
+        a = group[group["file_id"] == generated["file_id"]]
+        b = group[group["file_id"] == stored["file_id"]]
+        if len(a) and len(b):
+            a, b = a.iloc[0], b.iloc[0]
+            texts.append(
+                f"{reading_style_label(a['reading_style'], a['threads'])} ({a['branches']}) "
+                f"{repetitions.ratio(a, b).text()}, generated {_rate(a, repetitions)}, stored {_rate(b, repetitions)}"
+            )
+    return "; rate, generated / stored: " + "; ".join(texts) if texts else "; no valid read of both files"
+
+
+def offsets_size(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
+    """The stored offsets' share of the file: per pair of files that differ only in their offsets (stored, ROOT's
+    default, against generated on read: kGenerateOffsetMap), 1 - size(generated) / size(stored). The claim "~10 %
+    of the file size", judged at a stated margin, a factor of 2 around it: yes where the share lies within
+    OFFSETS_SHARE (5-20 %), no outside. File sizes are exact (one file each, the same events), so this claim has no
+    "cannot tell". Beside each pair, the rate with generated offsets over the rate with stored ones per read (95 %
+    interval and n, reported: rebuilding the offsets costs CPU on read). The verdict: ``overall`` of the pairs."""
+    repetitions = _repetitions(repetitions)
+    low, high = _OFFSETS_SHARE
+    parts, verdicts = [], []
+    for stored, generated in _offsets_pairs(rows):
+        if not (stored["size_bytes"] > 0 and generated["size_bytes"] > 0):
+            continue  # a file not catalogued: no size to compare
+        share = 1 - generated["size_bytes"] / stored["size_bytes"]
+        verdict = YES if low <= share <= high else NO
+        parts.append(
+            f"{_setting_text(stored)}: stored offsets {_percent(share)} of the file ({stored['size_bytes'] / 1e6:.2f} "
+            f"MB, {generated['size_bytes'] / 1e6:.2f} MB with generated offsets; within "
+            f"{_percent(low)}-{_percent(high)}: {verdict})"
+            + _offsets_rates(rows, stored, generated, repetitions)
+        )
+        verdicts.append(verdict)
+    return _verdict(
+        fmt, "offsets_size", parts, verdicts, "no file written with both stored and generated offsets"
+    )
+
+
+def offsets_counts(rows: pd.DataFrame, fmt: str, repetitions: Repetitions | None = None) -> Finding:
+    """Counts against offsets, per compressing algorithm of a stored/generated pair (``_offsets_pairs``): the
+    counters' compression ratio (files.csv's counter_tot_bytes / counter_zip_bytes: one count per entry, as ROOT
+    stores ``nMuon``) against the offsets' (the counted arrays' uncompressed and compressed bytes that generating
+    the offsets removes: counted_*_bytes of the stored file minus the generated file's). The offsets' bytes are the
+    difference of two files' baskets, which hold data and offsets compressed together: an attribution taken to
+    ±COUNTS_MARGIN. Two claims, sizes only (a compression ratio has no repetitions, so no rate interval): "counts
+    compress better", yes where the counters' ratio exceeds the offsets' by more than the margin, no where it falls
+    short of it by more, cannot tell within; "especially for LZ4", yes where LZ4's advantage (counters' ratio over
+    offsets') exceeds every other algorithm's by more than the margin, no where another's exceeds LZ4's by more,
+    cannot tell otherwise (needs LZ4 and another algorithm). The verdict: ``overall`` of the two."""
+    needed = ("counter_zip_bytes", "counter_tot_bytes", "counted_zip_bytes", "counted_tot_bytes")
+    if not set(needed) <= set(rows.columns):
+        why = "files.csv does not name the counters (an older catalogue)"
+        return _verdict(fmt, "offsets_counts", [], [], why)
+    advantage, parts = {}, []
+    for stored, generated in _offsets_pairs(rows):
+        alg = stored["algorithm"]
+        if alg == UNCOMPRESSED or any(pd.isna(stored[k]) or pd.isna(generated[k]) for k in needed):
+            continue
+        raw = stored["counted_tot_bytes"] - generated["counted_tot_bytes"]
+        packed = stored["counted_zip_bytes"] - generated["counted_zip_bytes"]
+        if raw <= 0 or packed <= 0:
+            parts.append(f"{_setting_text(stored)}: generating the offsets removed no bytes ({raw:.0f} raw)")
+            continue
+        offsets_ratio = raw / packed
+        counts_ratio = stored["counter_tot_bytes"] / stored["counter_zip_bytes"]
+        advantage[alg] = counts_ratio / offsets_ratio
+        parts.append(
+            f"{_setting_text(stored)}: counters' compression ratio {counts_ratio:.2f} "
+            f"({stored['counter_zip_bytes'] / 1e6:.3f} MB), offsets' {offsets_ratio:.2f} ({packed / 1e6:.3f} MB of "
+            f"{raw / 1e6:.3f} MB, {int(stored['counted_branches'])} counted arrays): {advantage[alg]:.2f}x"
+        )
+    if not advantage:
+        return _verdict(
+            fmt, "offsets_counts", parts, [], "no compressed stored/generated pair with counted arrays"
+        )
+    margin = 1 + _COUNTS_MARGIN
+
+    def beyond(a: float, b: float) -> str:
+        return YES if a > b * margin else NO if a * margin < b else CANNOT_TELL
+
+    better = overall(beyond(x, 1.0) for x in advantage.values())
+    claims = [(f"counts compress better (beyond ±{_percent(_COUNTS_MARGIN)})", better, "every algorithm")]
+    verdicts = [better]
+    others = {a: x for a, x in advantage.items() if a != "lz4"}
+    if "lz4" in advantage and others:
+        lz4 = advantage["lz4"]
+        if any(beyond(x, lz4) == YES for x in others.values()):
+            most = NO  # another algorithm's advantage is surely the larger
+        else:
+            most = YES if all(beyond(lz4, x) == YES for x in others.values()) else CANNOT_TELL
+        claims.append(("especially for LZ4", most, f"against {', '.join(sorted(others))}"))
+        verdicts.append(most)
+    return _verdict(fmt, "offsets_counts", [*parts, _claims_text(claims)], verdicts, "")
+
+
 def _uniform(row) -> bool:
     return str(row.get("branch_compression", "uniform")) in ("uniform", "nan")
 
@@ -1120,11 +1367,33 @@ _TOPIC_SCANS = {
 }
 _PAPER_TOPICS = ("compression", "autoflush", "split", "cache", "threads")
 # Topics that compare containers, or judge each container on its own: every container's points.
-_EVERY_CONTAINER_TOPICS = ("rntuple", "cluster_cache", "remote_cache", "float_precision")
+_EVERY_CONTAINER_TOPICS = ("rntuple", "cluster_cache", "remote_cache", "float_precision", "bulk_io")
 _NO_VALID_POINT = (
     "no valid point: all {left_out} points of the scan are invalid (a timed loop that misses I/O or "
     "is too short, or too few unflagged repetitions; see summary.csv, invalid_reasons)"
 )
+
+
+# The related studies' claims on ROOT's bulk read and on entry offsets: each topic's function, and the setting a
+# scan must list for the topic to draw it (the topic is left out of a study where no scan lists it).
+_CLAIM_TOPICS = {
+    "bulk_io": (bulk_io, ("reading_style", "bulk")),
+    "offsets_size": (offsets_size, ("offsets", OFFSETS_GENERATED)),
+    "offsets_counts": (offsets_counts, ("offsets", OFFSETS_GENERATED)),
+}
+# Topics that compare files: a read with no unflagged repetition, or not valid, still has its file.
+_FILE_COMPARING_TOPICS = ("skim", "offsets_size", "offsets_counts")
+
+
+def _claim_topic_scans(scans: Mapping[str, Mapping[str, Any]]) -> dict[str, tuple[str, ...]]:
+    """The claim topics of a study and the scans each draws: those that list its setting (a scan of the bulk
+    style, of generated offsets), whatever they are named."""
+    out = {}
+    for topic, (_, (key, value)) in _CLAIM_TOPICS.items():
+        drawn = tuple(sorted(name for name, scan in scans.items() if value in scan.get(key, [])))
+        if drawn:
+            out[topic] = drawn
+    return out
 
 
 def findings(
@@ -1149,30 +1418,42 @@ def findings(
         defaults = config["file_defaults"][fmt]
         # A format that keeps to some scans: only their topics.
         own_scans = config["formats"][fmt].get("scans")
-        for topic, scans in _TOPIC_SCANS.items():
+        for topic, scans in {**_TOPIC_SCANS, **_claim_topic_scans(config["scans"])}.items():
             if topic not in _PAPER_TOPICS and not set(scans) & study_scans(config["scans"]):
                 continue  # beyond the paper: reported only where the study has the scan
             if own_scans and not set(scans) & set(own_scans):
                 continue
             in_scans = scan_rows(summary, points, files, scans, measurement=measurement)
             in_scans = in_scans[in_scans["format"] == fmt]
-            if (topic in _SEED_TOPICS or topic in _FILE_TOPICS) and in_scans.empty:
+            if (topic in _SEED_TOPICS or topic in _FILE_TOPICS or topic in _CLAIM_TOPICS) and in_scans.empty:
                 continue  # the study's scan leaves this format out (it names others): nothing to say
-            # The skim topic compares the files: a read with no unflagged repetition still has its file.
-            rows = in_scans[in_scans["event_rate_hz_mean"].notna() | (topic == "skim")]
+            # A topic that compares files: a read with no unflagged repetition still has its file.
+            rows = in_scans[in_scans["event_rate_hz_mean"].notna() | (topic in _FILE_COMPARING_TOPICS)]
             if "container" in rows and topic not in _EVERY_CONTAINER_TOPICS:
                 rows = rows[rows["container"] == defaults["container"]]  # the paper's topics: one container
             if topic == "cluster_cache":
                 rows = rows[rows["container"] == RNTUPLE]
-            # The skim topic compares the files' compression: a read's window has nothing to do with it.
-            valid = valid_points(rows) if topic != "skim" else pd.Series(True, index=rows.index)
+            # A topic that compares files: a read's window has nothing to do with it (the offsets topics judge the
+            # rates they quote on valid points only).
+            valid = (
+                valid_points(rows)
+                if topic not in _FILE_COMPARING_TOPICS
+                else pd.Series(True, index=rows.index)
+            )
             left_out = int((~valid).sum())
             rows = rows[valid]
             if rows.empty:
+                # A longer read of this format's recipe under a name of its own (xaod_long) that has the scan.
+                longer = [
+                    f
+                    for f, entry in config["formats"].items()
+                    if f != fmt and base_format(f) == fmt and set(scans) & set(entry.get("scans", []))
+                ]
+                also = f"; measured as {', '.join(longer)}" if longer else ""
                 why = (
                     _NO_VALID_POINT.format(left_out=left_out)
                     if left_out
-                    else f"not measured (no {' or '.join(repr(s) for s in scans)} scan for {fmt})"
+                    else f"not measured (no {' or '.join(repr(s) for s in scans)} scan for {fmt}{also})"
                 )
                 out.append(Finding(fmt, topic, why, _PAPER[topic], NOT_APPLICABLE))
                 continue
@@ -1180,6 +1461,8 @@ def findings(
                 finding = skim(rows, fmt)
             elif topic in _SEED_TOPICS:
                 finding = _SEED_TOPICS[topic](rows, fmt, repetitions)
+            elif topic in _CLAIM_TOPICS:
+                finding = _CLAIM_TOPICS[topic][0](rows, fmt, repetitions)
             elif topic == "branch_compression":
                 others = _uniform_lossless(summary, points, files, config, fmt)
                 finding = branch_compression(rows, fmt, others, repetitions)
@@ -1257,7 +1540,8 @@ def markdown(found: list[Finding], storage_profiles: str, context: str, lead: st
             f"### {format_title(fmt)}",
             "",
             "| topic | this run | paper (section 3.1); ROOT's own claims (rntuple, cluster_cache, skim); the "
-            "related studies' (remote_cache, access, reading_style, unzip, event_size) | agrees |",
+            "related studies' (remote_cache, access, reading_style, unzip, event_size, bulk_io, offsets_size, "
+            "offsets_counts) | agrees |",
             "|---|---|---|---|",
         ]
         for f in (f for f in found if f.format == fmt):

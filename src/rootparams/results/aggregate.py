@@ -97,6 +97,7 @@ _SUMMARY_METRICS = [
     "disk_read_bytes_others",
     "cache_size_used",
     "cache_efficiency",
+    "cache_learning_entries",
     "peak_rss_bytes",
     "rss_increase_bytes",
     "vm_peak_bytes",
@@ -247,6 +248,11 @@ def check_no_overlap(repetitions: pd.DataFrame, files: pd.DataFrame) -> None:
         )
 
 
+def _learning_share(learning: pd.Series, events: pd.Series) -> pd.Series:
+    learning = pd.to_numeric(learning, errors="coerce")
+    return learning.where(learning >= 0) / pd.to_numeric(events, errors="coerce")
+
+
 # Per-repetition quantities derived from a record's columns (added to repetitions.csv, so that every later stage
 # can pair them by round): the CPU one event costs in the loop, and outside ROOT's decompression (the work no
 # compression level may change); ROOT's decompression speed (uncompressed MB out per second of unzip time, summed
@@ -260,6 +266,9 @@ DERIVED_METRICS = {
         f["loop_unzip_output_bytes"] / f["loop_unzip_seconds"].where(f["loop_unzip_seconds"] > 0) / 1e6
     ),
     "process_event_rate_hz": lambda f: f["events_read"] / f["process_seconds"],
+    # The share of the read the TTreeCache served from its learning phase (the reader's cache_learning_entries, by
+    # grid.cache_learning_entries' rule; NaN where no cache learnt: -1, or not recorded).
+    "cache_learning_share": lambda f: _learning_share(f["cache_learning_entries"], f["events_read"]),
 }
 # Metrics with a standard error and a 95 % interval of the mean in summary.csv (<metric>_sem, <metric>_ci95_low,
 # <metric>_ci95_high; Student's t, rootparams.stats.intervals): the rates, times and memory a user reads or a figure draws.
@@ -463,6 +472,12 @@ def scan_rows(
         "events",
         "events_per_cluster",
         "compression_ratio",
+        # a flat tree's counters and counted arrays (generate.counted_array_bytes): the offsets topics
+        "counter_zip_bytes",
+        "counter_tot_bytes",
+        "counted_zip_bytes",
+        "counted_tot_bytes",
+        "counted_branches",
     ]
     keep = [k for k in keep if k in files.columns]
     rows = rows.merge(files[keep], on=["format", "file_id"], how="left")

@@ -36,6 +36,7 @@ from rootparams.vocabulary import (
     CONTAINER_ONLY,
     FILE_KEYS,
     LATER_FILE_KEY_DEFAULTS,
+    OFFSETS_GENERATED,
     PAPER_FILE_DEFAULTS,
     PAPER_READ_DEFAULTS,
     READ_KEYS,
@@ -533,7 +534,16 @@ def _selection_problems(config: dict[str, Any]) -> Iterator[str]:
             )
 
 
-_COLUMNAR_STYLES = ("rdataframe", "uproot")
+_COLUMNAR_STYLES = ("rdataframe", "uproot", "bulk")
+# Why a reading style cannot read a file written with generated offsets (offsets: generated), as found on ROOT
+# 6.40.00 and uproot 5.7.7 (tests/test_bulk.py): TTree::GetEntry and the bulk style read the same content from it as
+# from the file with stored offsets.
+_GENERATED_OFFSETS_UNREADABLE = {
+    "rdataframe": "ROOT 6.40.00's RDataFrame (its TTreeReader) returns wrong values from counted arrays whose "
+    "offsets are generated",
+    "uproot": "uproot fails on some of its counted arrays (DeserializationError), and rebuilds the others' "
+    "offsets only where the counter's baskets start where the array's do",
+}
 
 
 def _access(profile: str, custom: dict[str, dict]) -> str | None:
@@ -561,7 +571,7 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
                 f"reading_style {read.reading_style} reads columns, and 'particle' selects whole container "
                 "objects; use branches analysis, sparse or vars:<Collection>.<attribute>,..."
             )
-        if read.reading_style in _COLUMNAR_STYLES and container != TTREE:
+        if read.reading_style in ("rdataframe", "uproot") and container != TTREE:
             why.append(
                 f"reading_style {read.reading_style} reads TTrees only here; give the scan container: [ttree]"
             )
@@ -572,6 +582,32 @@ def _reading_problems(config: dict[str, Any]) -> Iterator[str]:
             )
         if read.unzip and read.cache_size == 0:
             why.append("unzip needs the TTreeCache (TTreeCacheUnzip is one): cache_size 0 switches it off")
+        # ROOT's TTree bulk API reads plain branches of one fundamental leaf: a built-in format of std::vector and
+        # class branches (the xAOD-like ones) has none it can read (a user's file is checked by the reader, which
+        # names the branches; an RNTuple's std::vector fields have a bulk read).
+        fmt = point.file.format
+        recipe = format_kind(config, fmt) == "recipe"
+        flat_recipe = recipe and is_flat_format(fmt)
+        if read.reading_style == "bulk" and container == TTREE and recipe and not flat_recipe:
+            why.append(
+                "reading_style bulk reads a TTree's flat branches (one leaf of a fundamental type, scalar or "
+                "counted array: nanoaod, eventsize_<N>); this format's branches are std::vector and class "
+                "branches (TBranchElement), which ROOT's bulk API does not read; give the scan formats: "
+                "[nanoaod], or container: [rntuple] (RNTuple's bulk read takes std::vector fields)"
+            )
+        if point.file.offsets == OFFSETS_GENERATED and not flat_recipe:
+            why.append(
+                f"offsets {OFFSETS_GENERATED} is for the built-in flat formats (nanoaod, eventsize_<N>): ROOT 6.40.00 "
+                "crashes reading back a split xAOD-like file written with it (unbounded recursion in "
+                "TLeaf::GenerateOffsetArrayBase), and a calibrated clone is not known to be flat; give the scan "
+                "formats: [nanoaod]"
+            )
+        if point.file.offsets == OFFSETS_GENERATED and read.reading_style in _GENERATED_OFFSETS_UNREADABLE:
+            why.append(
+                f"offsets {OFFSETS_GENERATED} with reading_style {read.reading_style}: "
+                f"{_GENERATED_OFFSETS_UNREADABLE[read.reading_style]}; read such files with reading_style getentry "
+                "or bulk"
+            )
         for text in why:
             seen.setdefault(f"format {point.file.format}: {text}", set()).update(
                 s for s in point.scans if s in config["scans"]

@@ -31,6 +31,7 @@ _BYTES_PER_EVENT_ZLIB5 = {
     "truth3": 5.6e3,
     "nanoaod": 1.9e3,
     "susy5_skim": 9e3,
+    "xaod_long": 1.00e6,  # the xaod recipe, more events (formats.SAME_RECIPE)
 }
 # The event-size formats' full-precision floats barely compress: this share of their uncompressed bytes.
 _EVENTSIZE_ZLIB5_SHARE = 0.92

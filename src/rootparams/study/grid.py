@@ -29,6 +29,8 @@ from rootparams.vocabulary import (
     FILE_KEYS,
     FULL_PRECISION,
     LATER_FILE_KEY_DEFAULTS,
+    OFFSETS_GENERATED,
+    OFFSETS_STORED,
     READ_KEYS,
     RNTUPLE,
     TTREE,
@@ -65,6 +67,9 @@ class FilePoint:
     # Float precision of the writer: "full", or "mantissa<N>" = every float variable rounded to N explicit
     # mantissa bits (N in 1..22); in an RNTuple, its float fields also stored truncated (bit-packed).
     float_precision: str = LATER_FILE_KEY_DEFAULTS["float_precision"]
+    # Entry offsets of counted arrays: "stored" (ROOT's default) or "generated" on read (kGenerateOffsetMap). TTree
+    # only, our writer's files only.
+    offsets: str = LATER_FILE_KEY_DEFAULTS["offsets"]
 
     def __post_init__(self):
         if self.algorithm == UNCOMPRESSED and self.level != 0:
@@ -77,6 +82,7 @@ class FilePoint:
             object.__setattr__(self, "page_size", 0)
             object.__setattr__(self, "float_precision", FULL_PRECISION)  # our writer rounds; a copy does not
             object.__setattr__(self, "branch_compression", UNIFORM)  # ROOT's copy keeps one setting
+            object.__setattr__(self, "offsets", OFFSETS_STORED)  # a setting of our writer, not of a copy
         if (problem := branch_compression_problem(self.branch_compression)) is not None:
             raise ValueError(problem)
         if self.branch_compression != UNIFORM and self.container != TTREE:
@@ -87,6 +93,17 @@ class FilePoint:
             )
         if (problem := float_precision_problem(self.float_precision)) is not None:
             raise ValueError(problem)
+        if self.offsets not in (OFFSETS_STORED, OFFSETS_GENERATED):
+            raise ValueError(
+                f"offsets {self.offsets!r}: must be {OFFSETS_STORED!r} (ROOT's default) or {OFFSETS_GENERATED!r} "
+                "(rebuilt from the counter on read: ROOT's kGenerateOffsetMap)"
+            )
+        if self.offsets != OFFSETS_STORED and self.container != TTREE:
+            raise ValueError(
+                f"offsets {self.offsets!r} with container {self.container!r}: generated offsets are a TTree I/O "
+                "feature (TTree::SetIOFeatures); an RNTuple stores its collections' offsets as index columns; use "
+                f"offsets {OFFSETS_STORED!r} for RNTuple"
+            )
         if self.origin == "asis":
             object.__setattr__(self, "basket_size", 0)
         if self.container not in CONTAINERS:
@@ -109,6 +126,8 @@ class FilePoint:
         # do not change.
         lossy = f"_fpm{mantissa_bits(self.float_precision)}" if self.float_precision != FULL_PRECISION else ""
         lossy = _branch_compression_token(self.branch_compression) + lossy  # per-branch compression before it
+        # Generated offsets last, and only where they are, so that the ids of files with stored offsets do not change.
+        lossy += "_offgen" if self.offsets == OFFSETS_GENERATED else ""
         if self.container == RNTUPLE:
             return f"rntuple_{common}_page{self.page_size}{lossy}"
         return f"{common}_split{self.split_level}_basket{self.basket_size}{lossy}"
@@ -154,6 +173,7 @@ class FilePoint:
             int(g.get("page_size", 0)),
             branch_compression=hot,
             float_precision=precision,
+            offsets=OFFSETS_GENERATED if "offgen" in g else OFFSETS_STORED,
         )
 
 
@@ -178,6 +198,7 @@ _FILE_ID_FIELDS = (
     r"(?:_split(?P<split_level>\d+)_basket(?P<basket_size>\d+)|_page(?P<page_size>\d+))"
     r"(?:_bc(?:largest(?P<hot_n>[1-9]\d*)|re(?P<hot_regex>[0-9a-f]{8}))-(?P<hot_alg>[a-z0-9]+)-(?P<hot_level>\d))?"
     r"(?:_fpm(?P<float_mantissa>[1-9]\d?))?"
+    r"(?P<offgen>_offgen)?"
 )
 _REWRITE_ID_FIELDS = (
     r"rewrite_(?P<algorithm>[a-z0-9]+)-(?P<level>\d)_af(?P<autoflush>-?\d+)_basket(?P<basket_size>\d+)"
@@ -185,10 +206,10 @@ _REWRITE_ID_FIELDS = (
 FILE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _FILE_ID_FIELDS)  # files our writer makes from a recipe
 REWRITE_ID_PATTERN = re.sub(r"\(\?P<\w+>", "(?:", _REWRITE_ID_FIELDS)  # a source copied by ROOT
 ASIS_ID = "asis"  # a source as it is
-READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?(?:_unzip)?(?:_rdf|_uproot)?_[a-z0-9]+_[a-z][a-z0-9_-]*"
+READ_ID_PATTERN = r"cache-?\d+_learn(?:D|\d+)_mt\d+(?:_bunch\d+)?(?:_async)?(?:_unzip)?(?:_rdf|_uproot|_bulk)?_[a-z0-9]+_[a-z][a-z0-9_-]*"
 # Reading styles (config schema, reading_style) and their short names in read ids; getentry, the default, has none
 # so that the ids of the paper's points do not change.
-READING_STYLE_TOKENS = {"getentry": "", "rdataframe": "_rdf", "uproot": "_uproot"}
+READING_STYLE_TOKENS = {"getentry": "", "rdataframe": "_rdf", "uproot": "_uproot", "bulk": "_bulk"}
 # Selections named in the id as they are; any other (regex:, list:, vars:) by a digest.
 _NAMED_SELECTIONS = ("particle", "all", "analysis", "sparse")
 
@@ -233,7 +254,8 @@ class ReadPoint:
         (made from the raw settings: a point fixed for one container does not carry the other's values).
         uproot has no TTreeCache, no implicit MT and no ROOT prefetching, and RDataFrame sets its TTreeCache
         itself: their reads keep the fixed values of those settings, so that a scan crossing them with the
-        reading style measures each style once."""
+        reading style measures each style once. The bulk read keeps its TTreeCache size (it makes the cache as
+        GetEntry does) but has no learning phase, no implicit MT, parallel unzip or asynchronous prefetching."""
         if self.reading_style == "uproot":
             self = replace(
                 self,
@@ -246,6 +268,10 @@ class ReadPoint:
             )
         elif self.reading_style == "rdataframe":  # RDataFrame sizes and fills the TTreeCache itself
             self = replace(self, cache_size=-1, learn_entries="default", async_prefetch=False, unzip=False)
+        elif self.reading_style == "bulk":  # read_bulk.cxx: one thread, the columns' branches cached at once
+            self = replace(
+                self, learn_entries="default", threads=1, cluster_bunch=1, async_prefetch=False, unzip=False
+            )
         return replace(self, **fixed_settings(container, READ_KEYS))
 
 
@@ -376,3 +402,56 @@ def points_by_id(points: list[Point]) -> tuple[dict[tuple[str, str], FilePoint],
     files = {(p.file.format, p.file.id): p.file for p in points}
     reads = {p.read.id: p.read for p in points}
     return files, reads
+
+
+# ---- The TTreeCache's learning phase -------------------------------------------------------------------------------
+
+# TTreeCache::fgLearnEntries in ROOT 6.40 (TTreeCache.cxx; 0x64 in the installed libTree.so): the learning phase's
+# entries where learn_entries is "default". (TTree::SetCacheLearnEntries' default argument, 10, is not it.)
+_ROOT_LEARN_ENTRIES = 100
+
+
+def cache_learning_entries(cluster_starts: list[int], learn_entries: int, events: int) -> int:
+    """The entries of a read of the first ``events`` entries that a TTreeCache serves from its learning phase
+    (read_ttree.cxx's learning_phase_entries applies the same rule to the file it reads).
+
+    While the cache learns, its first basket read prefills the clusters of entries 0 to ``learn_entries``
+    (TTreeCache.Prefill, the reader's pin), and learning ends at the first basket read at an entry at or after
+    ``learn_entries``, which fills the cache for the branches learnt from that entry's cluster on (TTreeCache.cxx,
+    FillBuffer). Baskets do not straddle clusters, so the learning phase covers every entry up to the first cluster
+    start at or after ``learn_entries`` (at least the whole first cluster: ROOT takes at least 1 learn entry), or
+    the whole read where no cluster starts before its end. ``cluster_starts``: the tree's cluster starts
+    (TTree::GetClusterIterator), 0 first."""
+    learn = max(int(learn_entries), 1)
+    for start in sorted(cluster_starts):
+        if start >= events:
+            break
+        if start > 0 and start >= learn:
+            return int(start)
+    return int(events)
+
+
+def _regular_cluster_starts(autoflush: int, events: int) -> list[int]:
+    """The cluster starts of a tree of ``events`` entries written at AutoFlush ``autoflush`` > 0 (entries per
+    cluster). A byte-based (negative) or disabled (0) AutoFlush gives clusters the writer's sizes decide: ValueError
+    (read them from the file: the reader's --inspect cluster_starts)."""
+    if autoflush <= 0:
+        raise ValueError(
+            f"autoflush {autoflush}: the clusters of a byte-based or disabled AutoFlush are known only "
+            "from the file (the reader's --inspect cluster_starts)"
+        )
+    return list(range(0, max(int(events), 1), int(autoflush)))
+
+
+def cache_learning_share(
+    read: ReadPoint, file: FilePoint, events: int, cluster_starts: list[int] | None = None
+) -> float:
+    """The share of a read of ``events`` entries that the TTreeCache serves from its learning phase
+    (cache_learning_entries): 0 where no cache learns (an RNTuple, the cache off, a reading style that stops the
+    learning at once: RDataFrame, bulk, or uproot without a TTreeCache). ``cluster_starts``: the file's, where its
+    AutoFlush is not a count of entries."""
+    if file.container != TTREE or read.cache_size == 0 or read.reading_style != "getentry":
+        return 0.0
+    learn = _ROOT_LEARN_ENTRIES if str(read.learn_entries) == "default" else int(read.learn_entries)
+    starts = cluster_starts if cluster_starts is not None else _regular_cluster_starts(file.autoflush, events)
+    return cache_learning_entries(starts, learn, events) / events

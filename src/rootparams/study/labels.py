@@ -9,9 +9,11 @@ from collections.abc import Iterable
 from rootparams.host.storage import PROFILES
 from rootparams.vocabulary import RNTUPLE, TTREE
 
-_FORMAT_ORDER = ["xaod", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
+_FORMAT_ORDER = ["xaod", "xaod_long", "topq1", "susy5", "susy5_skim", "truth3", "nanoaod"]
 _FORMAT_TITLES = {
     "xaod": "primary xAOD",
+    # The cache scans past the TTreeCache's learning phase (config/config.yaml reads 1000 of its events).
+    "xaod_long": "xAOD-like, 1000 events (cache scans)",
     "topq1": "TOPQ1",
     "susy5": "SUSY5",
     "susy5_skim": "SUSY5, skimmed",
@@ -100,7 +102,12 @@ def selection_label(value: str) -> str:
 
 
 CONTAINER_LABELS = {TTREE: "TTree", RNTUPLE: "RNTuple"}
-_READING_STYLE_LABELS = {"getentry": "TTree::GetEntry", "rdataframe": "RDataFrame", "uproot": "uproot"}
+_READING_STYLE_LABELS = {
+    "getentry": "TTree::GetEntry",
+    "rdataframe": "RDataFrame",
+    "uproot": "uproot",
+    "bulk": "TTree bulk API",
+}
 
 
 def reading_style_label(style: str, threads: int = 1) -> str:

@@ -33,6 +33,8 @@ _KNOWN = (
     "remote_rntuple",
     "access",
     "reading_style",
+    "bulk_container",
+    "offsets",
     "event_size",
     "unzip",
     "skim",

@@ -32,6 +32,7 @@ _READER_UNITS = (
     "read_ttree.cxx",
     "read_ntuple.cxx",
     "read_rdataframe.cxx",
+    "read_bulk.cxx",
     "read_checksum.cxx",
 )
 _READER_HEADERS = (
@@ -41,6 +42,7 @@ _READER_HEADERS = (
     "read_ttree.h",
     "read_ntuple.h",
     "read_rdataframe.h",
+    "read_bulk.h",
     "read_checksum.h",
 )
 # rootparams-write's translation units, linked into one executable: write_collection_tree.cxx holds main (the CLI,
