@@ -174,7 +174,13 @@ def test_inspect_names_the_counters_and_generating_offsets_shrinks_the_counted_a
     assert {b["counter"] for b in listed if b["name"] == "Muon_pt"} == {"nMuon"}
     assert {b["counter"] for b in listed if b["name"] == "nMuon"} == {""}
     assert stored["counted_branches"] == generated["counted_branches"] > 0
-    assert stored["counter_zip_bytes"] == generated["counter_zip_bytes"]  # the counts are stored either way
+    # The counts are stored either way. Each basket of a tree with an I/O feature set carries one byte more in its
+    # header (TBasket's fIOBits, written only when non-zero), uncompressed like the rest of the key: the counters
+    # differ by exactly one byte per basket, nothing else.
+    counters = {b["counter"] for b in listed if b["counter"]}
+    counter_baskets = sum(b["baskets"] for b in listed if b["name"] in counters)
+    assert generated["counter_tot_bytes"] - stored["counter_tot_bytes"] == counter_baskets > 0
+    assert generated["counter_zip_bytes"] - stored["counter_zip_bytes"] == counter_baskets
     assert stored["counted_tot_bytes"] > generated["counted_tot_bytes"]  # the offsets, no longer written
     assert stored["counted_zip_bytes"] > generated["counted_zip_bytes"]
 
@@ -240,12 +246,13 @@ def test_root_rdataframe_still_misreads_generated_offsets(flat):
 
 
 def test_uproot_still_fails_on_some_arrays_with_generated_offsets(flat):
-    """Why the uproot style refuses such files: uproot 5.7.7 cannot read some counted arrays of them (GenPart's). If
-    this fails, uproot reads them: check every branch against the stored file and lift the refusal (uproot_read.py)."""
+    """Why the uproot style refuses such files: uproot 5.7.7 (pinned) cannot read some counted arrays of them (GenPart's: it takes
+    the basket's entries for a jagged array's values, "wrong number of entries", or fails to deserialize). If this
+    fails, uproot reads them: check every branch against the stored file and lift the refusal (uproot_read.py)."""
     import uproot
 
     uproot.open(flat[("lz4", "stored")])[TREE]["GenPart_pt"].array()
-    with pytest.raises(uproot.deserialization.DeserializationError):
+    with pytest.raises((uproot.deserialization.DeserializationError, ValueError)):
         uproot.open(flat[("lz4", "generated")])[TREE]["GenPart_pt"].array()
 
 
@@ -292,7 +299,9 @@ def test_rntuple_bulk_sums_what_the_ttree_holds(build, flat, flat_ntuple):
     ntuple = timed(build, flat_ntuple, "bulk", "analysis", container="rntuple")
     tree = timed(build, flat[("lz4", "stored")], "bulk", "analysis")
     assert ntuple["container"] == "rntuple" and ntuple["reading_style"] == "bulk"
-    assert ntuple["bulk_clusters"] == 3 and ntuple["events_read"] == EVENTS
+    # Every cluster read in bulk (the importer cuts clusters by bytes: one for these 3000 small events).
+    clusters = reader(build, file=flat_ntuple, inspect=1, container="rntuple")["clusters"]
+    assert ntuple["bulk_clusters"] == clusters >= 1 and ntuple["events_read"] == EVENTS
     assert ntuple["column_types"]["Muon_pt"] == "ROOT::VecOps::RVec<float>"
     common = set(ntuple["column_sums"]) & set(tree["column_sums"])
     assert {"Muon_pt", "Electron_eta", "Jet_mass"} <= common
