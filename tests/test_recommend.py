@@ -722,7 +722,9 @@ def test_offsets_size_judges_the_stored_offsets_share_of_the_file_with_the_rates
     assert "of the file (10.00 MB, 9.00 MB with generated offsets; within 5.0 %-20 %: yes)" in found.measured
     assert "stored offsets 2.5 % of the file (8.00 MB, 7.80 MB" in found.measured
     assert "within 5.0 %-20 %: no)" in found.measured
-    assert "rate, generated / stored: TTree" in found.measured  # each read of both files, styles in name order
+    assert (
+        "rate, generated / stored: TTree" in found.measured
+    )  # each read of both files, styles in name order
     assert "TTree::GetEntry (analysis) 0.95x (95 % CI 0.94-0.96" in found.measured
     assert "TTree bulk API (analysis) 0.99x" in found.measured
     only_stored = recommend.offsets_size(pd.DataFrame(rows[::2]), "nanoaod")

@@ -109,7 +109,11 @@ def test_every_per_algorithm_table_covers_every_algorithm():
 
 
 def test_defaults_come_from_the_schema_once():
-    assert LATER_FILE_KEY_DEFAULTS == {"branch_compression": "uniform", "float_precision": "full", "offsets": "stored"}
+    assert LATER_FILE_KEY_DEFAULTS == {
+        "branch_compression": "uniform",
+        "float_precision": "full",
+        "offsets": "stored",
+    }
     assert WINDOW_RULE_DEFAULTS == {"min_window_io_share": 0.9, "min_window_seconds": 1.0}
     assert all(
         PAPER_FILE_DEFAULTS[fmt].items() >= LATER_FILE_KEY_DEFAULTS.items() for fmt in PAPER_FILE_DEFAULTS
