@@ -506,3 +506,25 @@ def test_sequential_rounds_skip_intervals_the_most_repetitions_cannot_bring_to_t
     # No open pair within reach: the points open on their own, if they are.
     assert measure._sequential_wanted({4: 0.021}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == [4]
     assert measure._sequential_wanted({4: 0.09}, {(2, 3): 0.08}, [10] * 5, 20, 4, 0.02) == []
+
+
+def test_a_file_read_with_two_selections_gets_each_selections_columns(tmp_path):
+    """A columnar read (bulk, RDataFrame, uproot) of one file with the analysis and the whole selection: each read
+    gets the branches of its own selection (the columns were once found by path only, and both reads read the
+    selection resolved first)."""
+    from rootparams.measure.measure import Instrument
+
+    fake_reader = tmp_path / "reader"
+    fake_reader.write_text(  # --resolve-selection S: prints the branches S means (here: S itself)
+        '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = --resolve-selection ] && sel=$2; shift; done\n'
+        'echo "ROOTPARAMS_JSON {\\"branches\\": [\\"$sel-a\\", \\"$sel-b\\"]}"\n'
+    )
+    fake_reader.chmod(0o755)
+    instrument = Instrument(str(fake_reader), server=None, monitor=None, messages_dir=tmp_path)
+    analysis = {"reading_style": "bulk", "branches": "analysis"}
+    everything = {"reading_style": "bulk", "branches": "all"}
+    for read in (everything, analysis):
+        instrument.resolve_columns("/data/f.root", read, also="root://host//data/f.root")
+    assert instrument.columns[("/data/f.root", "all", "")] == "all-a,all-b"
+    assert instrument.columns[("/data/f.root", "analysis", "")] == "analysis-a,analysis-b"
+    assert instrument.columns[("root://host//data/f.root", "analysis", "")] == "analysis-a,analysis-b"

@@ -74,6 +74,11 @@ class ReadError(ToolError):
     """A timed read failed; the message names the file and ROOT's complaint."""
 
 
+def _columns_key(path: str, read: dict[str, Any]) -> tuple[str, str, str]:
+    """What a columnar read's branches depend on: the file read, its selection and its tree."""
+    return path, str(read["branches"]), str(read.get("tree") or "")
+
+
 def _reader_args(
     path: str, events: int, read: dict[str, Any], disk_device: str | None = None
 ) -> dict[str, Any]:
@@ -380,15 +385,16 @@ class Instrument:
     messages_dir: Path
     probe_loads: int = 0  # 0: no memory probe
     fastest_probe: float = float("nan")  # the fastest memory probe of this block so far
-    # The branches a columnar reading style (rdataframe, uproot, bulk) reads, by the path read: the reader's own
-    # resolution of the selection (--resolve-selection), made before the file is evicted.
-    columns: dict[str, str] = field(default_factory=dict)
+    # The branches a columnar reading style (rdataframe, uproot, bulk) reads, by the path read, the selection and
+    # the tree: the reader's own resolution of the selection (--resolve-selection), made before the file is evicted.
+    # Keyed by the selection too: a block that reads one file with two selections (analysis and all) reads each.
+    columns: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
     def resolve_columns(self, path: str, read: dict[str, Any], *, also: str | None = None) -> None:
         """Find, once, the branches that ``read``'s selection means in ``path`` (for reading style rdataframe,
         uproot or bulk; getentry resolves it itself). The reader reads the file's metadata for that: call this before
         the eviction. ``also``: another name of the same file (its URL) that reads use."""
-        if read.get("reading_style", "getentry") == "getentry" or path in self.columns:
+        if read.get("reading_style", "getentry") == "getentry" or _columns_key(path, read) in self.columns:
             return
         cmd = [self.reader, "--file", path, "--resolve-selection", read["branches"]]
         if read.get("tree"):
@@ -397,9 +403,9 @@ class Instrument:
             found = run_tool(cmd, f"resolving branch selection {read['branches']!r} in {path}")
         except ToolError as error:
             raise ReadError(str(error)) from error
-        self.columns[path] = ",".join(found["branches"])
+        self.columns[_columns_key(path, read)] = ",".join(found["branches"])
         if also:
-            self.columns[also] = self.columns[path]
+            self.columns[_columns_key(also, read)] = self.columns[_columns_key(path, read)]
 
     def memory_probe(self) -> float:
         """Seconds of the host's memory probe now (NaN without one), and the block's fastest so far updated."""
@@ -418,15 +424,18 @@ class Instrument:
         style = read.get("reading_style", "getentry")
         args = _reader_args(path, events, read, where.device)
         if style != "getentry":
-            if path not in self.columns:
+            if _columns_key(path, read) not in self.columns:
                 raise ReadError(
-                    f"{what}: the columns of {path} were not resolved before the read (a harness bug)"
+                    f"{what}: the columns of {read['branches']!r} in {path} were not resolved before the read "
+                    "(a harness bug)"
                 )
-            args["reading-style"], args["columns"] = style, self.columns[path]
+            args["reading-style"], args["columns"] = style, self.columns[_columns_key(path, read)]
         procs = where.group.procs if where.group else None
         try:
             if style == "uproot":
-                cmd = _uproot_command(path, events, read, self.columns[path], where.device)
+                cmd = _uproot_command(
+                    path, events, read, self.columns[_columns_key(path, read)], where.device
+                )
                 return exec_read(cmd, what, storage.join_group(procs))
             if self.server:
                 if where.group:
