@@ -268,7 +268,7 @@ def test_settings_rdataframe_cannot_apply_are_refused(build, susy5):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"learn-entries": 10})
     with pytest.raises(ToolError, match=r"reads TTrees only, not --container rntuple"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], container="rntuple")
-    with pytest.raises(ToolError, match=r"--reading-style 'rdf': must be getentry .* or rdataframe"):
+    with pytest.raises(ToolError, match=r"--reading-style 'rdf': must be getentry .*, rdataframe or bulk"):
         rdf_read(build, path, 10, ["ElectronsAux.pt"], **{"reading-style": "rdf"})
     # An option of an older reader, or a misspelt one, stops the read instead of measuring the default.
     with pytest.raises(ToolError, match=r"unknown option --reader: it is now called --reading-style"):

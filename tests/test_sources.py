@@ -155,6 +155,7 @@ def test_a_source_takes_its_own_settings_and_entries():
         "page_size": 0,
         "branch_compression": "uniform",
         "float_precision": "full",
+        "offsets": "stored",
     }
     (point,) = expand_points(config)
     assert point.file.id == "asis" and point.file.origin == "asis" and point.read.branches == "all"
@@ -274,6 +275,7 @@ def test_a_clone_takes_the_files_compression_as_a_split_ttree():
         "page_size": 1048576,
         "branch_compression": "uniform",
         "float_precision": "full",
+        "offsets": "stored",
     }
     assert {p.file.split_level for p in expand_points(config)} == {0, 99}
     assert {p.file.origin for p in expand_points(config)} == {"recipe"}
