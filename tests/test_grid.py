@@ -197,17 +197,19 @@ def test_the_cache_learning_phase_ends_at_the_first_cluster_start_at_or_after_th
         _regular_cluster_starts(-10000000, 1000)
 
 
-def test_the_default_studys_xaod_cache_points_read_past_the_learning_phase():
-    # config/config.yaml: the xAOD's cache and learn-entries points read it as xaod_long, long enough that the
-    # learning phase is at most 10 % of the read; no xAOD point of 220 events is in those scans.
+def test_the_steady_state_cache_study_reads_past_the_learning_phase():
+    # config/examples/cache-steady-state.yaml: the xAOD's cache and learn-entries points read it as xaod_long, long
+    # enough that the learning phase is at most 10 % of the read. The default study keeps its 220-event xAOD, whose
+    # learning phase is 45 % of the read (its first AutoFlush-100 cluster, 100 of 220 entries).
     import yaml
     from conftest import REPO
 
     from rootparams.study.grid import cache_learning_share
 
-    config = load_study_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
-    cached = [p for p in expand_points(config) if {"cache", "cache_learn"} & set(p.scans)]
-    xaod = [p for p in cached if p.file.format.startswith("xaod")]
+    config = load_study_config(
+        yaml.safe_load((REPO / "config" / "examples" / "cache-steady-state.yaml").read_text())
+    )
+    xaod = [p for p in expand_points(config) if {"cache", "cache_learn"} & set(p.scans)]
     assert {p.file.format for p in xaod} == {"xaod_long"}
     assert {str(p.read.learn_entries) for p in xaod} == {"default", "0", "10"}
     for p in xaod:
@@ -216,6 +218,13 @@ def test_the_default_studys_xaod_cache_points_read_past_the_learning_phase():
     assert any(p.read.cache_size == 0 for p in xaod)  # the cache off: no learning phase at all
     off = next(p for p in xaod if p.read.cache_size == 0)
     assert cache_learning_share(off.read, off.file, 1000) == 0.0
+    default = load_study_config(yaml.safe_load((REPO / "config" / "config.yaml").read_text()))
+    short = next(
+        p
+        for p in expand_points(default)
+        if p.file.format == "xaod" and "cache" in p.scans and p.read.cache_size
+    )
+    assert cache_learning_share(short.read, short.file, 220) == pytest.approx(100 / 220)
 
 
 def test_the_learning_share_is_derived_per_repetition_where_a_cache_learnt():
