@@ -3,7 +3,7 @@
 
     python3 tools/make_private.py [--dry-run] [--allow-dirty] [--report FILE] [--no-format]
 
-Run from the checkout's top after tools/move_to_subpackages.py (it refuses the flat package), on any tree: it
+Run from the checkout's top, on the package in its layers (it refuses a flat package), on any tree: it
 finds everything in the tree itself and can be run again (what is private stays so, what it left it leaves).
 
 A top-level name of a module of src/rootparams (a function, a class, a constant) becomes ``_name`` when no
@@ -1022,7 +1022,7 @@ def main(argv: list[str] | None = None) -> int:
     if not SRC.is_dir():
         parser.error(f"run from the checkout's top: no {SRC}")
     if not any(SRC.glob("*/__init__.py")):
-        parser.error("the package is flat: run tools/move_to_subpackages.py first")
+        parser.error("the package is flat: this tool works on its subpackages (docs/architecture.md)")
     if (
         not args.dry_run
         and not args.allow_dirty
