@@ -528,3 +528,35 @@ def test_a_file_read_with_two_selections_gets_each_selections_columns(tmp_path):
     assert instrument.columns[("/data/f.root", "all", "")] == "all-a,all-b"
     assert instrument.columns[("/data/f.root", "analysis", "")] == "analysis-a,analysis-b"
     assert instrument.columns[("root://host//data/f.root", "analysis", "")] == "analysis-a,analysis-b"
+
+
+def test_the_untimed_read_before_the_warm_rounds_reads_only_the_first_events(tmp_path):
+    """The untimed read before a set's warm rounds opens the file and runs the loop once, on its first events: a
+    whole read there would warm nothing more (every read is a fresh process) and cost the default study about 4
+    minutes. A set whose untimed read fails is left out of the rounds, with the reader's message."""
+    from rootparams.measure.cpu_primitives import WarmSet
+
+    root_file = tmp_path / "f.root"
+    root_file.write_bytes(b"\0" * 8192)
+    calls, said = [], []
+
+    class Storages:
+        def for_read(self, profile, path):
+            return "native-storage"
+
+    class Instrument:
+        def resolve_columns(self, path, read):
+            pass
+
+        def read(self, where, path, events, read, what, tag):
+            calls.append((path, events, tag))
+            raise measure.ReadError("the reader stopped")
+
+    warm_set = WarmSet(str(root_file), 26000, {"reading_style": "getentry"}, {"file_id": "f", "warm_id": "w"}, {})
+    taken = measure._warm_rounds(
+        [warm_set], [{}], [0], Instrument(), Storages(), {"attempts": 2}, {}, "b", 0.0, 1, said.append
+    )
+    assert taken == {}
+    assert calls == [(str(root_file), measure._WARM_UP_EVENTS, "warm-untimed")]
+    assert 0 < measure._WARM_UP_EVENTS <= 100
+    assert said == [f"{warm_set.name}: no warm reads: the reader stopped"]
