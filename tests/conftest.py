@@ -93,6 +93,31 @@ def snakemake(
     return proc
 
 
+# The writes of a test study on one thread each. In a study, generate_file (and its sentinel and unzip-sample
+# variants) and write_noise claim 2 threads: ROOT's implicit MT compresses a cluster's baskets in parallel,
+# which pays for LZMA and level 9 on files of hundreds of MB. The test studies write files of a few to a few
+# hundred events: a write is ROOT's start-up, the event loop and a read back, on one core, and at --cores 2
+# a 2-thread write left the other core idle (the full study wrote its 36 files and its write noise one at a
+# time, about 70 s). On one thread two of them run side by side. What the tests check does not depend on it:
+# the same events are written (implicit MT changes who compresses a basket, not what it holds), no test
+# reads a catalogue's write_threads, and the writer's implicit MT is exercised on its own
+# (tests/test_branch_compression.py writes LZMA-5 with 2 threads). The timed reads, the storage primitives and
+# the unzip kinds still claim every core and run alone.
+ONE_THREAD_WRITES = {
+    "generate_file": 1,
+    "generate_sentinel_file": 1,
+    "generate_unzip_sample": 1,
+    "write_noise": 1,
+}
+
+
+def set_threads(**more: int) -> tuple[str, ...]:
+    """Snakemake's --set-threads for a test study: its writes on one thread each (ONE_THREAD_WRITES), and
+    ``more`` (a profile's own set-threads, which a --set-threads on the command line replaces)."""
+    threads = {**more, **ONE_THREAD_WRITES}
+    return ("--set-threads", *(f"{rule}={n}" for rule, n in threads.items()))
+
+
 def run_study(
     tmp_path_factory, build: dict[str, Path], config: str, name: str, targets: tuple[str, ...] = ()
 ) -> Path:
@@ -104,7 +129,15 @@ def run_study(
     workdir = tmp_path_factory.mktemp(name)
     shutil.copytree(build["info"].parent, workdir / paths.BUILD)
     snakemake(
-        workdir, *targets, "--configfile", config, "--config", f"data_dir={workdir / 'data'}", "--cores", "2"
+        workdir,
+        *targets,
+        "--configfile",
+        config,
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--cores",
+        "2",
+        *set_threads(),
     )
     return workdir
 

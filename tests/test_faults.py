@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, require, set_threads, snakemake
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -61,6 +61,7 @@ def run(workdir, *args, check=True):
         f"data_dir={workdir / 'data'}",
         "--cores",
         "2",
+        *set_threads(),
         *args,
         check=check,
     )
@@ -82,6 +83,7 @@ def background(workdir):
         f"data_dir={workdir / 'data'}",
         "--cores",
         "2",
+        *set_threads(),
     ]
     return subprocess.Popen(
         cmd, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True

@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 import pytest
 import yaml
-from conftest import SHARED_DATA, require, snakemake
+from conftest import SHARED_DATA, require, set_threads, snakemake
 
 from rootparams.tools import paths
 
@@ -67,7 +67,7 @@ def own_run(tmp_path_factory, build):
         paths.RUN_SUMMARY,
         paths.figure("fig02_size_vs_compression", "png"),
     )
-    proc = snakemake(workdir, *targets, "--configfile", str(config), "--cores", "2")
+    proc = snakemake(workdir, *targets, "--configfile", str(config), "--cores", "2", *set_threads())
     return workdir, proc, before
 
 
@@ -152,6 +152,7 @@ def test_with_rewrite_failures_fail_the_refused_rewrite_fails_and_every_other_fo
         str(config),
         "--cores",
         "2",
+        *set_threads(),
         "--keep-going",
         check=False,
     )
@@ -206,7 +207,7 @@ def test_points_that_fail_leave_the_study_its_tables_and_report_and_are_listed(
         paths.table1("physlite_tree", "md"),
         paths.figure("fig02_size_vs_compression", "png"),
     )
-    proc = snakemake(tmp_path, *targets, "--configfile", str(config), "--cores", "2")
+    proc = snakemake(tmp_path, *targets, "--configfile", str(config), "--cores", "2", *set_threads())
     assert all((tmp_path / t).exists() for t in targets)
     summary = pd.read_csv(tmp_path / paths.SUMMARY_TABLE)
     status = {(r.format, r.file_id, r.branches): r for r in summary.itertuples()}

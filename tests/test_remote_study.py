@@ -15,7 +15,7 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import REPO, require, snakemake
+from conftest import REPO, require, set_threads, snakemake
 
 from rootparams.host import remote, storage
 from rootparams.tools import paths
@@ -45,7 +45,16 @@ def remote_run(tmp_path_factory, build):
     shutil.copytree(build["info"].parent, workdir / paths.BUILD)  # the session's C++ build, not a second one
     # Up to the tables the tests read (the figures they check are drawn here from those tables).
     targets = (paths.SUMMARY_TABLE, paths.POINTS_TABLE, paths.FILES_TABLE)
-    args = (*targets, "--configfile", TINY_REMOTE, "--config", f"data_dir={workdir / 'data'}", "--cores", "2")
+    args = (
+        *targets,
+        "--configfile",
+        TINY_REMOTE,
+        "--config",
+        f"data_dir={workdir / 'data'}",
+        "--cores",
+        "2",
+        *set_threads(),
+    )
     missing = {"ROOTPARAMS_TOXIPROXY": str(workdir / "no-toxiproxy-here")}
     refused = snakemake(workdir, *args, check=False, env=missing)
     broken = workdir / "broken-toxiproxy"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import snakemake
+from conftest import set_threads, snakemake
 
 
 def _study(workdir: Path, scans: dict, storage_profiles: dict) -> Path:
@@ -50,6 +50,7 @@ def _run(workdir: Path, config: Path) -> dict[str, int]:
         f"data_dir={workdir / 'data'}",
         "--cores",
         "2",
+        *set_threads(),
     )
     jobs: dict[str, int] = {}
     for rule in re.findall(r"^(?:local)?rule (\w+):$", proc.stderr + proc.stdout, flags=re.M):
