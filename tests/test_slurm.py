@@ -10,9 +10,12 @@ import subprocess
 
 import pandas as pd
 import pytest
-from conftest import REPO, TINY, require, snakemake, tiny_targets
+import yaml
+from conftest import REPO, TINY, require, set_threads, snakemake, tiny_targets
 
 from rootparams.tools import paths
+
+SLURM_PROFILE = REPO / "profiles" / "slurm"
 
 # What the tests compare: the measuring chain and one of each kind of output after it (a table, the run summary,
 # the recommendations and a figure), not every figure (test_full_dag draws them all). Each Slurm job is a
@@ -50,7 +53,7 @@ def slurm_run(tmp_path_factory, build):
         workdir,
         *TARGETS,
         "--profile",
-        str(REPO / "profiles" / "slurm"),
+        str(SLURM_PROFILE),
         "--slurm-no-account",
         "--configfile",
         TINY,
@@ -59,6 +62,10 @@ def slurm_run(tmp_path_factory, build):
         "--slurm-keep-successful-logs",
         "--slurm-init-seconds-before-status-checks",
         "2",
+        # The writes on one thread, as in the local run this one is compared with (conftest.set_threads): the
+        # generation of the sentinel's file and the write noise then share the node's 2 CPUs instead of taking
+        # turns (about 14 s). A --set-threads given here replaces the profile's own, which it so repeats.
+        *set_threads(**yaml.safe_load((SLURM_PROFILE / "config.yaml").read_text())["set-threads"]),
     )
     return workdir
 
