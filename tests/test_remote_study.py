@@ -1,5 +1,5 @@
-"""A tiny remote study end to end (issue #15; tests/configs/tiny_remote.yaml): one SUSY5-like file read
-locally, through our XRootD server alone, and through the proxy at 20 ms RTT, TTreeCache off and -1.
+"""A tiny remote study end to end (issue #15; tests/configs/tiny_remote.yaml): one small TRUTH3 file
+read locally, through our XRootD server alone, and through the proxy at 20 ms RTT, TTreeCache off and -1.
 
 Without toxiproxy at all (ROOTPARAMS_TOXIPROXY names a file that does not exist), the preflight refuses the run
 before any job and says how to install it. Then a first run with a toxiproxy that cannot start (a script that
@@ -21,6 +21,7 @@ from rootparams.host import remote, storage
 from rootparams.tools import paths
 
 TINY_REMOTE = str(REPO / "tests" / "configs" / "tiny_remote.yaml")
+FORMAT = "truth3"  # the study's one format
 BROKEN_PROXY_SAYS = "listen tcp 127.0.0.1: bind: address already in use"
 
 
@@ -70,7 +71,7 @@ def summary(workdir) -> pd.DataFrame:
 
 
 def records(workdir, profile: str) -> list[dict]:
-    found = sorted((workdir / "results" / "repetitions").glob(f"susy5/*/*_{profile}/rep*.json"))
+    found = sorted((workdir / "results" / "repetitions").glob(f"{FORMAT}/*/*_{profile}/rep*.json"))
     return [json.loads(p.read_text()) for p in found]
 
 
@@ -93,14 +94,14 @@ def test_a_proxy_that_cannot_start_fails_its_profile_only_with_its_own_message(r
     )
     assert "xrootd-wan" in first.stderr
     # The rerun measured only what failed: the local and server-only records are the first run's.
-    block = json.loads((workdir / paths.block_record("susy5")).read_text())
+    block = json.loads((workdir / paths.block_record(FORMAT)).read_text())
     assert (
         block["measured_repetitions"] == 2 and block["reused"] == 4
     )  # the 2 xrootd-wan points x 1 repetition
     for profile in ("native", "xrootd-local"):
         assert all(r.get("reused") is not True for r in records(workdir, profile))  # written once, kept
     # Every other point of the block was measured in the first run (the block's job failed at its end).
-    local = {p.parent.name for p in (workdir / "results" / "repetitions" / "susy5").rglob("rep*.json")}
+    local = {p.parent.name for p in (workdir / "results" / "repetitions" / FORMAT).rglob("rep*.json")}
     assert (
         len([r for r in local if not r.endswith("_xrootd-wan")]) == 4
     )  # native and xrootd-local, cache off and -1
@@ -123,7 +124,7 @@ def test_remote_reads_go_through_the_server_and_loopback_and_start_cold(remote_r
             # The server's (and proxy's) CPU is the read's, not "other work"; 10 ms ticks: a short read can show 0.
             assert r["server_cpu_seconds"] >= 0
         assert (
-            workdir / paths.remote_logs("susy5", recs[0]["file_id"], recs[0]["read_id"]) / "xrootd.log"
+            workdir / paths.remote_logs(FORMAT, recs[0]["file_id"], recs[0]["read_id"]) / "xrootd.log"
         ).exists()
     for r in records(workdir, "native"):
         assert r["storage_access"] == "local" and r["file_class"] == "TFile"
@@ -155,7 +156,7 @@ def test_the_cache_turns_a_round_trip_per_basket_into_a_few_vector_reads(remote_
 
 def test_a_remote_read_returns_the_local_checksum_and_a_wrong_url_a_clear_error(remote_run, build):
     workdir, *_ = remote_run
-    local = next((workdir / "data" / "files" / "susy5").glob("*.root"))
+    local = next((workdir / "data" / "files" / FORMAT).glob("*.root"))
     with remote.remote_endpoint(storage.PROFILES["xrootd-wan"], local.parent, workdir / "x") as ep:
         sums = [
             subprocess.run(
@@ -193,12 +194,12 @@ def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_bu
     from rootparams.study.config import load_study_config
 
     workdir, *_ = remote_run
-    local = next((workdir / "data" / "files" / "susy5").glob("*.root"))
+    local = next((workdir / "data" / "files" / FORMAT).glob("*.root"))
     # Our own server stands in for a user's: the file is already there, in <dir>/<format>/<file>.
     export = workdir / "endpoint"
-    (export / "susy5").mkdir(parents=True)
-    shutil.copy(local, export / "susy5" / local.name)
-    for p in (export, export / "susy5", export / "susy5" / local.name):
+    (export / FORMAT).mkdir(parents=True)
+    shutil.copy(local, export / FORMAT / local.name)
+    for p in (export, export / FORMAT, export / FORMAT / local.name):
         p.chmod(p.stat().st_mode | 0o055)
     with remote.XRootDServer(export, tmp_path / "logs") as server:
         url = f"root://127.0.0.1:{server.port}/{export}/"
@@ -230,7 +231,7 @@ def test_a_users_endpoint_is_read_there_and_every_record_says_eviction_is_its_bu
         )
         (rec,) = recs
         assert rec["storage_access"] == "endpoint" and rec["remote_url"] == url
-        assert rec["read_path"] == f"{url}susy5/{local.name}?remote=1"
+        assert rec["read_path"] == f"{url}{FORMAT}/{local.name}?remote=1"
         assert rec["file_class"] == "TNetXNGFile" and rec["events_read"] == 150
         assert rec["eviction_verified"] is False and "endpoint's server" in rec["eviction_method"]
         assert not rec["flagged"], rec["flag_reasons"]
