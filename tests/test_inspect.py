@@ -46,6 +46,12 @@ def physlite():
 
 
 @pytest.fixture(scope="module")
+def physlite_every(physlite):
+    """The PHYSLITE inspected with every branch (--all), for the tests of the rows below the top level."""
+    return inspect_file(str(PHYSLITE), all_branches=True)
+
+
+@pytest.fixture(scope="module")
 def physlite_rntuple():
     require(PHYSLITE_RNTUPLE.exists(), f"{PHYSLITE_RNTUPLE} (shared/data) is needed")
     return inspect_file(str(PHYSLITE_RNTUPLE))
@@ -86,15 +92,15 @@ def test_branch_bytes_add_up_to_what_root_counts_for_the_tree(physlite, ROOT):
     assert {r.name: (r.compressed, r.uncompressed) for r in physlite.rows} == root_rows
 
 
-def test_all_branches_lists_every_branch_with_its_own_bytes(physlite):
-    every = inspect_file(str(PHYSLITE), all_branches=True)
+def test_all_branches_lists_every_branch_with_its_own_bytes(physlite, physlite_every):
+    every = physlite_every
     assert len(every.rows) == physlite.everything
     assert sum(r.compressed for r in every.rows) == physlite.compressed
     members = [r for r in every.rows if r.top == "EventInfoAux."]
     assert len(members) > 5 and any(r.name == "EventInfoAux.runNumber" for r in members)
 
 
-def test_the_kinds_are_the_study_benchmarks_for_every_branch(physlite, ROOT):
+def test_the_kinds_are_the_study_benchmarks_for_every_branch(physlite, physlite_every, ROOT):
     """The study's benchmark classifies ROOT's own view of the branches (TBranchElement::GetTypeName, element
     counts read with uproot): inspect gives every unit the same kind, and the same totals per kind."""
     sys.path.insert(0, str(REPO / "benchmarks"))
@@ -111,7 +117,7 @@ def test_the_kinds_are_the_study_benchmarks_for_every_branch(physlite, ROOT):
     for unit in units:
         unit.kind = classify(unit, classes[unit.top])
         expected[unit.kind] = expected.get(unit.kind, 0) + unit.zip_bytes
-    every = inspect_file(str(PHYSLITE), all_branches=True)
+    every = physlite_every
     # (name, top) is not unique: a split member may carry its branch's name; both lists keep ROOT's order.
     ours = [(r.name, r.kind) for r in every.rows if (r.uncompressed or r.in_tree_object)]
     assert ours == [(u.name, u.kind) for u in units if u.tot_bytes]
