@@ -158,8 +158,8 @@ def test_a_read_is_classified_by_its_spans_with_intervals():
 
 def test_advise_answers_for_a_real_file(tmp_path, build):
     """The whole chain on the CMS NanoAOD sample, --quick: plan, pace probe, tiling, recompressions, study, decision,
-    what to type, the page and the JSON. Two repetitions and short loops (--loop-seconds 0.2): not an answer to act
-    on; the chain is what is tested."""
+    what to type, the page and the JSON. Two repetitions and short loops (--loop-seconds 0.1, the file tiled some
+    15 times): not an answer to act on; the chain is what is tested."""
     require(shutil.which("dool") is not None, "dool must be on PATH (it is installed with the project)")
     out = tmp_path / "answer"
     shutil.copytree(build["info"].parent, out / "results" / "build")
@@ -173,7 +173,7 @@ def test_advise_answers_for_a_real_file(tmp_path, build):
     )
     tool.chmod(0o755)
     command = [sys.executable, "-m", "rootparams.cli", "advise", str(NANOAOD), "--out", str(out), "--quick",
-               "--repetitions", "2", "--loop-seconds", "0.2"]  # fmt: skip
+               "--repetitions", "2", "--loop-seconds", "0.1"]  # fmt: skip
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1500)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
