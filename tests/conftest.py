@@ -6,7 +6,10 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,6 +58,15 @@ def build(workdir) -> dict[str, Path]:
         "unzip_kinds": workdir / paths.UNZIP_KINDS_EXE,
         "info": workdir / paths.BUILD_INFO,
     }
+
+
+def side_by_side(*calls: Callable[[], Any]) -> list[Any]:
+    """The results of ``calls``, in their order, made side by side on the cores this process may use; the first
+    failure is raised. For a fixture or a test that writes or reads several ROOT files with the C++ tools: each
+    call is a process of its own on one core, so that the files are made at once instead of one after another
+    (the files and what is checked of them are the same)."""
+    with ThreadPoolExecutor(max_workers=len(os.sched_getaffinity(0))) as pool:
+        return list(pool.map(lambda call: call(), calls))
 
 
 RUN3_LIKE_MACRO = REPO / "tests" / "data" / "Run3LikePhysLite.C"

@@ -13,6 +13,7 @@ import json
 import subprocess
 
 import pytest
+from conftest import side_by_side
 
 from rootparams.measure.generate import generate_file
 from rootparams.measure.measure import _uproot_command
@@ -74,12 +75,16 @@ def flat(build, tmp_path_factory):
     """The flat NanoAOD-like format at LZ4, ZLIB and uncompressed, offsets stored and generated, 3 clusters of 1000;
     and one with 2 kB baskets, whose counters' baskets end where the arrays' do not."""
     d = tmp_path_factory.mktemp("bulk")
-    files = {
-        (alg, offsets): write(build, d, "nanoaod", alg, level, offsets=offsets)["path"]
+    settings = [
+        (alg, level, offsets)
         for alg, level in (("lz4", 4), ("zlib", 1), ("none", 0))
         for offsets in ("stored", "generated")
-    }
-    files["small_baskets"] = write(build, d, "nanoaod", "lz4", 4, basket=2000)["path"]
+    ]
+    writes = [functools.partial(write, build, d, "nanoaod", a, lv, offsets=o) for a, lv, o in settings]
+    small_baskets = functools.partial(write, build, d, "nanoaod", "lz4", 4, basket=2000)
+    *written, small = side_by_side(*writes, small_baskets)  # two writes at a time
+    files = {(alg, offsets): w["path"] for (alg, _, offsets), w in zip(settings, written, strict=True)}
+    files["small_baskets"] = small["path"]
     return files
 
 

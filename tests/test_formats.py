@@ -1,11 +1,13 @@
 """Generated files checked by an independent reader (uproot) and by a layout-independent content checksum."""
 
+import functools
 import struct
 
 import awkward as ak
 import numpy as np
 import pytest
 import uproot
+from conftest import side_by_side
 
 from rootparams.measure.generate import generate_file
 from rootparams.measure.measure import run_tool
@@ -169,10 +171,16 @@ def test_same_seed_same_content_under_every_setting(make, build):
         ("none", 0, 0, 2),
         ("zstd", 5, 10, 1),
     ]
-    sums = {checksum(build, make("topq1", *s)) for s in settings}
-    sums.add(checksum(build, make("topq1", "zlib", 1, 100, 0, basket=4096)))
+    # Written, then read, two at a time (each file is a writer's process, each checksum a reader's).
+    files = side_by_side(
+        *(functools.partial(make, "topq1", *s) for s in settings),
+        functools.partial(make, "topq1", "zlib", 1, 100, 0, basket=4096),
+        functools.partial(make, "topq1", "zlib", 1, 100, 0, seed=12),
+    )
+    *same_seed, other_seed = side_by_side(*(functools.partial(checksum, build, f) for f in files))
+    sums = set(same_seed)
     assert len(sums) == 1
-    assert checksum(build, make("topq1", "zlib", 1, 100, 0, seed=12)) not in sums
+    assert other_seed not in sums
 
 
 def test_events_read_back_from_the_content_file_are_the_generated_ones(make, build, tmp_path):

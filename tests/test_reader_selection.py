@@ -2,9 +2,11 @@
 (the one definition of a selection, for the columnar readers) and --unzip (TTreeCacheUnzip), on small files of
 the same content at split levels 0 and 99 and as an RNTuple, and on the real NanoAOD and PHYSLITE samples."""
 
+import functools
 from pathlib import Path
 
 import pytest
+from conftest import side_by_side
 
 from rootparams.measure.generate import generate_file
 from rootparams.measure.measure import _reader_args, reader_command, run_tool
@@ -28,21 +30,24 @@ def files(build, tmp_path_factory):
     """The same 300 SUSY5 events at split 0 and 99 and as an RNTuple, and a file whose only collection has no pt."""
     out = tmp_path_factory.mktemp("selection")
     tools = {"writer": str(build["writer"]), "reader": str(build["reader"]), "catalogue": None}
-    made = {}
+    made, writes = {}, []
     for name, point in (
         (0, FilePoint("susy5", "zlib", 1, -1_000_000, 0, 32000)),
         (99, FilePoint("susy5", "zlib", 1, -1_000_000, 99, 32000)),
         ("rntuple", FilePoint("susy5", "zlib", 1, -1_000_000, -1, 0, container="rntuple", page_size=65536)),
     ):
         made[name] = out / f"susy5_{name}.root"
-        generate_file(point, events=EVENTS, seed=5, output=str(made[name]), **tools)
+        writes.append(
+            functools.partial(generate_file, point, events=EVENTS, seed=5, output=str(made[name]), **tools)
+        )
     recipe = out / "truth_only.recipe"
     recipe.write_text(
         "container TruthElectrons xAODlike::TruthParticleContainer_v1 xAODlike::TruthParticleAuxContainer_v1 poisson 3\n"
         "attr TruthElectrons px gaus 0.0 30000.0\nattr TruthElectrons m const 0.511\n"
     )
     made["truth"] = out / "truth_only.root"
-    generate_file(
+    truth = functools.partial(
+        generate_file,
         FilePoint("truth3", "zlib", 1, -1_000_000, 99, 32000),
         events=20,
         seed=3,
@@ -50,6 +55,7 @@ def files(build, tmp_path_factory):
         recipe=recipe,
         **tools,
     )
+    side_by_side(*writes, truth)  # two writes at a time
     return made
 
 
