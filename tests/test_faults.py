@@ -27,15 +27,18 @@ from rootparams.study.grid import FilePoint
 from rootparams.tools import paths
 from rootparams.tools.processes import DamagedFileError, ToolError, run_tool
 
-# Two points (the xAOD default and LZ4-1), 2 repetitions each, native storage, kept files. No memory probe around
-# the reads (2 x 0.12 s of each read's ~0.6 s): what is tested is which reads are taken, kept, lost and resumed.
+# Two points (the xAOD default and LZ4-1), 2 repetitions each, native storage, kept files. No memory probe
+# around the reads (2 x 0.12 s of each read's ~0.6 s), and no drift sentinel (2 more cold reads in every
+# block, at its start and its end; the files are kept anyway): what is tested is which reads are taken, kept,
+# lost and resumed.
 TWO_POINTS = """
 repetitions: 2
 keep_files: true
 formats:
   xaod: {written: 12, read: 12}
 read_defaults: {storage_profile: native}
-measurement: {attempts: 1, max_cpu_steal: 1.0, busy_cpu_threshold: 1.0, memory_probe_loads: 0}
+measurement: {attempts: 1, max_cpu_steal: 1.0, busy_cpu_threshold: 1.0, memory_probe_loads: 0,
+              sentinel: {every_seconds: 0}}
 scans:
   compression: {algorithm: [lz4], level: [1]}
 """
