@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,20 +37,95 @@ def config_problems(raw) -> list[str]:
     return info.value.problems
 
 
+# The session's C++ build (~50 s on 2 cores) starts in a thread of its own as soon as the tests are
+# collected, when one of them needs it, so that the tests before the first of those share its time instead
+# of adding theirs to it. Only the tests of BESIDE_THE_BUILD run while it compiles: computations in this
+# process (plans, tables, decisions), which it only slows. Before any other test the session waits for the
+# build to end (pytest_runtest_setup): a timed read beside a compiler would be flagged as a busy machine, and
+# a test may use the C++ tools without asking for `build` (a study copies the session's build). The `build`
+# fixture waits for it too, and raises its error.
+BESIDE_THE_BUILD = frozenset({"test_adaptive.py", "test_advise.py"})
+
+
+class _BackgroundBuild:
+    """build_all into ``workdir`` in a thread: ``wait`` for its end; ``error``: what it raised, or None."""
+
+    def __init__(self, workdir: Path):
+        from rootparams.tools import paths
+        from rootparams.tools.build import build_all
+
+        self.workdir = workdir
+        self.error: Exception | None = None
+
+        def run() -> None:
+            try:
+                build_all(workdir / paths.BUILD)
+            except Exception as error:  # raised by the `build` fixture, in the first test needing it
+                self.error = error
+
+        self._thread = threading.Thread(target=run, name="session C++ build", daemon=True)
+        self._thread.start()
+
+    def wait(self) -> None:
+        self._thread.join()
+
+
+_BACKGROUND_BUILD = pytest.StashKey[_BackgroundBuild]()
+
+
+def _needs_build(item: pytest.Item) -> bool:
+    return "build" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    config = session.config
+    factory = getattr(config, "_tmp_path_factory", None)  # pytest's own tmp_path_factory (its tmpdir plugin)
+    if (
+        config.option.collectonly
+        or session.testsfailed  # collection errors: the session stops before any test
+        or factory is None
+        or shutil.which("g++") is None  # the `build` fixture says so (require)
+        or not any(_needs_build(item) for item in session.items)
+    ):
+        return
+    config.stash[_BACKGROUND_BUILD] = _BackgroundBuild(factory.mktemp("workflow"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    started = item.config.stash.get(_BACKGROUND_BUILD, None)
+    if started is not None and (item.path.name not in BESIDE_THE_BUILD or _needs_build(item)):
+        started.wait()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    started = session.config.stash.get(_BACKGROUND_BUILD, None)
+    if started is not None:  # a session stopped early (-x, an interrupt) leaves no compiler running
+        started.wait()
+
+
 @pytest.fixture(scope="session")
-def workdir(tmp_path_factory) -> Path:
+def workdir(request, tmp_path_factory) -> Path:
     """A Snakemake working directory shared by the session (results/ and data/ live here)."""
-    return tmp_path_factory.mktemp("workflow")
+    started = request.config.stash.get(_BACKGROUND_BUILD, None)
+    return started.workdir if started is not None else tmp_path_factory.mktemp("workflow")
 
 
 @pytest.fixture(scope="session")
-def build(workdir) -> dict[str, Path]:
+def build(request, workdir) -> dict[str, Path]:
     """The xAOD-like classes, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
     from rootparams.tools import paths
     from rootparams.tools.build import build_all
 
     require(shutil.which("g++") is not None, "g++ is needed to build the C++ parts")
-    build_all(workdir / paths.BUILD)
+    started = request.config.stash.get(_BACKGROUND_BUILD, None)
+    if started is not None and started.workdir == workdir:
+        started.wait()
+        if started.error is not None:
+            raise started.error
+    else:
+        build_all(workdir / paths.BUILD)
     return {
         "writer": workdir / paths.WRITER_EXE,
         "reader": workdir / paths.READER_EXE,
