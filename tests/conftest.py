@@ -38,13 +38,43 @@ def config_problems(raw) -> list[str]:
 
 
 # The session's C++ build (~50 s on 2 cores) starts in a thread of its own as soon as the tests are
-# collected, when one of them needs it, so that the tests before the first of those share its time instead
-# of adding theirs to it. Only the tests of BESIDE_THE_BUILD run while it compiles: computations in this
-# process (plans, tables, decisions), which it only slows. Before any other test the session waits for the
-# build to end (pytest_runtest_setup): a timed read beside a compiler would be flagged as a busy machine, and
-# a test may use the C++ tools without asking for `build` (a study copies the session's build). The `build`
-# fixture waits for it too, and raises its error.
-BESIDE_THE_BUILD = frozenset({"test_adaptive.py", "test_advise.py"})
+# collected, when one of them needs it, so that the tests run before the first of those (RUN_FIRST) share
+# its time instead of adding theirs to it. Only the tests of BESIDE_THE_BUILD run while it compiles:
+# computations in this process (plans, tables, decisions), which it only slows. Before any other test the
+# session waits for the build to end (pytest_runtest_setup): a timed read beside a compiler would be flagged
+# as a busy machine, and a test may use the C++ tools without asking for `build` (a study copies the
+# session's build). The `build` fixture waits for it too, and raises its error.
+#
+# RUN_FIRST: modules of computations alone (tables, grids, plans, decisions, models, figures drawn in this
+# process, the import layers; test_applying's hadd and ROOT scripts are not timed either): no C++ tool of
+# the build, no study, no timed read, nothing that waits on the clock. They run first, in their alphabetical
+# order, beside the build, and every other module after them in its own order
+# (pytest_collection_modifyitems); each module stays whole, so its module fixtures are made once, as before.
+RUN_FIRST = frozenset(
+    {
+        "test_adaptive.py",
+        "test_aggregate.py",
+        "test_applying.py",
+        "test_blockplan.py",
+        "test_blocks.py",
+        "test_config.py",
+        "test_decision.py",
+        "test_figures.py",
+        "test_grid.py",
+        "test_hostmemory.py",
+        "test_import_layers.py",
+        "test_instrument_checks.py",
+        "test_intervals.py",
+        "test_model.py",
+        "test_outputs.py",
+        "test_recommend.py",
+        "test_run_summary.py",
+        "test_scans.py",
+        "test_studyfiles.py",
+        "test_tables.py",
+    }
+)
+BESIDE_THE_BUILD = RUN_FIRST | {"test_advise.py"}
 
 
 class _BackgroundBuild:
@@ -75,6 +105,13 @@ _BACKGROUND_BUILD = pytest.StashKey[_BackgroundBuild]()
 
 def _needs_build(item: pytest.Item) -> bool:
     return "build" in getattr(item, "fixturenames", ())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items[:] = [
+        *(item for item in items if item.path.name in RUN_FIRST),
+        *(item for item in items if item.path.name not in RUN_FIRST),
+    ]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
