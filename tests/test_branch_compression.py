@@ -4,10 +4,12 @@ their own compression setting down to every sub-branch, the rest the file's, wit
 
 from __future__ import annotations
 
+import functools
 import re
 
 import pytest
 from conftest import config_problems as problems
+from conftest import side_by_side
 
 from rootparams.errors import UserError
 from rootparams.measure.generate import BranchCompressionError, _choose_branches, generate_file
@@ -136,20 +138,24 @@ def test_a_choice_of_every_branch_or_of_none_names_the_format_and_what_is_valid(
 @pytest.fixture(scope="module")
 def susy5_files(build, tmp_path_factory):
     """SUSY5 (split 1) at uniform LZ4-1 and LZMA-5, and at LZMA-5 with its 2 largest branches at LZ4-1 and with
-    the Electrons branches (a regex) at LZ4-1: the same events, from one content file."""
+    the Electrons branches (a regex) at LZ4-1: the same events, from one content file. The four files are written
+    two at a time (conftest.side_by_side), each still with ROOT's implicit MT on 2 threads."""
     tmp = tmp_path_factory.mktemp("hot")
     tools = {"writer": str(build["writer"]), "reader": str(build["reader"])}
     content = FilePoint("susy5", "zlib", 1, -10_000_000, 1, 32000)
     generate_file(content, events=EVENTS, seed=5, output=str(tmp / "content.root"), catalogue=None, **tools)
-    out = {}
-    for name, alg, level, hot in (
-        ("lz4", "lz4", 1, "uniform"),
-        ("lzma", "lzma", 5, "uniform"),
-        ("largest2", "lzma", 5, "largest2:lz4-1"),
-        ("electrons", "lzma", 5, "match:^Electrons:lz4-1"),
-    ):
-        point = FilePoint("susy5", alg, level, -10_000_000, 1, 32000, branch_compression=hot)
-        out[name] = generate_file(
+    points = {
+        name: FilePoint("susy5", alg, level, -10_000_000, 1, 32000, branch_compression=hot)
+        for name, alg, level, hot in (
+            ("lz4", "lz4", 1, "uniform"),
+            ("lzma", "lzma", 5, "uniform"),
+            ("largest2", "lzma", 5, "largest2:lz4-1"),
+            ("electrons", "lzma", 5, "match:^Electrons:lz4-1"),
+        )
+    }
+    writes = [
+        functools.partial(
+            generate_file,
             point,
             events=EVENTS,
             seed=5,
@@ -159,6 +165,10 @@ def susy5_files(build, tmp_path_factory):
             threads=2,  # LZMA-5 is compression-bound: ROOT's implicit MT compresses a cluster's baskets in parallel
             **tools,
         )
+        for point in points.values()
+    ]
+    out = dict(zip(points, side_by_side(*writes), strict=True))
+    for name, point in points.items():
         out[name]["path"] = tmp / f"{point.id}.root"
     return out
 
