@@ -1,11 +1,12 @@
 """rootparams-recompress (rootparams.tools.recompress): a file's baskets (pages) at another compression without its classes'
 dictionaries, tiled N times, checked; against ROOT's own recompression (hadd -f<N>) where ROOT can make one."""
 
+import functools
 import subprocess
 
 import pytest
 import uproot
-from conftest import REPO
+from conftest import REPO, side_by_side
 
 from rootparams.tools import rootenv
 from rootparams.tools.recompress import RecompressError, recompress_file
@@ -33,8 +34,12 @@ def test_a_tree_without_dictionaries_is_recompressed_and_tiled_on_its_own_bytes(
                                                                                  selection):  # fmt: skip
     """Every basket's uncompressed bytes are the source's (the tool's check, through ROOT's reading code), ROOT's
     reader finds the entries, branches, classes and particle containers, uproot reads the same values."""
-    out = tmp_path / "zstd.root"
-    result = _recompress(build, source, tree, out, 505, copies=3, selections=[selection])
+    out, keep = tmp_path / "zstd.root", tmp_path / "keep.root"
+    # The tiled recompression and the file as it is (checked below) are made side by side.
+    result, kept = side_by_side(
+        functools.partial(_recompress, build, source, tree, out, 505, copies=3, selections=[selection]),
+        functools.partial(_recompress, build, source, tree, keep, None, selections=[selection]),
+    )
     w = result["written"]
     source_entries = uproot.open(source)[tree].num_entries
     assert w["verified"] and w["mismatch_count"] == 0 and w["entries"] == 3 * source_entries
@@ -47,8 +52,7 @@ def test_a_tree_without_dictionaries_is_recompressed_and_tiled_on_its_own_bytes(
     with uproot.open(out) as f:
         assert f.file.fCompress == 505 and f[tree].num_entries == 3 * source_entries
     # The source is never touched, and a file written at its own setting, as it is, holds the same baskets.
-    kept = _recompress(build, source, tree, tmp_path / "keep.root", None, selections=[selection])["written"]
-    assert kept["mode"] == "keep" and kept["verified"]
+    assert kept["written"]["mode"] == "keep" and kept["written"]["verified"]
 
 
 def test_an_rntuple_without_dictionaries_is_recompressed_and_tiled(build, tmp_path):
@@ -66,12 +70,22 @@ def test_an_rntuple_without_dictionaries_is_recompressed_and_tiled(build, tmp_pa
 def test_the_sizes_agree_with_roots_own_recompression(build, tmp_path):
     """Where ROOT's own recompression works (hadd on the CMS NanoAOD sample), the sizes agree within 0.5 %."""
     hadd = str(rootenv.bin_path("hadd"))
-    for setting in (505, 101):
-        ours = tmp_path / f"ours_{setting}.root"
-        _recompress(build, NANOAOD, "Events", ours, setting)
-        theirs = tmp_path / f"hadd_{setting}.root"
-        subprocess.run([hadd, f"-f{setting}", str(theirs), str(NANOAOD)], check=True, capture_output=True)
-        assert abs(ours.stat().st_size / theirs.stat().st_size - 1) < 0.005, setting
+    settings = (505, 101)
+    ours = {s: tmp_path / f"ours_{s}.root" for s in settings}
+    theirs = {s: tmp_path / f"hadd_{s}.root" for s in settings}
+
+    def recompress(setting: int) -> None:
+        _recompress(build, NANOAOD, "Events", ours[setting], setting)
+
+    def run_hadd(setting: int) -> None:
+        cmd = [hadd, f"-f{setting}", str(theirs[setting]), str(NANOAOD)]
+        subprocess.run(cmd, check=True, capture_output=True)
+
+    # Ours and hadd's at each setting side by side (each writes its own file from the unchanged source): our
+    # recompression's uproot check runs in this process, hadd in its own.
+    side_by_side(*(functools.partial(make, s) for s in settings for make in (recompress, run_hadd)))
+    for setting in settings:
+        assert abs(ours[setting].stat().st_size / theirs[setting].stat().st_size - 1) < 0.005, setting
 
 
 def test_a_file_that_cannot_be_recompressed_is_a_clear_error(build, tmp_path):
