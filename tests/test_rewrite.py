@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import RUN3_LIKE_EVENTS, SHARED_DATA, require
+from conftest import RUN3_LIKE_EVENTS, SHARED_DATA, require, side_by_side
 
 from rootparams.measure.generate import generate_file
 from rootparams.study.grid import FilePoint
@@ -87,26 +87,28 @@ def test_nanoaod_rewritten_at_new_settings_with_the_same_content(build, tmp_path
 def test_basket_size_zero_keeps_the_sources_and_a_size_is_applied(build, tmp_path):
     src = need(NANOAOD)
     source_sizes = basket_sizes(src, "Events")
-    kept = tmp_path / "kept.root"
-    # AutoFlush 50: ROOT resizes every basket at the first flush (OptimizeBaskets); the tool undoes that.
-    rewrite_file(
-        RewriteRequest(
-            src, tree="Events", output=kept, compression=101, autoflush=50, basket_size=0, **tools(build)
-        )
+    kept, sized = tmp_path / "kept.root", tmp_path / "sized.root"
+    # AutoFlush 50: ROOT resizes every basket at the first flush (OptimizeBaskets); the tool undoes that. The
+    # two rewrites are made side by side (each its own process and output).
+    side_by_side(
+        lambda: rewrite_file(
+            RewriteRequest(
+                src, tree="Events", output=kept, compression=101, autoflush=50, basket_size=0, **tools(build)
+            )
+        ),
+        lambda: rewrite_file(
+            RewriteRequest(
+                src,
+                tree="Events",
+                output=sized,
+                compression=101,
+                autoflush=-100000,
+                basket_size=16000,
+                **tools(build),
+            )
+        ),
     )
     assert basket_sizes(kept, "Events") == source_sizes
-    sized = tmp_path / "sized.root"
-    rewrite_file(
-        RewriteRequest(
-            src,
-            tree="Events",
-            output=sized,
-            compression=101,
-            autoflush=-100000,
-            basket_size=16000,
-            **tools(build),
-        )
-    )
     assert set(basket_sizes(sized, "Events").values()) == {16000}
 
 
