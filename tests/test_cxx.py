@@ -1,11 +1,13 @@
 """The compiled writer and reader: real ROOT files, real PerfStats, settings pinned, errors that name the file,
 every metric on its span, and the same numbers with implicit-MT threads and from the fork server."""
 
+import functools
 import os
 import re
 from pathlib import Path
 
 import pytest
+from conftest import side_by_side
 
 from rootparams.measure.generate import generate_file
 from rootparams.measure.measure import _reader_args, reader_command
@@ -206,23 +208,19 @@ def test_more_events_than_the_file_has_is_an_error(build, xaod):
 
 
 def test_same_seed_same_content_under_other_settings(build, tmp_path):
-    a = generate_file(
-        FilePoint("truth3", "zlib", 1, 100, 0, 32000),
-        events=50,
-        seed=3,
-        writer=str(build["writer"]),
-        reader=str(build["reader"]),
-        output=str(tmp_path / "a.root"),
-        catalogue=None,
-    )
-    b = generate_file(
-        FilePoint("truth3", "lzma", 9, 7, 99, 16000),
-        events=50,
-        seed=3,
-        writer=str(build["writer"]),
-        reader=str(build["reader"]),
-        output=str(tmp_path / "b.root"),
-        catalogue=None,
+    tools = {"writer": str(build["writer"]), "reader": str(build["reader"]), "catalogue": None}
+    points = {
+        "a": FilePoint("truth3", "zlib", 1, 100, 0, 32000),
+        "b": FilePoint("truth3", "lzma", 9, 7, 99, 16000),
+    }
+    # Two at a time: each file is a writer process of its own, to its own path.
+    a, b = side_by_side(
+        *(
+            functools.partial(
+                generate_file, p, events=50, seed=3, output=str(tmp_path / f"{name}.root"), **tools
+            )
+            for name, p in points.items()
+        )
     )
     assert a["size_bytes"] != b["size_bytes"]
     # Uncompressed payload of the same objects: equal up to per-basket framing, which split level changes.
@@ -305,25 +303,27 @@ def truth3_both(build, tmp_path_factory):
 
 def test_an_rntuple_holds_the_same_events_as_its_ttree(build, truth3_both):
     tree, ntuple = truth3_both
-    sums = [
-        run_tool([str(build["reader"]), "--file", e["path"], "--checksum"], "checksum")["content_checksum"]
-        for e in (tree, ntuple)
-    ]
+
+    def checksum(path: str) -> str:
+        return run_tool([str(build["reader"]), "--file", path, "--checksum"], "checksum")["content_checksum"]
+
+    def generated() -> str:
+        # Generated rather than copied: the same recipe and seed give the same events.
+        entry = generate_file(
+            FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576),
+            events=600,
+            seed=3,
+            writer=str(build["writer"]),
+            reader=str(build["reader"]),
+            output=str(Path(ntuple["path"]).with_name("g.root")),
+            catalogue=None,
+        )
+        return checksum(entry["path"])
+
+    # The two checksums beside the third file's writing (each a process of its own).
+    again, *sums = side_by_side(generated, *(functools.partial(checksum, e["path"]) for e in (tree, ntuple)))
     assert sums[0] == sums[1]
-    # Generated rather than copied: the same recipe and seed give the same events.
-    generated = generate_file(
-        FilePoint("truth3", "lz4", 1, 0, 0, 0, "rntuple", 1048576),
-        events=600,
-        seed=3,
-        writer=str(build["writer"]),
-        reader=str(build["reader"]),
-        output=str(Path(ntuple["path"]).with_name("g.root")),
-        catalogue=None,
-    )
-    assert (
-        run_tool([str(build["reader"]), "--file", generated["path"], "--checksum"], "c")["content_checksum"]
-        == sums[0]
-    )
+    assert again == sums[0]
 
 
 def test_the_rntuple_catalogue_says_what_was_written(truth3_both):
@@ -446,10 +446,10 @@ def test_the_compiled_distributions_draw_what_the_recipe_words_define(build, tmp
     value from the words themselves with TRandom3: the same events, bit for bit."""
     recipe = tmp_path / f"{layout}.recipe"
     recipe.write_text(EVERY_DISTRIBUTION[layout])
-    written, checksums = {}, {}
-    for mode in ("compiled", "reference"):
+
+    def write_and_checksum(mode: str) -> tuple[dict, dict]:
         out = tmp_path / f"{mode}.root"
-        written[mode] = run_tool(
+        written = run_tool(
             [
                 str(build["writer"]),
                 *("--recipe", str(recipe), "--output", str(out), "--events", "300", "--seed", "11"),
@@ -458,7 +458,14 @@ def test_the_compiled_distributions_draw_what_the_recipe_words_define(build, tmp
             ],
             f"writing {out}",
         )
-        checksums[mode] = run_tool([str(build["reader"]), "--file", str(out), "--checksum"], "checksum")
+        return written, run_tool([str(build["reader"]), "--file", str(out), "--checksum"], "checksum")
+
+    modes = ("compiled", "reference")  # each written and read back in processes of its own, side by side
+    results = dict(
+        zip(modes, side_by_side(*(functools.partial(write_and_checksum, m) for m in modes)), strict=True)
+    )
+    written = {mode: w for mode, (w, _) in results.items()}
+    checksums = {mode: c for mode, (_, c) in results.items()}
     assert written["compiled"]["random_streams"] == "TRandom3 (lazily seeded)"
     assert written["reference"]["random_streams"] == "TRandom3" and written["reference"]["reference_draws"]
     for key in ("tree_tot_bytes", "tree_zip_bytes"):
