@@ -5,12 +5,14 @@ holding the writer's rounded values bit for bit."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 
 import numpy as np
 import pytest
 from conftest import config_problems as problems
+from conftest import side_by_side
 
 from rootparams.measure.generate import FLOAT_PRECISION_LOSS, generate_file
 from rootparams.results.aggregate import _FLOAT_PRECISION_COLUMNS, float_precision_table, load_catalogue
@@ -97,23 +99,31 @@ def rne(values: np.ndarray, bits: int) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def truth3_files(build, tmp_path_factory):
-    """TRUTH3 at full precision and at 10 mantissa bits, as a TTree and as an RNTuple, the same events."""
+    """TRUTH3 at full precision and at 10 mantissa bits, as a TTree and as an RNTuple, the same events; the four
+    files written two at a time (conftest.side_by_side: each a writer process of its own, to its own paths)."""
     tmp = tmp_path_factory.mktemp("lossy")
     tools = {"writer": str(build["writer"]), "reader": str(build["reader"])}
-    out = {}
-    for container, page in (("ttree", 0), ("rntuple", 65536)):
-        for precision in ("full", f"mantissa{N}"):
-            point = FilePoint("truth3", "zstd", 5, 100, 1, 32000, container, page, float_precision=precision)
-            catalogue = tmp / f"{container}_{precision}.json"
-            out[container, precision] = generate_file(
+    keys = [(c, p) for c in ("ttree", "rntuple") for p in ("full", f"mantissa{N}")]
+    pages = {"ttree": 0, "rntuple": 65536}
+    writes = []
+    for container, precision in keys:
+        point = FilePoint(
+            "truth3", "zstd", 5, 100, 1, 32000, container, pages[container], float_precision=precision
+        )
+        writes.append(
+            functools.partial(
+                generate_file,
                 point,
                 events=EVENTS,
                 seed=3,
                 output=str(tmp / f"{point.id}.root"),
-                catalogue=str(catalogue),
+                catalogue=str(tmp / f"{container}_{precision}.json"),
                 **tools,
             )
-            out[container, precision]["catalogue"] = catalogue
+        )
+    out = dict(zip(keys, side_by_side(*writes), strict=True))
+    for container, precision in keys:
+        out[container, precision]["catalogue"] = tmp / f"{container}_{precision}.json"
     return out
 
 
