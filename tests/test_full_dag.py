@@ -195,3 +195,11 @@ def test_several_hosts_side_by_side(full_run, tmp_path):
     assert set(table["host"]) == {"node-a", "node-b"}
     assert table["rate_ratio_to_first_host"].dropna().eq(1.0).all()  # the same data under two names
     assert (tmp_path / "out" / "hosts_rate_vs_compression.png").stat().st_size > 20_000
+
+
+def test_the_unzip_kinds_primitive_is_made(full_run):
+    # Checked on the full study: the tiny study stops before it (conftest.tiny_targets), as before its storage
+    # primitives and most figures.
+    table = full_run / paths.UNZIP_KINDS_TABLE
+    assert table.stat().st_size > 0
+    assert set(pd.read_csv(table)["format"]) <= {"xaod", "truth3"}

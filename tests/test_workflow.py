@@ -1,7 +1,7 @@
 """The whole chain through Snakemake on the tiny config (the session's ``tiny_run``, tests/conftest.py):
-build, generate, evict + verify, timed read under PerfStats and dool, tables, summary, the unzip-kinds
-primitive, report. Plus: a rerun with more repetitions (on a copy of the study, which the other tests only
-read), and a bad config stops before any job."""
+build, generate, evict + verify, timed read under PerfStats and dool, tables, summary, report (the unzip-kinds
+primitive is checked on the full study, tests/test_full_dag.py). Plus: a rerun with more repetitions (on a
+copy of the study, which the other tests only read), and a bad config stops before any job."""
 
 import json
 import shutil
