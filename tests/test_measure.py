@@ -54,12 +54,25 @@ def test_a_quiet_repetition_is_not_flagged():
         ({"cpu_busy_during": 0.5}, "busy machine: other processes used 50% of the CPUs during the read"),
         ({"cpu_steal_during": 0.2}, "CPU stolen by the hypervisor: 20% during the read"),
         ({"process_storage_read_bytes": 1e6}, "the kernel fetched 0.10x the bytes ROOT read from storage"),
-        ({"process_storage_read_bytes": 30e6}, "the kernel fetched 3.00x the bytes ROOT read from storage"),
         ({"disk_read_bytes_others": 40e6}, "other processes read 40 MB from the disk during the read"),
     ],
 )
 def test_each_broken_condition_is_named(overrides, reason):
     assert measure.flag_reasons(record(**overrides), MEASUREMENT, cold=True) == [reason]
+
+
+def test_read_ahead_beyond_what_the_reader_asked_for_is_kept_not_flagged():
+    """A cold read the kernel served with more bytes than the reader asked for (its read-ahead around scattered
+    small requests: uproot's analysis reads fetch 1.6x) is what that read costs on this disk, the same in every
+    repetition: not a failed condition, so not flagged and retried. Fewer bytes than the reader read means part of
+    the file was in memory: flagged."""
+    tolerance = MEASUREMENT["disk_crosscheck_tolerance"]
+    for storage_bytes in (1.6e7, 3e7, 1e8):
+        assert measure.flag_reasons(record(process_storage_read_bytes=storage_bytes), MEASUREMENT, cold=True) == []
+    just_under = (1 - tolerance) * 10e6 * 0.99
+    assert measure.flag_reasons(record(process_storage_read_bytes=just_under), MEASUREMENT, cold=True) == [
+        f"the kernel fetched {just_under / 10e6:.2f}x the bytes ROOT read from storage"
+    ]
 
 
 def test_a_read_in_a_slow_memory_spell_is_flagged_only_when_asked_for():

@@ -636,7 +636,7 @@ def measure_block(
     than the target.
 
     A repetition whose conditions were not met (busy machine, CPU stolen by the hypervisor, other processes reading
-    the disk, the kernel's bytes not matching ROOT's) is tried again at once, up to ``measurement.attempts`` times
+    the disk, the kernel fetching fewer bytes than ROOT read) is tried again at once, up to ``measurement.attempts`` times
     in all; the record keeps the last attempt, its number, and why the earlier ones were discarded.
 
     A point that cannot be read is left out of the rest of the block, and every other point is measured. Where
@@ -1582,7 +1582,11 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
         reasons.append(f"other processes read {others / 1e6:.0f} MB from the disk during the read")
     ratio = _storage_to_root_ratio(record, cold)
     access = record.get("storage_access", "local")
-    if access == "local" and ratio is not None and abs(ratio - 1) > measurement["disk_crosscheck_tolerance"]:
+    # Fewer bytes from the disk than the reader read: part of the file came from memory, the read was not cold.
+    # More is not a failed condition: the kernel's read-ahead around a reader's scattered small reads (uproot's
+    # one request per basket fetches 1.5-1.7x on this VM's 8 MB read-ahead, every time) is part of what that read
+    # costs; retrying cannot change it. It stays in the record (storage_to_root_bytes_ratio) and in the summary.
+    if access == "local" and ratio is not None and ratio < 1 - measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
     # Over XRootD the medium under test is the network: the server's disk read-ahead (kept, as
     # storage_to_root_bytes_ratio) costs the reader nothing, but every byte ROOT read must have crossed loopback
