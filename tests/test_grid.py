@@ -198,7 +198,7 @@ def test_the_cache_learning_phase_ends_at_the_first_cluster_start_at_or_after_th
 
 
 def test_the_steady_state_cache_study_reads_past_the_learning_phase():
-    # config/examples/cache-steady-state.yaml: the xAOD's cache and learn-entries points read it as xaod_long, long
+    # config/examples/bulk-offsets-cache.yaml: the xAOD's cache and learn-entries points read it as xaod_long, long
     # enough that the learning phase is at most 10 % of the read. The default study keeps its 220-event xAOD, whose
     # learning phase is 45 % of the read (its first AutoFlush-100 cluster, 100 of 220 entries).
     import yaml
@@ -207,7 +207,7 @@ def test_the_steady_state_cache_study_reads_past_the_learning_phase():
     from rootparams.study.grid import cache_learning_share
 
     config = load_study_config(
-        yaml.safe_load((REPO / "config" / "examples" / "cache-steady-state.yaml").read_text())
+        yaml.safe_load((REPO / "config" / "examples" / "bulk-offsets-cache.yaml").read_text())
     )
     xaod = [p for p in expand_points(config) if {"cache", "cache_learn"} & set(p.scans)]
     assert {p.file.format for p in xaod} == {"xaod_long"}

@@ -107,11 +107,11 @@ def test_the_wildcard_patterns():
 
 def test_a_longer_read_of_a_recipe_has_no_table1_or_pareto_front_or_decompression_sample_of_its_own():
     # xaod_long, the cache scans' xAOD past the learning phase (formats.is_longer_read), added to the default study
-    # as config/examples/cache-steady-state.yaml has it: its base format's Table 1 and decision are the recipe's;
+    # as config/examples/bulk-offsets-cache.yaml has it: its base format's Table 1 and decision are the recipe's;
     # its scans' figures are the study's, and the model still draws its parts. Its content kinds are xaod's: no
     # decompression sample of its own (it would be the same recipe written again).
     raw = yaml.safe_load((REPO / "config/config.yaml").read_text())
-    steady = yaml.safe_load((REPO / "config/examples/cache-steady-state.yaml").read_text())
+    steady = yaml.safe_load((REPO / "config/examples/bulk-offsets-cache.yaml").read_text())
     raw["formats"]["xaod_long"] = steady["formats"]["xaod_long"]
     study = load_study_config(raw)
     points = expand_points(study)

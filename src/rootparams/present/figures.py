@@ -1155,7 +1155,7 @@ FIGURES = [
     Figure(_CONTAINER_FIGURES[8], ("event_size",), "CPU per event vs event size", _fig27),
     Figure("fig28_rate_vs_unzip", ("unzip",), "Parallel unzip and implicit MT", _fig28),
     Figure("fig29_skim_compression_ratio", ("skim",), "Compression ratio, skimmed and full events", _fig29),
-    # ROOT's bulk read and entry offsets (config/examples/bulk-and-offsets.yaml).
+    # ROOT's bulk read and entry offsets (config/examples/bulk-offsets-cache.yaml).
     Figure(
         _CONTAINER_FIGURES[9],
         ("reading_style", "bulk_container"),
