@@ -68,7 +68,10 @@ def test_read_ahead_beyond_what_the_reader_asked_for_is_kept_not_flagged():
     the file was in memory: flagged."""
     tolerance = MEASUREMENT["disk_crosscheck_tolerance"]
     for storage_bytes in (1.6e7, 3e7, 1e8):
-        assert measure.flag_reasons(record(process_storage_read_bytes=storage_bytes), MEASUREMENT, cold=True) == []
+        assert (
+            measure.flag_reasons(record(process_storage_read_bytes=storage_bytes), MEASUREMENT, cold=True)
+            == []
+        )
     just_under = (1 - tolerance) * 10e6 * 0.99
     assert measure.flag_reasons(record(process_storage_read_bytes=just_under), MEASUREMENT, cold=True) == [
         f"the kernel fetched {just_under / 10e6:.2f}x the bytes ROOT read from storage"
@@ -565,7 +568,9 @@ def test_the_untimed_read_before_the_warm_rounds_reads_only_the_first_events(tmp
             calls.append((path, events, tag))
             raise measure.ReadError("the reader stopped")
 
-    warm_set = WarmSet(str(root_file), 26000, {"reading_style": "getentry"}, {"file_id": "f", "warm_id": "w"}, {})
+    warm_set = WarmSet(
+        str(root_file), 26000, {"reading_style": "getentry"}, {"file_id": "f", "warm_id": "w"}, {}
+    )
     taken = measure._warm_rounds(
         [warm_set], [{}], [0], Instrument(), Storages(), {"attempts": 2}, {}, "b", 0.0, 1, said.append
     )

@@ -1317,7 +1317,9 @@ def _warm_rounds(
             instrument.resolve_columns(w.root_file, w.read)
             pagecache.make_warm(w.root_file)
             what = f"untimed warm-up read of {w.root_file} ({_WARM_UP_EVENTS} events)"
-            instrument.read(where[j], w.root_file, min(w.events, _WARM_UP_EVENTS), w.read, what, "warm-untimed")
+            instrument.read(
+                where[j], w.root_file, min(w.events, _WARM_UP_EVENTS), w.read, what, "warm-untimed"
+            )
         except (ReadError, DamagedFileError, storage.StorageProfileError) as error:
             say(f"{w.name}: no warm reads: {error}")
             todo.remove(j)
