@@ -1586,7 +1586,7 @@ def flag_reasons(record: dict[str, Any], measurement: dict[str, Any], cold: bool
     access = record.get("storage_access", "local")
     # Fewer bytes from the disk than the reader read: part of the file came from memory, the read was not cold.
     # More is not a failed condition: the kernel's read-ahead around a reader's scattered small reads (uproot's
-    # one request per basket fetches 1.5-1.7x on this VM's 8 MB read-ahead, every time) is part of what that read
+    # one request per basket fetches 1.5-1.7x on a disk reading ahead 8 MB, every time) is part of what that read
     # costs; retrying cannot change it. It stays in the record (storage_to_root_bytes_ratio) and in the summary.
     if access == "local" and ratio is not None and ratio < 1 - measurement["disk_crosscheck_tolerance"]:
         reasons.append(f"the kernel fetched {ratio:.2f}x the bytes ROOT read from storage")
