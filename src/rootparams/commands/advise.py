@@ -33,7 +33,6 @@ import argparse
 import base64
 import contextlib
 import fcntl
-import functools
 import html
 import json
 import math
@@ -310,21 +309,13 @@ def _file_facts(path: str, tree: str | None = None) -> FileFacts:
     kept per file state (its size and modification time), as sources.describe keeps the description: advise plans
     twice, before and after its pace probe, and the file has not changed in between."""
     source = sources.describe(path, tree, option=_TREE_OPTION)
-    st = Path(path).stat()
-    facts = FileFacts(source, _inspection(path, source.tree, st.st_size, st.st_mtime_ns))
+    facts = FileFacts(source, inspection.inspect_unchanged(path, source.tree))
     if facts.zip_bytes <= 0:
         raise AdviseError(
             f"{path}: {source.tree} holds no event data on disk (0 bytes in its baskets); there is nothing to "
             "compare settings on"
         )
     return facts
-
-
-@functools.cache
-def _inspection(path: str, tree: str, size: int, mtime_ns: int) -> inspection.Inspection:
-    """inspection.inspect_file of ``path``'s ``tree``, once per file state (``size``, ``mtime_ns``): an inspection
-    reads the metadata of every branch (field) of the file. Not to be changed by its users: it is shared."""
-    return inspection.inspect_file(path, tree)
 
 
 @dataclass

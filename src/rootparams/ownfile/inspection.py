@@ -48,6 +48,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 
 from rootparams.errors import UserError
@@ -1185,6 +1186,20 @@ def inspect_file(target: str, tree: str | None = None, all_branches: bool = Fals
             inspection, reader = _inspect_tree_with_root(target, name, all_branches, error), "ROOT"
     inspection.file_size, inspection.reader = size, reader
     return inspection
+
+
+def inspect_unchanged(path: str, tree: str) -> Inspection:
+    """inspect_file of the local file ``path``'s ``tree``, made once per file state (its size and modification
+    time), as sources.describe keeps its description: a command that plans twice on an unchanged file (advise,
+    before and after its pace probe) reads the metadata of every branch once. The Inspection is shared by every
+    caller: not to be changed."""
+    st = Path(path).stat()
+    return _inspect_unchanged(path, tree, st.st_size, st.st_mtime_ns)
+
+
+@cache
+def _inspect_unchanged(path: str, tree: str, size: int, mtime_ns: int) -> Inspection:
+    return inspect_file(path, tree)
 
 
 # ----------------------------------------------------------------------------------------------------------
