@@ -130,6 +130,39 @@ def test_a_lenient_window_rule_judges_its_own_scans_artifacts_only():
     assert not apply_validity(summary, measurement, ("access", "split")).iloc[0]["valid"]  # shared: strict
 
 
+def test_the_run_summary_counts_a_point_valid_under_its_own_scans_rule_apart_from_the_studys():
+    from rootparams.present.report import run_summary_markdown
+    from rootparams.results.aggregate import valid_under_own_scans
+
+    measurement = {
+        "min_window_seconds": 1.0,
+        "min_window_io_share": 0.9,
+        "window_by_scan": {"access": {"min_window_seconds": 0.05, "min_window_io_share": 0.8}},
+    }
+    fast = summarize(
+        pd.concat([windowed([0.3, 0.4], 0.85, level=1), windowed([0.3, 0.4], 0.85, level=9)]), measurement
+    ).assign(file_id=["a", "b"], read_id="r", status="measured")
+    points = pd.DataFrame(
+        {"format": "xaod", "file_id": ["a", "b"], "read_id": "r", "scans": ["access", "access;split"]}
+    )
+    assert not fast["valid"].any()  # the study's rule, which Table 1, the decision and the checks use
+    assert valid_under_own_scans(fast, points, measurement).tolist() == [
+        True,
+        False,
+    ]  # a shared point: strict
+    # A point that failed stays not valid under any rule.
+    assert not valid_under_own_scans(fast.assign(status="failed"), points, measurement).any()
+    provenance = {
+        "host": "h", "cpu_model": "c", "usable_cores": 2, "memory_bytes": 2**30, "kernel": "k",
+        "storage": {"data_dir": "d", "device": "v", "filesystem": "ext4", "rotational": False},
+        "root_version": "6", "snakemake": "9", "dool": "1", "config_hash": "x",
+    }  # fmt: skip
+    text = run_summary_markdown(fast, pd.DataFrame(), provenance, points=points, measurement=measurement)
+    assert "- Valid points: 0 of 2" in text
+    assert "Valid under their scans' own window rule: 1 more point," in text and "rule of access" in text
+    assert "own window rule" not in run_summary_markdown(fast, pd.DataFrame(), provenance)
+
+
 def test_container_ratios_are_paired_by_round_and_valid_only_where_both_points_are():
     from rootparams.results.aggregate import container_ratios
     from rootparams.stats.compare import Repetitions

@@ -36,6 +36,8 @@ def main(smk):
         drift.analyse(sentinel),
         checks,
         resolved,
+        points,
+        smk.params.study["measurement"],
     )
     Path(smk.output.summary).write_text(text)
     rel = summary["event_rate_rel_std"].dropna()

@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 
 from rootparams.decide import instrument_checks
-from rootparams.results.aggregate import SURVEYED, valid_points
+from rootparams.results.aggregate import SURVEYED, valid_points, valid_under_own_scans
 from rootparams.stats import drift as host_drift
-from rootparams.study.labels import profile_list
-from rootparams.vocabulary import RNTUPLE, TTREE
+from rootparams.study.labels import profile_list, reading_style_label
+from rootparams.vocabulary import OFFSETS_GENERATED, RNTUPLE, TTREE
 
 # What the ATLAS note's method asks of a run before its numbers stand beside the note's (docs/measurement.md):
 # its 10 repetitions, a small spread, and timed loops that hold their I/O.
@@ -153,6 +153,8 @@ def run_summary_markdown(
     drift=None,
     checks: list | None = None,
     resolved: str = "",
+    points: pd.DataFrame | None = None,
+    measurement: dict | None = None,
 ) -> str:
     """results/run_summary.md: where and how the run measured, its noise and drift, its grade, every point's rate
     with its 95 % interval, every point that failed or was refused with its reason, and, last, the physics checks
@@ -196,6 +198,19 @@ def run_summary_markdown(
         "recommendations and the decision"
         + (", and points not measured are not drawn at all" if len(not_measured) else "")
     )
+    own = (
+        valid_under_own_scans(summary, points, measurement) & ~valid
+        if points is not None
+        else pd.Series(False, index=summary.index)
+    )
+    if own.any():
+        n = int(own.sum())
+        lenient = ", ".join(sorted((measurement or {}).get("window_by_scan", {})))
+        lines.append(
+            f"- Valid under their scans' own window rule: {n} more point{'s' if n != 1 else ''}, short reads "
+            f"that the rule of {lenient} (measurement.window_by_scan) accepts; those scans' figures and topics use "
+            "them, nothing else does"
+        )
     if jobs is not None and len(jobs):
         share, loops, wall = efficiency(jobs)
         lines.append(
@@ -250,12 +265,20 @@ def run_summary_markdown(
             f"| {row['format']} | {file_ids[i]} | {_read_settings(row)}, "
             f"{row['threads']} thread(s), {row['branches']}, {row.get('storage_profile', 'native')} storage | "
             f"{row['event_rate_hz_mean']:.1f} | {interval} | {row['event_rate_hz_std']:.1f} | {row['n']} | "
-            f"{row['n_flagged']} | {'yes' if valid[i] else 'no: ' + str(row.get('invalid_reasons', ''))} |"
+            f"{row['n_flagged']} | {_validity_cell(valid[i], own[i], row.get('invalid_reasons', ''))} |"
         )
     lines += _failed_points_markdown(not_measured, file_ids)
     lines += _own_files_markdown(files)
     lines += _physics_markdown(checks)
     return "\n".join(lines) + "\n"
+
+
+def _validity_cell(valid: bool, valid_in_own_scans: bool, reasons) -> str:
+    if valid:
+        return "yes"
+    if valid_in_own_scans:
+        return f"its scans' rule only (the study's: {reasons})"
+    return f"no: {reasons}"
 
 
 def _failed_points(summary: pd.DataFrame) -> pd.DataFrame:
@@ -391,17 +414,29 @@ def _file_ids(summary: pd.DataFrame) -> list[str]:
         elif getattr(r, "container", TTREE) == RNTUPLE:
             out.append(f"RNTuple {r.algorithm}-{r.level}, clusters {r.autoflush}, pages {r.page_size} B")
         else:
-            out.append(f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}")
+            offsets = ", offsets generated" if getattr(r, "offsets", "") == OFFSETS_GENERATED else ""
+            out.append(f"{r.algorithm}-{r.level}, AutoFlush {r.autoflush}, split {r.split_level}{offsets}")
     return out
 
 
 def _read_settings(row) -> str:
-    if row.get("container", TTREE) == RNTUPLE:
+    """The read's settings as the table shows them: the reading style first where it is not the container's
+    own entry loop (TTree::GetEntry, RNTuple's views), so that the rows of a reading-style scan differ."""
+    style = str(row.get("reading_style", "getentry"))
+    rntuple = row.get("container", TTREE) == RNTUPLE
+    how = ""
+    if style != "getentry":
+        how = (
+            "RNTuple bulk (RBulkValues), "
+            if rntuple and style == "bulk"
+            else f"{reading_style_label(style)}, "
+        )
+    if rntuple:
         bunch = row.get("cluster_bunch", 1)
-        return f"cluster cache {'off' if row['cache_size'] == 0 else 'on'}" + (
+        return f"{how}cluster cache {'off' if row['cache_size'] == 0 else 'on'}" + (
             f", bunch {bunch}" if bunch != 1 else ""
         )
-    return f"cache {row['cache_size']}, learn {row['learn_entries']}"
+    return f"{how}cache {row['cache_size']}, learn {row['learn_entries']}"
 
 
 def _noise_line(summary: pd.DataFrame) -> str:

@@ -432,6 +432,37 @@ def apply_validity(rows: pd.DataFrame, measurement: dict | None, scans: Iterable
     return out
 
 
+def valid_under_own_scans(summary: pd.DataFrame, points: pd.DataFrame, measurement: dict | None) -> pd.Series:
+    """Whether each summary row is valid under the window rule of its own scans (window_rule over the scans
+    points.csv lists for it): ``valid`` where none of them has a rule of its own (measurement.window_by_scan),
+    else the rule its scans' figures and topics judge it by. A point that failed or was refused stays not valid.
+    For the run summary: a fast read that a lenient scan rule accepts is counted there, never in the study's
+    own ``valid``, which Table 1, the decision and the checks use."""
+    out = valid_points(summary)
+    if not (measurement or {}).get("window_by_scan") or summary.empty or points.empty:
+        return out
+    scans_of = {
+        (f, fid, rid): tuple(str(s).split(";"))
+        for f, fid, rid, s in zip(
+            points["format"], points["file_id"], points["read_id"], points["scans"], strict=True
+        )
+    }
+    keys = [
+        scans_of.get(k, ())
+        for k in zip(summary["format"], summary["file_id"], summary["read_id"], strict=True)
+    ]
+    measured = (
+        summary["status"].fillna(MEASURED) == MEASURED
+        if "status" in summary
+        else pd.Series(True, index=summary.index)
+    )
+    for scans in set(keys):
+        rows = [i for i, k in zip(summary.index, keys, strict=True) if k == scans]
+        judged = apply_validity(summary.loc[rows], measurement, scans)
+        out.loc[rows] = valid_points(judged) & measured.loc[rows]
+    return out
+
+
 def _window_verdict(row: dict, span: str, rule: dict[str, float]) -> tuple[bool, str]:
     if not row.get("n"):
         return False, "no unflagged repetition"
