@@ -277,7 +277,7 @@ def _validity_cell(valid: bool, valid_in_own_scans: bool, reasons) -> str:
     if valid:
         return "yes"
     if valid_in_own_scans:
-        return f"its scans' rule only (the study's: {reasons})"
+        return f"yes, by its scans' own rule (not the study's: {reasons})"
     return f"no: {reasons}"
 
 
