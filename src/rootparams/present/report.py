@@ -190,27 +190,12 @@ def run_summary_markdown(
             f"- Drift of the host (the drift sentinel, `tables/sentinel.csv`, Fig. 32): {drift.text()}"
         )
     valid = valid_points(summary)
-    required = int(summary["n_required"].max()) if "n_required" in summary and len(summary) else 1
-    lines.append(
-        f"- Valid points: {int(valid.sum())} of {len(summary)} ({valid.mean():.0%}): a timed loop that holds its "
-        f"read's I/O and lasts long enough, and at least {required} unflagged repetitions; the others "
-        "(invalid_reasons in summary.csv) are drawn hollow and left out of Table 1's judgements, the "
-        "recommendations and the decision"
-        + (", and points not measured are not drawn at all" if len(not_measured) else "")
-    )
     own = (
         valid_under_own_scans(summary, points, measurement) & ~valid
         if points is not None
         else pd.Series(False, index=summary.index)
     )
-    if own.any():
-        n = int(own.sum())
-        lenient = ", ".join(sorted((measurement or {}).get("window_by_scan", {})))
-        lines.append(
-            f"- Valid under their scans' own window rule: {n} more point{'s' if n != 1 else ''}, short reads "
-            f"that the rule of {lenient} (measurement.window_by_scan) accepts; those scans' figures and topics use "
-            "them, nothing else does"
-        )
+    lines += _validity_lines(summary, valid, own, measurement, len(not_measured) > 0)
     if jobs is not None and len(jobs):
         share, loops, wall = efficiency(jobs)
         lines.append(
@@ -271,6 +256,29 @@ def run_summary_markdown(
     lines += _own_files_markdown(files)
     lines += _physics_markdown(checks)
     return "\n".join(lines) + "\n"
+
+
+def _validity_lines(
+    summary: pd.DataFrame, valid: pd.Series, own: pd.Series, measurement: dict | None, not_measured: bool
+) -> list[str]:
+    """The valid points by the study's rule, and on a line of their own those valid by their scans' rule only."""
+    required = int(summary["n_required"].max()) if "n_required" in summary and len(summary) else 1
+    lines = [
+        f"- Valid points: {int(valid.sum())} of {len(summary)} ({valid.mean():.0%}): a timed loop that holds its "
+        f"read's I/O and lasts long enough, and at least {required} unflagged repetitions; the others "
+        "(invalid_reasons in summary.csv) are drawn hollow and left out of Table 1's judgements, the "
+        "recommendations and the decision"
+        + (", and points not measured are not drawn at all" if not_measured else "")
+    ]
+    if own.any():
+        n = int(own.sum())
+        lenient = ", ".join(sorted((measurement or {}).get("window_by_scan", {})))
+        lines.append(
+            f"- Valid under their scans' own window rule: {n} more point{'s' if n != 1 else ''}, short reads "
+            f"that the rule of {lenient} (measurement.window_by_scan) accepts; those scans' figures and topics use "
+            "them, nothing else does"
+        )
+    return lines
 
 
 def _validity_cell(valid: bool, valid_in_own_scans: bool, reasons) -> str:
