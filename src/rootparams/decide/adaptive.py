@@ -48,7 +48,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _scipy_stats
 
 from rootparams.decide import decision
 from rootparams.measure.cpu_primitives import cpu_summary, cpu_table, records_of_blocks
@@ -63,6 +62,7 @@ from rootparams.model.model import (
 )
 from rootparams.results.aggregate import derive_metrics, load_catalogue, load_records, summarize
 from rootparams.stats.compare import Repetitions
+from rootparams.stats.intervals import scipy_stats
 
 _KEY = ["format", "file_id", "read_id"]
 # The anchors of a format: its points in the study's default scan (the format's default file and read).
@@ -154,8 +154,8 @@ def _tolerance_factor(
     if not n >= 2:
         return math.inf
     df = n - 1
-    z = _scipy_stats.norm.ppf(0.5 + coverage / 2)
-    return float(z * math.sqrt(df * (1 + 1 / n) / _scipy_stats.chi2.ppf(1 - confidence, df)))
+    z = scipy_stats().norm.ppf(0.5 + coverage / 2)
+    return float(z * math.sqrt(df * (1 + 1 / n) / scipy_stats().chi2.ppf(1 - confidence, df)))
 
 
 def _intra_cluster_correlation(errors: Sequence[float], clusters: Sequence[Any]) -> float:

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _scipy_stats
 
 from rootparams.measure.generate import generate_file
+from rootparams.stats.intervals import scipy_stats
 from rootparams.study.formats import SAME_RECIPE
 from rootparams.study.grid import FilePoint, default_file_point, format_kind
 
@@ -179,8 +179,8 @@ def relative_spread(table: pd.DataFrame) -> WriteNoise:
     squares = sum(float(((g - g.mean()) ** 2).sum()) for g in groups)
     sigma = math.sqrt(squares / df)
     tail = (1 - CONFIDENCE) / 2
-    low = sigma * math.sqrt(df / _scipy_stats.chi2.ppf(1 - tail, df))
-    high = sigma * math.sqrt(df / _scipy_stats.chi2.ppf(tail, df))
+    low = sigma * math.sqrt(df / scipy_stats().chi2.ppf(1 - tail, df))
+    high = sigma * math.sqrt(df / scipy_stats().chi2.ppf(tail, df))
     return WriteNoise(
         sigma,
         low,

@@ -14,15 +14,10 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")  # files only; no display on batch nodes
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import seaborn as sns
-from matplotlib.patches import Patch
 
 from rootparams.decide.decision import PARETO_RATE_MARGIN, crossovers, fixed_cost
 from rootparams.results.aggregate import (
@@ -49,6 +44,7 @@ from rootparams.study.labels import (
     selection_label,
     selection_order,
 )
+from rootparams.tools.plotting import pyplot, seaborn
 from rootparams.vocabulary import (
     ALGORITHMS,
     OFFSETS_GENERATED,
@@ -58,9 +54,27 @@ from rootparams.vocabulary import (
     UNCOMPRESSED,
 )
 
-# One colour per algorithm in every figure (seaborn's colour-blind palette).
-_PALETTE = sns.color_palette("colorblind", 5)
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+# One colour per algorithm in every figure: seaborn's colour-blind palette, its first five colours as
+# sns.color_palette("colorblind", 5) gives them, written out so that importing this module does not import seaborn
+# (rootparams.tools.plotting).
+_PALETTE = ["#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc"]
 ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHMS[:-1])} | {UNCOMPRESSED: "0.35"}
+
+
+def _patch():
+    from matplotlib.patches import Patch
+
+    return Patch
+
+
+def _max_n_locator():
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator
 
 
 @dataclass(frozen=True)
@@ -76,7 +90,7 @@ def _formats(data: pd.DataFrame) -> list[str]:
 
 
 def _panels(n: int, title: str) -> tuple[plt.Figure, list[plt.Axes]]:
-    fig, axes = plt.subplots(1, max(n, 1), figsize=(max(4.2 * n, 7.0), 3.8), squeeze=False)
+    fig, axes = pyplot().subplots(1, max(n, 1), figsize=(max(4.2 * n, 7.0), 3.8), squeeze=False)
     fig.suptitle(title, fontsize=11)
     return fig, list(axes[0])
 
@@ -290,7 +304,7 @@ def _lines_by(
         v: i for i, v in enumerate([*STORAGE_ORDER, "default"])
     }  # storage: fast to slow; learn: default first
     values = sorted(set(data[hue].astype(str)), key=lambda v: (rank.get(v, 99), v))
-    colors = dict(zip(values, sns.color_palette("dark", max(len(values), 1)), strict=True))
+    colors = dict(zip(values, seaborn().color_palette("dark", max(len(values), 1)), strict=True))
     for ax, key in zip(axes, panels, strict=False):
         panel = data[data[panel_key] == key]
         order = categories[0](panel[x]) if categories else None
@@ -422,7 +436,7 @@ def _fig10(d, ctx):
     )
     cores = ctx.get("cores")
     for ax in fig.axes:
-        ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(_max_n_locator()(integer=True))
         if cores and d["threads"].max() > cores:
             ax.axvspan(cores + 0.5, d["threads"].max() + 0.5, color="0.85", zorder=0, label="oversubscribed")
             ax.text(
@@ -964,7 +978,7 @@ def _grouped_bars(
 
 def _setting_patches(settings: list[str]) -> list[Patch]:
     """Legend entries: one colour per compression setting's algorithm."""
-    return [Patch(color=ALGORITHM_COLORS.get(s.rsplit("-", 1)[0], "0.3"), label=s) for s in settings]
+    return [_patch()(color=ALGORITHM_COLORS.get(s.rsplit("-", 1)[0], "0.3"), label=s) for s in settings]
 
 
 # The reading styles of an RNTuple (Fig. 36): its views (the GetEntry style's counterpart) and its bulk read.
@@ -1039,7 +1053,7 @@ def _fig37(d, ctx):
     styles = [reading_style_label(r, t) for r, t in zip(d["reading_style"], d["threads"], strict=True)]
     d = d.assign(style=styles, category=d["setting"] + ", " + pd.Series(styles, index=d.index))
     formats = format_order(d["format"])
-    fig, axes = plt.subplots(len(formats), 2, figsize=(11.0, 3.8 * len(formats)), squeeze=False)
+    fig, axes = pyplot().subplots(len(formats), 2, figsize=(11.0, 3.8 * len(formats)), squeeze=False)
     title = "Fig. 37 (offsets study): file size and event rate, entry offsets stored or generated"
     fig.suptitle(title, fontsize=11)
     hues = [o for o in (OFFSETS_STORED, OFFSETS_GENERATED) if o in set(d["offsets"])]
@@ -1065,7 +1079,7 @@ def _fig37(d, ctx):
         rate_ax.set_ylabel(_RATE[2])
     _note_bars(fig, "file sizes: exact, no bars")
     handles = _setting_patches(settings) + [
-        Patch(facecolor="white", edgecolor="0.2", hatch=_OFFSETS_HATCH.get(o, ""), label=f"offsets {o}")
+        _patch()(facecolor="white", edgecolor="0.2", hatch=_OFFSETS_HATCH.get(o, ""), label=f"offsets {o}")
         for o in hues
     ]
     axes[0][-1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0))
@@ -1184,7 +1198,7 @@ def draw(
     validity is judged by the rule of the figure's own scans, aggregate.window_rule; without it, summary.csv's
     validity), "repetitions" (compare.Repetitions: Fig. 15's ratios paired by round; without it, unpaired),
     "cores" (Fig. 10)."""
-    sns.set_theme(style="whitegrid", context="paper")
+    seaborn().set_theme(style="whitegrid", context="paper")
     measurement = ctx.get("measurement")
     data = scan_rows(summary, points, files, figure.scans, measurement=measurement)
     if figure.name in _AS_IS_FIGURES and "origin" in summary:
@@ -1245,7 +1259,7 @@ def _footer(fig: plt.Figure, data: pd.DataFrame, measurement: dict | None, scans
 def save(fig: plt.Figure, png: str, pdf: str) -> None:
     fig.savefig(png, dpi=130, bbox_inches="tight")
     fig.savefig(pdf, bbox_inches="tight")
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 # From measurements to a decision (rootparams.decide.decision): drawn from its tables, not from a scan.
@@ -1260,7 +1274,7 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     """File size against event rate for one format (pareto_front.csv), a panel per container, storage profile
     and branch selection; marker area grows with the write cost; the front's points are coloured by algorithm
     and joined, the others grey; every point labelled; error bars: the rate's 95 % interval of the mean."""
-    sns.set_theme(style="whitegrid", context="paper")
+    seaborn().set_theme(style="whitegrid", context="paper")
     title = f"{format_title(fmt)}: file size, event rate and write cost (Pareto front)"
     everything = front[front["format"] == fmt]
     valid = everything["valid"].map(lambda v: str(v).lower() == "true")
@@ -1271,7 +1285,7 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     groups.sort(
         key=lambda g: (g[0][0], STORAGE_ORDER.index(g[0][1]) if g[0][1] in STORAGE_ORDER else 99, g[0][2])
     )
-    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
+    fig, axes = pyplot().subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
     fig.suptitle(title, fontsize=11)
     write = rows["write_core_us_per_event"]
     wmax = float(write.max()) if write.notna().any() else 1.0
@@ -1338,7 +1352,7 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
     setting with the lowest mean total somewhere from 1 to 10000 reads (thick, with its 95 % band), the other
     candidates thin and grey; at each cost.reads_per_file (dotted) whether the choice is sure or a tie
     (cost_choice.csv)."""
-    sns.set_theme(style="whitegrid", context="paper")
+    seaborn().set_theme(style="whitegrid", context="paper")
     title = (
         f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
         f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "

@@ -21,14 +21,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from rootparams.stats.intervals import Interval, Trend
+from rootparams.tools.plotting import pyplot
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 DRIFT_FIGURE = "fig32_drift_sentinel"  # results/figures/<this>.{png,pdf}
 
@@ -109,7 +110,7 @@ def analyse(sentinel: pd.DataFrame) -> Drift | None:
 def draw(sentinel: pd.DataFrame, jobs: pd.DataFrame | None = None) -> plt.Figure:
     """The sentinel's event rate (and the host's memory probe) against the hours since its first read, the measuring
     jobs (blocks) shaded, the trend drawn with the mean."""
-    fig, (ax, probe) = plt.subplots(
+    fig, (ax, probe) = pyplot().subplots(
         2, 1, figsize=(9, 5.5), sharex=True, gridspec_kw={"height_ratios": [3, 1.4]}
     )
     title = "The drift sentinel: one reference point read again through the whole study"

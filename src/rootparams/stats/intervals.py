@@ -40,7 +40,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats as _scipy_stats
 
 CONFIDENCE = 0.95
 EQUAL, DIFFERENT, CANNOT_TELL = "equal", "different", "cannot tell"
@@ -53,11 +52,19 @@ MIN_PAIRS = 3
 RATE_MARGIN = 0.05
 
 
+def scipy_stats():
+    """scipy.stats, imported on first use: about 0.6 s, and the workflow imports this module (through the grid,
+    the block plans and the figures' names) at every Snakemake start, each batch-cluster job's included."""
+    from scipy import stats
+
+    return stats
+
+
 def t_quantile(df: float, confidence: float = CONFIDENCE) -> float:
     """The two-sided Student-t quantile for ``confidence`` with ``df`` degrees of freedom (NaN below 1)."""
     if not df >= 1:
         return math.nan
-    return float(_scipy_stats.t.ppf(0.5 + confidence / 2, df))
+    return float(scipy_stats().t.ppf(0.5 + confidence / 2, df))
 
 
 def _clean(values: Iterable[float]) -> np.ndarray:
@@ -147,7 +154,7 @@ class Interval:
         if se == 0:
             return 0.0 if (self.mean > threshold if above else self.mean < threshold) else 1.0
         z = (self.mean - threshold) / se
-        tail = _scipy_stats.t.sf(z, self.df) if above else _scipy_stats.t.cdf(z, self.df)
+        tail = scipy_stats().t.sf(z, self.df) if above else scipy_stats().t.cdf(z, self.df)
         return min(1.0, 2 * float(tail))
 
     def judge_above(self, threshold: float) -> Judgement:
@@ -229,7 +236,7 @@ class Ratio:
             return math.nan
         if se == 0:
             return 0.0 if center > math.log(threshold) else 1.0
-        return min(1.0, 2 * float(_scipy_stats.t.sf((center - math.log(threshold)) / se, df)))
+        return min(1.0, 2 * float(scipy_stats().t.sf((center - math.log(threshold)) / se, df)))
 
     def p_below(self, threshold: float) -> float:
         """Evidence that the true ratio lies below ``threshold`` (as ``p_above``)."""
@@ -238,7 +245,7 @@ class Ratio:
             return math.nan
         if se == 0:
             return 0.0 if center < math.log(threshold) else 1.0
-        return min(1.0, 2 * float(_scipy_stats.t.cdf((center - math.log(threshold)) / se, df)))
+        return min(1.0, 2 * float(scipy_stats().t.cdf((center - math.log(threshold)) / se, df)))
 
     def judge_equal(self, margin: float) -> Judgement:
         """ "a equals b within ±margin": supported inside [1/(1+m), 1+m], contradicted wholly outside it."""
