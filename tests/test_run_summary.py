@@ -28,3 +28,24 @@ def test_an_adaptive_study_says_so_and_judges_the_valid_share_on_the_points_meas
     assert len(problems) == 1 and "adaptive study: 3 of 5 points read once" in problems[0]
     rows.loc[1, "valid"] = False  # one of the two measured in full is not valid: 50 % < 90 %
     assert any("50% of the points are valid" in p for p in grade(rows, 10))
+
+
+def test_points_whose_kernel_read_far_more_than_the_reader_are_named_with_their_ratio():
+    from rootparams.present.report import READ_AHEAD_NOTE_RATIO, _read_ahead_lines
+
+    rows = pd.DataFrame(
+        {
+            "format": "nanoaod",
+            "file_id": ["zlib", "lz4", "none"],
+            "read_id": ["uproot_analysis", "getentry_all", "uproot_analysis"],
+            "storage_to_root_bytes_ratio_mean": [1.58, 1.12, READ_AHEAD_NOTE_RATIO + 0.13],
+        }
+    )
+    (line,) = _read_ahead_lines(rows)
+    assert line.startswith("- Read-ahead: 2 points read from the disk at least 1.5x")
+    assert "nanoaod none (uproot_analysis): 1.63x; nanoaod zlib (uproot_analysis): 1.58x." in line
+    assert "lz4" not in line
+    assert (
+        _read_ahead_lines(rows.iloc[[1]]) == []
+        and _read_ahead_lines(rows.drop(columns="storage_to_root_bytes_ratio_mean")) == []
+    )
