@@ -296,7 +296,8 @@ def _read_ahead_lines(summary: pd.DataFrame) -> list[str]:
     if column not in summary:
         return []
     ratio = pd.to_numeric(summary[column], errors="coerce")
-    high = summary[ratio >= READ_AHEAD_NOTE_RATIO].assign(_ratio=ratio).sort_values("_ratio", ascending=False)
+    high = summary.assign(_ratio=ratio)
+    high = high[high["_ratio"] >= READ_AHEAD_NOTE_RATIO].sort_values("_ratio", ascending=False)
     if high.empty:
         return []
     named = [
