@@ -36,6 +36,7 @@ from rootparams.study.labels import (
     autoflush_order,
     cache_label,
     cache_order,
+    container_style_label,
     format_order,
     format_title,
     interval_scope,
@@ -49,7 +50,6 @@ from rootparams.vocabulary import (
     ALGORITHMS,
     OFFSETS_GENERATED,
     OFFSETS_STORED,
-    RNTUPLE,
     TTREE,
     UNCOMPRESSED,
 )
@@ -981,14 +981,10 @@ def _setting_patches(settings: list[str]) -> list[Patch]:
     return [_patch()(color=ALGORITHM_COLORS.get(s.rsplit("-", 1)[0], "0.3"), label=s) for s in settings]
 
 
-# The reading styles of an RNTuple (Fig. 36): its views (the GetEntry style's counterpart) and its bulk read.
-_RNTUPLE_STYLE_LABELS = {"getentry": "RNTuple views", "bulk": "RNTuple bulk (RBulkValues)"}
-
-
 def _style_categories(d: pd.DataFrame) -> list[str]:
     container = d["container"] if "container" in d else pd.Series(TTREE, index=d.index)
     return [
-        _RNTUPLE_STYLE_LABELS.get(s, f"RNTuple {s}") if c == RNTUPLE else reading_style_label(s, t)
+        container_style_label(s, c, t)
         for c, s, t in zip(container, d["reading_style"], d["threads"], strict=True)
     ]
 

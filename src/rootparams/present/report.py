@@ -11,7 +11,7 @@ import pandas as pd
 from rootparams.decide import instrument_checks
 from rootparams.results.aggregate import SURVEYED, valid_points, valid_under_own_scans
 from rootparams.stats import drift as host_drift
-from rootparams.study.labels import profile_list, reading_style_label
+from rootparams.study.labels import container_style_label, profile_list
 from rootparams.vocabulary import OFFSETS_GENERATED, RNTUPLE, TTREE
 
 # What the ATLAS note's method asks of a run before its numbers stand beside the note's (docs/measurement.md):
@@ -463,15 +463,9 @@ def _read_settings(row) -> str:
     """The read's settings as the table shows them: the reading style first where it is not the container's
     own entry loop (TTree::GetEntry, RNTuple's views), so that the rows of a reading-style scan differ."""
     style = str(row.get("reading_style", "getentry"))
-    rntuple = row.get("container", TTREE) == RNTUPLE
-    how = ""
-    if style != "getentry":
-        how = (
-            "RNTuple bulk (RBulkValues), "
-            if rntuple and style == "bulk"
-            else f"{reading_style_label(style)}, "
-        )
-    if rntuple:
+    container = row.get("container", TTREE)
+    how = "" if style == "getentry" else f"{container_style_label(style, container)}, "
+    if container == RNTUPLE:
         bunch = row.get("cluster_bunch", 1)
         return f"{how}cluster cache {'off' if row['cache_size'] == 0 else 'on'}" + (
             f", bunch {bunch}" if bunch != 1 else ""

@@ -116,6 +116,18 @@ def reading_style_label(style: str, threads: int = 1) -> str:
     return name if int(threads) == 1 else f"{name}, {int(threads)} threads"
 
 
+# The reading styles of an RNTuple: its views (the GetEntry style's counterpart) and its bulk read.
+_RNTUPLE_STYLE_LABELS = {"getentry": "RNTuple views", "bulk": "RNTuple bulk (RBulkValues)"}
+
+
+def container_style_label(style: str, container: str, threads: int = 1) -> str:
+    """A reading style in its container's terms: an RNTuple's views and bulk read (Fig. 36, the run summary),
+    a TTree's styles as reading_style_label."""
+    if container == RNTUPLE:
+        return _RNTUPLE_STYLE_LABELS.get(style, f"RNTuple {style}")
+    return reading_style_label(style, threads)
+
+
 def interval_scope(passes) -> str:
     """What a rate's 95 % interval covers, said beside every table and figure of rates: the host over the
     study's passes (measurement.passes > 1: intervals.HostVariance), or this run's minutes only."""
