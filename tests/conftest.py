@@ -13,6 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from turns import (  # the two hooks: every test takes its turn on the machine (tests/turns.py)
+    BESIDE_OTHERS,
+    RUN_FIRST,
+    locked,
+    pytest_runtest_protocol,  # noqa: F401
+    pytest_xdist_make_scheduler,  # noqa: F401
+    shared_dir,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -45,51 +53,36 @@ def config_problems(raw) -> list[str]:
 # as a busy machine, and a test may use the C++ tools without asking for `build` (a study copies the
 # session's build). The `build` fixture waits for it too, and raises its error.
 #
-# RUN_FIRST: modules of computations alone (tables, grids, plans, decisions, models, figures drawn in this
-# process, the import layers; test_applying's hadd and ROOT scripts are not timed either): no C++ tool of
-# the build, no study, no timed read, nothing that waits on the clock. They run first, in their alphabetical
-# order, beside the build, and every other module after them in its own order
-# (pytest_collection_modifyitems); each module stays whole, so its module fixtures are made once, as before.
-RUN_FIRST = frozenset(
-    {
-        "test_adaptive.py",
-        "test_aggregate.py",
-        "test_applying.py",
-        "test_blockplan.py",
-        "test_blocks.py",
-        "test_config.py",
-        "test_decision.py",
-        "test_figures.py",
-        "test_grid.py",
-        "test_hostmemory.py",
-        "test_import_layers.py",
-        "test_instrument_checks.py",
-        "test_intervals.py",
-        "test_model.py",
-        "test_outputs.py",
-        "test_recommend.py",
-        "test_run_summary.py",
-        "test_scans.py",
-        "test_studyfiles.py",
-        "test_tables.py",
-    }
-)
+# With pytest-xdist workers (tests/turns.py) the first worker's thread builds, in a directory they share,
+# and the others' threads wait for it: one compilation per session, copied into each worker's `workdir`.
 BESIDE_THE_BUILD = RUN_FIRST | {"test_advise.py"}
 
 
+def _build_once(shared: Path, workdir: Path) -> None:
+    """The session's build, made once in ``shared`` (by the first of the workers to get there; the others wait
+    for it), copied into ``workdir`` where the workflow expects it. A copy works where the build does not
+    move: ROOT reads the dictionary's header from the path it was built with, which stays (a study's copy of
+    the session's build is made the same way)."""
+    from rootparams.tools import paths
+    from rootparams.tools.build import build_all
+
+    once = shared / "build-once"
+    with locked(shared / "build.lock"):
+        if not (once / paths.BUILD_INFO).exists():  # written last: a complete build
+            build_all(once / paths.BUILD)
+    shutil.copytree(once / paths.BUILD, workdir / paths.BUILD, symlinks=True)
+
+
 class _BackgroundBuild:
-    """build_all into ``workdir`` in a thread: ``wait`` for its end; ``error``: what it raised, or None."""
+    """_build_once into ``workdir`` in a thread: ``wait`` for its end; ``error``: what it raised, or None."""
 
-    def __init__(self, workdir: Path):
-        from rootparams.tools import paths
-        from rootparams.tools.build import build_all
-
+    def __init__(self, shared: Path, workdir: Path):
         self.workdir = workdir
         self.error: Exception | None = None
 
         def run() -> None:
             try:
-                build_all(workdir / paths.BUILD)
+                _build_once(shared, workdir)
             except Exception as error:  # raised by the `build` fixture, in the first test needing it
                 self.error = error
 
@@ -108,9 +101,12 @@ def _needs_build(item: pytest.Item) -> bool:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """RUN_FIRST, then the other modules that may run beside others, then those that run alone (tests/turns.py:
+    the scheduler hands the modules out in this order); each module whole."""
     items[:] = [
         *(item for item in items if item.path.name in RUN_FIRST),
-        *(item for item in items if item.path.name not in RUN_FIRST),
+        *(item for item in items if item.path.name in BESIDE_OTHERS - RUN_FIRST),
+        *(item for item in items if item.path.name not in BESIDE_OTHERS),
     ]
 
 
@@ -125,7 +121,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         or not any(_needs_build(item) for item in session.items)
     ):
         return
-    config.stash[_BACKGROUND_BUILD] = _BackgroundBuild(factory.mktemp("workflow"))
+    config.stash[_BACKGROUND_BUILD] = _BackgroundBuild(shared_dir(config), factory.mktemp("workflow"))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -153,7 +149,6 @@ def workdir(request, tmp_path_factory) -> Path:
 def build(request, workdir) -> dict[str, Path]:
     """The xAOD-like classes, writer, reader, rewriter and recompressor, built once, in the place the workflow expects them."""
     from rootparams.tools import paths
-    from rootparams.tools.build import build_all
 
     require(shutil.which("g++") is not None, "g++ is needed to build the C++ parts")
     started = request.config.stash.get(_BACKGROUND_BUILD, None)
@@ -162,7 +157,7 @@ def build(request, workdir) -> dict[str, Path]:
         if started.error is not None:
             raise started.error
     else:
-        build_all(workdir / paths.BUILD)
+        _build_once(shared_dir(request.config), workdir)
     return {
         "writer": workdir / paths.WRITER_EXE,
         "reader": workdir / paths.READER_EXE,
