@@ -292,3 +292,24 @@ def test_fig37_draws_exact_sizes_and_rates_with_their_intervals_per_offsets_sett
     assert any(np.allclose(s, [[0.2, 94.0], [0.2, 96.0]]) for s in segments)
     text = footer(fig)
     assert _INTERVAL_BARS in text and "file sizes: exact, no bars" in text
+
+
+def test_the_figures_style_and_hue_colours_are_seaborns_written_out():
+    """rootparams.tools.plotting writes out seaborn's whitegrid style in its paper context and its "dark" palette,
+    so that drawing a figure does not import seaborn (and scipy.stats with it): the same as seaborn's own."""
+    import matplotlib as mpl
+    import seaborn as sns
+
+    from rootparams.tools.plotting import dark_colors, theme
+
+    try:
+        mpl.rcdefaults()
+        sns.set_theme(style="whitegrid", context="paper")
+        want = {k: v for k, v in mpl.rcParams.items() if k != "image.cmap"}  # a colormap seaborn registers
+        mpl.rcdefaults()
+        theme()
+        assert {k: v for k, v in mpl.rcParams.items() if k != "image.cmap"} == want
+    finally:
+        mpl.rcdefaults()
+    for n in (1, 3, 10, 12):
+        assert dark_colors(n) == sns.color_palette("dark", n).as_hex()

@@ -45,7 +45,7 @@ from rootparams.study.labels import (
     selection_label,
     selection_order,
 )
-from rootparams.tools.plotting import pyplot, seaborn
+from rootparams.tools.plotting import dark_colors, pyplot, theme
 from rootparams.vocabulary import (
     ALGORITHMS,
     OFFSETS_GENERATED,
@@ -304,7 +304,7 @@ def _lines_by(
         v: i for i, v in enumerate([*STORAGE_ORDER, "default"])
     }  # storage: fast to slow; learn: default first
     values = sorted(set(data[hue].astype(str)), key=lambda v: (rank.get(v, 99), v))
-    colors = dict(zip(values, seaborn().color_palette("dark", max(len(values), 1)), strict=True))
+    colors = dict(zip(values, dark_colors(len(values)), strict=True))
     for ax, key in zip(axes, panels, strict=False):
         panel = data[data[panel_key] == key]
         order = categories[0](panel[x]) if categories else None
@@ -1194,7 +1194,7 @@ def draw(
     validity is judged by the rule of the figure's own scans, aggregate.window_rule; without it, summary.csv's
     validity), "repetitions" (compare.Repetitions: Fig. 15's ratios paired by round; without it, unpaired),
     "cores" (Fig. 10)."""
-    seaborn().set_theme(style="whitegrid", context="paper")
+    theme()
     measurement = ctx.get("measurement")
     data = scan_rows(summary, points, files, figure.scans, measurement=measurement)
     if figure.name in _AS_IS_FIGURES and "origin" in summary:
@@ -1270,7 +1270,7 @@ def draw_pareto(front: pd.DataFrame, fmt: str) -> plt.Figure:
     """File size against event rate for one format (pareto_front.csv), a panel per container, storage profile
     and branch selection; marker area grows with the write cost; the front's points are coloured by algorithm
     and joined, the others grey; every point labelled; error bars: the rate's 95 % interval of the mean."""
-    seaborn().set_theme(style="whitegrid", context="paper")
+    theme()
     title = f"{format_title(fmt)}: file size, event rate and write cost (Pareto front)"
     everything = front[front["format"] == fmt]
     valid = everything["valid"].map(lambda v: str(v).lower() == "true")
@@ -1348,7 +1348,7 @@ def draw_cost(parts: pd.DataFrame, choice: pd.DataFrame, price: dict) -> plt.Fig
     setting with the lowest mean total somewhere from 1 to 10000 reads (thick, with its 95 % band), the other
     candidates thin and grey; at each cost.reads_per_file (dotted) whether the choice is sure or a tie
     (cost_choice.csv)."""
-    seaborn().set_theme(style="whitegrid", context="paper")
+    theme()
     title = (
         f"Cost per million events against reads per file ({price['storage_profile']} reads; disk "
         f"{price['disk_per_tb_year']:g} {price['currency']}/TB-year x {price['lifetime_years']:g} y x "

@@ -25,7 +25,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
-import seaborn as sns
 
 from rootparams.present.figures import ALGORITHM_COLORS
 from rootparams.results.aggregate import scan_rows
@@ -33,6 +32,7 @@ from rootparams.stats.compare import summary_interval
 from rootparams.stats.intervals import CANNOT_TELL, DIFFERENT, EQUAL, RATE_MARGIN, Family, ratio_unpaired
 from rootparams.study.labels import ALGORITHM_LABELS, format_order, format_title
 from rootparams.tools import paths
+from rootparams.tools.plotting import theme
 from rootparams.vocabulary import COMPRESSING_ALGORITHMS
 
 POINT = ["format", "file_id", "read_id"]
@@ -62,7 +62,7 @@ def load(results_dirs: list[Path]) -> pd.DataFrame:
 
 
 def side_by_side(data: pd.DataFrame) -> plt.Figure:
-    sns.set_theme(style="whitegrid", context="paper")
+    theme()
     hosts = list(dict.fromkeys(data["host"]))
     formats = format_order(data["format"])
     fig, axes = plt.subplots(
