@@ -514,7 +514,9 @@ def scan_rows(
     rows = rows.merge(files[keep], on=["format", "file_id"], how="left")
     if measurement is not None:
         rows = apply_validity(rows, measurement, tuple(sorted(wanted)))
-    return rows
+    # One block per dtype: the merges of a summary of ~200 columns leave it in many, and every column a figure or
+    # a topic then adds made pandas warn that the frame is highly fragmented.
+    return rows.copy()
 
 
 def container_ratios(d: pd.DataFrame, repetitions: Repetitions | None = None) -> pd.DataFrame:
