@@ -28,7 +28,7 @@ rule cpu_primitives:
 
 rule cpu_reference:
     """This host's one-thread 7-Zip benchmark rating (rootparams.measure.cpureference): the figure other machines have
-    published, from which the model scales this host's CPU parts to another CPU. About a minute; under the host's
+    published, from which the model scales this host's CPU parts to another CPU. About 35 s a run; under the host's
     timed-read lock, like every measurement."""
     output:
         paths.CPU_REFERENCE_TABLE,
@@ -41,6 +41,7 @@ rule cpu_reference:
         timed_read=1,
     params:
         host_lock=STUDY["measurement"]["host_lock"],
+        runs=STUDY["measurement"]["cpu_reference_runs"],
     script:
         "../scripts/cpu_reference.py"
 

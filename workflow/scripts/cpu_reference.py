@@ -5,7 +5,7 @@ from rootparams.tools.snakescript import run_logged
 
 
 def main(smk, say):
-    row = cpureference.measure(host_lock=smk.params.host_lock, say=say)
+    row = cpureference.measure(runs=smk.params.runs, host_lock=smk.params.host_lock, say=say)
     cpureference.write_table(row, smk.output[0])
 
 
