@@ -68,3 +68,19 @@ def test_a_real_run_of_7zip(tmp_path):
     assert row["command"].endswith(" b -mmt1 -md22") and row["runs"] == 1
     # a one-thread rating of any x86 machine of the last 15 years: hundreds to several thousand MIPS
     assert 300 < row["decompression_mips"] < 20000 and row["seconds"] > 0
+
+
+def test_the_number_of_runs_is_no_setting_of_a_points_read():
+    """measurement.cpu_reference_runs sizes the rule cpu_reference only: records kept before it existed, or under
+    another value, are reused, and the blocks, tables and figures are not given it (no job of theirs runs again)."""
+    from rootparams.measure.measure import measurement_key, reads_measurement
+    from rootparams.study.config import load_study_config
+
+    measurement = load_study_config({})["measurement"]
+    assert measurement["cpu_reference_runs"] == 3
+    before = {k: v for k, v in measurement.items() if k != "cpu_reference_runs"}
+    one = {**measurement, "cpu_reference_runs": 1}
+    assert (
+        measurement_key(one, "hdd") == measurement_key(measurement, "hdd") == measurement_key(before, "hdd")
+    )
+    assert reads_measurement(one) == reads_measurement(measurement) == reads_measurement(before)

@@ -201,10 +201,10 @@ _ALONGSIDE_KEYS = (
     "sequential_budget_seconds",
 )
 # Measurement settings of jobs other than the blocks (measurement.storage_primitives: how much the rule
-# storage_primitives measures), never part of a point's read: the key leaves them out, so that records kept before
-# they existed, or under other values, are reused. The workflow gives the blocks, tables and figures the settings
-# without them (reads_measurement).
-ELSEWHERE_KEYS = ("storage_primitives",)
+# storage_primitives measures; measurement.cpu_reference_runs: the rule cpu_reference's runs of 7-Zip), never part
+# of a point's read: the key leaves them out, so that records kept before they existed, or under other values, are
+# reused. The workflow gives the blocks, tables and figures the settings without them (reads_measurement).
+ELSEWHERE_KEYS = ("storage_primitives", "cpu_reference_runs")
 
 
 def reads_measurement(measurement: dict[str, Any]) -> dict[str, Any]:
