@@ -1,11 +1,11 @@
 """Which test modules may run beside other tests, and the lock and the pytest-xdist scheduler that keep every
 other module's tests alone on the machine.
 
-`./run tests` runs the suite on several pytest-xdist workers (up to 4, one per core). Half of its time goes to
+`./run tests` runs the suite on several pytest-xdist workers (up to 4, one per core). Two thirds of its time go to
 tests whose result depends on having the machine to themselves: studies with timed reads under dool (a test
 beside them would get their reads flagged busy, and the assertions on a study's records with it), page-cache
 eviction verified with mincore, cgroup throttles, Slurm, the remote endpoints, CPU references, process kills
-with deadlines. The other half checks values, not times: computations, ROOT files written and read back and
+with deadlines. The other third checks values, not times: computations, ROOT files written and read back and
 compared, recompressions, inspections. Those can run beside one another.
 
 - BESIDE_OTHERS names the modules of the second kind. While one of their tests runs (setup, call and
