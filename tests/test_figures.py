@@ -295,12 +295,13 @@ def test_fig37_draws_exact_sizes_and_rates_with_their_intervals_per_offsets_sett
 
 
 def test_the_figures_style_and_hue_colours_are_seaborns_written_out():
-    """rootparams.tools.plotting writes out seaborn's whitegrid style in its paper context and its "dark" palette,
+    """rootparams.tools.plotting writes out seaborn's whitegrid style in its paper context, its "dark" palette and
+    the first five colours of its colour-blind one,
     so that drawing a figure does not import seaborn (and scipy.stats with it): the same as seaborn's own."""
     import matplotlib as mpl
     import seaborn as sns
 
-    from rootparams.tools.plotting import dark_colors, theme
+    from rootparams.tools.plotting import COLORBLIND, dark_colors, theme
 
     try:
         mpl.rcdefaults()
@@ -313,3 +314,4 @@ def test_the_figures_style_and_hue_colours_are_seaborns_written_out():
         mpl.rcdefaults()
     for n in (1, 3, 10, 12):
         assert dark_colors(n) == sns.color_palette("dark", n).as_hex()
+    assert list(COLORBLIND) == sns.color_palette("colorblind", 5).as_hex()

@@ -45,7 +45,7 @@ from rootparams.study.labels import (
     selection_label,
     selection_order,
 )
-from rootparams.tools.plotting import dark_colors, pyplot, theme
+from rootparams.tools.plotting import COLORBLIND, dark_colors, pyplot, theme
 from rootparams.vocabulary import (
     ALGORITHMS,
     OFFSETS_GENERATED,
@@ -58,11 +58,8 @@ if TYPE_CHECKING:
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-# One colour per algorithm in every figure: seaborn's colour-blind palette, its first five colours as
-# sns.color_palette("colorblind", 5) gives them, written out so that importing this module does not import seaborn
-# (rootparams.tools.plotting).
-_PALETTE = ["#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc"]
-ALGORITHM_COLORS = {alg: _PALETTE[i] for i, alg in enumerate(ALGORITHMS[:-1])} | {UNCOMPRESSED: "0.35"}
+# One colour per algorithm in every figure (seaborn's colour-blind palette).
+ALGORITHM_COLORS = {alg: COLORBLIND[i] for i, alg in enumerate(ALGORITHMS[:-1])} | {UNCOMPRESSED: "0.35"}
 
 
 def _patch():

@@ -19,11 +19,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from rootparams.present.figures import ALGORITHM_COLORS
@@ -32,8 +29,11 @@ from rootparams.stats.compare import summary_interval
 from rootparams.stats.intervals import CANNOT_TELL, DIFFERENT, EQUAL, RATE_MARGIN, Family, ratio_unpaired
 from rootparams.study.labels import ALGORITHM_LABELS, format_order, format_title
 from rootparams.tools import paths
-from rootparams.tools.plotting import theme
+from rootparams.tools.plotting import pyplot, theme
 from rootparams.vocabulary import COMPRESSING_ALGORITHMS
+
+if TYPE_CHECKING:
+    import matplotlib.pyplot as plt
 
 POINT = ["format", "file_id", "read_id"]
 
@@ -65,7 +65,7 @@ def side_by_side(data: pd.DataFrame) -> plt.Figure:
     theme()
     hosts = list(dict.fromkeys(data["host"]))
     formats = format_order(data["format"])
-    fig, axes = plt.subplots(
+    fig, axes = pyplot().subplots(
         len(formats), len(hosts), figsize=(4.2 * len(hosts), 3.4 * len(formats)), squeeze=False, sharey="row"
     )
     for i, fmt in enumerate(formats):

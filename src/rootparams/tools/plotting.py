@@ -7,7 +7,7 @@ and scipy.stats (rootparams.stats.intervals.scipy_stats) imported at once, the w
 imports them as it draws (tests/test_import_layers.py checks that the workflow's imports do not).
 
 The figures' style is seaborn's (``set_theme(style="whitegrid", context="paper")``) and their hue colours its "dark"
-palette, written out below (``theme``, ``dark_colors``): seaborn imports scipy.stats, 0.85 s of a figure job's
+palette, written out below (``theme``, ``dark_colors``), like the algorithms' colours (``COLORBLIND``): seaborn imports scipy.stats, 0.85 s of a figure job's
 1.6 s of imports on a 2-core VM, for figures that used seaborn for nothing else. tests/test_figures.py checks
 that they are seaborn's own at the version the tests pin.
 """
@@ -29,6 +29,9 @@ def pyplot() -> ModuleType:
 
 # seaborn's "paper" context scales its "notebook" sizes by 0.8.
 _PAPER = 0.8
+# seaborn's colour-blind palette, its first five colours (color_palette("colorblind", 5)): one per algorithm in
+# every figure (rootparams.present.figures.ALGORITHM_COLORS).
+COLORBLIND = ("#0173b2", "#de8f05", "#029e73", "#d55e00", "#cc78bc")
 # seaborn's "deep" palette: the colour cycle of set_theme.
 _DEEP = (
     "#4c72b0",
